@@ -1,0 +1,488 @@
+//! The plumbing subcommands, one function each, returning the fields of their JSON result.
+//!
+//! They are small and composable on purpose: a shell script can perform a fully journaled
+//! write with `hash-object -w`, `journal-begin`, `publish` and `journal-commit` alone, and the
+//! porcelain performs the very same sequence through these functions.
+
+use crate::error::{Code, Error, Result};
+use crate::journal::{Item, Journal, NewOperation, Status};
+use crate::odb::{Entry, ObjectStore};
+use crate::oid::ObjectId;
+use crate::publish::{self, Expect};
+use crate::resolve::{Intent, Kind};
+use crate::workspace::{State, Workspace};
+use serde_json::{Map, Value, json};
+use std::io::{Read, Write};
+
+pub type Fields = Map<String, Value>;
+
+fn fields(value: Value) -> Fields {
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+fn with_notices(mut out: Fields, state: Option<&State>) -> Fields {
+    let notices = state.map(|s| s.notices.clone()).unwrap_or_default();
+    out.insert("warnings".into(), json!(notices));
+    out
+}
+
+/// Where `hash-object` reads from.
+pub enum HashSource<'a> {
+    Stdin(&'a mut dyn Read),
+    /// A workspace path, resolved like every other path.
+    Path(&'a str),
+}
+
+/// `hash-object [-w]`: the id of some bytes, optionally stored.
+pub fn hash_object(ws: Option<&Workspace>, source: HashSource<'_>, write: bool) -> Result<Fields> {
+    let mut opened;
+    let (reader, path): (&mut dyn Read, Option<&str>) = match source {
+        HashSource::Stdin(reader) => (reader, None),
+        HashSource::Path(path) => {
+            let ws = ws.ok_or_else(|| {
+                Error::new(
+                    Code::NoWorkspaceSelected,
+                    "hashing a path needs a workspace",
+                )
+            })?;
+            opened = ws.root.resolve(path, Intent::Read)?.open_file()?;
+            (&mut opened, Some(path))
+        }
+    };
+    let (id, size, state) = if write {
+        let ws = ws.ok_or_else(|| {
+            Error::new(
+                Code::NoWorkspaceSelected,
+                "storing a blob needs a workspace",
+            )
+        })?;
+        let state = ws
+            .state(true)?
+            .ok_or_else(|| Error::internal("state was not created"))?;
+        let (id, size) = state.store().write_stream(reader)?;
+        (id, size, Some(state))
+    } else {
+        let (id, size) =
+            ObjectId::of_reader(reader).map_err(|e| Error::storage("reading input", &e))?;
+        (id, size, None)
+    };
+    let out = fields(json!({
+        "object_id": id.to_string(),
+        "size": size,
+        "written": write,
+        "path": path,
+    }));
+    Ok(with_notices(out, state.as_ref()))
+}
+
+fn existing_state(ws: &Workspace) -> Result<State> {
+    ws.state(false)?.ok_or_else(|| {
+        Error::new(
+            Code::HistoryUnavailable,
+            "this workspace has no Filekeeper state yet",
+        )
+        .recovery("nothing has been recorded here; store a blob or make a change first")
+    })
+}
+
+/// `cat-blob ID`: writes a verified blob's bytes to `out`.
+pub fn cat_blob(ws: &Workspace, id: &str, out: &mut dyn Write) -> Result<u64> {
+    let id = ObjectId::parse(id)?;
+    let state = existing_state(ws)?;
+    state.store().copy_to(&id, &mut WriteRef(out))
+}
+
+struct WriteRef<'a>(&'a mut dyn Write);
+
+impl Write for WriteRef<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+/// `resolve-path PATH [--for-write]`: where a path lands, or why it is refused.
+pub fn resolve_path(
+    ws: &Workspace,
+    path: &str,
+    for_write: bool,
+    allow_sensitive: bool,
+) -> Result<Fields> {
+    let intent = if for_write {
+        Intent::Write { allow_sensitive }
+    } else {
+        Intent::Read
+    };
+    let resolved = ws.root.resolve(path, intent)?;
+    Ok(fields(json!({
+        "path": path,
+        "resolved": resolved.rel,
+        "exists": resolved.kind.is_some(),
+        "kind": resolved.kind.map(Kind::as_str),
+        "for_write": for_write,
+    })))
+}
+
+/// What a workspace path holds right now, observed without following a final link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Observed {
+    Absent,
+    File {
+        hash: ObjectId,
+        mode: u32,
+    },
+    Directory,
+    /// A link, device or anything else a recorded state cannot match.
+    Other,
+}
+
+pub fn observe(ws: &Workspace, path: &str) -> Result<Observed> {
+    let resolved = match ws.root.resolve(
+        path,
+        Intent::Write {
+            allow_sensitive: true,
+        },
+    ) {
+        Ok(r) => r,
+        Err(e)
+            if matches!(
+                e.code,
+                Code::SymlinkWriteRefused
+                    | Code::SymlinkEscapeRefused
+                    | Code::SpecialFileRefused
+                    | Code::NotADirectory
+            ) =>
+        {
+            return Ok(Observed::Other);
+        }
+        Err(e) if e.code == Code::PathNotFound => return Ok(Observed::Absent),
+        Err(e) => return Err(e),
+    };
+    Ok(match resolved.kind {
+        None => Observed::Absent,
+        Some(Kind::Directory) => Observed::Directory,
+        Some(Kind::File) => match publish::current_state(&resolved)? {
+            Some((hash, mode)) => Observed::File { hash, mode },
+            None => Observed::Absent,
+        },
+    })
+}
+
+/// Whether `observed` is the recorded side (`after` true: after state) of `item`.
+pub fn matches_side(item: &Item, observed: Observed, after: bool) -> bool {
+    let (exists, hash) = if after {
+        (item.after_exists, item.after_hash)
+    } else {
+        (item.before_exists, item.before_hash)
+    };
+    match (exists, item.kind, observed) {
+        (false, _, Observed::Absent) => true,
+        (true, Kind::Directory, Observed::Directory) => true,
+        (true, Kind::File, Observed::File { hash: actual, .. }) => hash.is_none_or(|h| h == actual),
+        _ => false,
+    }
+}
+
+/// The JSON description of a journal-begin request.
+pub fn parse_operation(spec: &Value) -> Result<NewOperation> {
+    let obj = spec
+        .as_object()
+        .ok_or_else(|| Error::invalid("the operation must be a JSON object"))?;
+    const KNOWN: &[&str] = &[
+        "kind",
+        "summary",
+        "target_path",
+        "source_path",
+        "metadata",
+        "items",
+        "undoes",
+    ];
+    if let Some(unknown) = obj.keys().find(|k| !KNOWN.contains(&k.as_str())) {
+        return Err(Error::invalid(format!(
+            "unknown operation field {unknown:?}"
+        )));
+    }
+    let text = |key: &str| -> Result<Option<String>> {
+        match obj.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(Error::invalid(format!(
+                "operation field {key} must be a string"
+            ))),
+        }
+    };
+    let metadata = match obj.get("metadata") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(m)) => m.clone(),
+        Some(_) => {
+            return Err(Error::invalid(
+                "operation field metadata must be a JSON object",
+            ));
+        }
+    };
+    let items = match obj.get("items") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items.iter().map(Item::from_json).collect::<Result<_>>()?,
+        Some(_) => return Err(Error::invalid("operation field items must be an array")),
+    };
+    Ok(NewOperation {
+        kind: text("kind")?.ok_or_else(|| Error::invalid("an operation needs a kind"))?,
+        summary: text("summary")?.unwrap_or_default(),
+        target_path: text("target_path")?,
+        source_path: text("source_path")?,
+        undoes: text("undoes")?,
+        metadata,
+        items,
+        actor: None,
+        task_id: None,
+    })
+}
+
+/// `journal-begin`: records a pending operation after checking that every item's path is
+/// confined and every blob it names is already stored (blobs come first, always).
+pub fn journal_begin(
+    ws: &Workspace,
+    mut op: NewOperation,
+    allow_sensitive: bool,
+) -> Result<Fields> {
+    if op.items.is_empty() {
+        return Err(Error::invalid("an operation needs at least one item"));
+    }
+    let state = ws
+        .state(true)?
+        .ok_or_else(|| Error::internal("state was not created"))?;
+    let store = state.store();
+    for item in &mut op.items {
+        let resolved = ws
+            .root
+            .resolve(&item.path, Intent::Write { allow_sensitive })?;
+        item.path = resolved.rel;
+        check_blobs(&store, item)?;
+    }
+    if op.target_path.is_none() {
+        op.target_path = op.items.first().map(|i| i.path.clone());
+    }
+    let id = state.journal()?.begin(&op)?;
+    let out = fields(json!({"operation_id": id, "status": Status::Pending.as_str()}));
+    Ok(with_notices(out, Some(&state)))
+}
+
+fn check_blobs(store: &ObjectStore, item: &Item) -> Result<()> {
+    if item.kind == Kind::Directory {
+        return Ok(());
+    }
+    for (side, exists, hash) in [
+        ("before", item.before_exists, item.before_hash),
+        ("after", item.after_exists, item.after_hash),
+    ] {
+        match (exists, hash) {
+            (true, None) if !item.history_skipped => {
+                return Err(Error::invalid(format!(
+                    "item {} exists {side} but names no {side}_hash",
+                    item.path
+                ))
+                .path(&item.path));
+            }
+            (true, Some(id)) if !item.history_skipped && !store.contains(&id) => {
+                return Err(Error::invalid(format!(
+                    "the {side} blob {id} of {} is not stored; write it with `keeper hash-object -w` first",
+                    item.path
+                ))
+                .path(&item.path));
+            }
+            (false, Some(_)) => {
+                return Err(Error::invalid(format!(
+                    "item {} does not exist {side} but names a {side}_hash",
+                    item.path
+                ))
+                .path(&item.path));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn journal_of(ws: &Workspace, id: &str) -> Result<Journal> {
+    let state = ws.state(false)?.ok_or_else(|| not_found(id))?;
+    state.existing_journal()?.ok_or_else(|| not_found(id))
+}
+
+fn not_found(id: &str) -> Error {
+    Error::new(
+        Code::OperationNotFound,
+        format!("no operation {id} in this workspace's journal"),
+    )
+    .with("operation_id", id)
+}
+
+/// Paths of `op` whose current state is not its recorded side.
+pub fn mismatched_paths(ws: &Workspace, items: &[Item], after: bool) -> Result<Vec<String>> {
+    let mut bad = Vec::new();
+    for item in items {
+        if !matches_side(item, observe(ws, &item.path)?, after) {
+            bad.push(item.path.clone());
+        }
+    }
+    Ok(bad)
+}
+
+/// `journal-commit OP`: marks a pending operation committed once every path verifiably holds
+/// its recorded after state.
+pub fn journal_commit(ws: &Workspace, id: &str) -> Result<Fields> {
+    finish(ws, id, true)
+}
+
+/// `journal-abort OP`: marks a pending operation rolled back once every path verifiably holds
+/// its recorded before state.
+pub fn journal_abort(ws: &Workspace, id: &str) -> Result<Fields> {
+    finish(ws, id, false)
+}
+
+fn finish(ws: &Workspace, id: &str, commit: bool) -> Result<Fields> {
+    let mut journal = journal_of(ws, id)?;
+    let op = journal.get(id)?;
+    if op.status != Status::Pending {
+        return Err(Error::invalid(format!(
+            "operation {id} is {}, not pending",
+            op.status.as_str()
+        ))
+        .with("operation_id", id)
+        .with("status", op.status.as_str()));
+    }
+    let bad = mismatched_paths(ws, &op.items, commit)?;
+    if !bad.is_empty() {
+        let side = if commit { "after" } else { "before" };
+        return Err(Error::new(
+            Code::ContentConflict,
+            format!("{} path(s) do not hold the operation's recorded {side} state", bad.len()),
+        )
+        .with("operation_id", id)
+        .with("paths", json!(bad))
+        .recovery("the operation stays pending; bring the paths to the recorded state, or resolve it the other way"));
+    }
+    let to = if commit {
+        Status::Committed
+    } else {
+        Status::RolledBack
+    };
+    journal.set_status(id, &[Status::Pending], to)?;
+    Ok(fields(json!({"operation": journal.get(id)?.to_json()})))
+}
+
+/// `journal-show OP`.
+pub fn journal_show(ws: &Workspace, id: &str) -> Result<Fields> {
+    let journal = journal_of(ws, id)?;
+    Ok(fields(json!({"operation": journal.get(id)?.to_json()})))
+}
+
+/// `publish PATH --blob ID`: atomically replaces a workspace file with a stored blob.
+pub fn publish_blob(
+    ws: &Workspace,
+    path: &str,
+    blob: &str,
+    expect: Expect,
+    mode: Option<u32>,
+    allow_sensitive: bool,
+) -> Result<Fields> {
+    let blob = ObjectId::parse(blob)?;
+    let target = ws.root.resolve(path, Intent::Write { allow_sensitive })?;
+    let state = existing_state(ws)?;
+    let store = state.store();
+    store.verify(&blob)?;
+    let published = publish::publish(&target, expect, mode, |out| {
+        store.copy_to(&blob, &mut WriteRef(out)).map(|_| ())
+    })?;
+    if published.after_hash != blob {
+        return Err(Error::new(
+            Code::StorageError,
+            "the published bytes do not match the blob",
+        )
+        .path(path));
+    }
+    Ok(fields(json!({
+        "path": path,
+        "resolved": target.rel,
+        "before_hash": published.before_hash.map(|h| h.to_string()),
+        "after_hash": published.after_hash.to_string(),
+        "mode": published.after_mode,
+        "size": published.size,
+    })))
+}
+
+/// `fsck`: verifies every object and every journal reference. Damage is an error listing it.
+pub fn fsck(ws: &Workspace) -> Result<Fields> {
+    let Some(state) = ws.state(false)? else {
+        return Ok(fields(
+            json!({"objects": 0, "operations": 0, "pending_operations": [], "warnings": ["this workspace has no Filekeeper state yet"]}),
+        ));
+    };
+    let store = state.store();
+    let mut damaged = Vec::new();
+    let mut strays = Vec::new();
+    let mut temporary = Vec::new();
+    let mut objects = 0u64;
+    for entry in store.scan()? {
+        match entry {
+            Entry::Object(id, _) => {
+                objects += 1;
+                if store.verify(&id).is_err() {
+                    damaged.push(id.to_string());
+                }
+            }
+            // An interrupted write leaves its temp file behind: harmless, reported, not damage.
+            Entry::Stray(name)
+                if name
+                    .rsplit('/')
+                    .next()
+                    .is_some_and(|n| n.starts_with(crate::odb::TEMP_PREFIX)) =>
+            {
+                temporary.push(name)
+            }
+            Entry::Stray(name) => strays.push(name),
+        }
+    }
+    let mut missing = Vec::new();
+    let mut journal_problems = Vec::new();
+    let mut pending = Vec::new();
+    let mut operations = 0u64;
+    if let Some(journal) = state.existing_journal()? {
+        journal_problems = journal.integrity_check()?;
+        for op in journal.all()? {
+            operations += 1;
+            if op.status == Status::Pending {
+                pending.push(op.id.clone());
+            }
+            for item in op.items.iter().filter(|i| !i.history_skipped) {
+                for id in [item.before_hash, item.after_hash].into_iter().flatten() {
+                    if !store.contains(&id) {
+                        missing.push(json!({"operation_id": op.id, "path": item.path, "object_id": id.to_string()}));
+                    }
+                }
+            }
+        }
+    }
+    let report = json!({
+        "objects": objects,
+        "operations": operations,
+        "damaged_objects": damaged,
+        "missing_objects": missing,
+        "unknown_files": strays,
+        "temporary_files": temporary,
+        "journal_problems": journal_problems,
+        "pending_operations": pending,
+    });
+    if damaged.is_empty() && missing.is_empty() && strays.is_empty() && journal_problems.is_empty()
+    {
+        return Ok(with_notices(fields(report), Some(&state)));
+    }
+    let mut err = Error::new(Code::StorageError, "fsck found damage in the Filekeeper state")
+        .recovery("damaged or missing objects cannot be rebuilt; undo of the operations that name them is unavailable");
+    err.details = fields(report);
+    Err(err)
+}

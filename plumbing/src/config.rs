@@ -1,0 +1,158 @@
+//! `config.toml` in the Filekeeper home: limits under `[filekeeper]`.
+//!
+//! A missing file means every default. An unknown key is an error rather than silently
+//! ignored, so a misspelt limit is noticed.
+
+use crate::error::{Error, Result};
+use serde::Deserialize;
+use std::path::Path;
+
+/// Where a workspace's journal and objects live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StateLocation {
+    /// `<root>/.filekeeper/`.
+    Project,
+    /// `<home>/state/<root id>/`.
+    Global,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    pub max_read_bytes: u64,
+    pub max_write_bytes: u64,
+    pub max_history_blob_bytes: u64,
+    pub max_search_results: u64,
+    pub max_directory_entries: u64,
+    pub max_history_entries: u64,
+    pub max_read_many_paths: u64,
+    pub max_patch_bytes: u64,
+    pub max_recursion_depth: u64,
+    /// Pinned when present; `None` means project-local with a fallback to the home.
+    pub state_location: Option<StateLocation>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_read_bytes: 5 * 1024 * 1024,
+            max_write_bytes: 20 * 1024 * 1024,
+            max_history_blob_bytes: 4 * 1024 * 1024,
+            max_search_results: 200,
+            max_directory_entries: 1000,
+            max_history_entries: 200,
+            max_read_many_paths: 32,
+            max_patch_bytes: 1024 * 1024,
+            max_recursion_depth: 64,
+            state_location: None,
+        }
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    filekeeper: Limits,
+}
+
+/// The file `keeper init` writes: every limit with its default and what it bounds.
+pub const TEMPLATE: &str = r#"# Filekeeper configuration. Every value shown is the default.
+
+[filekeeper]
+# Largest slice of a file one read returns, in bytes; longer reads are truncated and say so.
+max_read_bytes = 5242880
+# Largest content one write, create or edit accepts, in bytes.
+max_write_bytes = 20971520
+# Files above this size are still changed, but their bytes are not kept in history,
+# so such a change cannot be undone. In bytes.
+max_history_blob_bytes = 4194304
+# Most results one file search or content search returns.
+max_search_results = 200
+# Most entries one directory listing returns.
+max_directory_entries = 1000
+# Most operations one history listing returns.
+max_history_entries = 200
+# Most paths one read-many request may name.
+max_read_many_paths = 32
+# Largest patch apply-patch accepts, in bytes.
+max_patch_bytes = 1048576
+# Deepest directory level recursive listing and search descend to.
+max_recursion_depth = 64
+
+# Where each workspace keeps its journal and objects:
+#   "project" - <workspace>/.filekeeper/ (travels with the tree)
+#   "global"  - under this home directory (survives deleting the tree)
+# Left unset, state is project-local and falls back to the home when the root cannot
+# hold it (a read-only tree, or /). Uncomment to pin the choice; a pinned "project"
+# then fails loudly instead of falling back.
+# state_location = "project"
+"#;
+
+/// Reads the config in `home`; a missing file is all defaults.
+pub fn load(path: &Path) -> Result<Limits> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Limits::default()),
+        Err(e) => return Err(Error::storage("reading config.toml", &e)),
+    };
+    parse(&text)
+}
+
+pub fn parse(text: &str) -> Result<Limits> {
+    let file: File = toml::from_str(text).map_err(|e| {
+        Error::invalid(format!(
+            "config.toml in the Filekeeper home is invalid: {}",
+            e.message()
+        ))
+    })?;
+    Ok(file.filekeeper)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_template_parses_to_the_defaults() {
+        assert_eq!(parse(TEMPLATE).unwrap(), Limits::default());
+    }
+
+    #[test]
+    fn the_template_documents_every_limit() {
+        for key in [
+            "max_read_bytes",
+            "max_write_bytes",
+            "max_history_blob_bytes",
+            "max_search_results",
+            "max_directory_entries",
+            "max_history_entries",
+            "max_read_many_paths",
+            "max_patch_bytes",
+            "max_recursion_depth",
+        ] {
+            assert!(
+                TEMPLATE.contains(&format!("\n{key} = ")),
+                "{key} undocumented"
+            );
+        }
+        assert!(TEMPLATE.contains("\n# state_location = \"project\""));
+    }
+
+    #[test]
+    fn values_and_pins_are_read() {
+        let limits =
+            parse("[filekeeper]\nmax_read_bytes = 10\nstate_location = \"global\"\n").unwrap();
+        assert_eq!(limits.max_read_bytes, 10);
+        assert_eq!(limits.state_location, Some(StateLocation::Global));
+        assert_eq!(limits.max_write_bytes, Limits::default().max_write_bytes);
+    }
+
+    #[test]
+    fn unknown_keys_are_refused() {
+        let err = parse("[filekeeper]\nmax_reed_bytes = 10\n").unwrap_err();
+        assert_eq!(err.code, crate::error::Code::InvalidArgument);
+        assert!(err.message.contains("max_reed_bytes"));
+    }
+}

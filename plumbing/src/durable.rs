@@ -1,0 +1,98 @@
+//! Small durable-I/O primitives shared by the object store, the publisher and the registry.
+//!
+//! The rule every caller follows: data is fsynced before the rename that names it, and the
+//! directory holding the new name is fsynced after the rename, so a crash shows either the
+//! old entry or the complete new one.
+
+use std::fs::{self, File};
+use std::io;
+use std::path::Path;
+
+/// Sixteen random hex digits, for operation ids and temporary file names.
+pub fn random_hex16() -> String {
+    let mut bytes = [0u8; 8];
+    let mut filled = 0;
+    while filled < bytes.len() {
+        match rustix::rand::getrandom(&mut bytes[filled..], rustix::rand::GetRandomFlags::empty()) {
+            Ok(n) => filled += n,
+            Err(rustix::io::Errno::INTR) => continue,
+            // getrandom(2) cannot fail on a supported kernel once the pool is ready; fall back
+            // to a process-unique value rather than aborting an operation over a name.
+            Err(_) => return fallback_unique_hex(),
+        }
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn fallback_unique_hex() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    let mixed =
+        nanos ^ (u64::from(std::process::id()) << 32) ^ COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!("{mixed:016x}")
+}
+
+/// Fsyncs a directory so that entries created or renamed in it survive a crash.
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+/// Creates `dir` if missing. Returns whether it was created, so the caller knows the parent
+/// directory needs an fsync.
+pub fn create_dir_if_missing(dir: &Path) -> io::Result<bool> {
+    match fs::create_dir(dir) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Replaces `path` with `bytes` atomically and durably: temp file beside it, fsync, rename,
+/// directory fsync. For Filekeeper's own state files (registry, config, `.gitignore`), never
+/// for workspace files, which go through [`crate::publish`].
+pub fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let tmp = dir.join(format!(".fk-tmp-{}", random_hex16()));
+    let result = (|| {
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        io::Write::write_all(&mut file, bytes)?;
+        file.sync_all()?;
+        fs::rename(&tmp, path)?;
+        sync_dir(dir)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn random_names_differ() {
+        let a = random_hex16();
+        let b = random_hex16();
+        assert_eq!(a.len(), 16);
+        assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn replace_file_leaves_only_the_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("state.txt");
+        replace_file(&target, b"one").unwrap();
+        replace_file(&target, b"two").unwrap();
+        assert_eq!(fs::read(&target).unwrap(), b"two");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}

@@ -1,0 +1,374 @@
+//! The Filekeeper home: `config.toml`, the workspace registry and any global state stores.
+//!
+//! The home is `--home`, else `FILEKEEPER_HOME`, else `$XDG_DATA_HOME/filekeeper`, else
+//! `~/.local/share/filekeeper`. The registry is a small SQLite database, `registry.sqlite3`,
+//! mapping workspace names to canonical roots and remembering the default workspace.
+
+use crate::config::{self, Limits};
+use crate::durable::{replace_file, sync_dir};
+use crate::error::{Code, Error, Result};
+use rusqlite::{Connection, OptionalExtension, params};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub const CONFIG_FILE: &str = "config.toml";
+pub const REGISTRY_FILE: &str = "registry.sqlite3";
+
+/// "FKR1".
+const REGISTRY_APPLICATION_ID: i64 = 0x464B_5231;
+
+const REGISTRY_SCHEMA: &str = r#"
+CREATE TABLE workspaces (
+    name        TEXT PRIMARY KEY,
+    root        TEXT NOT NULL UNIQUE,
+    created_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+CREATE TABLE settings (
+    key    TEXT PRIMARY KEY,
+    value  TEXT NOT NULL
+);
+"#;
+
+#[derive(Clone, Debug)]
+pub struct Home {
+    dir: PathBuf,
+}
+
+/// A registered workspace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Registration {
+    pub name: String,
+    pub root: PathBuf,
+    pub created_at: String,
+}
+
+impl Home {
+    /// Finds the home from the explicit option and the environment. Nothing is created.
+    pub fn locate(explicit: Option<&Path>) -> Result<Home> {
+        let env = |key: &str| {
+            std::env::var_os(key)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        let dir = explicit
+            .map(Path::to_path_buf)
+            .or_else(|| env("FILEKEEPER_HOME"))
+            .or_else(|| env("XDG_DATA_HOME").map(|d| d.join("filekeeper")))
+            .or_else(|| env("HOME").map(|h| h.join(".local/share/filekeeper")))
+            .ok_or_else(|| {
+                Error::invalid("cannot find a Filekeeper home: set FILEKEEPER_HOME or pass --home")
+            })?;
+        let dir = if dir.is_absolute() {
+            dir
+        } else {
+            std::env::current_dir()
+                .map_err(|e| Error::storage("finding the current directory", &e))?
+                .join(dir)
+        };
+        Ok(Home { dir })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Creates the home, `config.toml` (only when missing) and the registry. Returns whether
+    /// the config file was written by this call.
+    pub fn init(&self) -> Result<bool> {
+        std::fs::create_dir_all(&self.dir)
+            .map_err(|e| Error::storage("creating the Filekeeper home", &e))?;
+        let config = self.dir.join(CONFIG_FILE);
+        let wrote = if config.exists() {
+            false
+        } else {
+            replace_file(&config, config::TEMPLATE.as_bytes())
+                .map_err(|e| Error::storage("writing config.toml", &e))?;
+            true
+        };
+        self.registry(true)?;
+        Ok(wrote)
+    }
+
+    /// The limits from `config.toml`, or the defaults when there is none.
+    pub fn limits(&self) -> Result<Limits> {
+        config::load(&self.dir.join(CONFIG_FILE))
+    }
+
+    /// Opens the registry. Without `create`, a missing registry is an empty one.
+    pub fn registry(&self, create: bool) -> Result<Option<Registry>> {
+        let path = self.dir.join(REGISTRY_FILE);
+        if !create && !path.exists() {
+            return Ok(None);
+        }
+        if create {
+            let created = crate::durable::create_dir_if_missing(&self.dir)
+                .map_err(|e| Error::storage("creating the Filekeeper home", &e))?;
+            if created {
+                if let Some(parent) = self.dir.parent() {
+                    sync_dir(parent)
+                        .map_err(|e| Error::storage("creating the Filekeeper home", &e))?;
+                }
+            }
+        }
+        let conn = Connection::open(&path)?;
+        conn.busy_timeout(Duration::from_secs(30))?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        let app: i64 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
+        let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        match (app, version) {
+            (REGISTRY_APPLICATION_ID, 1) => {}
+            (0, 0) => {
+                conn.execute_batch(&format!(
+                    "BEGIN IMMEDIATE; {REGISTRY_SCHEMA} PRAGMA application_id = {REGISTRY_APPLICATION_ID}; PRAGMA user_version = 1; COMMIT;"
+                ))
+                .or_else(|e| {
+                    // Another process may have created it first; accept its schema.
+                    let _ = conn.execute_batch("ROLLBACK");
+                    let v: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+                    if v == 1 { Ok(()) } else { Err(e) }
+                })?;
+            }
+            (REGISTRY_APPLICATION_ID, v) if v > 1 => {
+                return Err(Error::new(
+                    Code::MigrationError,
+                    format!(
+                        "the workspace registry has schema version {v}, newer than this build's 1; upgrade keeper"
+                    ),
+                ));
+            }
+            _ => {
+                return Err(Error::new(
+                    Code::MigrationError,
+                    "registry.sqlite3 in the Filekeeper home is not a Filekeeper registry",
+                ));
+            }
+        }
+        Ok(Some(Registry { conn }))
+    }
+
+    /// Where a root's state lives when it is kept under the home.
+    pub fn global_state_dir(&self, canonical_root: &Path) -> PathBuf {
+        use std::os::unix::ffi::OsStrExt;
+        let id = crate::oid::ObjectId::of(canonical_root.as_os_str().as_bytes()).hex();
+        self.dir.join("state").join(&id[..16])
+    }
+}
+
+pub struct Registry {
+    conn: Connection,
+}
+
+/// Workspace names: a letter or digit, then letters, digits, `.`, `_` or `-`; at most 64.
+pub fn check_name(name: &str) -> Result<()> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            "a workspace name is 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit",
+        )
+        .with("name", name))
+    }
+}
+
+impl Registry {
+    /// Registers `root` (which must be an existing directory) as `name`.
+    pub fn create(&mut self, name: &str, root: &Path) -> Result<Registration> {
+        check_name(name)?;
+        let canonical = std::fs::canonicalize(root)
+            .ok()
+            .filter(|p| p.is_dir())
+            .ok_or_else(|| {
+                Error::new(
+                    Code::PathNotFound,
+                    "the workspace root must be an existing directory",
+                )
+                .with("name", name)
+            })?;
+        let root_text = canonical.to_str().ok_or_else(|| {
+            Error::invalid("the workspace root path is not valid UTF-8").with("name", name)
+        })?;
+        let tx = self.conn.transaction()?;
+        let by_name: Option<String> = tx
+            .query_row("SELECT root FROM workspaces WHERE name = ?1", [name], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        if by_name.is_some() {
+            return Err(Error::new(
+                Code::WorkspaceExists,
+                format!("a workspace named {name} already exists"),
+            )
+            .with("name", name)
+            .recovery("choose another name, or remove the existing workspace first"));
+        }
+        let by_root: Option<String> = tx
+            .query_row(
+                "SELECT name FROM workspaces WHERE root = ?1",
+                [root_text],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(other) = by_root {
+            return Err(Error::new(
+                Code::WorkspaceExists,
+                format!("that root is already registered as workspace {other}"),
+            )
+            .with("name", name)
+            .with("existing", other));
+        }
+        tx.execute(
+            "INSERT INTO workspaces (name, root) VALUES (?1, ?2)",
+            params![name, root_text],
+        )?;
+        tx.commit()?;
+        self.get(name)
+    }
+
+    pub fn get(&self, name: &str) -> Result<Registration> {
+        self.conn
+            .query_row(
+                "SELECT name, root, created_at FROM workspaces WHERE name = ?1",
+                [name],
+                registration,
+            )
+            .optional()?
+            .ok_or_else(|| workspace_not_found(name))
+    }
+
+    pub fn list(&self) -> Result<Vec<Registration>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT name, root, created_at FROM workspaces ORDER BY name")?;
+        let rows = stmt.query_map([], registration)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    pub fn remove(&mut self, name: &str) -> Result<Registration> {
+        let found = self.get(name)?;
+        let tx = self.conn.transaction()?;
+        tx.execute("DELETE FROM workspaces WHERE name = ?1", [name])?;
+        tx.execute(
+            "DELETE FROM settings WHERE key = 'default_workspace' AND value = ?1",
+            [name],
+        )?;
+        tx.commit()?;
+        Ok(found)
+    }
+
+    pub fn set_default(&mut self, name: &str) -> Result<Registration> {
+        let found = self.get(name)?;
+        self.conn.execute(
+            "INSERT INTO settings (key, value) VALUES ('default_workspace', ?1)
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [name],
+        )?;
+        Ok(found)
+    }
+
+    pub fn default_name(&self) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT value FROM settings WHERE key = 'default_workspace'",
+                [],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+}
+
+fn registration(row: &rusqlite::Row<'_>) -> rusqlite::Result<Registration> {
+    Ok(Registration {
+        name: row.get(0)?,
+        root: PathBuf::from(row.get::<_, String>(1)?),
+        created_at: row.get(2)?,
+    })
+}
+
+pub fn workspace_not_found(name: &str) -> Error {
+    Error::new(
+        Code::WorkspaceNotFound,
+        format!("no workspace named {name}"),
+    )
+    .with("name", name)
+    .recovery("list workspaces with `keeper workspace list`")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn home() -> (tempfile::TempDir, Home) {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::locate(Some(&dir.path().join("home"))).unwrap();
+        (dir, home)
+    }
+
+    #[test]
+    fn init_writes_config_once_and_creates_the_registry() {
+        let (_dir, home) = home();
+        assert!(home.init().unwrap());
+        std::fs::write(
+            home.dir().join(CONFIG_FILE),
+            "[filekeeper]\nmax_read_bytes = 7\n",
+        )
+        .unwrap();
+        assert!(
+            !home.init().unwrap(),
+            "init must not overwrite an edited config"
+        );
+        assert_eq!(home.limits().unwrap().max_read_bytes, 7);
+        assert!(home.dir().join(REGISTRY_FILE).exists());
+    }
+
+    #[test]
+    fn register_list_default_remove() {
+        let (dir, home) = home();
+        let root = dir.path().join("ws");
+        std::fs::create_dir(&root).unwrap();
+        let mut reg = home.registry(true).unwrap().unwrap();
+        reg.create("notes", &root).unwrap();
+        assert_eq!(
+            reg.create("notes", &root).unwrap_err().code,
+            Code::WorkspaceExists
+        );
+        assert_eq!(
+            reg.create("other", &root).unwrap_err().code,
+            Code::WorkspaceExists
+        );
+        assert_eq!(reg.list().unwrap().len(), 1);
+        assert_eq!(reg.default_name().unwrap(), None);
+        reg.set_default("notes").unwrap();
+        assert_eq!(reg.default_name().unwrap().as_deref(), Some("notes"));
+        reg.remove("notes").unwrap();
+        assert_eq!(reg.default_name().unwrap(), None);
+        assert_eq!(reg.get("notes").unwrap_err().code, Code::WorkspaceNotFound);
+    }
+
+    #[test]
+    fn names_are_checked() {
+        for bad in ["", "-x", ".hidden", "a b", "a/b", &"x".repeat(65)] {
+            assert!(check_name(bad).is_err(), "{bad:?}");
+        }
+        for good in ["notes", "a", "my-proj_2.0"] {
+            check_name(good).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_missing_root_cannot_be_registered() {
+        let (dir, home) = home();
+        let mut reg = home.registry(true).unwrap().unwrap();
+        let err = reg.create("x", &dir.path().join("nope")).unwrap_err();
+        assert_eq!(err.code, Code::PathNotFound);
+    }
+}

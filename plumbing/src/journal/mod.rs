@@ -1,0 +1,663 @@
+//! The operation journal: `.filekeeper/journal.sqlite3`.
+//!
+//! Every mutation is an operation row plus one item row per affected path. A row is written
+//! `pending` before the tree is touched and moved to a final status afterwards; SQLite runs in
+//! WAL mode with `synchronous=FULL`, so a status change that returned is on disk.
+
+mod schema;
+
+pub use schema::{APPLICATION_ID, LATEST as SCHEMA_VERSION};
+
+use crate::durable::random_hex16;
+use crate::error::{Code, Error, Result};
+use crate::oid::ObjectId;
+use crate::resolve::{Kind, check_recorded_path};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+use serde_json::{Map, Value, json};
+use std::path::Path;
+use std::time::Duration;
+
+/// The journal's file name inside the state directory.
+pub const FILE_NAME: &str = "journal.sqlite3";
+
+/// Where an operation stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Recorded, and the tree may be partly changed: not yet resolved.
+    Pending,
+    /// Applied and verified.
+    Committed,
+    /// Abandoned with the tree at its before state.
+    RolledBack,
+    /// Resolved after a failure with some paths changed and others not.
+    Partial,
+    /// A refused undo: a ledger entry that changed nothing.
+    UndoRefused,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pending => "pending",
+            Status::Committed => "committed",
+            Status::RolledBack => "rolled_back",
+            Status::Partial => "partial",
+            Status::UndoRefused => "undo_refused",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Status> {
+        [
+            Status::Pending,
+            Status::Committed,
+            Status::RolledBack,
+            Status::Partial,
+            Status::UndoRefused,
+        ]
+        .into_iter()
+        .find(|s| s.as_str() == text)
+    }
+}
+
+/// One affected path of an operation: its state before and after.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Item {
+    pub path: String,
+    /// `created`, `modified`, `deleted`, or another word a command documents.
+    pub change: String,
+    pub kind: Kind,
+    pub before_exists: bool,
+    pub after_exists: bool,
+    pub before_hash: Option<ObjectId>,
+    pub after_hash: Option<ObjectId>,
+    pub before_mode: Option<u32>,
+    pub after_mode: Option<u32>,
+    /// The file was above the history size cap: its bytes were deliberately not stored.
+    pub history_skipped: bool,
+}
+
+/// What `begin` records.
+#[derive(Clone, Debug, Default)]
+pub struct NewOperation {
+    pub kind: String,
+    pub actor: Option<String>,
+    pub task_id: Option<String>,
+    pub summary: String,
+    pub target_path: Option<String>,
+    pub source_path: Option<String>,
+    pub undoes: Option<String>,
+    pub metadata: Map<String, Value>,
+    pub items: Vec<Item>,
+}
+
+/// A recorded operation with its items.
+#[derive(Clone, Debug)]
+pub struct Operation {
+    pub seq: i64,
+    pub id: String,
+    pub kind: String,
+    pub status: Status,
+    pub created_at: String,
+    pub updated_at: String,
+    pub actor: Option<String>,
+    pub task_id: Option<String>,
+    pub summary: String,
+    pub target_path: Option<String>,
+    pub source_path: Option<String>,
+    pub undoes: Option<String>,
+    pub metadata: Value,
+    pub items: Vec<Item>,
+}
+
+pub struct Journal {
+    conn: Connection,
+}
+
+impl Journal {
+    /// Opens the journal at `path`. With `create` false a missing journal is `None`, so read-only
+    /// commands never create state.
+    pub fn open(path: &Path, create: bool) -> Result<Option<Journal>> {
+        if !create && !path.exists() {
+            return Ok(None);
+        }
+        let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        if create {
+            flags |= OpenFlags::SQLITE_OPEN_CREATE;
+        }
+        let mut conn = Connection::open_with_flags(path, flags)?;
+        conn.busy_timeout(Duration::from_secs(30))?;
+        // WAL keeps readers off writers' backs; FULL makes every commit durable when it returns.
+        conn.pragma_update_and_check(None, "journal_mode", "WAL", |_| Ok(()))?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        schema::migrate(&mut conn)?;
+        Ok(Some(Journal { conn }))
+    }
+
+    /// Records a new pending operation with its items in one transaction; returns its id.
+    pub fn begin(&mut self, op: &NewOperation) -> Result<String> {
+        if op.kind.trim().is_empty() {
+            return Err(Error::invalid("an operation needs a kind"));
+        }
+        for item in &op.items {
+            check_recorded_path(&item.path)?;
+        }
+        let id = format!("op_{}", random_hex16());
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "INSERT INTO operations (id, kind, status, actor, task_id, summary, target_path, source_path, undoes, metadata)
+             VALUES (?1, ?2, 'pending', ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![
+                id,
+                op.kind,
+                op.actor,
+                op.task_id,
+                op.summary,
+                op.target_path,
+                op.source_path,
+                op.undoes,
+                Value::Object(op.metadata.clone()).to_string(),
+            ],
+        )
+        .map_err(|e| match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::ConstraintViolation) => Error::new(
+                Code::OperationNotFound,
+                "the operation named as undone does not exist",
+            ),
+            _ => e.into(),
+        })?;
+        for (ordinal, item) in op.items.iter().enumerate() {
+            tx.execute(
+                "INSERT INTO operation_items (op_id, ordinal, path, change, kind, before_exists, after_exists,
+                     before_hash, after_hash, before_mode, after_mode, history_skipped)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                params![
+                    id,
+                    ordinal as i64,
+                    item.path,
+                    item.change,
+                    item.kind.as_str(),
+                    item.before_exists,
+                    item.after_exists,
+                    item.before_hash.map(|h| h.to_string()),
+                    item.after_hash.map(|h| h.to_string()),
+                    item.before_mode,
+                    item.after_mode,
+                    item.history_skipped,
+                ],
+            )?;
+        }
+        tx.commit()?;
+        Ok(id)
+    }
+
+    /// Moves an operation from one of `from` to `to`.
+    pub fn set_status(&mut self, id: &str, from: &[Status], to: Status) -> Result<()> {
+        let current = self.status(id)?;
+        if !from.contains(&current) {
+            return Err(Error::invalid(format!(
+                "operation {id} is {}, not {}",
+                current.as_str(),
+                from.iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            ))
+            .with("operation_id", id)
+            .with("status", current.as_str()));
+        }
+        self.conn.execute(
+            "UPDATE operations SET status = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+             WHERE id = ?1 AND status = ?3",
+            params![id, to.as_str(), current.as_str()],
+        )?;
+        Ok(())
+    }
+
+    fn status(&self, id: &str) -> Result<Status> {
+        let text: Option<String> = self
+            .conn
+            .query_row("SELECT status FROM operations WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        let text = text.ok_or_else(|| operation_not_found(id))?;
+        Status::parse(&text).ok_or_else(|| {
+            Error::new(
+                Code::StorageError,
+                format!("operation {id} has an unknown status {text:?}"),
+            )
+        })
+    }
+
+    /// One operation with its items.
+    pub fn get(&self, id: &str) -> Result<Operation> {
+        let mut ops = self.query("WHERE id = ?1", [id])?;
+        ops.pop().ok_or_else(|| operation_not_found(id))
+    }
+
+    /// Every operation still pending, oldest first.
+    pub fn pending(&self) -> Result<Vec<Operation>> {
+        self.query("WHERE status = 'pending' ORDER BY seq", [])
+    }
+
+    /// Every operation, oldest first.
+    pub fn all(&self) -> Result<Vec<Operation>> {
+        self.query("ORDER BY seq", [])
+    }
+
+    fn query<P: rusqlite::Params>(&self, filter: &str, args: P) -> Result<Vec<Operation>> {
+        let sql = format!(
+            "SELECT seq, id, kind, status, created_at, updated_at, actor, task_id, summary,
+                    target_path, source_path, undoes, metadata FROM operations {filter}"
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let rows = stmt.query_map(args, |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, String>(4)?,
+                r.get::<_, String>(5)?,
+                r.get::<_, Option<String>>(6)?,
+                r.get::<_, Option<String>>(7)?,
+                r.get::<_, String>(8)?,
+                r.get::<_, Option<String>>(9)?,
+                r.get::<_, Option<String>>(10)?,
+                r.get::<_, Option<String>>(11)?,
+                r.get::<_, String>(12)?,
+            ))
+        })?;
+        let mut ops = Vec::new();
+        for row in rows {
+            let (
+                seq,
+                id,
+                kind,
+                status,
+                created_at,
+                updated_at,
+                actor,
+                task_id,
+                summary,
+                target_path,
+                source_path,
+                undoes,
+                metadata,
+            ) = row?;
+            let status = Status::parse(&status).ok_or_else(|| {
+                Error::new(
+                    Code::StorageError,
+                    format!("operation {id} has an unknown status {status:?}"),
+                )
+            })?;
+            let metadata = serde_json::from_str(&metadata).unwrap_or(Value::Null);
+            let items = self.items(&id)?;
+            ops.push(Operation {
+                seq,
+                id,
+                kind,
+                status,
+                created_at,
+                updated_at,
+                actor,
+                task_id,
+                summary,
+                target_path,
+                source_path,
+                undoes,
+                metadata,
+                items,
+            });
+        }
+        Ok(ops)
+    }
+
+    fn items(&self, id: &str) -> Result<Vec<Item>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT path, change, kind, before_exists, after_exists, before_hash, after_hash,
+                    before_mode, after_mode, history_skipped
+             FROM operation_items WHERE op_id = ?1 ORDER BY ordinal",
+        )?;
+        let rows = stmt.query_map([id], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, bool>(3)?,
+                r.get::<_, bool>(4)?,
+                r.get::<_, Option<String>>(5)?,
+                r.get::<_, Option<String>>(6)?,
+                r.get::<_, Option<u32>>(7)?,
+                r.get::<_, Option<u32>>(8)?,
+                r.get::<_, bool>(9)?,
+            ))
+        })?;
+        let mut items = Vec::new();
+        for row in rows {
+            let (
+                path,
+                change,
+                kind,
+                before_exists,
+                after_exists,
+                before,
+                after,
+                before_mode,
+                after_mode,
+                history_skipped,
+            ) = row?;
+            let hash = |h: Option<String>| -> Result<Option<ObjectId>> {
+                h.map(|h| ObjectId::parse(&h)).transpose().map_err(|_| {
+                    Error::new(
+                        Code::StorageError,
+                        format!("operation {id} records a malformed hash"),
+                    )
+                })
+            };
+            items.push(Item {
+                path,
+                change,
+                kind: if kind == "directory" {
+                    Kind::Directory
+                } else {
+                    Kind::File
+                },
+                before_exists,
+                after_exists,
+                before_hash: hash(before)?,
+                after_hash: hash(after)?,
+                before_mode,
+                after_mode,
+                history_skipped,
+            });
+        }
+        Ok(items)
+    }
+
+    /// SQLite's own structural check of the database file; `ok` when sound.
+    pub fn integrity_check(&self) -> Result<Vec<String>> {
+        let mut stmt = self.conn.prepare("PRAGMA integrity_check")?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        let lines: rusqlite::Result<Vec<String>> = rows.collect();
+        Ok(lines?.into_iter().filter(|l| l != "ok").collect())
+    }
+}
+
+fn operation_not_found(id: &str) -> Error {
+    Error::new(
+        Code::OperationNotFound,
+        format!("no operation {id} in this workspace's journal"),
+    )
+    .with("operation_id", id)
+    .recovery("list operations with `keeper history list`")
+}
+
+impl Item {
+    /// Reads an item from its JSON form (as `journal-begin` accepts it).
+    pub fn from_json(value: &Value) -> Result<Item> {
+        let obj = value
+            .as_object()
+            .ok_or_else(|| Error::invalid("an item must be a JSON object"))?;
+        const KNOWN: &[&str] = &[
+            "path",
+            "change",
+            "kind",
+            "before_exists",
+            "after_exists",
+            "before_hash",
+            "after_hash",
+            "before_mode",
+            "after_mode",
+            "history_skipped",
+        ];
+        if let Some(unknown) = obj.keys().find(|k| !KNOWN.contains(&k.as_str())) {
+            return Err(Error::invalid(format!("unknown item field {unknown:?}")));
+        }
+        let text = |key: &str| -> Result<Option<String>> {
+            match obj.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(_) => Err(Error::invalid(format!("item field {key} must be a string"))),
+            }
+        };
+        let flag = |key: &str| -> Result<Option<bool>> {
+            match obj.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::Bool(b)) => Ok(Some(*b)),
+                Some(_) => Err(Error::invalid(format!(
+                    "item field {key} must be true or false"
+                ))),
+            }
+        };
+        let mode = |key: &str| -> Result<Option<u32>> {
+            match obj.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(v) => v
+                    .as_u64()
+                    .and_then(|m| u32::try_from(m).ok())
+                    .filter(|m| *m <= 0o7777)
+                    .map(Some)
+                    .ok_or_else(|| {
+                        Error::invalid(format!(
+                            "item field {key} must be a permission mode such as 420 (0o644)"
+                        ))
+                    }),
+            }
+        };
+        let path = text("path")?.ok_or_else(|| Error::invalid("an item needs a path"))?;
+        let before_hash = text("before_hash")?
+            .map(|h| ObjectId::parse(&h))
+            .transpose()?;
+        let after_hash = text("after_hash")?
+            .map(|h| ObjectId::parse(&h))
+            .transpose()?;
+        let before_exists = flag("before_exists")?.unwrap_or(before_hash.is_some());
+        let after_exists = flag("after_exists")?.unwrap_or(after_hash.is_some());
+        let change = match text("change")? {
+            Some(c) => c,
+            None => match (before_exists, after_exists) {
+                (false, true) => "created",
+                (true, false) => "deleted",
+                _ => "modified",
+            }
+            .to_owned(),
+        };
+        let kind = match text("kind")?.as_deref() {
+            None | Some("file") => Kind::File,
+            Some("directory") => Kind::Directory,
+            Some(other) => {
+                return Err(Error::invalid(format!(
+                    "item kind must be file or directory, not {other:?}"
+                )));
+            }
+        };
+        Ok(Item {
+            path,
+            change,
+            kind,
+            before_exists,
+            after_exists,
+            before_hash,
+            after_hash,
+            before_mode: mode("before_mode")?,
+            after_mode: mode("after_mode")?,
+            history_skipped: flag("history_skipped")?.unwrap_or(false),
+        })
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({
+            "path": self.path,
+            "change": self.change,
+            "kind": self.kind.as_str(),
+            "before_exists": self.before_exists,
+            "after_exists": self.after_exists,
+            "before_hash": self.before_hash.map(|h| h.to_string()),
+            "after_hash": self.after_hash.map(|h| h.to_string()),
+            "before_mode": self.before_mode,
+            "after_mode": self.after_mode,
+            "history_skipped": self.history_skipped,
+        })
+    }
+}
+
+impl Operation {
+    pub fn to_json(&self) -> Value {
+        json!({
+            "id": self.id,
+            "seq": self.seq,
+            "kind": self.kind,
+            "status": self.status.as_str(),
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "actor": self.actor,
+            "task_id": self.task_id,
+            "summary": self.summary,
+            "target_path": self.target_path,
+            "source_path": self.source_path,
+            "undoes": self.undoes,
+            "metadata": self.metadata,
+            "items": self.items.iter().map(Item::to_json).collect::<Vec<_>>(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn journal() -> (tempfile::TempDir, Journal) {
+        let dir = tempfile::tempdir().unwrap();
+        let j = Journal::open(&dir.path().join(FILE_NAME), true)
+            .unwrap()
+            .unwrap();
+        (dir, j)
+    }
+
+    fn write_op() -> NewOperation {
+        NewOperation {
+            kind: "write".into(),
+            summary: "Wrote a.txt.".into(),
+            target_path: Some("a.txt".into()),
+            items: vec![
+                Item::from_json(&json!({
+                    "path": "a.txt",
+                    "before_hash": ObjectId::of(b"old").to_string(),
+                    "after_hash": ObjectId::of(b"new").to_string(),
+                    "before_mode": 0o644,
+                    "after_mode": 0o644,
+                }))
+                .unwrap(),
+            ],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn missing_journal_is_not_created_by_a_reader() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        assert!(Journal::open(&path, false).unwrap().is_none());
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn begin_commit_and_read_back() {
+        let (_dir, mut j) = journal();
+        let id = j.begin(&write_op()).unwrap();
+        assert!(id.starts_with("op_") && id.len() == 19);
+        let op = j.get(&id).unwrap();
+        assert_eq!(op.status, Status::Pending);
+        assert_eq!(op.items.len(), 1);
+        assert_eq!(op.items[0].change, "modified");
+        assert_eq!(op.items[0].before_mode, Some(0o644));
+        j.set_status(&id, &[Status::Pending], Status::Committed)
+            .unwrap();
+        assert_eq!(j.get(&id).unwrap().status, Status::Committed);
+        assert!(j.pending().unwrap().is_empty());
+        let again = j
+            .set_status(&id, &[Status::Pending], Status::Committed)
+            .unwrap_err();
+        assert_eq!(again.code, Code::InvalidArgument);
+    }
+
+    #[test]
+    fn sequence_is_monotonic() {
+        let (_dir, mut j) = journal();
+        let a = j.begin(&write_op()).unwrap();
+        let b = j.begin(&write_op()).unwrap();
+        assert!(j.get(&a).unwrap().seq < j.get(&b).unwrap().seq);
+    }
+
+    #[test]
+    fn unknown_operation_is_operation_not_found() {
+        let (_dir, j) = journal();
+        assert_eq!(
+            j.get("op_0000000000000000").unwrap_err().code,
+            Code::OperationNotFound
+        );
+    }
+
+    #[test]
+    fn items_with_bad_paths_are_refused() {
+        let (_dir, mut j) = journal();
+        for (path, code) in [
+            ("../x", Code::PathOutsideWorkspace),
+            ("/etc/passwd", Code::InvalidArgument),
+            (".filekeeper/journal.sqlite3", Code::PathIsStatePath),
+        ] {
+            let mut op = write_op();
+            op.items[0].path = path.into();
+            assert_eq!(j.begin(&op).unwrap_err().code, code, "{path}");
+        }
+        assert!(j.all().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_newer_schema_is_a_migration_error_and_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        drop(Journal::open(&path, true).unwrap());
+        let conn = Connection::open(&path).unwrap();
+        conn.pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+            .unwrap();
+        drop(conn);
+        let err = Journal::open(&path, false).err().unwrap();
+        assert_eq!(err.code, Code::MigrationError);
+        let conn = Connection::open(&path).unwrap();
+        let v: i64 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, SCHEMA_VERSION + 1);
+    }
+
+    #[test]
+    fn a_foreign_database_is_a_migration_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch("CREATE TABLE t (x)").unwrap();
+        drop(conn);
+        assert_eq!(
+            Journal::open(&path, false).err().unwrap().code,
+            Code::MigrationError
+        );
+    }
+
+    #[test]
+    fn durability_pragmas_are_set() {
+        let (_dir, j) = journal();
+        let sync: i64 = j
+            .conn
+            .pragma_query_value(None, "synchronous", |r| r.get(0))
+            .unwrap();
+        let mode: String = j
+            .conn
+            .pragma_query_value(None, "journal_mode", |r| r.get(0))
+            .unwrap();
+        assert_eq!(sync, 2, "synchronous=FULL");
+        assert_eq!(mode, "wal");
+    }
+}

@@ -1,0 +1,105 @@
+//! The journal's schema and its forward migrations.
+//!
+//! The schema version is SQLite's `PRAGMA user_version`; `PRAGMA application_id` marks the file
+//! as a Filekeeper journal. Migration N takes version N-1 to N inside one transaction. A
+//! journal newer than this build, or a database that is not a journal, is refused with
+//! MIGRATION_ERROR and left untouched.
+
+use crate::error::{Code, Error, Result};
+use rusqlite::Connection;
+
+/// "FKJ1" as a big-endian integer.
+pub const APPLICATION_ID: i64 = 0x464B_4A31;
+
+/// Each entry migrates from version `index` to `index + 1`.
+const MIGRATIONS: &[&str] = &[
+    // Version 1: operations, their per-path items, and the advisory lock table.
+    r#"
+    CREATE TABLE operations (
+        seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+        id           TEXT NOT NULL UNIQUE CHECK (id GLOB 'op_[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]'),
+        kind         TEXT NOT NULL,
+        status       TEXT NOT NULL CHECK (status IN ('pending', 'committed', 'rolled_back', 'partial', 'undo_refused')),
+        created_at   TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+        updated_at   TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+        actor        TEXT,
+        task_id      TEXT,
+        summary      TEXT NOT NULL DEFAULT '',
+        target_path  TEXT,
+        source_path  TEXT,
+        undoes       TEXT REFERENCES operations(id),
+        metadata     TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(metadata))
+    );
+    CREATE INDEX operations_by_status ON operations(status);
+    CREATE INDEX operations_by_target ON operations(target_path);
+
+    CREATE TABLE operation_items (
+        op_id            TEXT NOT NULL REFERENCES operations(id),
+        ordinal          INTEGER NOT NULL,
+        path             TEXT NOT NULL,
+        change           TEXT NOT NULL,
+        kind             TEXT NOT NULL DEFAULT 'file' CHECK (kind IN ('file', 'directory')),
+        before_exists    INTEGER NOT NULL CHECK (before_exists IN (0, 1)),
+        after_exists     INTEGER NOT NULL CHECK (after_exists IN (0, 1)),
+        before_hash      TEXT,
+        after_hash       TEXT,
+        before_mode      INTEGER,
+        after_mode       INTEGER,
+        history_skipped  INTEGER NOT NULL DEFAULT 0 CHECK (history_skipped IN (0, 1)),
+        PRIMARY KEY (op_id, ordinal)
+    ) WITHOUT ROWID;
+    CREATE INDEX operation_items_by_path ON operation_items(path);
+
+    CREATE TABLE locks (
+        path         TEXT PRIMARY KEY,
+        owner        TEXT NOT NULL,
+        op_id        TEXT REFERENCES operations(id),
+        acquired_at  TEXT NOT NULL,
+        expires_at   TEXT NOT NULL
+    );
+    "#,
+];
+
+/// The version this build writes.
+pub const LATEST: i64 = MIGRATIONS.len() as i64;
+
+/// Brings `conn` to [`LATEST`], creating the schema in an empty database.
+pub fn migrate(conn: &mut Connection) -> Result<()> {
+    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    let app: i64 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
+    let tables: i64 = conn.query_row(
+        "SELECT count(*) FROM sqlite_schema WHERE type = 'table'",
+        [],
+        |r| r.get(0),
+    )?;
+    if app != APPLICATION_ID && (app != 0 || version != 0 || tables != 0) {
+        return Err(Error::new(
+            Code::MigrationError,
+            "the journal database was not written by Filekeeper (unknown schema)",
+        )
+        .with("schema_version", version));
+    }
+    if version > LATEST {
+        return Err(Error::new(
+            Code::MigrationError,
+            format!(
+                "the journal has schema version {version}, newer than this build's {LATEST}; upgrade keeper"
+            ),
+        )
+        .with("schema_version", version)
+        .with("supported_version", LATEST));
+    }
+    for (index, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql).map_err(|e| {
+            Error::new(
+                Code::MigrationError,
+                format!("migrating the journal failed: {e}"),
+            )
+        })?;
+        tx.pragma_update(None, "application_id", APPLICATION_ID)?;
+        tx.pragma_update(None, "user_version", index as i64 + 1)?;
+        tx.commit()?;
+    }
+    Ok(())
+}

@@ -1,0 +1,27 @@
+//! Filekeeper's plumbing: every filesystem, blob and journal effect Filekeeper has.
+//!
+//! - [`odb`]: the loose-object store of zstd-compressed, SHA-256-named blobs;
+//! - [`journal`]: the SQLite operation journal;
+//! - [`resolve`]: confinement of paths to a workspace root, race-free;
+//! - [`publish`]: atomic, durable replacement of one workspace file;
+//! - [`home`] and [`workspace`]: the registry of workspaces and where their state lives;
+//! - [`commands`]: the plumbing subcommands (`hash-object`, `cat-blob`, `journal-*`,
+//!   `publish`, `resolve-path`, `fsck`) as functions returning their JSON result.
+//!
+//! The porcelain and the MCP server are built only from what this crate exports.
+
+pub mod commands;
+pub mod config;
+pub mod durable;
+pub mod error;
+pub mod home;
+pub mod journal;
+pub mod odb;
+pub mod oid;
+pub mod publish;
+pub mod resolve;
+pub mod sensitive;
+pub mod workspace;
+
+pub use error::{Code, Error, Result};
+pub use oid::ObjectId;

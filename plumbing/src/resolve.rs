@@ -1,0 +1,515 @@
+//! Confinement: the one resolver every path goes through.
+//!
+//! A path is walked component by component from an open handle on the workspace root, each
+//! step an `openat(O_PATH | O_NOFOLLOW)` relative to the directory handle before it. Symbolic
+//! links are never followed by the kernel: the resolver reads each link itself and splices its
+//! target into the walk, so it knows exactly when a link would leave the root and can refuse
+//! with a precise code. Because every step is relative to a handle already proved to be inside
+//! the root, swapping a directory for a symlink mid-walk can only make the walk see the
+//! symlink (and refuse it), never follow it. Later opens, creates and renames happen relative
+//! to the returned parent handle for the same reason.
+
+use crate::error::{Code, Error, Result};
+use crate::sensitive;
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use rustix::io::Errno;
+use std::ffi::OsStr;
+use std::fs::{self, File};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Component, Path, PathBuf};
+
+/// The name of Filekeeper's own state directory inside a workspace.
+pub const STATE_DIR_NAME: &str = ".filekeeper";
+
+/// The kernel's own limit on links in one resolution; a longer chain is a loop.
+const MAX_LINKS: usize = 40;
+
+/// An open workspace root.
+pub struct Root {
+    fd: OwnedFd,
+    canonical: PathBuf,
+}
+
+/// Whether a path is to be read or written; it decides how a final symlink is treated and
+/// whether credential-shaped names are refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Intent {
+    Read,
+    Write { allow_sensitive: bool },
+}
+
+/// What is at a resolved path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    File,
+    Directory,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::File => "file",
+            Kind::Directory => "directory",
+        }
+    }
+}
+
+/// A path proved to lie inside the root, with a handle on its parent directory.
+#[derive(Debug)]
+pub struct Resolved {
+    /// The path as the caller gave it; the only path errors ever show.
+    pub given: String,
+    /// The real workspace-relative path after following links inside the root, `/`-separated;
+    /// `.` for the root itself.
+    pub rel: String,
+    /// The parent directory (the root itself when the path is the root).
+    parent: OwnedFd,
+    /// The final component; `None` for the root.
+    name: Option<Vec<u8>>,
+    /// What exists there now; `None` when nothing does.
+    pub kind: Option<Kind>,
+}
+
+impl Root {
+    /// Opens a workspace root. The path must name an existing directory.
+    pub fn open(path: &Path) -> Result<Root> {
+        let missing = || {
+            Error::new(
+                Code::WorkspaceNotFound,
+                "the workspace root does not exist or is not a directory",
+            )
+            .recovery("re-register the workspace with `keeper workspace create`")
+        };
+        let canonical = fs::canonicalize(path).map_err(|_| missing())?;
+        let fd = rustix::fs::open(
+            &canonical,
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|_| missing())?;
+        Ok(Root { fd, canonical })
+    }
+
+    /// The canonical host path of the root. Never shown to callers.
+    pub fn host_path(&self) -> &Path {
+        &self.canonical
+    }
+
+    pub fn resolve(&self, given: &str, intent: Intent) -> Result<Resolved> {
+        resolve(self, given, intent)
+    }
+}
+
+impl Resolved {
+    /// The parent directory handle (an `O_PATH` handle: usable as a base for `*at` calls).
+    pub fn parent(&self) -> BorrowedFd<'_> {
+        self.parent.as_fd()
+    }
+
+    /// The final component, or `None` for the root.
+    pub fn name(&self) -> Option<&OsStr> {
+        self.name.as_deref().map(OsStr::from_bytes)
+    }
+
+    pub fn is_root(&self) -> bool {
+        self.name.is_none()
+    }
+
+    /// Opens the resolved regular file for reading, relative to its parent and without
+    /// following a link, so a swap after resolution is refused rather than followed.
+    pub fn open_file(&self) -> Result<File> {
+        let name = match (&self.name, self.kind) {
+            (Some(name), Some(Kind::File)) => name,
+            (_, Some(Kind::Directory)) => {
+                return Err(
+                    Error::new(Code::NotAFile, "the path is a directory, not a file")
+                        .path(&self.given),
+                );
+            }
+            _ => return Err(not_found(&self.given)),
+        };
+        let fd = rustix::fs::openat(
+            &self.parent,
+            name.as_slice(),
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| self.open_error(e))?;
+        let stat = rustix::fs::fstat(&fd).map_err(|e| io_error("inspecting file", e))?;
+        if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+            return Err(Error::new(
+                Code::NotAFile,
+                "the path changed to something other than a file",
+            )
+            .path(&self.given));
+        }
+        Ok(File::from(fd))
+    }
+
+    /// A readable handle on the parent directory, for `fsync` after a rename in it.
+    pub fn parent_for_sync(&self) -> Result<File> {
+        rustix::fs::openat(
+            &self.parent,
+            ".",
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map(File::from)
+        .map_err(|e| io_error("opening directory", e))
+    }
+
+    fn open_error(&self, errno: Errno) -> Error {
+        match errno {
+            Errno::NOENT => not_found(&self.given),
+            Errno::LOOP => Error::new(
+                Code::SymlinkWriteRefused,
+                "the path was replaced by a symbolic link while in use",
+            )
+            .path(&self.given),
+            e => io_error("opening file", e),
+        }
+    }
+}
+
+fn not_found(given: &str) -> Error {
+    Error::new(
+        Code::PathNotFound,
+        "no such file or directory in the workspace",
+    )
+    .path(given)
+}
+
+pub(crate) fn io_error(what: &str, errno: Errno) -> Error {
+    Error::storage(what, &std::io::Error::from(errno))
+}
+
+/// Splits `given` into workspace-relative components, refusing `..` and absolute paths that
+/// do not land inside the root.
+fn relative_components(root: &Root, given: &str) -> Result<Vec<Vec<u8>>> {
+    if given.is_empty() {
+        return Err(Error::invalid("the path is empty").path(given));
+    }
+    if given.contains('\0') {
+        return Err(Error::invalid("the path contains a NUL byte").path(given));
+    }
+    let path = Path::new(given);
+    if path.components().any(|c| c == Component::ParentDir) {
+        return Err(Error::new(
+            Code::PathOutsideWorkspace,
+            "paths may not contain `..`; name the file relative to the workspace root",
+        )
+        .path(given));
+    }
+    let relative: PathBuf = if path.is_absolute() {
+        inside_root(root, path).ok_or_else(|| {
+            Error::new(
+                Code::AbsolutePathOutsideWorkspace,
+                "the absolute path does not lie inside the workspace root",
+            )
+            .path(given)
+        })?
+    } else {
+        path.to_path_buf()
+    };
+    Ok(relative
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(part) => Some(part.as_bytes().to_vec()),
+            _ => None,
+        })
+        .collect())
+}
+
+/// The part of an absolute path below the root: lexically first, then through the canonical
+/// form of its longest existing ancestor (so `/tmp/ws/x` matches a root of `/private/tmp/ws`).
+fn inside_root(root: &Root, path: &Path) -> Option<PathBuf> {
+    if let Ok(rest) = path.strip_prefix(&root.canonical) {
+        return Some(rest.to_path_buf());
+    }
+    let mut ancestor = path;
+    let mut tail = Vec::new();
+    loop {
+        if let Ok(canonical) = fs::canonicalize(ancestor) {
+            let rest = canonical.strip_prefix(&root.canonical).ok()?;
+            let mut out = rest.to_path_buf();
+            out.extend(tail.iter().rev());
+            return Some(out);
+        }
+        tail.push(ancestor.file_name()?.to_owned());
+        ancestor = ancestor.parent()?;
+    }
+}
+
+fn text(component: &[u8]) -> String {
+    String::from_utf8_lossy(component).into_owned()
+}
+
+fn check_write_rules(given: &str, components: &[Vec<u8>], intent: Intent) -> Result<()> {
+    if components
+        .first()
+        .is_some_and(|c| c == STATE_DIR_NAME.as_bytes())
+    {
+        return Err(Error::new(
+            Code::PathIsStatePath,
+            "paths inside .filekeeper/ belong to Filekeeper's own state and are never touched",
+        )
+        .path(given));
+    }
+    if let Intent::Write {
+        allow_sensitive: false,
+    } = intent
+    {
+        let names: Vec<String> = components.iter().map(|c| text(c)).collect();
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        if let Some(why) = sensitive::reason(&refs) {
+            return Err(Error::new(
+                Code::SensitivePathRefused,
+                format!("refusing to write a credential-shaped path: {why}"),
+            )
+            .path(given)
+            .recovery(
+                "write elsewhere; override only if you accept the risk of writing a secret",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn resolve(root: &Root, given: &str, intent: Intent) -> Result<Resolved> {
+    let components = relative_components(root, given)?;
+    check_write_rules(given, &components, intent)?;
+
+    // `stack` holds the real directories entered below the root, with their handles.
+    let mut stack: Vec<(OwnedFd, Vec<u8>)> = Vec::new();
+    let mut pending: std::collections::VecDeque<Vec<u8>> = components.into();
+    let mut links = 0usize;
+    let escape = || {
+        Error::new(
+            Code::SymlinkEscapeRefused,
+            "a symbolic link on this path leads outside the workspace",
+        )
+        .path(given)
+    };
+
+    while let Some(component) = pending.pop_front() {
+        if component == b"." || component.is_empty() {
+            continue;
+        }
+        if component == b".." {
+            // Only a link target can bring `..` here; leaving the root that way is an escape.
+            stack.pop().ok_or_else(escape)?;
+            continue;
+        }
+        if stack.is_empty() && component == STATE_DIR_NAME.as_bytes() {
+            return Err(Error::new(
+                Code::PathIsStatePath,
+                "the path leads into .filekeeper/, Filekeeper's own state",
+            )
+            .path(given));
+        }
+        let is_last = pending.is_empty();
+        let dir: BorrowedFd<'_> = stack.last().map_or(root.fd.as_fd(), |(fd, _)| fd.as_fd());
+        let fd = match rustix::fs::openat(
+            dir,
+            component.as_slice(),
+            OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        ) {
+            Ok(fd) => fd,
+            Err(Errno::NOENT) if is_last => {
+                return finish(root, &stack, given, intent, dir, component, None);
+            }
+            Err(Errno::NOENT) => {
+                return Err(Error::new(
+                    Code::PathNotFound,
+                    format!("the parent directory {} does not exist", text(&component)),
+                )
+                .path(given));
+            }
+            Err(e) => return Err(io_error("resolving path", e)),
+        };
+        let stat = rustix::fs::fstat(&fd).map_err(|e| io_error("resolving path", e))?;
+        match FileType::from_raw_mode(stat.st_mode) {
+            FileType::Directory => stack.push((fd, component)),
+            FileType::Symlink => {
+                // The link is read through the handle just opened, so it is the same link
+                // whose type was checked, even if the name is swapped meanwhile.
+                let target = rustix::fs::readlinkat(&fd, "", Vec::new())
+                    .map_err(|e| io_error("reading symbolic link", e))?;
+                let target = target.as_bytes();
+                let escapes = link_escapes(root, &stack, target);
+                if is_last && matches!(intent, Intent::Write { .. }) {
+                    return Err(if escapes {
+                        escape()
+                    } else {
+                        Error::new(
+                            Code::SymlinkWriteRefused,
+                            "the path is a symbolic link; a write would replace the link, not its target",
+                        )
+                        .path(given)
+                        .recovery("write to the link's target path instead")
+                    });
+                }
+                if escapes {
+                    return Err(escape());
+                }
+                links += 1;
+                if links > MAX_LINKS {
+                    return Err(Error::invalid("too many levels of symbolic links").path(given));
+                }
+                let target_path = Path::new(OsStr::from_bytes(target));
+                let spliced: Vec<Vec<u8>> = if target_path.is_absolute() {
+                    stack.clear();
+                    let inside = inside_root(root, target_path).ok_or_else(escape)?;
+                    inside
+                        .components()
+                        .map(|c| c.as_os_str().as_bytes().to_vec())
+                        .collect()
+                } else {
+                    target.split(|b| *b == b'/').map(<[u8]>::to_vec).collect()
+                };
+                for part in spliced.into_iter().rev() {
+                    pending.push_front(part);
+                }
+            }
+            FileType::RegularFile if is_last => {
+                return finish(
+                    root,
+                    &stack,
+                    given,
+                    intent,
+                    dir,
+                    component,
+                    Some(Kind::File),
+                );
+            }
+            FileType::RegularFile => {
+                return Err(Error::new(
+                    Code::NotADirectory,
+                    format!("{} is a file, not a directory", text(&component)),
+                )
+                .path(given));
+            }
+            _ if is_last => {
+                return Err(Error::new(
+                    Code::SpecialFileRefused,
+                    "devices, sockets and FIFOs are refused",
+                )
+                .path(given));
+            }
+            _ => {
+                return Err(Error::new(
+                    Code::NotADirectory,
+                    format!("{} is not a directory", text(&component)),
+                )
+                .path(given));
+            }
+        }
+    }
+    // The walk ended on a directory (or on the root itself).
+    match stack.pop() {
+        None => {
+            let parent = rustix::io::dup(&root.fd).map_err(|e| io_error("resolving path", e))?;
+            Ok(Resolved {
+                given: given.to_owned(),
+                rel: ".".to_owned(),
+                parent,
+                name: None,
+                kind: Some(Kind::Directory),
+            })
+        }
+        Some((_, name)) => {
+            let dir = stack.last().map_or(root.fd.as_fd(), |(fd, _)| fd.as_fd());
+            finish(
+                root,
+                &stack,
+                given,
+                intent,
+                dir,
+                name,
+                Some(Kind::Directory),
+            )
+        }
+    }
+}
+
+/// Whether following `target` from the directory at the top of `stack` leaves the root.
+/// Only the lexical shape is judged here; links inside the target are judged when walked.
+fn link_escapes(root: &Root, stack: &[(OwnedFd, Vec<u8>)], target: &[u8]) -> bool {
+    let target_path = Path::new(OsStr::from_bytes(target));
+    if target_path.is_absolute() {
+        return inside_root(root, target_path).is_none();
+    }
+    let mut depth = stack.len() as isize;
+    for part in target.split(|b| *b == b'/') {
+        match part {
+            b".." => depth -= 1,
+            b"" | b"." => {}
+            _ => depth += 1,
+        }
+        if depth < 0 {
+            return true;
+        }
+    }
+    false
+}
+
+fn finish(
+    _root: &Root,
+    stack: &[(OwnedFd, Vec<u8>)],
+    given: &str,
+    intent: Intent,
+    dir: BorrowedFd<'_>,
+    name: Vec<u8>,
+    kind: Option<Kind>,
+) -> Result<Resolved> {
+    let mut real: Vec<Vec<u8>> = stack.iter().map(|(_, n)| n.clone()).collect();
+    real.push(name.clone());
+    // The real path may differ from the given one when links were followed: judge it too.
+    check_write_rules(given, &real, intent)?;
+    let rel = real.iter().map(|c| text(c)).collect::<Vec<_>>().join("/");
+    let parent = rustix::io::dup(dir).map_err(|e| io_error("resolving path", e))?;
+    Ok(Resolved {
+        given: given.to_owned(),
+        rel,
+        parent,
+        name: Some(name),
+        kind,
+    })
+}
+
+/// Checks that a workspace-relative path recorded elsewhere (a journal item) is well formed:
+/// relative, no `..`, not inside `.filekeeper/`.
+pub fn check_recorded_path(path: &str) -> Result<()> {
+    let p = Path::new(path);
+    if path.is_empty() || p.is_absolute() || path.contains('\0') {
+        return Err(
+            Error::invalid("recorded paths must be non-empty and workspace-relative").path(path),
+        );
+    }
+    if p.components().any(|c| c == Component::ParentDir) {
+        return Err(Error::new(
+            Code::PathOutsideWorkspace,
+            "recorded paths may not contain `..`",
+        )
+        .path(path));
+    }
+    if p.components().next() == Some(Component::Normal(OsStr::new(STATE_DIR_NAME))) {
+        return Err(Error::new(
+            Code::PathIsStatePath,
+            "recorded paths may not be inside .filekeeper/",
+        )
+        .path(path));
+    }
+    Ok(())
+}
+
+/// `lstat` of a name relative to a directory handle, without following links.
+pub fn kind_at(dir: BorrowedFd<'_>, name: &OsStr) -> Result<Option<FileType>> {
+    match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(stat) => Ok(Some(FileType::from_raw_mode(stat.st_mode))),
+        Err(Errno::NOENT) => Ok(None),
+        Err(e) => Err(io_error("inspecting path", e)),
+    }
+}

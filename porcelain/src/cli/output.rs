@@ -1,0 +1,97 @@
+//! Rendering results: one JSON object with `ok` first, or human text (results on stdout,
+//! metadata and errors on stderr).
+
+use filekeeper_plumbing::Error;
+use serde_json::{Map, Value};
+use std::io::Write;
+
+/// How results are printed for this invocation.
+#[derive(Clone, Copy, Debug)]
+pub struct Style {
+    pub json: bool,
+    pub quiet: bool,
+    pub verbose: bool,
+}
+
+/// A successful command's result.
+#[derive(Default)]
+pub struct Reply {
+    /// The JSON fields beside `"ok": true`.
+    pub fields: Map<String, Value>,
+    /// The human rendering of the result itself (stdout).
+    pub human: String,
+    /// The process exit code (0, or 3 for a predicate answering "no").
+    pub exit: i32,
+}
+
+impl Reply {
+    pub fn new(fields: Map<String, Value>, human: impl Into<String>) -> Reply {
+        Reply {
+            fields,
+            human: human.into(),
+            exit: 0,
+        }
+    }
+}
+
+/// Prints a success and returns the exit code.
+pub fn success(style: Style, reply: Reply) -> i32 {
+    let mut stdout = std::io::stdout().lock();
+    if style.json {
+        let mut doc = Map::new();
+        doc.insert("ok".into(), Value::Bool(true));
+        doc.extend(reply.fields);
+        let _ = writeln!(stdout, "{}", Value::Object(doc));
+    } else {
+        let _ = stdout.write_all(reply.human.as_bytes());
+        if !style.quiet {
+            if let Some(Value::Array(warnings)) = reply.fields.get("warnings") {
+                for w in warnings.iter().filter_map(Value::as_str) {
+                    eprintln!("warning: {w}");
+                }
+            }
+        }
+    }
+    let _ = stdout.flush();
+    reply.exit
+}
+
+/// The JSON document of a failure: exactly `ok` and `error`.
+pub fn error_document(err: &Error) -> Value {
+    let mut error = Map::new();
+    error.insert("code".into(), err.code.as_str().into());
+    error.insert("message".into(), err.message.clone().into());
+    error.insert("retryable".into(), err.retryable.into());
+    error.insert("details".into(), Value::Object(err.details.clone()));
+    let mut doc = Map::new();
+    doc.insert("ok".into(), Value::Bool(false));
+    doc.insert("error".into(), Value::Object(error));
+    Value::Object(doc)
+}
+
+/// Prints a failure and returns its exit code.
+pub fn failure(style: Style, err: &Error) -> i32 {
+    if style.json {
+        let mut stdout = std::io::stdout().lock();
+        let _ = writeln!(stdout, "{}", error_document(err));
+        let _ = stdout.flush();
+    } else {
+        eprintln!("error[{}]: {}", err.code, err.message);
+        if let Some(path) = err.details.get("path").and_then(Value::as_str) {
+            eprintln!("  path: {path}");
+        }
+        if let Some(how) = err.details.get("recovery").and_then(Value::as_str) {
+            eprintln!("  hint: {how}");
+        }
+        if style.verbose {
+            for (key, value) in err
+                .details
+                .iter()
+                .filter(|(k, _)| !matches!(k.as_str(), "path" | "recovery"))
+            {
+                eprintln!("  {key}: {value}");
+            }
+        }
+    }
+    err.code.exit_code()
+}

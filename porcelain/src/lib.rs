@@ -1,0 +1,106 @@
+//! Filekeeper: safe, predictable filesystem operations, as a library.
+//!
+//! [`Filekeeper`] is the entry point: it finds the home, manages the workspace registry and
+//! opens a [`Workspace`]. Every effect is performed by [`plumbing`]; this crate only composes
+//! it, and the `keeper` binary is a thin command line over this API.
+
+pub use filekeeper_plumbing as plumbing;
+pub use plumbing::{Code, Error, ObjectId, Result};
+
+use plumbing::home::{Home, Registration};
+use plumbing::workspace::Workspace;
+use std::path::Path;
+
+/// A handle on one Filekeeper home.
+pub struct Filekeeper {
+    home: Home,
+}
+
+/// What `init` did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InitReport {
+    /// Whether `config.toml` was written now (it is never overwritten).
+    pub config_written: bool,
+}
+
+/// A registered workspace as listed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkspaceEntry {
+    pub registration: Registration,
+    pub is_default: bool,
+}
+
+impl Filekeeper {
+    /// The home named by `home`, else `FILEKEEPER_HOME`, else the platform default.
+    pub fn new(home: Option<&Path>) -> Result<Filekeeper> {
+        Ok(Filekeeper {
+            home: Home::locate(home)?,
+        })
+    }
+
+    pub fn home(&self) -> &Home {
+        &self.home
+    }
+
+    /// Creates the home directory, `config.toml` and the workspace registry.
+    pub fn init(&self) -> Result<InitReport> {
+        Ok(InitReport {
+            config_written: self.home.init()?,
+        })
+    }
+
+    /// Registers `root` as workspace `name`, creating the home's registry if needed.
+    pub fn create_workspace(&self, name: &str, root: &Path) -> Result<Registration> {
+        self.registry()?.create(name, root)
+    }
+
+    pub fn list_workspaces(&self) -> Result<Vec<WorkspaceEntry>> {
+        let Some(reg) = self.home.registry(false)? else {
+            return Ok(Vec::new());
+        };
+        let default = reg.default_name()?;
+        Ok(reg
+            .list()?
+            .into_iter()
+            .map(|registration| WorkspaceEntry {
+                is_default: default.as_deref() == Some(registration.name.as_str()),
+                registration,
+            })
+            .collect())
+    }
+
+    pub fn show_workspace(&self, name: &str) -> Result<WorkspaceEntry> {
+        self.list_workspaces()?
+            .into_iter()
+            .find(|w| w.registration.name == name)
+            .ok_or_else(|| plumbing::home::workspace_not_found(name))
+    }
+
+    /// Makes `name` the default workspace.
+    pub fn use_workspace(&self, name: &str) -> Result<Registration> {
+        self.registry()?.set_default(name)
+    }
+
+    /// Forgets a registration. The workspace's files and its `.filekeeper/` are left alone.
+    pub fn remove_workspace(&self, name: &str) -> Result<Registration> {
+        let mut reg = self
+            .home
+            .registry(false)?
+            .ok_or_else(|| plumbing::home::workspace_not_found(name))?;
+        reg.remove(name)
+    }
+
+    /// Opens a workspace: by name, else by root, else the default; never a guess.
+    pub fn workspace(&self, name: Option<&str>, root: Option<&Path>) -> Result<Workspace> {
+        Workspace::select(self.home.clone(), name, root)
+    }
+
+    fn registry(&self) -> Result<plumbing::home::Registry> {
+        self.home
+            .registry(true)?
+            .ok_or_else(|| Error::internal("registry was not created"))
+    }
+}
+
+#[doc(hidden)]
+pub mod cli;

@@ -1,0 +1,137 @@
+# test-lib.sh: the harness every t/tNNNN-*.sh script sources, in the spirit of git's.
+#
+# A script sets test_description, sources this file, then tells its story as a sequence of
+# test_expect_success blocks, each asserting one behaviour, and ends with test_done. Output is
+# TAP, so `prove t/t*.sh` runs them all.
+#
+# Every script runs in a fresh trash directory with its own HOME and FILEKEEPER_HOME, and with
+# a registered default workspace "test" at $WS, which is also the current directory.
+#
+# Environment:
+#   KEEPER_BUILD_DIR  where the keeper binary is (default: target/debug of this checkout)
+#   KEEPER_TEST_KEEP  keep the trash directory after the script, for inspection
+
+TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
+KEEPER_BUILD_DIR=${KEEPER_BUILD_DIR:-$TEST_DIRECTORY/../target/debug}
+if ! test -x "$KEEPER_BUILD_DIR/keeper"; then
+	echo "Bail out! no keeper binary in $KEEPER_BUILD_DIR; run 'cargo build' first"
+	exit 1
+fi
+PATH=$KEEPER_BUILD_DIR:$PATH
+export PATH
+
+for tool in jq zstd sqlite3 sha256sum; do
+	command -v "$tool" >/dev/null || { echo "Bail out! the tests need $tool"; exit 1; }
+done
+
+TRASH=$(mktemp -d "${TMPDIR:-/tmp}/keeper-test.XXXXXX")
+test_cleanup () {
+	cd /
+	if test -z "${KEEPER_TEST_KEEP:-}"; then
+		chmod -R u+w "$TRASH" 2>/dev/null
+		rm -rf "$TRASH"
+	else
+		echo "# trash kept in $TRASH"
+	fi
+}
+trap test_cleanup EXIT
+
+HOME=$TRASH/userhome
+FILEKEEPER_HOME=$TRASH/home
+WS=$TRASH/ws
+OUTSIDE=$TRASH/outside
+export HOME FILEKEEPER_HOME
+unset XDG_DATA_HOME NO_COLOR
+mkdir -p "$HOME" "$WS" "$OUTSIDE"
+cd "$WS" || exit 1
+
+keeper init >/dev/null &&
+keeper workspace create test "$WS" >/dev/null &&
+keeper workspace use test >/dev/null || {
+	echo "Bail out! could not set up the test workspace"
+	exit 1
+}
+
+test_count=0
+test_failures=0
+
+say_body () {
+	printf '%s\n' "$1" | sed 's/^/#	/'
+}
+
+# test_expect_success DESCRIPTION BODY: runs BODY (shell code, && chained) in this shell.
+test_expect_success () {
+	test_count=$((test_count + 1))
+	if (exit 0; eval "$2") >"$TRASH/test-output" 2>&1; then
+		echo "ok $test_count - $1"
+	else
+		test_failures=$((test_failures + 1))
+		echo "not ok $test_count - $1"
+		say_body "$2"
+		sed 's/^/# > /' "$TRASH/test-output"
+	fi
+}
+
+# test_must_fail CMD...: CMD exits non-zero, and not by a signal or a crash.
+test_must_fail () {
+	"$@"
+	code=$?
+	if test $code -eq 0; then
+		echo >&2 "test_must_fail: '$*' succeeded"
+		return 1
+	elif test $code -gt 128; then
+		echo >&2 "test_must_fail: '$*' died of signal $((code - 128))"
+		return 1
+	fi
+	return 0
+}
+
+# test_expect_code N CMD...: CMD exits with exactly N.
+test_expect_code () {
+	want=$1
+	shift
+	"$@"
+	code=$?
+	if test $code -ne "$want"; then
+		echo >&2 "test_expect_code: '$*' exited $code, wanted $want"
+		return 1
+	fi
+	return 0
+}
+
+# test_cmp EXPECTED ACTUAL: the two files are identical.
+test_cmp () {
+	diff -u "$1" "$2"
+}
+
+# json_get FILTER FILE: a jq filter's raw result, failing when the file is not one JSON object.
+json_get () {
+	jq -e -r "$1" "$2"
+}
+
+# test_error_code CODE FILE: FILE is a failure document with exactly ok and error, error with
+# exactly code, message, retryable and details, and the given code.
+test_error_code () {
+	jq -e --arg code "$1" '
+		(keys_unsorted == ["ok", "error"]) and .ok == false and
+		(.error | keys_unsorted == ["code", "message", "retryable", "details"]) and
+		.error.code == $code and (.error.retryable | type == "boolean")
+	' "$2" >/dev/null || { echo >&2 "not a $1 failure document:"; cat >&2 "$2"; return 1; }
+}
+
+# test_no_host_path FILE: FILE never mentions the trash directory (a host path).
+test_no_host_path () {
+	if grep -F "$TRASH" "$1"; then
+		echo >&2 "host path leaked into output"
+		return 1
+	fi
+}
+
+test_done () {
+	echo "1..$test_count"
+	if test $test_failures -gt 0; then
+		echo "# failed $test_failures among $test_count test(s)"
+		exit 1
+	fi
+	exit 0
+}
