@@ -318,7 +318,7 @@ fn resolve(root: &Root, given: &str, intent: Intent) -> Result<Resolved> {
         ) {
             Ok(fd) => fd,
             Err(Errno::NOENT) if is_last => {
-                return finish(root, &stack, given, intent, dir, component, None);
+                return finish(&stack, given, intent, dir, component, None);
             }
             Err(Errno::NOENT) => {
                 return Err(Error::new(
@@ -374,15 +374,7 @@ fn resolve(root: &Root, given: &str, intent: Intent) -> Result<Resolved> {
                 }
             }
             FileType::RegularFile if is_last => {
-                return finish(
-                    root,
-                    &stack,
-                    given,
-                    intent,
-                    dir,
-                    component,
-                    Some(Kind::File),
-                );
+                return finish(&stack, given, intent, dir, component, Some(Kind::File));
             }
             FileType::RegularFile => {
                 return Err(Error::new(
@@ -421,15 +413,7 @@ fn resolve(root: &Root, given: &str, intent: Intent) -> Result<Resolved> {
         }
         Some((_, name)) => {
             let dir = stack.last().map_or(root.fd.as_fd(), |(fd, _)| fd.as_fd());
-            finish(
-                root,
-                &stack,
-                given,
-                intent,
-                dir,
-                name,
-                Some(Kind::Directory),
-            )
+            finish(&stack, given, intent, dir, name, Some(Kind::Directory))
         }
     }
 }
@@ -456,7 +440,6 @@ fn link_escapes(root: &Root, stack: &[(OwnedFd, Vec<u8>)], target: &[u8]) -> boo
 }
 
 fn finish(
-    _root: &Root,
     stack: &[(OwnedFd, Vec<u8>)],
     given: &str,
     intent: Intent,
