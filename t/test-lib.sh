@@ -41,7 +41,9 @@ FILEKEEPER_HOME=$TRASH/home
 WS=$TRASH/ws
 OUTSIDE=$TRASH/outside
 export HOME FILEKEEPER_HOME
-unset XDG_DATA_HOME NO_COLOR
+unset XDG_DATA_HOME NO_COLOR FILEKEEPER_TEST_CRASH_AT
+# Crash tests abort keeper on purpose; no core files in the workspace.
+ulimit -c 0 2>/dev/null
 mkdir -p "$HOME" "$WS" "$OUTSIDE"
 cd "$WS" || exit 1
 
@@ -134,4 +136,10 @@ test_done () {
 		exit 1
 	fi
 	exit 0
+}
+
+# test_line_count OP N FILE: the number of lines in FILE compares to N with OP (=, -gt, ...).
+test_line_count () {
+	actual=$(wc -l <"$3")
+	test "$actual" "$1" "$2" || { echo >&2 "test_line_count: $3 has $actual lines"; cat >&2 "$3"; return 1; }
 }

@@ -8,6 +8,20 @@ use std::fs::{self, File};
 use std::io;
 use std::path::Path;
 
+/// The environment variable that names a crash point for tests.
+pub const CRASH_ENV: &str = "FILEKEEPER_TEST_CRASH_AT";
+
+/// Kills the process on the spot when `FILEKEEPER_TEST_CRASH_AT` names this point.
+///
+/// The t/ crash tests use it to stop a command between two durable steps exactly where a
+/// power cut or a SIGKILL could, and then check what a fresh process finds. `abort` skips
+/// every destructor and buffered flush, as a real crash would.
+pub fn crash_point(name: &str) {
+    if std::env::var_os(CRASH_ENV).is_some_and(|v| v == name) {
+        std::process::abort();
+    }
+}
+
 /// Sixteen random hex digits, for operation ids and temporary file names.
 pub fn random_hex16() -> String {
     let mut bytes = [0u8; 8];

@@ -100,6 +100,7 @@ impl ObjectStore {
             return Ok((id, len));
         }
         let fanout = self.ensure_fanout(&id)?;
+        crate::durable::crash_point("object-before-rename");
         let rename = fs::rename(&tmp, self.path_of(&id)).and_then(|()| sync_dir(&fanout));
         if let Err(e) = rename {
             let _ = fs::remove_file(&tmp);
@@ -138,6 +139,7 @@ impl ObjectStore {
             let mut file = File::create_new(tmp)?;
             fill(&mut file)?;
             file.sync_all()?;
+            crate::durable::crash_point("object-before-rename");
             fs::rename(tmp, self.path_of(id))?;
             sync_dir(tmp.parent().unwrap_or(&self.dir))
         })();

@@ -142,6 +142,7 @@ pub fn publish(
         }
     };
     let (after_hash, size) = file.hasher.finish();
+    crate::durable::crash_point("publish-before-rename");
 
     let renamed = if expect == Expect::Absent {
         rename_noreplace(parent, &tmp_name, name)
@@ -156,6 +157,7 @@ pub fn publish(
             e => io_error("replacing file", e),
         });
     }
+    crate::durable::crash_point("publish-before-dir-sync");
     target
         .parent_for_sync()?
         .sync_all()
