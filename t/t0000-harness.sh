@@ -21,4 +21,28 @@ test_expect_success 'test_expect_code checks the exact exit code' '
 	! test_expect_code 3 sh -c "exit 4" 2>/dev/null
 '
 
+test_expect_success 'a failing body is reported as not ok and fails the script' '
+	cat >"$TRASH/inner.sh" <<-INNER &&
+	test_description="inner"
+	TEST_DIRECTORY="$TEST_DIRECTORY"
+	. "$TEST_DIRECTORY/test-lib.sh"
+	test_expect_success "passes" "true"
+	test_expect_success "fails" "false"
+	test_done
+	INNER
+	test_expect_code 1 sh "$TRASH/inner.sh" >inner.out &&
+	grep "^ok 1 - passes" inner.out &&
+	grep "^not ok 2 - fails" inner.out &&
+	grep "^1..2" inner.out
+'
+
+test_done
+	INNER
+	cp "$TRASH/t9999-inner.sh" "$TEST_DIRECTORY/t9999-inner.sh" &&
+	(cd "$TEST_DIRECTORY" && sh ./t9999-inner.sh >"$TRASH/inner.out"; echo $? >"$TRASH/inner.code"); rm -f "$TEST_DIRECTORY/t9999-inner.sh" &&
+	grep "^ok 1 - passes" "$TRASH/inner.out" &&
+	grep "^not ok 2 - fails" "$TRASH/inner.out" &&
+	test "$(cat "$TRASH/inner.code")" = 1
+'
+
 test_done

@@ -11,7 +11,7 @@
 #   KEEPER_BUILD_DIR  where the keeper binary is (default: target/debug of this checkout)
 #   KEEPER_TEST_KEEP  keep the trash directory after the script, for inspection
 
-TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
+TEST_DIRECTORY=${TEST_DIRECTORY:-$(cd "$(dirname "$0")" && pwd)}
 KEEPER_BUILD_DIR=${KEEPER_BUILD_DIR:-$TEST_DIRECTORY/../target/debug}
 if ! test -x "$KEEPER_BUILD_DIR/keeper"; then
 	echo "Bail out! no keeper binary in $KEEPER_BUILD_DIR; run 'cargo build' first"
@@ -64,7 +64,7 @@ say_body () {
 # test_expect_success DESCRIPTION BODY: runs BODY (shell code, && chained) in this shell.
 test_expect_success () {
 	test_count=$((test_count + 1))
-	if (exit 0; eval "$2") >"$TRASH/test-output" 2>&1; then
+	if (eval "$2") >"$TRASH/test-output" 2>&1; then
 		echo "ok $test_count - $1"
 	else
 		test_failures=$((test_failures + 1))

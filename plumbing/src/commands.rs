@@ -173,17 +173,25 @@ pub fn observe(ws: &Workspace, path: &str) -> Result<Observed> {
     })
 }
 
-/// Whether `observed` is the recorded side (`after` true: after state) of `item`.
+/// Whether `observed` is the recorded side (`after` true: after state) of `item`: existence,
+/// kind, and the content hash and mode where they were recorded.
 pub fn matches_side(item: &Item, observed: Observed, after: bool) -> bool {
-    let (exists, hash) = if after {
-        (item.after_exists, item.after_hash)
+    let (exists, hash, mode) = if after {
+        (item.after_exists, item.after_hash, item.after_mode)
     } else {
-        (item.before_exists, item.before_hash)
+        (item.before_exists, item.before_hash, item.before_mode)
     };
     match (exists, item.kind, observed) {
         (false, _, Observed::Absent) => true,
         (true, Kind::Directory, Observed::Directory) => true,
-        (true, Kind::File, Observed::File { hash: actual, .. }) => hash.is_none_or(|h| h == actual),
+        (
+            true,
+            Kind::File,
+            Observed::File {
+                hash: actual,
+                mode: actual_mode,
+            },
+        ) => hash.is_none_or(|h| h == actual) && mode.is_none_or(|m| m == actual_mode),
         _ => false,
     }
 }
@@ -253,26 +261,31 @@ pub fn journal_begin(
     if op.items.is_empty() {
         return Err(Error::invalid("an operation needs at least one item"));
     }
-    let state = ws
-        .state(true)?
-        .ok_or_else(|| Error::internal("state was not created"))?;
-    let store = state.store();
+    // Everything is checked before any state is created: a refused request leaves no trace.
+    let existing = ws.state(false)?;
+    let store = existing.as_ref().map(State::store);
     for item in &mut op.items {
         let resolved = ws
             .root
             .resolve(&item.path, Intent::Write { allow_sensitive })?;
         item.path = resolved.rel;
-        check_blobs(&store, item)?;
+        check_blobs(store.as_ref(), item)?;
     }
     if op.target_path.is_none() {
         op.target_path = op.items.first().map(|i| i.path.clone());
     }
+    let state = match existing {
+        Some(state) => state,
+        None => ws
+            .state(true)?
+            .ok_or_else(|| Error::internal("state was not created"))?,
+    };
     let id = state.journal()?.begin(&op)?;
     let out = fields(json!({"operation_id": id, "status": Status::Pending.as_str()}));
     Ok(with_notices(out, Some(&state)))
 }
 
-fn check_blobs(store: &ObjectStore, item: &Item) -> Result<()> {
+fn check_blobs(store: Option<&ObjectStore>, item: &Item) -> Result<()> {
     if item.kind == Kind::Directory {
         return Ok(());
     }
@@ -288,7 +301,9 @@ fn check_blobs(store: &ObjectStore, item: &Item) -> Result<()> {
                 ))
                 .path(&item.path));
             }
-            (true, Some(id)) if !item.history_skipped && !store.contains(&id) => {
+            (true, Some(id))
+                if !item.history_skipped && !store.is_some_and(|s| s.contains(&id)) =>
+            {
                 return Err(Error::invalid(format!(
                     "the {side} blob {id} of {} is not stored; write it with `keeper hash-object -w` first",
                     item.path
@@ -392,9 +407,20 @@ pub fn publish_blob(
 ) -> Result<Fields> {
     let blob = ObjectId::parse(blob)?;
     let target = ws.root.resolve(path, Intent::Write { allow_sensitive })?;
-    let state = existing_state(ws)?;
-    let store = state.store();
-    store.verify(&blob)?;
+    let store = ws
+        .state(false)?
+        .map(|state| state.store())
+        .filter(|store| store.contains(&blob))
+        .ok_or_else(|| {
+            Error::new(
+                Code::StorageError,
+                format!("object {blob} is not in the store"),
+            )
+            .with("object_id", blob.to_string())
+            .recovery("store the content first with `keeper hash-object -w`")
+        })
+        .and_then(|store| store.verify(&blob).map(|_| store))
+        .map_err(|e| e.path(path))?;
     let published = publish::publish(&target, expect, mode, |out| {
         store.copy_to(&blob, &mut WriteRef(out)).map(|_| ())
     })?;
