@@ -269,9 +269,10 @@ test_expect_success 'fsck exits 26 and lists the re-framed object under damaged_
 	test_no_host_path out
 '
 
-test_expect_success 'fsck without --json also fails on damage' '
+test_expect_success 'fsck without --json also fails on damage, naming the damaged object' '
 	test_must_fail keeper fsck >out 2>err &&
-	grep STORAGE_ERROR err
+	grep STORAGE_ERROR err &&
+	grep -F "$(cat precious.id)" err
 '
 
 test_expect_success 'setup: the precious object overwritten with garbage' '

@@ -88,11 +88,13 @@ fn existing_state(ws: &Workspace) -> Result<State> {
     })
 }
 
-/// `cat-blob ID`: writes a verified blob's bytes to `out`.
-pub fn cat_blob(ws: &Workspace, id: &str, out: &mut dyn Write) -> Result<u64> {
+/// `cat-blob ID`: writes a verified blob's bytes to `out`; returns its id, size and notices.
+pub fn cat_blob(ws: &Workspace, id: &str, out: &mut dyn Write) -> Result<Fields> {
     let id = ObjectId::parse(id)?;
     let state = existing_state(ws)?;
-    state.store().copy_to(&id, &mut WriteRef(out))
+    let size = state.store().copy_to(&id, &mut WriteRef(out))?;
+    let out = fields(json!({"object_id": id.to_string(), "size": size}));
+    Ok(with_notices(out, Some(&state)))
 }
 
 struct WriteRef<'a>(&'a mut dyn Write);
@@ -323,9 +325,10 @@ fn check_blobs(store: Option<&ObjectStore>, item: &Item) -> Result<()> {
     Ok(())
 }
 
-fn journal_of(ws: &Workspace, id: &str) -> Result<Journal> {
+fn journal_of(ws: &Workspace, id: &str) -> Result<(State, Journal)> {
     let state = ws.state(false)?.ok_or_else(|| not_found(id))?;
-    state.existing_journal()?.ok_or_else(|| not_found(id))
+    let journal = state.existing_journal()?.ok_or_else(|| not_found(id))?;
+    Ok((state, journal))
 }
 
 fn not_found(id: &str) -> Error {
@@ -360,7 +363,7 @@ pub fn journal_abort(ws: &Workspace, id: &str) -> Result<Fields> {
 }
 
 fn finish(ws: &Workspace, id: &str, commit: bool) -> Result<Fields> {
-    let mut journal = journal_of(ws, id)?;
+    let (state, mut journal) = journal_of(ws, id)?;
     let op = journal.get(id)?;
     if op.status != Status::Pending {
         return Err(Error::invalid(format!(
@@ -387,13 +390,15 @@ fn finish(ws: &Workspace, id: &str, commit: bool) -> Result<Fields> {
         Status::RolledBack
     };
     journal.set_status(id, &[Status::Pending], to)?;
-    Ok(fields(json!({"operation": journal.get(id)?.to_json()})))
+    let out = fields(json!({"operation": journal.get(id)?.to_json()}));
+    Ok(with_notices(out, Some(&state)))
 }
 
 /// `journal-show OP`.
 pub fn journal_show(ws: &Workspace, id: &str) -> Result<Fields> {
-    let journal = journal_of(ws, id)?;
-    Ok(fields(json!({"operation": journal.get(id)?.to_json()})))
+    let (state, journal) = journal_of(ws, id)?;
+    let out = fields(json!({"operation": journal.get(id)?.to_json()}));
+    Ok(with_notices(out, Some(&state)))
 }
 
 /// `publish PATH --blob ID`: atomically replaces a workspace file with a stored blob.
@@ -407,9 +412,10 @@ pub fn publish_blob(
 ) -> Result<Fields> {
     let blob = ObjectId::parse(blob)?;
     let target = ws.root.resolve(path, Intent::Write { allow_sensitive })?;
-    let store = ws
-        .state(false)?
-        .map(|state| state.store())
+    let state = ws.state(false)?;
+    let store = state
+        .as_ref()
+        .map(State::store)
         .filter(|store| store.contains(&blob))
         .ok_or_else(|| {
             Error::new(
@@ -431,14 +437,15 @@ pub fn publish_blob(
         )
         .path(path));
     }
-    Ok(fields(json!({
+    let out = fields(json!({
         "path": path,
         "resolved": target.rel,
         "before_hash": published.before_hash.map(|h| h.to_string()),
         "after_hash": published.after_hash.to_string(),
         "mode": published.after_mode,
         "size": published.size,
-    })))
+    }));
+    Ok(with_notices(out, state.as_ref()))
 }
 
 /// `fsck`: verifies every object and every journal reference. Damage is an error listing it.

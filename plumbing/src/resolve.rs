@@ -79,7 +79,7 @@ impl Root {
                 Code::WorkspaceNotFound,
                 "the workspace root does not exist or is not a directory",
             )
-            .recovery("re-register the workspace with `keeper workspace create`")
+            .recovery("check the workspace root; a registered workspace whose root moved must be registered again")
         };
         let canonical = fs::canonicalize(path).map_err(|_| missing())?;
         let fd = rustix::fs::open(

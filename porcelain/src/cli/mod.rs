@@ -63,6 +63,15 @@ fn dispatch(cli: &Cli) -> crate::Result<output::Reply> {
 /// (exit 2), as JSON when --json was asked for.
 fn usage_error(err: clap::Error, json: bool) -> i32 {
     use clap::error::ErrorKind;
+    if json && err.kind() == ErrorKind::DisplayVersion {
+        let doc = serde_json::json!({
+            "ok": true,
+            "version": env!("CARGO_PKG_VERSION"),
+            "journal_schema_version": crate::plumbing::journal::SCHEMA_VERSION,
+        });
+        println!("{doc}");
+        return 0;
+    }
     if matches!(
         err.kind(),
         ErrorKind::DisplayHelp
@@ -77,9 +86,18 @@ fn usage_error(err: clap::Error, json: bool) -> i32 {
         };
     }
     if json {
+        // clap's text without its usage block: "error: ..." and the lines that complete it.
         let text = err.render().to_string();
-        let first = text.lines().next().unwrap_or("invalid arguments");
-        let message = first.trim_start_matches("error: ").to_owned();
+        let message = text
+            .lines()
+            .take_while(|line| {
+                !line.starts_with("Usage:") && !line.starts_with("For more information")
+            })
+            .map(str::trim)
+            .filter(|line| !line.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let message = message.trim_start_matches("error: ").to_owned();
         let e = Error::invalid(message).recovery("run `keeper help` for usage");
         output::failure(
             Style {
@@ -92,5 +110,21 @@ fn usage_error(err: clap::Error, json: bool) -> i32 {
     } else {
         let _ = err.print();
         crate::Code::InvalidArgument.exit_code()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_version_text_names_the_schema_this_build_writes() {
+        let expected = format!(
+            "journal schema {},",
+            crate::plumbing::journal::SCHEMA_VERSION
+        );
+        assert!(
+            super::VERSION_TEXT.contains(&expected),
+            "{}",
+            super::VERSION_TEXT
+        );
     }
 }

@@ -51,6 +51,12 @@ pub fn success(style: Style, reply: Reply) -> i32 {
                 }
             }
         }
+        if style.verbose {
+            // Every result field, as metadata on stderr, so stdout stays the result alone.
+            for (key, value) in reply.fields.iter().filter(|(k, _)| *k != "warnings") {
+                eprintln!("{key}: {}", plain(value));
+            }
+        }
     }
     let _ = stdout.flush();
     reply.exit
@@ -69,6 +75,13 @@ pub fn error_document(err: &Error) -> Value {
     Value::Object(doc)
 }
 
+fn plain(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
 /// Prints a failure and returns its exit code.
 pub fn failure(style: Style, err: &Error) -> i32 {
     if style.json {
@@ -83,13 +96,20 @@ pub fn failure(style: Style, err: &Error) -> i32 {
         if let Some(how) = err.details.get("recovery").and_then(Value::as_str) {
             eprintln!("  hint: {how}");
         }
-        if style.verbose {
-            for (key, value) in err
-                .details
-                .iter()
-                .filter(|(k, _)| !matches!(k.as_str(), "path" | "recovery"))
-            {
-                eprintln!("  {key}: {value}");
+        for (key, value) in err
+            .details
+            .iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "path" | "recovery"))
+        {
+            match value {
+                Value::Array(list) if list.is_empty() => {}
+                Value::Array(list) => {
+                    eprintln!("  {key}:");
+                    for entry in list {
+                        eprintln!("    {}", plain(entry));
+                    }
+                }
+                other => eprintln!("  {key}: {}", plain(other)),
             }
         }
     }

@@ -100,14 +100,14 @@ fn hash_object(ws: Option<&Workspace>, args: &HashObjectArgs) -> Result<(Fields,
 fn cat_blob(ws: &Workspace, id: &str, json: bool) -> Result<(Fields, String)> {
     if !json {
         let mut stdout = std::io::stdout().lock();
-        commands::cat_blob(ws, id, &mut stdout)?;
+        let fields = commands::cat_blob(ws, id, &mut stdout)?;
         stdout
             .flush()
             .map_err(|e| Error::storage("writing output", &e))?;
-        return Ok((Fields::new(), String::new()));
+        return Ok((fields, String::new()));
     }
     let mut bytes = Vec::new();
-    let size = commands::cat_blob(ws, id, &mut bytes)?;
+    let mut fields = commands::cat_blob(ws, id, &mut bytes)?;
     let content = String::from_utf8(bytes).map_err(|_| {
         Error::new(
             Code::BinaryContentRefused,
@@ -116,9 +116,6 @@ fn cat_blob(ws: &Workspace, id: &str, json: bool) -> Result<(Fields, String)> {
         .with("object_id", id)
         .recovery("run cat-blob without --json to get the raw bytes")
     })?;
-    let mut fields = Fields::new();
-    fields.insert("object_id".into(), json!(ObjectId::parse(id)?.to_string()));
-    fields.insert("size".into(), json!(size));
     fields.insert("content".into(), json!(content));
     Ok((fields, String::new()))
 }
