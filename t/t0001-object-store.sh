@@ -269,6 +269,11 @@ test_expect_success 'fsck exits 26 and lists the re-framed object under damaged_
 	test_no_host_path out
 '
 
+test_expect_success 'the fsck damage report says how to recover' '
+	test_must_fail keeper --json fsck >out &&
+	json_get ".error.details.recovery" out
+'
+
 test_expect_success 'fsck without --json also fails on damage, naming the damaged object' '
 	test_must_fail keeper fsck >out 2>err &&
 	grep STORAGE_ERROR err &&

@@ -65,8 +65,9 @@ test_expect_success 'hash-object without -w creates no .filekeeper/' '
 
 test_expect_success 'cat-blob in a workspace without state fails and creates no .filekeeper/' '
 	id=$(keeper hash-object a.txt) &&
-	test_must_fail keeper --json cat-blob "$id" >out &&
-	test_error_code HISTORY_UNAVAILABLE out &&
+			test_must_fail keeper --json cat-blob "$id" >out &&
+		test_error_code STORAGE_ERROR out &&
+		test "$(json_get .error.details.object_id out)" = "$id" &&
 	test_no_host_path out &&
 	test ! -e .filekeeper
 '
@@ -528,7 +529,8 @@ test_expect_success 'setup: a third workspace whose journal file is some other a
 		cd "$TRASH/foreign" &&
 		sqlite3 "$JOURNAL" "CREATE TABLE t (x); INSERT INTO t VALUES (1);" &&
 		printf "y\n" >g.txt &&
-		keeper --root . hash-object -w g.txt >g.id
+		keeper --root . hash-object -w g.txt >g.id &&
+		cp "$JOURNAL" "$TRASH/foreign.orig"
 	)
 '
 
@@ -551,6 +553,28 @@ test_expect_success 'a sqlite file with a foreign table is MIGRATION_ERROR for j
 	echo 0 >expect &&
 	sqlite3 "$JOURNAL" "PRAGMA user_version" >actual &&
 	test_cmp expect actual
+'
+
+test_expect_success 'the refused foreign database is left byte-for-byte as it was' '
+	cd "$TRASH/foreign" &&
+	cmp "$TRASH/foreign.orig" "$JOURNAL"
+'
+
+test_expect_success 'journal-begin checks --target and --source like item paths' '
+	old=$(keeper hash-object -w a.txt) &&
+	test_expect_code 4 keeper --json journal-begin --kind write --target ../x \
+		--item "{\"path\":\"a.txt\",\"before_hash\":\"$old\",\"after_hash\":\"$old\"}" >out &&
+	test_error_code PATH_OUTSIDE_WORKSPACE out &&
+	test_expect_code 8 keeper --json journal-begin --kind copy --source .filekeeper/x \
+		--item "{\"path\":\"a.txt\",\"before_hash\":\"$old\",\"after_hash\":\"$old\"}" >out &&
+	test_error_code PATH_IS_STATE_PATH out
+'
+
+test_expect_success 'an item that exists on neither side is refused' '
+	test_expect_code 2 keeper --json journal-begin --kind write \
+		--item "{\"path\":\"ghost.txt\",\"before_exists\":false,\"after_exists\":false}" >out &&
+	test_error_code INVALID_ARGUMENT out &&
+	test "$(json_get .error.details.path out)" = ghost.txt
 '
 
 test_done

@@ -78,20 +78,12 @@ pub fn hash_object(ws: Option<&Workspace>, source: HashSource<'_>, write: bool) 
     Ok(with_notices(out, state.as_ref()))
 }
 
-fn existing_state(ws: &Workspace) -> Result<State> {
-    ws.state(false)?.ok_or_else(|| {
-        Error::new(
-            Code::HistoryUnavailable,
-            "this workspace has no Filekeeper state yet",
-        )
-        .recovery("nothing has been recorded here; store a blob or make a change first")
-    })
-}
-
 /// `cat-blob ID`: writes a verified blob's bytes to `out`; returns its id, size and notices.
 pub fn cat_blob(ws: &Workspace, id: &str, out: &mut dyn Write) -> Result<Fields> {
     let id = ObjectId::parse(id)?;
-    let state = existing_state(ws)?;
+    let state = ws
+        .state(false)?
+        .ok_or_else(|| crate::odb::not_stored(&id))?;
     let size = state.store().copy_to(&id, &mut WriteRef(out))?;
     let out = fields(json!({"object_id": id.to_string(), "size": size}));
     Ok(with_notices(out, Some(&state)))
@@ -267,11 +259,15 @@ pub fn journal_begin(
     let existing = ws.state(false)?;
     let store = existing.as_ref().map(State::store);
     for item in &mut op.items {
-        let resolved = ws
-            .root
-            .resolve(&item.path, Intent::Write { allow_sensitive })?;
+        let given = item.path.clone();
+        let resolved = ws.root.resolve(&given, Intent::Write { allow_sensitive })?;
         item.path = resolved.rel;
-        check_blobs(store.as_ref(), item)?;
+        item.check_shape()
+            .and_then(|()| check_blobs(store.as_ref(), item))
+            .map_err(|e| e.path(&given))?;
+    }
+    for path in [&op.target_path, &op.source_path].into_iter().flatten() {
+        crate::resolve::check_recorded_path(path)?;
     }
     if op.target_path.is_none() {
         op.target_path = op.items.first().map(|i| i.path.clone());
@@ -332,11 +328,7 @@ fn journal_of(ws: &Workspace, id: &str) -> Result<(State, Journal)> {
 }
 
 fn not_found(id: &str) -> Error {
-    Error::new(
-        Code::OperationNotFound,
-        format!("no operation {id} in this workspace's journal"),
-    )
-    .with("operation_id", id)
+    crate::journal::operation_not_found(id)
 }
 
 /// Paths of `op` whose current state is not its recorded side.
@@ -417,26 +409,12 @@ pub fn publish_blob(
         .as_ref()
         .map(State::store)
         .filter(|store| store.contains(&blob))
-        .ok_or_else(|| {
-            Error::new(
-                Code::StorageError,
-                format!("object {blob} is not in the store"),
-            )
-            .with("object_id", blob.to_string())
-            .recovery("store the content first with `keeper hash-object -w`")
-        })
+        .ok_or_else(|| crate::odb::not_stored(&blob))
         .and_then(|store| store.verify(&blob).map(|_| store))
         .map_err(|e| e.path(path))?;
-    let published = publish::publish(&target, expect, mode, |out| {
+    let published = publish::publish(&target, expect, mode, Some(blob), |out| {
         store.copy_to(&blob, &mut WriteRef(out)).map(|_| ())
     })?;
-    if published.after_hash != blob {
-        return Err(Error::new(
-            Code::StorageError,
-            "the published bytes do not match the blob",
-        )
-        .path(path));
-    }
     let out = fields(json!({
         "path": path,
         "resolved": target.rel,
@@ -451,9 +429,17 @@ pub fn publish_blob(
 /// `fsck`: verifies every object and every journal reference. Damage is an error listing it.
 pub fn fsck(ws: &Workspace) -> Result<Fields> {
     let Some(state) = ws.state(false)? else {
-        return Ok(fields(
-            json!({"objects": 0, "operations": 0, "pending_operations": [], "warnings": ["this workspace has no Filekeeper state yet"]}),
-        ));
+        return Ok(fields(json!({
+            "objects": 0,
+            "operations": 0,
+            "damaged_objects": [],
+            "missing_objects": [],
+            "unknown_files": [],
+            "temporary_files": [],
+            "journal_problems": [],
+            "pending_operations": [],
+            "warnings": ["this workspace has no Filekeeper state yet"],
+        })));
     };
     let store = state.store();
     let mut damaged = Vec::new();
@@ -514,8 +500,12 @@ pub fn fsck(ws: &Workspace) -> Result<Fields> {
     {
         return Ok(with_notices(fields(report), Some(&state)));
     }
-    let mut err = Error::new(Code::StorageError, "fsck found damage in the Filekeeper state")
-        .recovery("damaged or missing objects cannot be rebuilt; undo of the operations that name them is unavailable");
+    let mut err = Error::new(
+        Code::StorageError,
+        "fsck found damage in the Filekeeper state",
+    );
     err.details = fields(report);
-    Err(err)
+    Err(err.recovery(
+        "damaged or missing objects cannot be rebuilt from the store; remove a damaged file and store the original bytes again with `keeper hash-object -w`, or accept that undo of the operations naming them is unavailable",
+    ))
 }

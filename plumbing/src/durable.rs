@@ -66,7 +66,7 @@ pub fn create_dir_if_missing(dir: &Path) -> io::Result<bool> {
 }
 
 /// Replaces `path` with `bytes` atomically and durably: temp file beside it, fsync, rename,
-/// directory fsync. For Filekeeper's own state files (registry, config, `.gitignore`), never
+/// directory fsync. For Filekeeper's own small files (`config.toml`, `.gitignore`), never
 /// for workspace files, which go through [`crate::publish`].
 pub fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));

@@ -169,8 +169,15 @@ impl From<rusqlite::Error> for Error {
             Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
         );
         let full = matches!(err.sqlite_error_code(), Some(rusqlite::ErrorCode::DiskFull));
-        Error::new(Code::StorageError, format!("journal database error: {err}"))
-            .retryable(busy || full)
+        let e =
+            Error::new(Code::StorageError, format!("SQLite error: {err}")).retryable(busy || full);
+        if busy {
+            e.recovery("another keeper process holds the database; retry the same request")
+        } else if full {
+            e.recovery("free space, then retry the same request")
+        } else {
+            e
+        }
     }
 }
 

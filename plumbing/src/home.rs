@@ -191,6 +191,7 @@ impl Registry {
                     Code::PathNotFound,
                     "the workspace root must be an existing directory",
                 )
+                .path(&root.to_string_lossy())
                 .with("name", name)
             })?;
         let root_text = canonical.to_str().ok_or_else(|| {

@@ -4,6 +4,7 @@
 //! - [`journal`]: the SQLite operation journal;
 //! - [`resolve`]: confinement of paths to a workspace root, race-free;
 //! - [`publish`]: atomic, durable replacement of one workspace file;
+//! - [`walk`] and [`ignore`]: sorted, confined tree walks honouring git's ignore rules;
 //! - [`home`] and [`workspace`]: the registry of workspaces and where their state lives;
 //! - [`commands`]: the plumbing subcommands (`hash-object`, `cat-blob`, `journal-*`,
 //!   `publish`, `resolve-path`, `fsck`) as functions returning their JSON result.
@@ -15,12 +16,14 @@ pub mod config;
 pub mod durable;
 pub mod error;
 pub mod home;
+pub mod ignore;
 pub mod journal;
 pub mod odb;
 pub mod oid;
 pub mod publish;
 pub mod resolve;
 pub mod sensitive;
+pub mod walk;
 pub mod workspace;
 
 pub use error::{Code, Error, Result};

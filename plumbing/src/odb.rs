@@ -173,11 +173,7 @@ impl ObjectStore {
     fn open(&self, id: &ObjectId) -> Result<File> {
         File::open(self.path_of(id)).map_err(|e| {
             if e.kind() == io::ErrorKind::NotFound {
-                Error::new(
-                    Code::StorageError,
-                    format!("object {id} is missing from the store"),
-                )
-                .with("object_id", id.to_string())
+                not_stored(id)
             } else {
                 Error::storage(&format!("opening object {id}"), &e)
                     .with("object_id", id.to_string())
@@ -245,6 +241,13 @@ fn entry_key(entry: &Entry) -> String {
         Entry::Object(id, _) => id.hex(),
         Entry::Stray(name) => name.clone(),
     }
+}
+
+/// The one error for an object that is not in the store, whether it was never stored or lost.
+pub fn not_stored(id: &ObjectId) -> Error {
+    Error::new(Code::StorageError, format!("object {id} is not in the store"))
+        .with("object_id", id.to_string())
+        .recovery("store the content with `keeper hash-object -w`; if the journal names this object, `keeper fsck` reports it as missing")
 }
 
 fn damaged(id: &ObjectId) -> Error {
@@ -327,7 +330,7 @@ mod tests {
         let (_dir, store) = store();
         let err = store.read(&ObjectId::of(b"never stored")).unwrap_err();
         assert_eq!(err.code, Code::StorageError);
-        assert!(err.message.contains("missing"));
+        assert!(err.message.contains("not in the store"));
     }
 
     #[test]

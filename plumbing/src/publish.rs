@@ -66,11 +66,13 @@ fn not_a_file(target: &Resolved) -> Error {
 
 /// Replaces the file at `target` with the bytes `fill` writes, after checking `expect`.
 /// `mode` sets the permission bits; by default an existing file keeps its own and a new file
-/// gets 0666 less the umask.
+/// gets 0666 less the umask. With `content`, the written bytes must hash to it, checked
+/// before the rename, so wrong bytes are never published.
 pub fn publish(
     target: &Resolved,
     expect: Expect,
     mode: Option<u32>,
+    content: Option<ObjectId>,
     fill: impl FnOnce(&mut dyn Write) -> Result<()>,
 ) -> Result<Published> {
     let name = target.name().ok_or_else(|| not_a_file(target))?;
@@ -142,6 +144,14 @@ pub fn publish(
         }
     };
     let (after_hash, size) = file.hasher.finish();
+    if content.is_some_and(|want| want != after_hash) {
+        remove_tmp();
+        return Err(Error::new(
+            Code::StorageError,
+            "the bytes written differ from the content's id; nothing was published",
+        )
+        .path(&target.given));
+    }
     crate::durable::crash_point("publish-before-rename");
 
     let renamed = if expect == Expect::Absent {

@@ -147,6 +147,29 @@ impl Resolved {
         Ok(File::from(fd))
     }
 
+    /// Opens the resolved directory for listing, relative to its parent and without following
+    /// a link.
+    pub fn open_dir(&self) -> Result<OwnedFd> {
+        let name: &[u8] = match (&self.name, self.kind) {
+            (_, Some(Kind::File)) => {
+                return Err(
+                    Error::new(Code::NotADirectory, "the path is a file, not a directory")
+                        .path(&self.given),
+                );
+            }
+            (None, _) => b".",
+            (Some(name), Some(Kind::Directory)) => name,
+            (Some(_), None) => return Err(not_found(&self.given)),
+        };
+        rustix::fs::openat(
+            &self.parent,
+            name,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| self.open_error(e))
+    }
+
     /// A readable handle on the parent directory, for `fsync` after a rename in it.
     pub fn parent_for_sync(&self) -> Result<File> {
         rustix::fs::openat(

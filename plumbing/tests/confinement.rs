@@ -198,7 +198,7 @@ fn credential_shaped_write_targets_need_the_override() {
 
 fn publish_bytes(root: &Root, path: &str, bytes: &[u8]) -> filekeeper_plumbing::Result<()> {
     let target = root.resolve(path, WRITE)?;
-    publish(&target, Expect::Any, None, |out| {
+    publish(&target, Expect::Any, None, None, |out| {
         out.write_all(bytes)
             .map_err(|e| filekeeper_plumbing::Error::storage("writing", &e))
     })
@@ -332,11 +332,31 @@ fn publish_with_expect_absent_never_clobbers() {
     let target = root.resolve("dir/fresh.txt", WRITE).unwrap();
     // Another process creates the file after resolution but before publication.
     fs::write(t.root.join("dir/fresh.txt"), "theirs").unwrap();
-    let err = publish(&target, Expect::Absent, None, |out| {
+    let err = publish(&target, Expect::Absent, None, None, |out| {
         out.write_all(b"ours")
             .map_err(|e| filekeeper_plumbing::Error::storage("writing", &e))
     })
     .unwrap_err();
     assert_eq!(err.code, Code::AlreadyExists);
     assert_eq!(fs::read(t.root.join("dir/fresh.txt")).unwrap(), b"theirs");
+}
+
+#[test]
+fn publish_refuses_bytes_that_differ_from_the_promised_content() {
+    let t = tree();
+    let root = Root::open(&t.root).unwrap();
+    let target = root.resolve("dir/file.txt", WRITE).unwrap();
+    let promised = filekeeper_plumbing::ObjectId::of(b"promised");
+    let err = publish(&target, Expect::Any, None, Some(promised), |out| {
+        out.write_all(b"something else")
+            .map_err(|e| filekeeper_plumbing::Error::storage("writing", &e))
+    })
+    .unwrap_err();
+    assert_eq!(err.code, Code::StorageError);
+    assert_eq!(fs::read(t.root.join("dir/file.txt")).unwrap(), b"inside");
+    assert_eq!(
+        fs::read_dir(t.root.join("dir")).unwrap().count(),
+        2,
+        "a temp file was left"
+    );
 }

@@ -21,6 +21,10 @@ fn main() {
                 );
             } else {
                 let _ = writeln!(std::io::stderr(), "error[{}]: {}", err.code, err.message);
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "  hint: run `keeper fsck` and report the command that failed"
+                );
             }
             err.code.exit_code()
         }

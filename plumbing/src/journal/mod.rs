@@ -126,11 +126,13 @@ impl Journal {
         }
         let mut conn = Connection::open_with_flags(path, flags)?;
         conn.busy_timeout(Duration::from_secs(30))?;
-        // WAL keeps readers off writers' backs; FULL makes every commit durable when it returns.
-        conn.pragma_update_and_check(None, "journal_mode", "WAL", |_| Ok(()))?;
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
+        // The schema is checked before anything writes to the file, so a database that is
+        // refused is left byte-for-byte as it was.
         schema::migrate(&mut conn)?;
+        // WAL keeps readers off the writer's back; with FULL, a commit is durable on return.
+        conn.pragma_update_and_check(None, "journal_mode", "WAL", |_| Ok(()))?;
         Ok(Some(Journal { conn }))
     }
 
@@ -141,6 +143,7 @@ impl Journal {
         }
         for item in &op.items {
             check_recorded_path(&item.path)?;
+            item.check_shape()?;
         }
         let id = format!("op_{}", random_hex16());
         let tx = self.conn.transaction()?;
@@ -159,11 +162,11 @@ impl Journal {
                 Value::Object(op.metadata.clone()).to_string(),
             ],
         )
-        .map_err(|e| match e.sqlite_error_code() {
-            Some(rusqlite::ErrorCode::ConstraintViolation) => Error::new(
-                Code::OperationNotFound,
-                "the operation named as undone does not exist",
-            ),
+        .map_err(|e| match &e {
+            // SQLITE_CONSTRAINT_FOREIGNKEY: the only foreign key of this row is `undoes`.
+            rusqlite::Error::SqliteFailure(f, _) if f.extended_code == 787 => {
+                operation_not_found(op.undoes.as_deref().unwrap_or_default())
+            }
             _ => e.into(),
         })?;
         for (ordinal, item) in op.items.iter().enumerate() {
@@ -191,27 +194,33 @@ impl Journal {
         Ok(id)
     }
 
-    /// Moves an operation from one of `from` to `to`.
+    /// Moves an operation from one of `from` to `to`. The check and the change are one
+    /// statement, so of two processes resolving the same operation only one succeeds.
     pub fn set_status(&mut self, id: &str, from: &[Status], to: Status) -> Result<()> {
         let current = self.status(id)?;
-        if !from.contains(&current) {
-            return Err(Error::invalid(format!(
-                "operation {id} is {}, not {}",
-                current.as_str(),
-                from.iter()
-                    .map(|s| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join(" or ")
-            ))
-            .with("operation_id", id)
-            .with("status", current.as_str()));
+        let changed = if from.contains(&current) {
+            self.conn.execute(
+                "UPDATE operations SET status = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+                 WHERE id = ?1 AND status = ?3",
+                params![id, to.as_str(), current.as_str()],
+            )?
+        } else {
+            0
+        };
+        if changed == 1 {
+            return Ok(());
         }
-        self.conn.execute(
-            "UPDATE operations SET status = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-             WHERE id = ?1 AND status = ?3",
-            params![id, to.as_str(), current.as_str()],
-        )?;
-        Ok(())
+        let now = self.status(id)?;
+        Err(Error::invalid(format!(
+            "operation {id} is {}, not {}",
+            now.as_str(),
+            from.iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(" or ")
+        ))
+        .with("operation_id", id)
+        .with("status", now.as_str()))
     }
 
     fn status(&self, id: &str) -> Result<Status> {
@@ -385,13 +394,14 @@ impl Journal {
     }
 }
 
-fn operation_not_found(id: &str) -> Error {
+/// The one OPERATION_NOT_FOUND every command reports.
+pub fn operation_not_found(id: &str) -> Error {
     Error::new(
         Code::OperationNotFound,
         format!("no operation {id} in this workspace's journal"),
     )
     .with("operation_id", id)
-    .recovery("list operations with `keeper history list`")
+    .recovery("check the operation id and the selected workspace; ids are per workspace")
 }
 
 impl Item {
@@ -485,6 +495,24 @@ impl Item {
             after_mode: mode("after_mode")?,
             history_skipped: flag("history_skipped")?.unwrap_or(false),
         })
+    }
+
+    /// Refuses items that describe no change a journal could hold.
+    pub fn check_shape(&self) -> Result<()> {
+        if !self.before_exists && !self.after_exists {
+            return Err(Error::invalid(format!(
+                "item {} must exist before or after the operation",
+                self.path
+            )));
+        }
+        if self.kind == Kind::Directory && (self.before_hash.is_some() || self.after_hash.is_some())
+        {
+            return Err(Error::invalid(format!(
+                "directory item {} cannot carry content hashes",
+                self.path
+            )));
+        }
+        Ok(())
     }
 
     pub fn to_json(&self) -> Value {

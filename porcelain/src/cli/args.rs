@@ -40,7 +40,8 @@ pub struct Global {
     #[arg(long, short, global = true)]
     pub verbose: bool,
 
-    /// The Filekeeper home directory (default: $FILEKEEPER_HOME, else ~/.local/share/filekeeper).
+    /// The Filekeeper home directory (default: $FILEKEEPER_HOME, else
+    /// $XDG_DATA_HOME/filekeeper, else ~/.local/share/filekeeper).
     #[arg(long, global = true, value_name = "PATH")]
     pub home: Option<PathBuf>,
 
@@ -79,7 +80,7 @@ pub enum Command {
         #[arg(long)]
         for_write: bool,
         /// Accept a credential-shaped write target (.env, *.pem, .ssh/, ...).
-        #[arg(long)]
+        #[arg(long, requires = "for_write")]
         i_accept_secret_write_risk: bool,
     },
 

@@ -1,0 +1,170 @@
+//! Git's ignore rules, for search and grep: `.gitignore` files (those above the workspace root
+//! up to the repository's top, and every one met while walking), `.git/info/exclude`, and the
+//! user's global excludes file. Matching is gix-ignore's, which follows git's precedence:
+//! deeper files override shallower ones, later lines override earlier ones, `!` re-includes.
+
+use bstr::{BStr, ByteSlice};
+use gix_ignore::glob::pattern::Case;
+use gix_ignore::search::Ignore;
+use std::path::{Path, PathBuf};
+
+/// The ignore rules in force at some point of a walk.
+pub struct IgnoreRules {
+    search: gix_ignore::Search,
+    /// The workspace root's path relative to the repository's top, with a trailing `/`, or empty.
+    prefix: Vec<u8>,
+}
+
+impl IgnoreRules {
+    /// The rules that apply to the workspace rooted at `root` before any of its own
+    /// `.gitignore` files are read.
+    pub fn for_root(root: &Path) -> IgnoreRules {
+        let mut search = gix_ignore::Search::default();
+        if let Some(file) = global_excludes_file() {
+            if let Ok(bytes) = std::fs::read(&file) {
+                search.add_patterns_buffer(&bytes, file, None, Ignore::default());
+            }
+        }
+        let top = root.ancestors().find(|dir| dir.join(".git").exists());
+        let mut prefix = Vec::new();
+        if let Some(top) = top {
+            let exclude = top.join(".git/info/exclude");
+            if let Ok(bytes) = std::fs::read(&exclude) {
+                search.add_patterns_buffer(&bytes, exclude, None, Ignore::default());
+            }
+            // .gitignore files between the repository's top and the root (exclusive) apply too.
+            let inside = root.strip_prefix(top).unwrap_or(Path::new(""));
+            let mut dir = PathBuf::new();
+            for part in inside.components() {
+                read_into(&mut search, &top.join(&dir).join(".gitignore"), &dir);
+                dir.push(part);
+            }
+            if !inside.as_os_str().is_empty() {
+                use std::os::unix::ffi::OsStrExt;
+                prefix.extend_from_slice(inside.as_os_str().as_bytes());
+                prefix.push(b'/');
+            }
+        }
+        IgnoreRules { search, prefix }
+    }
+
+    /// Adds the patterns of the `.gitignore` in workspace directory `dir_rel` (`""` for the
+    /// root). Returns a mark to pass to [`IgnoreRules::pop_to`] when the walk leaves it.
+    pub fn push_dir(&mut self, dir_rel: &str, gitignore: Option<&[u8]>) -> usize {
+        let mark = self.search.patterns.len();
+        if let Some(bytes) = gitignore {
+            let mut base = self.prefix.clone();
+            base.extend_from_slice(dir_rel.as_bytes());
+            let base = String::from_utf8_lossy(&base).into_owned();
+            let source = Path::new(&base).join(".gitignore");
+            self.search
+                .add_patterns_buffer(bytes, source, Some(Path::new("")), Ignore::default());
+        }
+        mark
+    }
+
+    pub fn pop_to(&mut self, mark: usize) {
+        self.search.patterns.truncate(mark);
+    }
+
+    /// Whether the workspace-relative path is ignored.
+    pub fn is_ignored(&self, rel: &str, is_dir: bool) -> bool {
+        let mut path = self.prefix.clone();
+        path.extend_from_slice(rel.as_bytes());
+        let path: &BStr = path.as_bstr();
+        self.search
+            .pattern_matching_relative_path(path, Some(is_dir), Case::Sensitive)
+            .is_some_and(|m| !m.pattern.is_negative())
+    }
+}
+
+fn read_into(search: &mut gix_ignore::Search, file: &Path, base: &Path) {
+    if let Ok(bytes) = std::fs::read(file) {
+        let source = base.join(".gitignore");
+        search.add_patterns_buffer(&bytes, source, Some(Path::new("")), Ignore::default());
+    }
+}
+
+/// `core.excludesFile` from the user's git configuration, else git's default location.
+fn global_excludes_file() -> Option<PathBuf> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let xdg = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".config")));
+    let configs = [
+        home.as_ref().map(|h| h.join(".gitconfig")),
+        xdg.as_ref().map(|x| x.join("git/config")),
+    ];
+    for config in configs.into_iter().flatten() {
+        if let Some(path) = std::fs::read_to_string(&config)
+            .ok()
+            .and_then(|text| core_excludes_file(&text))
+        {
+            return Some(match (path.strip_prefix("~/"), &home) {
+                (Some(rest), Some(home)) => home.join(rest),
+                _ => PathBuf::from(path),
+            });
+        }
+    }
+    xdg.map(|x| x.join("git/ignore"))
+}
+
+/// The `excludesfile` value of the `[core]` section of a git config file, if set.
+fn core_excludes_file(config: &str) -> Option<String> {
+    let mut in_core = false;
+    let mut found = None;
+    for line in config.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_core = line
+                .trim_matches(|c| c == '[' || c == ']')
+                .trim()
+                .eq_ignore_ascii_case("core");
+            continue;
+        }
+        if !in_core {
+            continue;
+        }
+        if let Some((key, value)) = line.split_once('=') {
+            if key.trim().eq_ignore_ascii_case("excludesfile") {
+                found = Some(value.trim().trim_matches('"').to_owned());
+            }
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nested_files_and_negation_follow_git() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rules = IgnoreRules::for_root(dir.path());
+        let top = rules.push_dir("", Some(b"*.log\n/build/\n"));
+        assert!(rules.is_ignored("a.log", false));
+        assert!(rules.is_ignored("sub/a.log", false));
+        assert!(rules.is_ignored("build", true));
+        assert!(!rules.is_ignored("sub/build", true), "anchored to the root");
+        let sub = rules.push_dir("sub", Some(b"!keep.log\n"));
+        assert!(!rules.is_ignored("sub/keep.log", false));
+        assert!(rules.is_ignored("sub/other.log", false));
+        rules.pop_to(sub);
+        assert!(rules.is_ignored("sub/keep.log", false));
+        rules.pop_to(top);
+        assert!(!rules.is_ignored("a.log", false));
+    }
+
+    #[test]
+    fn core_excludes_file_is_read_from_the_core_section_only() {
+        let config =
+            "[user]\n\texcludesfile = nope\n[core]\n\tExcludesFile = ~/.gitignore_global\n";
+        assert_eq!(
+            core_excludes_file(config).as_deref(),
+            Some("~/.gitignore_global")
+        );
+        assert_eq!(core_excludes_file("[user]\nname = x\n"), None);
+    }
+}

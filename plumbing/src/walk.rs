@@ -1,0 +1,329 @@
+//! Walking a directory tree inside a workspace: sorted, lazy, never following a link, never
+//! leaving the root.
+//!
+//! Every directory is opened relative to its parent's handle with `O_NOFOLLOW`, so the walk
+//! cannot be redirected by a directory swapped for a link. Memory holds one sorted name list
+//! per directory on the current path, not the tree.
+
+use crate::error::{Error, Result};
+use crate::ignore::IgnoreRules;
+use crate::resolve::{Kind, Resolved, Root, STATE_DIR_NAME, io_error};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use std::fs::File;
+use std::os::fd::OwnedFd;
+use std::sync::Arc;
+
+/// `.gitignore` files larger than this are not read: a pathological file must not stall a walk.
+const MAX_GITIGNORE_BYTES: u64 = 1024 * 1024;
+
+#[derive(Clone, Copy, Debug)]
+pub struct WalkOptions {
+    /// Descend into subdirectories.
+    pub recursive: bool,
+    /// The deepest level yielded; the start directory's children are level 1.
+    pub max_depth: usize,
+    /// Apply git's ignore rules and skip `.git` (search and grep); a listing shows everything.
+    pub respect_ignore: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryKind {
+    File,
+    Directory,
+    Symlink,
+    /// A device, socket or FIFO.
+    Special,
+}
+
+impl EntryKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EntryKind::File => "file",
+            EntryKind::Directory => "directory",
+            EntryKind::Symlink => "symlink",
+            EntryKind::Special => "special",
+        }
+    }
+
+    fn of(file_type: FileType) -> EntryKind {
+        match file_type {
+            FileType::RegularFile => EntryKind::File,
+            FileType::Directory => EntryKind::Directory,
+            FileType::Symlink => EntryKind::Symlink,
+            _ => EntryKind::Special,
+        }
+    }
+}
+
+/// One entry met by a walk.
+pub struct Entry {
+    /// Workspace-relative path.
+    pub rel: String,
+    /// Level below the start directory, from 1.
+    pub depth: usize,
+    pub kind: EntryKind,
+    dir: Arc<OwnedFd>,
+    name: Vec<u8>,
+}
+
+/// What `lstat` says of an entry.
+#[derive(Clone, Copy, Debug)]
+pub struct EntryStat {
+    pub size: u64,
+    pub mode: u32,
+    /// Seconds since the Unix epoch.
+    pub modified: i64,
+}
+
+impl Entry {
+    pub fn stat(&self) -> Result<EntryStat> {
+        let stat = rustix::fs::statat(&*self.dir, self.name.as_slice(), AtFlags::SYMLINK_NOFOLLOW)
+            .map_err(|e| io_error("inspecting a directory entry", e))?;
+        Ok(EntryStat {
+            size: stat.st_size as u64,
+            mode: stat.st_mode & 0o7777,
+            modified: stat.st_mtime,
+        })
+    }
+
+    /// Opens a regular file entry for reading, relative to its directory, never through a link.
+    pub fn open(&self) -> Result<File> {
+        let fd = rustix::fs::openat(
+            &*self.dir,
+            self.name.as_slice(),
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| io_error("opening a file", e))?;
+        let stat = rustix::fs::fstat(&fd).map_err(|e| io_error("opening a file", e))?;
+        if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+            return Err(
+                Error::new(crate::Code::NotAFile, "the entry changed while walking")
+                    .path(&self.rel),
+            );
+        }
+        Ok(File::from(fd))
+    }
+}
+
+struct Frame {
+    dir: Arc<OwnedFd>,
+    rel: String,
+    depth: usize,
+    names: std::vec::IntoIter<(Vec<u8>, Option<EntryKind>)>,
+    ignore_mark: usize,
+}
+
+/// A lazy, sorted, pre-order walk.
+pub struct Walk {
+    options: WalkOptions,
+    rules: Option<IgnoreRules>,
+    stack: Vec<Frame>,
+    descend: Option<(Arc<OwnedFd>, Vec<u8>, String, usize)>,
+    /// Entries skipped by ignore rules (not counting what is inside ignored directories).
+    pub ignored: u64,
+    /// Directories that could not be read (permissions), by workspace-relative path.
+    pub unreadable: Vec<String>,
+    /// Whether a directory was left unvisited because of `max_depth`.
+    pub depth_limited: bool,
+}
+
+/// Starts a walk of the directory `start` resolved inside `root`.
+pub fn walk(root: &Root, start: &Resolved, options: WalkOptions) -> Result<Walk> {
+    if start.kind != Some(Kind::Directory) {
+        return Err(
+            Error::new(crate::Code::NotADirectory, "the path is not a directory")
+                .path(&start.given),
+        );
+    }
+    let fd = start.open_dir()?;
+    let mut rules = options
+        .respect_ignore
+        .then(|| IgnoreRules::for_root(root.host_path()));
+    let base = if start.rel == "." {
+        String::new()
+    } else {
+        start.rel.clone()
+    };
+    if let Some(rules) = rules.as_mut() {
+        // The .gitignore files of the start directory's ancestors inside the workspace apply.
+        let mut dir = String::new();
+        for part in base.split('/').filter(|p| !p.is_empty()) {
+            let path = if dir.is_empty() {
+                ".gitignore".to_owned()
+            } else {
+                format!("{dir}/.gitignore")
+            };
+            let bytes = root
+                .resolve(&path, crate::resolve::Intent::Read)
+                .and_then(|r| r.open_file())
+                .ok()
+                .and_then(read_bounded);
+            rules.push_dir(&dir, bytes.as_deref());
+            dir = if dir.is_empty() {
+                part.to_owned()
+            } else {
+                format!("{dir}/{part}")
+            };
+        }
+    }
+    let mut walk = Walk {
+        options,
+        rules,
+        stack: Vec::new(),
+        descend: None,
+        ignored: 0,
+        unreadable: Vec::new(),
+        depth_limited: false,
+    };
+    walk.enter(Arc::new(fd), base, 0)?;
+    Ok(walk)
+}
+
+fn read_bounded(file: File) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    file.take(MAX_GITIGNORE_BYTES)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    Some(bytes)
+}
+
+fn join(dir: &str, name: &str) -> String {
+    if dir.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
+impl Walk {
+    fn enter(&mut self, dir: Arc<OwnedFd>, rel: String, depth: usize) -> Result<()> {
+        let mut names = Vec::new();
+        let reader =
+            rustix::fs::Dir::read_from(&*dir).map_err(|e| io_error("listing a directory", e))?;
+        for entry in reader {
+            let entry = entry.map_err(|e| io_error("listing a directory", e))?;
+            let name = entry.file_name().to_bytes();
+            if name == b"." || name == b".." {
+                continue;
+            }
+            let kind = match entry.file_type() {
+                FileType::Unknown => None,
+                known => Some(EntryKind::of(known)),
+            };
+            names.push((name.to_vec(), kind));
+        }
+        names.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let ignore_mark = match self.rules.as_mut() {
+            Some(rules) => {
+                let gitignore = names
+                    .iter()
+                    .any(|(n, k)| n == b".gitignore" && *k != Some(EntryKind::Directory))
+                    .then(|| {
+                        rustix::fs::openat(
+                            &*dir,
+                            ".gitignore",
+                            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                            Mode::empty(),
+                        )
+                        .ok()
+                        .and_then(|fd| read_bounded(File::from(fd)))
+                    })
+                    .flatten();
+                rules.push_dir(&rel, gitignore.as_deref())
+            }
+            None => 0,
+        };
+        self.stack.push(Frame {
+            dir,
+            rel,
+            depth,
+            names: names.into_iter(),
+            ignore_mark,
+        });
+        Ok(())
+    }
+
+    fn descend_pending(&mut self) {
+        let Some((parent, name, rel, depth)) = self.descend.take() else {
+            return;
+        };
+        let opened = rustix::fs::openat(
+            &*parent,
+            name.as_slice(),
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        );
+        let entered = match opened {
+            Ok(fd) => self.enter(Arc::new(fd), rel.clone(), depth),
+            Err(e) => Err(io_error("opening a directory", e)),
+        };
+        if entered.is_err() {
+            self.unreadable.push(rel);
+        }
+    }
+}
+
+impl Iterator for Walk {
+    type Item = Result<Entry>;
+
+    fn next(&mut self) -> Option<Result<Entry>> {
+        loop {
+            self.descend_pending();
+            let frame = self.stack.last_mut()?;
+            let Some((name, kind)) = frame.names.next() else {
+                let frame = self.stack.pop()?;
+                if let Some(rules) = self.rules.as_mut() {
+                    rules.pop_to(frame.ignore_mark);
+                }
+                continue;
+            };
+            let kind = match kind {
+                Some(kind) => kind,
+                None => match rustix::fs::statat(
+                    &*frame.dir,
+                    name.as_slice(),
+                    AtFlags::SYMLINK_NOFOLLOW,
+                ) {
+                    Ok(stat) => EntryKind::of(FileType::from_raw_mode(stat.st_mode)),
+                    Err(_) => continue, // vanished while walking
+                },
+            };
+            let text = String::from_utf8_lossy(&name).into_owned();
+            if frame.rel.is_empty() && text == STATE_DIR_NAME {
+                continue;
+            }
+            let rel = join(&frame.rel, &text);
+            let depth = frame.depth + 1;
+            if self.options.respect_ignore {
+                if text == ".git" {
+                    continue;
+                }
+                let is_dir = kind == EntryKind::Directory;
+                if self
+                    .rules
+                    .as_ref()
+                    .is_some_and(|r| r.is_ignored(&rel, is_dir))
+                {
+                    self.ignored += 1;
+                    continue;
+                }
+            }
+            if kind == EntryKind::Directory && self.options.recursive {
+                if depth < self.options.max_depth {
+                    self.descend = Some((Arc::clone(&frame.dir), name.clone(), rel.clone(), depth));
+                } else {
+                    self.depth_limited = true;
+                }
+            }
+            return Some(Ok(Entry {
+                rel,
+                depth,
+                kind,
+                dir: Arc::clone(&frame.dir),
+                name,
+            }));
+        }
+    }
+}
