@@ -7,9 +7,39 @@
 pub use filekeeper_plumbing as plumbing;
 pub use plumbing::{Code, Error, ObjectId, Result};
 
+mod grep;
+mod listing;
+mod read;
+pub mod text;
+mod time;
+
+pub use grep::{GrepMatch, GrepOptions, GrepResult};
+pub use listing::{ListEntry, ListOptions, Listing};
+pub use read::{Existence, FileInfo, ManyItem, ReadOptions, ReadResult};
+
 use plumbing::home::{Home, Registration};
-use plumbing::workspace::Workspace;
 use std::path::Path;
+
+/// One selected workspace: the operations of the library API.
+pub struct Workspace {
+    inner: plumbing::workspace::Workspace,
+}
+
+impl Workspace {
+    /// The registered name, or `None` for a transient `--root` workspace.
+    pub fn name(&self) -> Option<&str> {
+        self.inner.name.as_deref()
+    }
+
+    /// The plumbing underneath, for the plumbing commands.
+    pub fn plumbing(&self) -> &plumbing::workspace::Workspace {
+        &self.inner
+    }
+
+    pub fn into_plumbing(self) -> plumbing::workspace::Workspace {
+        self.inner
+    }
+}
 
 /// A handle on one Filekeeper home.
 pub struct Filekeeper {
@@ -92,7 +122,9 @@ impl Filekeeper {
 
     /// Opens a workspace: by name, else by root, else the default; never a guess.
     pub fn workspace(&self, name: Option<&str>, root: Option<&Path>) -> Result<Workspace> {
-        Workspace::select(self.home.clone(), name, root)
+        Ok(Workspace {
+            inner: plumbing::workspace::Workspace::select(self.home.clone(), name, root)?,
+        })
     }
 
     fn registry(&self) -> Result<plumbing::home::Registry> {

@@ -63,6 +63,10 @@ pub enum Command {
     #[command(subcommand)]
     Workspace(WorkspaceCommand),
 
+    /// Read, inspect, list and search files in the workspace.
+    #[command(subcommand)]
+    File(FileCommand),
+
     /// Compute a blob id (sha256:...) of a workspace file or stdin; -w also stores it.
     HashObject(HashObjectArgs),
 
@@ -202,4 +206,115 @@ pub struct PublishArgs {
     /// Accept a credential-shaped write target.
     #[arg(long)]
     pub i_accept_secret_write_risk: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct LineRange {
+    /// First line to read, 1-based.
+    #[arg(long, value_name = "N")]
+    pub from_line: Option<u64>,
+    /// Last line to read, inclusive; beyond the end of the file is an error, never clamped.
+    #[arg(long, value_name = "M")]
+    pub to_line: Option<u64>,
+    /// The file's encoding, when it is not UTF-8 (e.g. latin1, windows-1252, shift_jis).
+    #[arg(long, value_name = "E")]
+    pub encoding: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum FileCommand {
+    /// Print lines of a text file byte-for-byte on stdout; metadata goes to stderr.
+    ///
+    /// Examples:
+    ///   keeper file read notes.md
+    ///   keeper file read src/main.rs --from-line 10 --to-line 20
+    ///   keeper --json file read big.log --max-bytes 65536
+    Read {
+        /// The file, workspace-relative.
+        path: String,
+        #[command(flatten)]
+        range: LineRange,
+        /// Return at most N bytes, cut at a whole line (default and ceiling: max_read_bytes).
+        #[arg(long, value_name = "N")]
+        max_bytes: Option<u64>,
+    },
+    /// Read several files; each succeeds or fails on its own (at most max_read_many_paths).
+    ReadMany {
+        /// The files, workspace-relative.
+        #[arg(required = true)]
+        paths: Vec<String>,
+        #[command(flatten)]
+        range: LineRange,
+        /// Return at most N bytes of each file, cut at a whole line.
+        #[arg(long, value_name = "N")]
+        max_bytes_per_file: Option<u64>,
+    },
+    /// Show kind, size, mode, modification time, and for files the text facts and hash.
+    Info {
+        /// The path, workspace-relative.
+        path: String,
+    },
+    /// Print a file's content hash (sha256:..., the id `--expected-hash` takes).
+    Hash {
+        /// The file, workspace-relative.
+        path: String,
+    },
+    /// Exit 0 when the path exists and 3 when it does not: a shell predicate.
+    ///
+    /// Example:
+    ///   keeper file exists notes.md && echo present
+    Exists {
+        /// The path, workspace-relative.
+        path: String,
+    },
+    /// List a directory, sorted; .filekeeper/ is never listed and links are never followed.
+    List {
+        /// The directory (default: the workspace root).
+        path: Option<String>,
+        /// Descend into subdirectories (up to max_recursion_depth).
+        #[arg(long, short)]
+        recursive: bool,
+        /// Only entries whose path below PATH matches this glob (`*` crosses `/`).
+        #[arg(long, value_name = "PATTERN")]
+        glob: Option<String>,
+        /// Return at most N entries (default and ceiling: max_directory_entries).
+        #[arg(long, value_name = "N")]
+        max_entries: Option<u64>,
+    },
+    /// Find paths by glob, honouring .gitignore and skipping .git/.
+    ///
+    /// Example:
+    ///   keeper file search . '*.md'
+    Search {
+        /// The directory to search.
+        path: String,
+        /// The glob; without a `/` it also matches bare file names.
+        glob: String,
+        /// Return at most N results (default and ceiling: max_search_results).
+        #[arg(long, value_name = "N")]
+        max_results: Option<u64>,
+    },
+    /// Find lines containing text (literal unless --regex), honouring .gitignore.
+    ///
+    /// Examples:
+    ///   keeper file grep . 'TODO'
+    ///   keeper file grep src 'fn \w+_test' --regex --glob '*.rs'
+    Grep {
+        /// The directory (or file) to search.
+        path: String,
+        /// The text to find.
+        query: String,
+        /// Treat QUERY as a regular expression (Rust regex syntax).
+        #[arg(long)]
+        regex: bool,
+        /// Only files whose path below PATH matches this glob.
+        #[arg(long, value_name = "PATTERN")]
+        glob: Option<String>,
+        /// Match without regard to case.
+        #[arg(long, short = 'i')]
+        ignore_case: bool,
+        /// Return at most N matching lines (default and ceiling: max_search_results).
+        #[arg(long, value_name = "N")]
+        max_results: Option<u64>,
+    },
 }

@@ -1,6 +1,7 @@
 //! The `keeper` binary's logic: parse, dispatch to the library, render.
 
 mod args;
+mod file_cmds;
 mod output;
 mod plumbing_cmds;
 mod workspace_cmds;
@@ -55,6 +56,11 @@ fn dispatch(cli: &Cli) -> crate::Result<output::Reply> {
     match &cli.command {
         Command::Init => workspace_cmds::init(&keeper),
         Command::Workspace(cmd) => workspace_cmds::run(&keeper, cmd),
+        Command::File(cmd) => {
+            let ws =
+                keeper.workspace(cli.global.workspace.as_deref(), cli.global.root.as_deref())?;
+            file_cmds::run(&ws, cmd, cli.global.json)
+        }
         other => plumbing_cmds::run(&keeper, &cli.global, other),
     }
 }

@@ -18,17 +18,20 @@ pub struct Style {
 pub struct Reply {
     /// The JSON fields beside `"ok": true`.
     pub fields: Map<String, Value>,
-    /// The human rendering of the result itself (stdout).
-    pub human: String,
+    /// The human rendering of the result itself (stdout), bytes so content passes unchanged.
+    pub human: Vec<u8>,
+    /// Metadata for people, printed on stderr in human mode unless --quiet.
+    pub notes: Vec<String>,
     /// The process exit code (0, or 3 for a predicate answering "no").
     pub exit: i32,
 }
 
 impl Reply {
-    pub fn new(fields: Map<String, Value>, human: impl Into<String>) -> Reply {
+    pub fn new(fields: Map<String, Value>, human: impl Into<Vec<u8>>) -> Reply {
         Reply {
             fields,
             human: human.into(),
+            notes: Vec::new(),
             exit: 0,
         }
     }
@@ -43,8 +46,12 @@ pub fn success(style: Style, reply: Reply) -> i32 {
         doc.extend(reply.fields);
         let _ = writeln!(stdout, "{}", Value::Object(doc));
     } else {
-        let _ = stdout.write_all(reply.human.as_bytes());
+        let _ = stdout.write_all(&reply.human);
+        let _ = stdout.flush();
         if !style.quiet {
+            for note in &reply.notes {
+                eprintln!("{note}");
+            }
             if let Some(Value::Array(warnings)) = reply.fields.get("warnings") {
                 for w in warnings.iter().filter_map(Value::as_str) {
                     eprintln!("warning: {w}");

@@ -10,7 +10,11 @@ use serde_json::{Value, json};
 use std::io::{Read, Write};
 
 pub fn run(keeper: &Filekeeper, global: &Global, command: &Command) -> Result<Reply> {
-    let open = || keeper.workspace(global.workspace.as_deref(), global.root.as_deref());
+    let open = || {
+        keeper
+            .workspace(global.workspace.as_deref(), global.root.as_deref())
+            .map(|ws| ws.into_plumbing())
+    };
     let (ws, mut fields, human) = match command {
         Command::HashObject(args) => {
             let needs_workspace = args.write || !args.stdin;
@@ -75,7 +79,9 @@ pub fn run(keeper: &Filekeeper, global: &Global, command: &Command) -> Result<Re
             );
             (Some(ws), fields, human)
         }
-        Command::Init | Command::Workspace(_) => unreachable!("dispatched elsewhere"),
+        Command::Init | Command::Workspace(_) | Command::File(_) => {
+            unreachable!("dispatched elsewhere")
+        }
     };
     if let Some(ws) = ws {
         let mut doc = serde_json::Map::new();

@@ -1,0 +1,232 @@
+//! `keeper file …`: the read-only file commands.
+
+use super::args::FileCommand;
+use super::output::Reply;
+use crate::{
+    GrepOptions, ListOptions, Listing, ManyItem, ReadOptions, ReadResult, Result, Workspace,
+};
+use serde_json::{Map, Value, json};
+
+fn fields(workspace: &Workspace, value: impl serde::Serialize) -> Map<String, Value> {
+    let mut out = Map::new();
+    out.insert("workspace".into(), json!(workspace.name()));
+    if let Ok(Value::Object(map)) = serde_json::to_value(value) {
+        out.extend(map);
+    }
+    out
+}
+
+pub fn run(ws: &Workspace, cmd: &FileCommand, json: bool) -> Result<Reply> {
+    match cmd {
+        FileCommand::Read {
+            path,
+            range,
+            max_bytes,
+        } => {
+            let options = ReadOptions {
+                from_line: range.from_line,
+                to_line: range.to_line,
+                max_bytes: *max_bytes,
+                encoding: range.encoding.clone(),
+            };
+            let read = ws.read_file(path, &options)?;
+            let notes = read_notes(&read);
+            let mut reply = Reply::new(fields(ws, &read), read.raw.clone());
+            reply.notes = notes;
+            Ok(reply)
+        }
+        FileCommand::ReadMany {
+            paths,
+            range,
+            max_bytes_per_file,
+        } => {
+            let options = ReadOptions {
+                from_line: range.from_line,
+                to_line: range.to_line,
+                max_bytes: *max_bytes_per_file,
+                encoding: range.encoding.clone(),
+            };
+            let items = ws.read_many(paths, &options)?;
+            let mut human = Vec::new();
+            let mut notes = Vec::new();
+            let mut results = Vec::new();
+            for item in &items {
+                match item {
+                    ManyItem::Read(read) => {
+                        human.extend_from_slice(format!("==> {} <==\n", read.path).as_bytes());
+                        human.extend_from_slice(&read.raw);
+                        if !read.raw.is_empty()
+                            && !read.raw.ends_with(b"\n")
+                            && !read.raw.ends_with(b"\r")
+                        {
+                            human.push(b'\n');
+                        }
+                        notes.extend(
+                            read_notes(read)
+                                .into_iter()
+                                .map(|n| format!("{}: {n}", read.path)),
+                        );
+                        let mut doc = Map::new();
+                        doc.insert("ok".into(), Value::Bool(true));
+                        if let Ok(Value::Object(map)) = serde_json::to_value(read) {
+                            doc.extend(map);
+                        }
+                        results.push(Value::Object(doc));
+                    }
+                    ManyItem::Failed { path, error } => {
+                        notes.push(format!("{path}: error[{}]: {}", error.code, error.message));
+                        let mut doc = super::error_document(error);
+                        if let Value::Object(map) = &mut doc {
+                            map.insert("path".into(), json!(path));
+                        }
+                        results.push(doc);
+                    }
+                }
+            }
+            let mut out = fields(ws, json!({}));
+            out.insert("results".into(), Value::Array(results));
+            let mut reply = Reply::new(out, human);
+            reply.notes = notes;
+            Ok(reply)
+        }
+        FileCommand::Info { path } => {
+            let info = ws.info(path)?;
+            let doc = fields(ws, &info);
+            let mut human = String::new();
+            for (key, value) in doc
+                .iter()
+                .filter(|(k, v)| *k != "workspace" && !v.is_null())
+            {
+                let shown = match (key.as_str(), value) {
+                    ("mode", Value::Number(n)) => format!("{:o}", n.as_u64().unwrap_or(0)),
+                    (_, Value::String(s)) => s.clone(),
+                    (_, other) => other.to_string(),
+                };
+                human.push_str(&format!("{key:<11} {shown}\n"));
+            }
+            Ok(Reply::new(doc, human))
+        }
+        FileCommand::Hash { path } => {
+            let (hash, size) = ws.hash_file(path)?;
+            let human = format!("{hash}\n");
+            Ok(Reply::new(
+                fields(ws, json!({"path": path, "hash": hash, "size_bytes": size})),
+                human,
+            ))
+        }
+        FileCommand::Exists { path } => {
+            let found = ws.exists(path)?;
+            let human = format!("{}\n", found.kind.unwrap_or("absent"));
+            let mut reply = Reply::new(fields(ws, &found), human);
+            if !found.exists {
+                reply.exit = crate::Code::PathNotFound.exit_code();
+            }
+            Ok(reply)
+        }
+        FileCommand::List {
+            path,
+            recursive,
+            glob,
+            max_entries,
+        } => {
+            let options = ListOptions {
+                recursive: *recursive,
+                glob: glob.clone(),
+                max_entries: *max_entries,
+            };
+            let listing = ws.list(path.as_deref(), &options)?;
+            Ok(listing_reply(ws, listing, json))
+        }
+        FileCommand::Search {
+            path,
+            glob,
+            max_results,
+        } => {
+            let listing = ws.search(path, glob, *max_results)?;
+            Ok(listing_reply(ws, listing, json))
+        }
+        FileCommand::Grep {
+            path,
+            query,
+            regex,
+            glob,
+            ignore_case,
+            max_results,
+        } => {
+            let options = GrepOptions {
+                regex: *regex,
+                glob: glob.clone(),
+                ignore_case: *ignore_case,
+                max_results: *max_results,
+            };
+            let found = ws.grep(path, query, &options)?;
+            let mut human = String::new();
+            for m in &found.matches {
+                human.push_str(&format!("{}:{}:{}:{}\n", m.path, m.line, m.column, m.text));
+            }
+            let mut notes = vec![format!(
+                "{} matching lines in {} files searched ({} skipped, {} ignored)",
+                found.matches.len(),
+                found.files_searched,
+                found.files_skipped,
+                found.ignored
+            )];
+            if found.truncated {
+                notes.push(
+                    "truncated: more lines match; narrow the search or raise --max-results".into(),
+                );
+            }
+            let mut reply = Reply::new(fields(ws, &found), human);
+            reply.notes = notes;
+            Ok(reply)
+        }
+    }
+}
+
+fn read_notes(read: &ReadResult) -> Vec<String> {
+    let lines = match (read.start_line, read.end_line) {
+        (Some(a), Some(b)) => format!("lines {a}-{b} of {}", read.line_count),
+        _ => format!("no lines of {}", read.line_count),
+    };
+    let mut notes = vec![format!(
+        "{lines}, {}, {}, {}{}",
+        read.encoding,
+        read.newline,
+        read.content_hash,
+        if read.bom { ", BOM" } else { "" }
+    )];
+    if let Some(next) = read.next_start_line {
+        notes.push(format!(
+            "truncated at max_bytes; continue with --from-line {next}"
+        ));
+    }
+    notes
+}
+
+fn listing_reply(ws: &Workspace, listing: Listing, _json: bool) -> Reply {
+    let mut human = String::new();
+    for e in &listing.entries {
+        let suffix = match e.kind {
+            "directory" => "/",
+            "symlink" => "@",
+            _ => "",
+        };
+        human.push_str(&format!("{}{suffix}\n", e.path));
+    }
+    let mut notes = Vec::new();
+    if listing.truncated {
+        notes.push(format!(
+            "truncated after {} entries; narrow the request or raise the bound",
+            listing.entries.len()
+        ));
+    }
+    if listing.depth_limited {
+        notes.push("some directories were not descended: max_recursion_depth reached".into());
+    }
+    for dir in &listing.unreadable {
+        notes.push(format!("could not read directory {dir}"));
+    }
+    let mut reply = Reply::new(fields(ws, &listing), human);
+    reply.notes = notes;
+    reply
+}

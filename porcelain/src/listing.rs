@@ -1,0 +1,196 @@
+//! Finding paths: `list` and `search`.
+
+use crate::{Code, Error, Result, Workspace};
+use filekeeper_plumbing::resolve::{Intent, Kind};
+use filekeeper_plumbing::walk::{self, EntryKind, WalkOptions};
+use globset::{GlobBuilder, GlobMatcher};
+use serde::Serialize;
+
+/// One listed path.
+#[derive(Clone, Debug, Serialize)]
+pub struct ListEntry {
+    /// Workspace-relative path.
+    pub path: String,
+    /// `file`, `directory`, `symlink` or `special`.
+    pub kind: &'static str,
+    /// Size in bytes, for files.
+    pub size_bytes: Option<u64>,
+    /// For a symlink: what it leads to inside the workspace (`file`, `directory`), or
+    /// `outside` or `broken`. Links are reported, never followed out of the root.
+    pub target_kind: Option<&'static str>,
+}
+
+/// The result of `list` or `search`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Listing {
+    pub path: String,
+    pub entries: Vec<ListEntry>,
+    /// More entries matched than were returned.
+    pub truncated: bool,
+    /// How many matching entries were seen before the walk stopped (at most one past the
+    /// bound: the walk stops as soon as it knows the answer is truncated).
+    pub entries_seen: u64,
+    /// Entries passed over by ignore rules (search only).
+    pub ignored: u64,
+    /// Directories not descended because of the depth bound.
+    pub depth_limited: bool,
+    /// Directories that could not be read.
+    pub unreadable: Vec<String>,
+}
+
+/// Options of [`Workspace::list`].
+#[derive(Clone, Debug, Default)]
+pub struct ListOptions {
+    pub recursive: bool,
+    /// Only entries whose path below the listed directory matches this glob.
+    pub glob: Option<String>,
+    /// At most this many entries (default and ceiling: `max_directory_entries`).
+    pub max_entries: Option<u64>,
+}
+
+/// Builds a glob matcher. `*` crosses directory separators, so `*.md` finds nested files;
+/// a pattern without `/` also matches a bare file name.
+pub(crate) fn glob(pattern: &str) -> Result<GlobMatcher> {
+    GlobBuilder::new(pattern)
+        .literal_separator(false)
+        .backslash_escape(true)
+        .build()
+        .map(|g| g.compile_matcher())
+        .map_err(|e| {
+            Error::new(
+                Code::InvalidPattern,
+                format!("invalid glob {pattern:?}: {}", e.kind()),
+            )
+            .with("pattern", pattern)
+        })
+}
+
+pub(crate) fn glob_matches(matcher: &GlobMatcher, pattern: &str, below: &str) -> bool {
+    matcher.is_match(below)
+        || (!pattern.contains('/') && matcher.is_match(below.rsplit('/').next().unwrap_or(below)))
+}
+
+/// Checks a caller's bound against the configured ceiling: above it is LIMIT_EXCEEDED.
+pub(crate) fn bound(requested: Option<u64>, ceiling: u64, what: &str) -> Result<u64> {
+    match requested {
+        Some(0) => Err(Error::invalid(format!("{what} must be at least 1"))),
+        Some(n) if n > ceiling => Err(Error::new(
+            Code::LimitExceeded,
+            format!("{what} {n} is above the limit of {ceiling} per request"),
+        )
+        .with("limit", ceiling)
+        .with("requested", n)),
+        Some(n) => Ok(n),
+        None => Ok(ceiling),
+    }
+}
+
+impl Workspace {
+    /// Lists a directory (the root by default), sorted by name, directories before their
+    /// contents when recursive. `.filekeeper/` is never listed.
+    pub fn list(&self, path: Option<&str>, options: &ListOptions) -> Result<Listing> {
+        let limits = &self.inner.limits;
+        let max = bound(
+            options.max_entries,
+            limits.max_directory_entries,
+            "max_entries",
+        )?;
+        let matcher = options.glob.as_deref().map(glob).transpose()?;
+        self.collect(
+            path.unwrap_or("."),
+            WalkOptions {
+                recursive: options.recursive,
+                max_depth: limits.max_recursion_depth as usize,
+                respect_ignore: false,
+            },
+            max,
+            |below| match (&matcher, options.glob.as_deref()) {
+                (Some(m), Some(p)) => glob_matches(m, p, below),
+                _ => true,
+            },
+        )
+    }
+
+    /// Finds paths under `path` whose path (or, for a pattern without `/`, whose name) matches
+    /// `pattern`. Honours git's ignore rules and skips `.git/`.
+    pub fn search(&self, path: &str, pattern: &str, max_results: Option<u64>) -> Result<Listing> {
+        let limits = &self.inner.limits;
+        let max = bound(max_results, limits.max_search_results, "max_results")?;
+        let matcher = glob(pattern)?;
+        self.collect(
+            path,
+            WalkOptions {
+                recursive: true,
+                max_depth: limits.max_recursion_depth as usize,
+                respect_ignore: true,
+            },
+            max,
+            |below| glob_matches(&matcher, pattern, below),
+        )
+    }
+
+    fn collect(
+        &self,
+        path: &str,
+        options: WalkOptions,
+        max: u64,
+        keep: impl Fn(&str) -> bool,
+    ) -> Result<Listing> {
+        let root = &self.inner.root;
+        let start = root.resolve(path, Intent::Read)?;
+        let prefix_len = if start.rel == "." {
+            0
+        } else {
+            start.rel.len() + 1
+        };
+        let mut walk = walk::walk(root, &start, options)?;
+        let mut entries = Vec::new();
+        let mut seen = 0u64;
+        for entry in walk.by_ref() {
+            let entry = entry?;
+            if !keep(&entry.rel[prefix_len..]) {
+                continue;
+            }
+            seen += 1;
+            if seen > max {
+                break;
+            }
+            let size_bytes = match entry.kind {
+                EntryKind::File => Some(entry.stat()?.size),
+                _ => None,
+            };
+            let target_kind =
+                (entry.kind == EntryKind::Symlink).then(|| link_target(self, &entry.rel));
+            entries.push(ListEntry {
+                path: entry.rel,
+                kind: entry.kind.as_str(),
+                size_bytes,
+                target_kind,
+            });
+        }
+        Ok(Listing {
+            path: path.to_owned(),
+            entries,
+            truncated: seen > max,
+            entries_seen: seen,
+            ignored: walk.ignored,
+            depth_limited: walk.depth_limited,
+            unreadable: walk.unreadable,
+        })
+    }
+}
+
+/// What a link inside the workspace leads to, judged by the same resolver as every path.
+fn link_target(ws: &Workspace, rel: &str) -> &'static str {
+    match ws.inner.root.resolve(rel, Intent::Read) {
+        Ok(r) => match r.kind {
+            Some(Kind::File) => "file",
+            Some(Kind::Directory) => "directory",
+            None => "broken",
+        },
+        Err(e) if e.code == Code::SymlinkEscapeRefused => "outside",
+        Err(e) if e.code == Code::SpecialFileRefused => "special",
+        Err(e) if e.code == Code::PathIsStatePath => "state",
+        Err(_) => "broken",
+    }
+}

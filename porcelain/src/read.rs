@@ -1,0 +1,322 @@
+//! Reading: `read`, `read-many`, `info`, `hash`, `exists`.
+
+use crate::text::{self, Collect, Newline};
+use crate::time::rfc3339;
+use crate::{Code, Error, Result, Workspace};
+use filekeeper_plumbing::resolve::{Intent, Kind};
+use serde::Serialize;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+
+/// Options of [`Workspace::read_file`].
+#[derive(Clone, Debug, Default)]
+pub struct ReadOptions {
+    /// First line to return, 1-based (default 1).
+    pub from_line: Option<u64>,
+    /// Last line to return, inclusive (default: the last line).
+    pub to_line: Option<u64>,
+    /// Most bytes to return (default and ceiling: `max_read_bytes`).
+    pub max_bytes: Option<u64>,
+    /// An explicit encoding label (default UTF-8).
+    pub encoding: Option<String>,
+}
+
+/// A slice of a text file, with the facts needed to write it back safely.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReadResult {
+    pub path: String,
+    /// The returned lines decoded as text (a UTF-8 BOM is not part of it; see `bom`).
+    pub content: String,
+    /// The returned lines' raw bytes, exactly as stored (what `keeper file read` prints).
+    #[serde(skip)]
+    pub raw: Vec<u8>,
+    /// The hash of the whole file, for `--expected-hash`.
+    pub content_hash: String,
+    pub size_bytes: u64,
+    pub encoding: String,
+    pub newline: String,
+    pub bom: bool,
+    pub line_count: u64,
+    /// The first and last line returned; null when nothing was.
+    pub start_line: Option<u64>,
+    pub end_line: Option<u64>,
+    pub truncated: bool,
+    pub truncation_reason: Option<String>,
+    /// Where to continue with `--from-line` after a truncated read.
+    pub next_start_line: Option<u64>,
+}
+
+/// What `info` reports.
+#[derive(Clone, Debug, Serialize)]
+pub struct FileInfo {
+    pub path: String,
+    pub kind: &'static str,
+    pub size_bytes: Option<u64>,
+    pub mode: u32,
+    pub modified: String,
+    pub is_text: Option<bool>,
+    pub encoding: Option<String>,
+    pub newline: Option<String>,
+    pub bom: Option<bool>,
+    pub line_count: Option<u64>,
+    pub hash: Option<String>,
+}
+
+/// What `exists` reports.
+#[derive(Clone, Debug, Serialize)]
+pub struct Existence {
+    pub path: String,
+    pub exists: bool,
+    pub kind: Option<&'static str>,
+}
+
+/// One path's outcome in `read-many`: a read, or that path's own error.
+#[derive(Clone, Debug)]
+pub enum ManyItem {
+    Read(ReadResult),
+    Failed { path: String, error: Error },
+}
+
+impl Workspace {
+    /// Reads lines of a text file. Ranges are 1-based and inclusive; a range beyond the end is
+    /// INVALID_ARGUMENT, never clamped. A read longer than `max_bytes` stops at a whole line
+    /// and says where to continue.
+    pub fn read_file(&self, path: &str, options: &ReadOptions) -> Result<ReadResult> {
+        let ceiling = self.inner.limits.max_read_bytes;
+        let max_bytes = match options.max_bytes {
+            Some(0) => return Err(Error::invalid("max_bytes must be at least 1").path(path)),
+            Some(n) if n > ceiling => {
+                return Err(Error::new(
+                    Code::LimitExceeded,
+                    format!("max_bytes {n} is above the configured max_read_bytes {ceiling}"),
+                )
+                .path(path)
+                .with("limit", ceiling));
+            }
+            Some(n) => n,
+            None => ceiling,
+        };
+        let from_line = options.from_line.unwrap_or(1);
+        if from_line == 0 || options.to_line == Some(0) {
+            return Err(Error::invalid("line numbers are 1-based").path(path));
+        }
+        if options.to_line.is_some_and(|to| to < from_line) {
+            return Err(Error::invalid("to_line is before from_line").path(path));
+        }
+        let encoding = text::encoding_for(options.encoding.as_deref())?;
+        let file = self.inner.root.resolve(path, Intent::Read)?.open_file()?;
+        let collect = Collect {
+            from_line,
+            to_line: options.to_line,
+            max_bytes,
+        };
+        let scan = text::scan(file, encoding, Some(collect))?;
+        let facts = text_facts(path, scan.text, scan.not_text)?;
+        let count = facts.line_count;
+        let beyond = |what: &str, n: u64| {
+            Error::invalid(format!(
+                "{what} {n} is beyond the end of the file, which has {count} lines"
+            ))
+            .path(path)
+            .with("line_count", count)
+        };
+        if from_line > count.max(1) {
+            return Err(beyond("from_line", from_line));
+        }
+        if let Some(to) = options.to_line.filter(|to| *to > count) {
+            return Err(beyond("to_line", to));
+        }
+        if let Some(len) = facts.oversized_line {
+            return Err(Error::new(
+                Code::LimitExceeded,
+                format!("line {from_line} alone is {len} bytes, more than max_bytes {max_bytes}"),
+            )
+            .path(path)
+            .with("line", from_line)
+            .with("line_bytes", len)
+            .recovery("raise max_bytes (up to max_read_bytes) to read this line"));
+        }
+        let mut raw = facts.collected;
+        let bom_in_raw = facts.bom && facts.first_collected == Some(1);
+        let decoded = {
+            let body = if bom_in_raw { &raw[3..] } else { &raw[..] };
+            facts
+                .encoding
+                .decode_without_bom_handling_and_without_replacement(body)
+                .map(|c| c.into_owned())
+                .ok_or_else(|| Error::internal("text decoded in one pass but not in the next"))?
+        };
+        raw.shrink_to_fit();
+        Ok(ReadResult {
+            path: path.to_owned(),
+            content: decoded,
+            raw,
+            content_hash: scan.hash.to_string(),
+            size_bytes: scan.size,
+            encoding: facts.encoding.name().to_ascii_lowercase(),
+            newline: facts.newline.as_str().to_owned(),
+            bom: facts.bom,
+            line_count: count,
+            start_line: facts.first_collected,
+            end_line: facts.last_collected,
+            truncated: facts.cut_at.is_some(),
+            truncation_reason: facts.cut_at.map(|_| "max_bytes".to_owned()),
+            next_start_line: facts.cut_at,
+        })
+    }
+
+    /// Reads several files; each path succeeds or fails on its own, in order.
+    pub fn read_many(&self, paths: &[String], options: &ReadOptions) -> Result<Vec<ManyItem>> {
+        let limit = self.inner.limits.max_read_many_paths;
+        if paths.len() as u64 > limit {
+            return Err(Error::new(
+                Code::LimitExceeded,
+                format!(
+                    "{} paths requested; at most {limit} per request",
+                    paths.len()
+                ),
+            )
+            .with("limit", limit)
+            .with("requested", paths.len()));
+        }
+        if paths.is_empty() {
+            return Err(Error::invalid("name at least one path"));
+        }
+        Ok(paths
+            .iter()
+            .map(|path| match self.read_file(path, options) {
+                Ok(read) => ManyItem::Read(read),
+                Err(error) => ManyItem::Failed {
+                    path: path.clone(),
+                    error,
+                },
+            })
+            .collect())
+    }
+
+    /// Kind, size, mode, modification time, and for files the text facts and hash.
+    pub fn info(&self, path: &str) -> Result<FileInfo> {
+        let resolved = self.inner.root.resolve(path, Intent::Read)?;
+        match resolved.kind {
+            None => Err(Error::new(
+                Code::PathNotFound,
+                "no such file or directory in the workspace",
+            )
+            .path(path)),
+            Some(Kind::Directory) => {
+                let dir = std::fs::File::from(resolved.open_dir()?);
+                let meta = dir
+                    .metadata()
+                    .map_err(|e| Error::storage("inspecting directory", &e))?;
+                Ok(FileInfo {
+                    path: path.to_owned(),
+                    kind: "directory",
+                    size_bytes: None,
+                    mode: meta.permissions().mode() & 0o7777,
+                    modified: rfc3339(meta.mtime()),
+                    is_text: None,
+                    encoding: None,
+                    newline: None,
+                    bom: None,
+                    line_count: None,
+                    hash: None,
+                })
+            }
+            Some(Kind::File) => {
+                let file = resolved.open_file()?;
+                let meta = file
+                    .metadata()
+                    .map_err(|e| Error::storage("inspecting file", &e))?;
+                let scan = text::scan(file, encoding_rs::UTF_8, None)?;
+                let text = scan.text.as_ref();
+                Ok(FileInfo {
+                    path: path.to_owned(),
+                    kind: "file",
+                    size_bytes: Some(scan.size),
+                    mode: meta.permissions().mode() & 0o7777,
+                    modified: rfc3339(meta.mtime()),
+                    is_text: Some(text.is_some()),
+                    encoding: text.map(|t| t.encoding.name().to_ascii_lowercase()),
+                    newline: text.map(|t| t.newline.as_str().to_owned()),
+                    bom: text.map(|t| t.bom),
+                    line_count: text.map(|t| t.line_count),
+                    hash: Some(scan.hash.to_string()),
+                })
+            }
+        }
+    }
+
+    /// The content hash of a file, `sha256:<hex>` of its exact bytes.
+    pub fn hash_file(&self, path: &str) -> Result<(String, u64)> {
+        let file = self.inner.root.resolve(path, Intent::Read)?.open_file()?;
+        let (id, size) =
+            crate::ObjectId::of_reader(file).map_err(|e| Error::storage("reading file", &e))?;
+        Ok((id.to_string(), size))
+    }
+
+    /// Whether a path exists. A missing parent is "no", not an error; a path that may not be
+    /// asked about at all (outside the root, through an escaping link) is still an error.
+    pub fn exists(&self, path: &str) -> Result<Existence> {
+        let kind = match self.inner.root.resolve(path, Intent::Read) {
+            Ok(resolved) => resolved.kind,
+            Err(e) if e.code == Code::PathNotFound => None,
+            Err(e) if e.code == Code::SpecialFileRefused => {
+                return Ok(Existence {
+                    path: path.to_owned(),
+                    exists: true,
+                    kind: Some("special"),
+                });
+            }
+            Err(e) => return Err(e),
+        };
+        Ok(Existence {
+            path: path.to_owned(),
+            exists: kind.is_some(),
+            kind: kind.map(Kind::as_str),
+        })
+    }
+}
+
+struct Facts {
+    encoding: &'static encoding_rs::Encoding,
+    newline: Newline,
+    bom: bool,
+    line_count: u64,
+    collected: Vec<u8>,
+    first_collected: Option<u64>,
+    last_collected: Option<u64>,
+    cut_at: Option<u64>,
+    oversized_line: Option<u64>,
+}
+
+fn text_facts(
+    path: &str,
+    text: Option<text::TextFacts>,
+    not_text: Option<String>,
+) -> Result<Facts> {
+    let Some(t) = text else {
+        let why = not_text.unwrap_or_default();
+        let err = Error::new(
+            Code::BinaryContentRefused,
+            format!("refusing to read as text: {why}"),
+        )
+        .path(path);
+        return Err(if why.contains("binary") {
+            err
+        } else {
+            err.recovery(
+                "if the file is text in another encoding, name it (CLI --encoding, MCP encoding)",
+            )
+        });
+    };
+    Ok(Facts {
+        encoding: t.encoding,
+        newline: t.newline,
+        bom: t.bom,
+        line_count: t.line_count,
+        collected: t.collected,
+        first_collected: t.first_collected,
+        last_collected: t.last_collected,
+        cut_at: t.cut_at,
+        oversized_line: t.oversized_line,
+    })
+}

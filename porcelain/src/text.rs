@@ -1,0 +1,459 @@
+//! Text facts of a byte stream, found in one streaming pass: is it text, in which encoding,
+//! which newline convention, a BOM, how many lines, its hash, and (optionally) the raw bytes of
+//! a range of lines. Nothing but the collected range is held in memory.
+//!
+//! Lines end at `\n`, `\r\n` or a lone `\r`; a final line without a terminator still counts.
+
+use crate::{Error, ObjectId, Result};
+use encoding_rs::{DecoderResult, Encoding, UTF_8};
+use filekeeper_plumbing::oid::Hasher;
+use std::io::{self, Read};
+
+/// A file is binary when its first 8 KiB hold a NUL byte.
+pub const BINARY_SNIFF_BYTES: usize = 8 * 1024;
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The newline convention a file uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Newline {
+    Lf,
+    Crlf,
+    Cr,
+    Mixed,
+    /// No line terminator at all (empty, or one unterminated line).
+    None,
+}
+
+impl Newline {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Newline::Lf => "lf",
+            Newline::Crlf => "crlf",
+            Newline::Cr => "cr",
+            Newline::Mixed => "mixed",
+            Newline::None => "none",
+        }
+    }
+
+    /// The terminator new lines should use to match the file (`\n` when undecided).
+    pub fn terminator(self) -> &'static str {
+        match self {
+            Newline::Crlf => "\r\n",
+            Newline::Cr => "\r",
+            _ => "\n",
+        }
+    }
+}
+
+/// Resolves an `--encoding` label. Only ASCII-compatible encodings are supported: line
+/// splitting works on bytes, and UTF-16 text would look binary anyway.
+pub fn encoding_for(label: Option<&str>) -> Result<&'static Encoding> {
+    let Some(label) = label else {
+        return Ok(UTF_8);
+    };
+    let encoding =
+        Encoding::for_label_no_replacement(label.trim().as_bytes()).ok_or_else(|| {
+            Error::invalid(format!("unknown encoding {label:?}")).with("encoding", label)
+        })?;
+    if !encoding.is_ascii_compatible() {
+        return Err(Error::invalid(format!(
+            "{} is not supported: only ASCII-compatible encodings (UTF-8, Latin-1, Shift_JIS, ...) are",
+            encoding.name()
+        ))
+        .with("encoding", label));
+    }
+    Ok(encoding)
+}
+
+/// Which lines to keep, and how many bytes at most.
+#[derive(Clone, Copy, Debug)]
+pub struct Collect {
+    pub from_line: u64,
+    pub to_line: Option<u64>,
+    pub max_bytes: u64,
+}
+
+/// What one pass found.
+#[derive(Debug)]
+pub struct Scan {
+    pub hash: ObjectId,
+    pub size: u64,
+    /// `None` when the content is binary or does not decode in the encoding.
+    pub text: Option<TextFacts>,
+    /// Why the content is not text, when it is not.
+    pub not_text: Option<String>,
+}
+
+#[derive(Debug)]
+pub struct TextFacts {
+    pub encoding: &'static Encoding,
+    pub newline: Newline,
+    pub bom: bool,
+    pub line_count: u64,
+    /// The collected lines' raw bytes (terminators and, on line 1, the BOM included).
+    pub collected: Vec<u8>,
+    /// The first and last collected line (`None` when nothing was collected).
+    pub first_collected: Option<u64>,
+    pub last_collected: Option<u64>,
+    /// The first line in range that did not fit in `max_bytes`.
+    pub cut_at: Option<u64>,
+    /// The length of that line, when it alone exceeds `max_bytes`.
+    pub oversized_line: Option<u64>,
+}
+
+struct LineSplitter {
+    line_no: u64,
+    line_len: u64,
+    pending_cr: bool,
+    lf: u64,
+    crlf: u64,
+    cr: u64,
+}
+
+/// Scans `reader` to its end.
+pub fn scan(
+    mut reader: impl Read,
+    encoding: &'static Encoding,
+    collect: Option<Collect>,
+) -> Result<Scan> {
+    let mut hasher = Hasher::default();
+    let mut decoder = encoding.new_decoder_without_bom_handling();
+    let mut scratch = vec![0u8; 3 * 64 * 1024 + 16];
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut seen: u64 = 0;
+    let mut binary = false;
+    let mut undecodable: Option<u64> = None;
+    let mut bom = false;
+    let mut lines = LineSplitter {
+        line_no: 1,
+        line_len: 0,
+        pending_cr: false,
+        lf: 0,
+        crlf: 0,
+        cr: 0,
+    };
+    let mut current: Vec<u8> = Vec::new();
+    let mut collected: Vec<u8> = Vec::new();
+    let mut first_collected = None;
+    let mut last_collected = None;
+    let mut cut_at = None;
+    let mut oversized_line = None;
+    let mut head: Vec<u8> = Vec::with_capacity(3);
+
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Error::storage("reading file", &e)),
+        };
+        let chunk = &buf[..n];
+        hasher.update(chunk);
+        if seen < BINARY_SNIFF_BYTES as u64 {
+            let sniff = (BINARY_SNIFF_BYTES as u64 - seen).min(n as u64) as usize;
+            binary |= chunk[..sniff].contains(&0);
+        }
+        if head.len() < 3 {
+            let take = (3 - head.len()).min(n);
+            head.extend_from_slice(&chunk[..take]);
+            if head.len() == 3 && encoding == UTF_8 {
+                bom = head == UTF8_BOM;
+            }
+        }
+        seen += n as u64;
+        if binary {
+            continue; // keep hashing; text facts no longer matter
+        }
+        if undecodable.is_none() {
+            let mut src = chunk;
+            while !src.is_empty() {
+                let (result, read, _) =
+                    decoder.decode_to_utf8_without_replacement(src, &mut scratch, false);
+                src = &src[read..];
+                if let DecoderResult::Malformed(..) = result {
+                    let offset = chunk.len() - src.len();
+                    undecodable = Some(lines.line_no + terminators(&chunk[..offset]));
+                    break;
+                }
+            }
+        }
+        // Split into lines, collecting the ones in range.
+        let mut start = 0;
+        for (i, &b) in chunk.iter().enumerate() {
+            let ends_line = match b {
+                b'\n' => {
+                    if lines.pending_cr {
+                        lines.crlf += 1;
+                        lines.pending_cr = false;
+                    } else {
+                        lines.lf += 1;
+                    }
+                    true
+                }
+                _ if lines.pending_cr => {
+                    // A lone CR ended the previous line; this byte starts a new one.
+                    lines.cr += 1;
+                    lines.pending_cr = false;
+                    finish_line(
+                        &mut lines,
+                        &mut current,
+                        &mut collected,
+                        collect,
+                        &mut first_collected,
+                        &mut last_collected,
+                        &mut cut_at,
+                        &mut oversized_line,
+                        &chunk[start..i],
+                    );
+                    start = i;
+                    if b == b'\r' {
+                        lines.pending_cr = true;
+                    }
+                    false
+                }
+                b'\r' => {
+                    lines.pending_cr = true;
+                    false
+                }
+                _ => false,
+            };
+            if ends_line {
+                finish_line(
+                    &mut lines,
+                    &mut current,
+                    &mut collected,
+                    collect,
+                    &mut first_collected,
+                    &mut last_collected,
+                    &mut cut_at,
+                    &mut oversized_line,
+                    &chunk[start..=i],
+                );
+                start = i + 1;
+            }
+        }
+        extend_current(&lines, &mut current, collect, &chunk[start..]);
+        lines.line_len += (chunk.len() - start) as u64;
+    }
+    if !binary && undecodable.is_none() {
+        let (result, _, _) = decoder.decode_to_utf8_without_replacement(&[], &mut scratch, true);
+        if let DecoderResult::Malformed(..) = result {
+            undecodable = Some(lines.line_no);
+        }
+    }
+    if lines.pending_cr {
+        lines.cr += 1;
+        lines.pending_cr = false;
+    }
+    // A final line without terminator (or ending in a lone CR) still counts.
+    if lines.line_len > 0 {
+        finish_line(
+            &mut lines,
+            &mut current,
+            &mut collected,
+            collect,
+            &mut first_collected,
+            &mut last_collected,
+            &mut cut_at,
+            &mut oversized_line,
+            &[],
+        );
+    }
+    let line_count = lines.line_no - 1;
+    let (hash, size) = hasher.finish();
+    let not_text = if binary {
+        Some("the content is binary (a NUL byte in its first 8 KiB)".to_owned())
+    } else {
+        undecodable.map(|line| format!("line {line} is not valid {}", encoding.name()))
+    };
+    let text = not_text.is_none().then(|| {
+        let newline = match (lines.lf > 0, lines.crlf > 0, lines.cr > 0) {
+            (false, false, false) => Newline::None,
+            (true, false, false) => Newline::Lf,
+            (false, true, false) => Newline::Crlf,
+            (false, false, true) => Newline::Cr,
+            _ => Newline::Mixed,
+        };
+        TextFacts {
+            encoding,
+            newline,
+            bom,
+            line_count,
+            collected,
+            first_collected,
+            last_collected,
+            cut_at,
+            oversized_line,
+        }
+    });
+    Ok(Scan {
+        hash,
+        size,
+        text,
+        not_text,
+    })
+}
+
+/// How many line terminators `bytes` holds (`\r\n` counts once).
+fn terminators(bytes: &[u8]) -> u64 {
+    let mut count = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n')) {
+            count += 1;
+        }
+    }
+    count
+}
+
+/// Adds bytes of the line being read to `current` when that line is in range.
+fn extend_current(
+    lines: &LineSplitter,
+    current: &mut Vec<u8>,
+    collect: Option<Collect>,
+    bytes: &[u8],
+) {
+    if let Some(c) = collect {
+        if in_range(c, lines.line_no) && (current.len() as u64) <= c.max_bytes {
+            let room = (c.max_bytes + 1).saturating_sub(current.len() as u64) as usize;
+            current.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        }
+    }
+}
+
+fn in_range(c: Collect, line: u64) -> bool {
+    line >= c.from_line && c.to_line.is_none_or(|to| line <= to)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finish_line(
+    lines: &mut LineSplitter,
+    current: &mut Vec<u8>,
+    collected: &mut Vec<u8>,
+    collect: Option<Collect>,
+    first: &mut Option<u64>,
+    last: &mut Option<u64>,
+    cut_at: &mut Option<u64>,
+    oversized: &mut Option<u64>,
+    tail: &[u8],
+) {
+    let line = lines.line_no;
+    let len = lines.line_len + tail.len() as u64;
+    if let Some(c) = collect {
+        if in_range(c, line) && cut_at.is_none() {
+            extend_current(lines, current, collect, tail);
+            if collected.len() as u64 + len <= c.max_bytes {
+                collected.extend_from_slice(current);
+                first.get_or_insert(line);
+                *last = Some(line);
+            } else {
+                *cut_at = Some(line);
+                if first.is_none() {
+                    *oversized = Some(len);
+                }
+            }
+        }
+    }
+    current.clear();
+    lines.line_no += 1;
+    lines.line_len = 0;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Code;
+
+    fn facts(bytes: &[u8]) -> TextFacts {
+        scan(bytes, UTF_8, None).unwrap().text.unwrap()
+    }
+
+    fn lines(bytes: &[u8], from: u64, to: Option<u64>, max: u64) -> TextFacts {
+        let c = Collect {
+            from_line: from,
+            to_line: to,
+            max_bytes: max,
+        };
+        scan(bytes, UTF_8, Some(c)).unwrap().text.unwrap()
+    }
+
+    #[test]
+    fn line_counts_and_newline_conventions() {
+        for (bytes, count, newline) in [
+            (&b""[..], 0, Newline::None),
+            (b"one", 1, Newline::None),
+            (b"one\n", 1, Newline::Lf),
+            (b"a\nb\n\n", 3, Newline::Lf),
+            (b"a\r\nb\r\n", 2, Newline::Crlf),
+            (b"a\rb\r", 2, Newline::Cr),
+            (b"a\rb", 2, Newline::Cr),
+            (b"a\r\nb\n", 2, Newline::Mixed),
+            (b"\r\r\n", 2, Newline::Mixed),
+        ] {
+            let f = facts(bytes);
+            assert_eq!((f.line_count, f.newline), (count, newline), "{bytes:?}");
+        }
+    }
+
+    #[test]
+    fn collected_ranges_keep_raw_bytes() {
+        let text = b"l1\r\nl2\rl3\nl4";
+        let f = lines(text, 2, Some(3), 100);
+        assert_eq!(f.collected, b"l2\rl3\n");
+        assert_eq!((f.first_collected, f.last_collected), (Some(2), Some(3)));
+        let f = lines(text, 4, None, 100);
+        assert_eq!(f.collected, b"l4");
+    }
+
+    #[test]
+    fn a_range_cut_by_max_bytes_stops_at_a_whole_line() {
+        let f = lines(b"aaaa\nbbbb\ncccc\n", 1, None, 12);
+        assert_eq!(f.collected, b"aaaa\nbbbb\n");
+        assert_eq!(f.cut_at, Some(3));
+        assert_eq!(f.oversized_line, None);
+        let f = lines(b"aaaaaaaaaa\nb\n", 1, None, 4);
+        assert!(f.collected.is_empty());
+        assert_eq!((f.cut_at, f.oversized_line), (Some(1), Some(11)));
+    }
+
+    #[test]
+    fn chunk_boundaries_do_not_change_the_answer() {
+        // A CR at the end of one 64 KiB chunk and its LF at the start of the next.
+        let mut text = vec![b'x'; 64 * 1024 - 1];
+        text.extend_from_slice(b"\r\nend\r\n");
+        let f = lines(&text, 2, None, 100);
+        assert_eq!(f.line_count, 2);
+        assert_eq!(f.newline, Newline::Crlf);
+        assert_eq!(f.collected, b"end\r\n");
+    }
+
+    #[test]
+    fn binary_bom_and_undecodable_bytes() {
+        let s = scan(&b"ab\0cd"[..], UTF_8, None).unwrap();
+        assert!(s.text.is_none() && s.not_text.unwrap().contains("binary"));
+        assert!(facts(b"\xEF\xBB\xBFhi\n").bom);
+        let s = scan(&b"ok\n\xff\xfe bad\n"[..], UTF_8, None).unwrap();
+        assert!(s.not_text.unwrap().contains("line 2"));
+        let latin1 = encoding_for(Some("latin1")).unwrap();
+        let s = scan(&b"caf\xe9\n"[..], latin1, None).unwrap();
+        assert_eq!(s.text.unwrap().line_count, 1);
+    }
+
+    #[test]
+    fn hash_is_of_the_exact_bytes() {
+        let s = scan(&b"a\r\nb"[..], UTF_8, None).unwrap();
+        assert_eq!(s.hash, ObjectId::of(b"a\r\nb"));
+        assert_eq!(s.size, 4);
+    }
+
+    #[test]
+    fn utf16_is_refused_as_an_encoding() {
+        assert_eq!(
+            encoding_for(Some("utf-16le")).unwrap_err().code,
+            Code::InvalidArgument
+        );
+        assert_eq!(
+            encoding_for(Some("klingon")).unwrap_err().code,
+            Code::InvalidArgument
+        );
+    }
+}
