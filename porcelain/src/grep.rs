@@ -8,7 +8,10 @@ use filekeeper_plumbing::resolve::{Intent, Kind};
 use filekeeper_plumbing::walk::{self, Entry, EntryKind, WalkOptions};
 use regex::bytes::{Regex, RegexBuilder};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::io::Read;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, mpsc};
 
 /// A matching line's text is cut to this many characters.
 const MAX_LINE_CHARS: usize = 500;
@@ -16,8 +19,8 @@ const MAX_LINE_CHARS: usize = 500;
 const BLOCK: usize = 256 * 1024;
 /// A line longer than this ends the search of its file (counted as skipped).
 const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
-/// Files handed to the worker threads at a time; results stay in walk order.
-const BATCH: usize = 256;
+/// Files handed from the walker to a searcher at a time.
+const BATCH: usize = 64;
 
 #[derive(Clone, Debug, Default)]
 pub struct GrepOptions {
@@ -102,7 +105,7 @@ impl Workspace {
         };
         if start.kind == Some(Kind::File) {
             let file = start.open_file()?;
-            let outcome = search_file(file, &start.rel, &regex, max + 1);
+            let outcome = search_file(file, &start.rel, &regex, max + 1, &mut vec![0u8; BLOCK]);
             absorb(&mut result, outcome, max);
             return Ok(result);
         }
@@ -111,7 +114,7 @@ impl Workspace {
         } else {
             start.rel.len() + 1
         };
-        let mut walk = walk::walk(
+        let walk = walk::walk(
             root,
             &start,
             WalkOptions {
@@ -120,45 +123,109 @@ impl Workspace {
                 respect_ignore: true,
             },
         )?;
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .clamp(1, 8);
-        let mut batch: Vec<Entry> = Vec::with_capacity(BATCH);
-        loop {
-            batch.clear();
+        let keep = |rel: &str| match (&matcher, options.glob.as_deref()) {
+            (Some(m), Some(p)) => glob_matches(m, p, &rel[prefix_len..]),
+            _ => true,
+        };
+        let (ignored, unreadable) = pipeline(walk, keep, &regex, max, &mut result)?;
+        result.ignored = ignored;
+        result.files_skipped += unreadable;
+        Ok(result)
+    }
+}
+
+/// Walks on one thread, searches on the others, and absorbs outcomes here in walk order, so
+/// the answer is the same whatever the scheduling. Files travel in batches, so threads hand
+/// work over a few hundred times rather than once per file. Stops everything once truncated.
+fn pipeline(
+    mut walk: walk::Walk,
+    keep: impl Fn(&str) -> bool + Send,
+    regex: &Regex,
+    max: usize,
+    result: &mut GrepResult,
+) -> Result<(u64, u64)> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 8);
+    let stop = AtomicBool::new(false);
+    let (files_tx, files_rx) = mpsc::sync_channel::<(usize, Vec<Entry>)>(4 * workers);
+    let (out_tx, out_rx) = mpsc::channel::<(usize, Vec<FileOutcome>)>();
+    let files_rx = Mutex::new(files_rx);
+    std::thread::scope(|scope| {
+        let stop = &stop;
+        let walker = scope.spawn(move || -> Result<(u64, u64)> {
+            let mut batch = Vec::with_capacity(BATCH);
+            let mut batches = 0;
             for entry in walk.by_ref() {
                 let entry = entry?;
-                if entry.kind != EntryKind::File {
+                if entry.kind != EntryKind::File || !keep(&entry.rel) {
                     continue;
-                }
-                if let (Some(m), Some(p)) = (&matcher, options.glob.as_deref()) {
-                    if !glob_matches(m, p, &entry.rel[prefix_len..]) {
-                        continue;
-                    }
                 }
                 batch.push(entry);
                 if batch.len() == BATCH {
-                    break;
+                    if stop.load(Ordering::Relaxed)
+                        || files_tx
+                            .send((batches, std::mem::take(&mut batch)))
+                            .is_err()
+                    {
+                        break;
+                    }
+                    batches += 1;
                 }
             }
-            if batch.is_empty() {
-                break;
+            if !batch.is_empty() && !stop.load(Ordering::Relaxed) {
+                let _ = files_tx.send((batches, batch));
             }
-            let wanted = max + 1 - result.matches.len().min(max + 1);
-            for outcome in search_batch(&batch, &regex, wanted, threads) {
-                absorb(&mut result, outcome, max);
-                if result.truncated {
-                    break;
+            Ok((walk.ignored, walk.unreadable.len() as u64))
+        });
+        for _ in 0..workers {
+            let out_tx = out_tx.clone();
+            let files_rx = &files_rx;
+            scope.spawn(move || {
+                let mut buf = vec![0u8; BLOCK];
+                loop {
+                    let next = files_rx.lock().map(|rx| rx.recv());
+                    let Ok(Ok((index, batch))) = next else {
+                        break;
+                    };
+                    if stop.load(Ordering::Relaxed) {
+                        continue; // drain, so the walker is never blocked
+                    }
+                    let outcomes = batch
+                        .iter()
+                        .map(|entry| match entry.open() {
+                            Ok(file) => search_file(file, &entry.rel, regex, max + 1, &mut buf),
+                            Err(_) => FileOutcome {
+                                matches: Vec::new(),
+                                skipped: true,
+                            },
+                        })
+                        .collect();
+                    // After a truncation nobody listens; keep draining until the walker stops.
+                    let _ = out_tx.send((index, outcomes));
                 }
-            }
-            if result.truncated {
-                break;
+            });
+        }
+        drop(out_tx);
+        let mut waiting = BTreeMap::new();
+        let mut next = 0;
+        'absorb: for (index, outcomes) in out_rx {
+            waiting.insert(index, outcomes);
+            while let Some(outcomes) = waiting.remove(&next) {
+                next += 1;
+                for outcome in outcomes {
+                    absorb(result, outcome, max);
+                    if result.truncated {
+                        break 'absorb;
+                    }
+                }
             }
         }
-        result.ignored = walk.ignored;
-        result.files_skipped += walk.unreadable.len() as u64;
-        Ok(result)
-    }
+        stop.store(true, Ordering::Relaxed);
+        walker
+            .join()
+            .unwrap_or_else(|_| Err(Error::internal("the directory walker stopped unexpectedly")))
+    })
 }
 
 fn absorb(result: &mut GrepResult, outcome: FileOutcome, max: usize) {
@@ -175,73 +242,55 @@ fn absorb(result: &mut GrepResult, outcome: FileOutcome, max: usize) {
     }
 }
 
-/// Searches a batch on `threads` threads, returning outcomes in the batch's order.
-fn search_batch(batch: &[Entry], regex: &Regex, wanted: usize, threads: usize) -> Vec<FileOutcome> {
-    let one = |entry: &Entry| match entry.open() {
-        Ok(file) => search_file(file, &entry.rel, regex, wanted),
-        Err(_) => FileOutcome {
-            matches: Vec::new(),
-            skipped: true,
-        },
-    };
-    if threads == 1 || batch.len() < 2 {
-        return batch.iter().map(one).collect();
-    }
-    let chunk = batch.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = batch
-            .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().map(one).collect::<Vec<_>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
-            .collect()
-    })
-}
-
 /// Searches one file block by block, whole lines at a time; stops after `wanted` matches.
-fn search_file(mut file: std::fs::File, rel: &str, regex: &Regex, wanted: usize) -> FileOutcome {
+/// `buf` is the worker's reusable block buffer (at least `BLOCK` bytes).
+fn search_file(
+    mut file: std::fs::File,
+    rel: &str,
+    regex: &Regex,
+    wanted: usize,
+    buf: &mut Vec<u8>,
+) -> FileOutcome {
     let mut outcome = FileOutcome {
         matches: Vec::new(),
         skipped: false,
     };
-    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK);
     let mut line_no: u64 = 1;
+    // buf[..filled] holds bytes read but not yet searched (an unterminated tail).
+    let mut filled = 0;
     let mut first = true;
-    let mut eof = false;
-    while !eof {
-        let start = buf.len();
-        buf.resize(start + BLOCK, 0);
-        let n = loop {
-            match file.read(&mut buf[start..]) {
-                Ok(n) => break n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => {
-                    outcome.skipped = true;
-                    return outcome;
-                }
+    loop {
+        if buf.len() - filled < BLOCK / 2 {
+            if buf.len() >= MAX_LINE_BYTES {
+                outcome.skipped = true;
+                return outcome;
+            }
+            let grown = buf.len() * 2;
+            buf.resize(grown, 0);
+        }
+        let n = match file.read(&mut buf[filled..]) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => {
+                outcome.skipped = true;
+                return outcome;
             }
         };
-        buf.truncate(start + n);
-        eof = n == 0;
-        if first {
+        let eof = n == 0;
+        if first && !eof {
             first = false;
-            if buf[..buf.len().min(BINARY_SNIFF_BYTES)].contains(&0) {
+            if buf[filled..filled + n.min(BINARY_SNIFF_BYTES)].contains(&0) {
                 outcome.skipped = true;
                 return outcome;
             }
         }
-        // Search the whole lines; keep the unterminated tail for the next block.
+        filled += n;
+        // Search the whole lines; keep the unterminated tail for the next read.
         let end = if eof {
-            buf.len()
+            filled
         } else {
-            match memchr::memrchr(b'\n', &buf) {
+            match memchr::memrchr(b'\n', &buf[..filled]) {
                 Some(i) => i + 1,
-                None if buf.len() > MAX_LINE_BYTES => {
-                    outcome.skipped = true;
-                    return outcome;
-                }
                 None => continue,
             }
         };
@@ -253,12 +302,12 @@ fn search_file(mut file: std::fs::File, rel: &str, regex: &Regex, wanted: usize)
             wanted,
             &mut outcome.matches,
         );
-        if outcome.matches.len() >= wanted {
+        if eof || outcome.matches.len() >= wanted {
             return outcome;
         }
-        buf.drain(..end);
+        buf.copy_within(end..filled, 0);
+        filled -= end;
     }
-    outcome
 }
 
 /// Finds matching lines in `region` (whole lines, starting at line `line_no`); returns the

@@ -1,0 +1,83 @@
+# perf-lib.sh: the harness of the t/perf/pNNNN-*.sh benchmarks, in the spirit of git's t/perf.
+#
+# A benchmark compares keeper with a baseline doing the same work, in the same run, on the same
+# machine: `perf_compare` times both alternately PERF_RUNS times and prints the medians and the
+# ratio. Absolute numbers mean little across machines; the ratio is the figure we track.
+#
+# Environment:
+#   KEEPER_BUILD_DIR  where keeper is (default: target/release of this checkout; build it with
+#                     `cargo build --release`)
+#   PERF_RUNS         timed runs of each side (default 10)
+
+PERF_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
+KEEPER_BUILD_DIR=${KEEPER_BUILD_DIR:-$PERF_DIRECTORY/../../target/release}
+PERF_RUNS=${PERF_RUNS:-10}
+KEEPER=$KEEPER_BUILD_DIR/keeper
+if ! test -x "$KEEPER"; then
+	echo "no keeper in $KEEPER_BUILD_DIR; run 'cargo build --release' first" >&2
+	exit 1
+fi
+
+PERF_TRASH=$(mktemp -d "${TMPDIR:-/tmp}/keeper-perf.XXXXXX")
+trap 'rm -rf "$PERF_TRASH"' EXIT
+export FILEKEEPER_HOME=$PERF_TRASH/home
+unset XDG_DATA_HOME
+
+# perf_need TOOL...: stop with a clear message when a tool the benchmark compares with is missing.
+perf_need () {
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null || { echo "skip: $0 needs $tool" >&2; exit 0; }
+	done
+}
+
+# now_ns: the wall clock in nanoseconds.
+now_ns () {
+	date +%s%N
+}
+
+# median FILE: the median of the numbers in FILE, one per line.
+median () {
+	sort -n "$1" | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+perf_header_printed=
+perf_header () {
+	test -n "$perf_header_printed" && return
+	perf_header_printed=yes
+	printf '%-44s %12s %12s %8s %8s\n' "benchmark ($PERF_RUNS runs, medians)" keeper baseline ratio target
+}
+
+# perf_compare NAME TARGET_RATIO KEEPER_CMD BASELINE_CMD: times both commands (output
+# discarded), alternating, and prints one row. Exit status 1 when the ratio misses the target.
+perf_compare () {
+	name=$1 target=$2 ours=$3 theirs=$4
+	: >"$PERF_TRASH/ours" && : >"$PERF_TRASH/theirs"
+	# One untimed run of each warms the page cache for both alike.
+	sh -c "$ours" >/dev/null 2>&1
+	sh -c "$theirs" >/dev/null 2>&1
+	i=0
+	while test $i -lt "$PERF_RUNS"; do
+		t0=$(now_ns); sh -c "$ours" >/dev/null 2>&1; t1=$(now_ns)
+		echo $((t1 - t0)) >>"$PERF_TRASH/ours"
+		t0=$(now_ns); sh -c "$theirs" >/dev/null 2>&1; t1=$(now_ns)
+		echo $((t1 - t0)) >>"$PERF_TRASH/theirs"
+		i=$((i + 1))
+	done
+	a=$(median "$PERF_TRASH/ours")
+	b=$(median "$PERF_TRASH/theirs")
+	perf_header
+	awk -v n="$name" -v a="$a" -v b="$b" -v t="$target" 'BEGIN {
+		r = a / b
+		printf "%-44s %10.1fms %10.1fms %8.2f %7s%s\n", n, a / 1e6, b / 1e6, r, "<=" t, (r <= t ? "" : "  MISSED")
+		exit (r <= t ? 0 : 1)
+	}'
+}
+
+# perf_memory NAME KEEPER_CMD BASELINE_CMD: peak resident memory of one run of each (GNU time).
+perf_memory () {
+	test -x /usr/bin/time || { echo "skip: $1 needs GNU time (/usr/bin/time)"; return 0; }
+	a=$(/usr/bin/time -f %M sh -c "exec $2" 2>&1 >/dev/null | tail -n 1)
+	b=$(/usr/bin/time -f %M sh -c "exec $3" 2>&1 >/dev/null | tail -n 1)
+	perf_header
+	printf '%-44s %10sKB %10sKB %8s\n' "$1 (peak RSS)" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')"
+}
