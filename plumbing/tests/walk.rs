@@ -1,0 +1,135 @@
+//! The confined tree walk: order, skipped paths, links, depth, ignore rules.
+
+use filekeeper_plumbing::resolve::{Intent, Root};
+use filekeeper_plumbing::walk::{EntryKind, WalkOptions, walk};
+use std::fs;
+use std::os::unix::fs::symlink;
+
+fn tree() -> (tempfile::TempDir, Root) {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    for d in ["b/deep/deeper", "a", ".filekeeper/objects", ".git/objects"] {
+        fs::create_dir_all(ws.join(d)).unwrap();
+    }
+    for f in [
+        "z.txt",
+        "a/1.txt",
+        "b/2.log",
+        "b/deep/3.txt",
+        "b/deep/deeper/4.txt",
+        ".git/HEAD",
+    ] {
+        fs::write(ws.join(f), f).unwrap();
+    }
+    fs::create_dir(dir.path().join("outside")).unwrap();
+    fs::write(dir.path().join("outside/secret.txt"), "x").unwrap();
+    symlink(dir.path().join("outside"), ws.join("out")).unwrap();
+    symlink("a", ws.join("alias")).unwrap();
+    let root = Root::open(&ws).unwrap();
+    (dir, root)
+}
+
+fn paths(root: &Root, start: &str, options: WalkOptions) -> Vec<(String, EntryKind)> {
+    let start = root.resolve(start, Intent::Read).unwrap();
+    walk(root, &start, options)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (e.rel, e.kind)
+        })
+        .collect()
+}
+
+const ALL: WalkOptions = WalkOptions {
+    recursive: true,
+    max_depth: 64,
+    respect_ignore: false,
+};
+
+#[test]
+fn walks_sorted_pre_order_without_state_or_following_links() {
+    let (_dir, root) = tree();
+    let got: Vec<String> = paths(&root, ".", ALL).into_iter().map(|(p, _)| p).collect();
+    assert_eq!(
+        got,
+        [
+            ".git",
+            ".git/HEAD",
+            ".git/objects",
+            "a",
+            "a/1.txt",
+            "alias",
+            "b",
+            "b/2.log",
+            "b/deep",
+            "b/deep/3.txt",
+            "b/deep/deeper",
+            "b/deep/deeper/4.txt",
+            "out",
+            "z.txt"
+        ]
+    );
+    let kinds = paths(&root, ".", ALL);
+    assert!(kinds.contains(&("out".to_owned(), EntryKind::Symlink)));
+    assert!(kinds.contains(&("alias".to_owned(), EntryKind::Symlink)));
+}
+
+#[test]
+fn depth_bound_stops_descent_and_says_so() {
+    let (_dir, root) = tree();
+    let start = root.resolve("b", Intent::Read).unwrap();
+    let mut w = walk(
+        &root,
+        &start,
+        WalkOptions {
+            max_depth: 2,
+            ..ALL
+        },
+    )
+    .unwrap();
+    let got: Vec<String> = w.by_ref().map(|e| e.unwrap().rel).collect();
+    assert_eq!(got, ["b/2.log", "b/deep", "b/deep/3.txt", "b/deep/deeper"]);
+    assert!(w.depth_limited);
+}
+
+#[test]
+fn ignore_rules_and_git_directory_for_searches() {
+    let (dir, root) = tree();
+    let ws = dir.path().join("ws");
+    fs::write(ws.join(".gitignore"), "*.log\n").unwrap();
+    fs::write(ws.join("b/deep/.gitignore"), "deeper/\n").unwrap();
+    let start = root.resolve(".", Intent::Read).unwrap();
+    let mut w = walk(
+        &root,
+        &start,
+        WalkOptions {
+            respect_ignore: true,
+            ..ALL
+        },
+    )
+    .unwrap();
+    let got: Vec<String> = w.by_ref().map(|e| e.unwrap().rel).collect();
+    assert!(!got.iter().any(|p| p.starts_with(".git/") || p == ".git"));
+    assert!(!got.contains(&"b/2.log".to_owned()));
+    assert!(!got.iter().any(|p| p.contains("deeper")));
+    assert!(got.contains(&"b/deep/3.txt".to_owned()));
+    assert_eq!(w.ignored, 2);
+}
+
+#[test]
+fn a_walk_started_in_a_subdirectory_applies_the_ignore_files_above_it() {
+    let (dir, root) = tree();
+    fs::write(dir.path().join("ws/.gitignore"), "3.txt\n").unwrap();
+    let got: Vec<String> = paths(
+        &root,
+        "b/deep",
+        WalkOptions {
+            respect_ignore: true,
+            ..ALL
+        },
+    )
+    .into_iter()
+    .map(|(p, _)| p)
+    .collect();
+    assert_eq!(got, ["b/deep/deeper", "b/deep/deeper/4.txt"]);
+}
