@@ -2,6 +2,8 @@
 
 CARGO ?= cargo
 PROVE ?= prove
+# The test build arms the crash points the t/ crash tests use; an installed keeper has none.
+TEST_FEATURES = --features filekeeper/crash-points
 
 .PHONY: test lint build rust-tests shell-tests
 
@@ -10,12 +12,13 @@ test: lint build rust-tests shell-tests
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy --workspace --all-targets $(TEST_FEATURES) -- -D warnings
 
 build:
-	$(CARGO) build --workspace
+	$(CARGO) build --workspace $(TEST_FEATURES)
 
 rust-tests:
-	$(CARGO) test --workspace
+	$(CARGO) test --workspace $(TEST_FEATURES)
 
 shell-tests: build
 	cd t && $(PROVE) --timer ./t[0-9]*.sh

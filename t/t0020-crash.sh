@@ -14,6 +14,12 @@ crash () {
 	test $code -eq 134 || { echo >&2 "expected a crash at $point, got exit $code"; return 1; }
 }
 
+test_expect_success 'this keeper is the test build, with crash points armed' '
+	printf x >probe.txt &&
+	test_expect_code 134 env FILEKEEPER_TEST_CRASH_AT=object-before-rename keeper hash-object -w probe.txt &&
+	rm -f .filekeeper/objects/tmp_obj_*
+'
+
 test_expect_success 'setup: a file and the blob of its next version' '
 	printf "old contents\n" >doc.txt &&
 	keeper hash-object -w doc.txt >old-id &&

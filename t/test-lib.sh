@@ -14,7 +14,7 @@
 TEST_DIRECTORY=${TEST_DIRECTORY:-$(cd "$(dirname "$0")" && pwd)}
 KEEPER_BUILD_DIR=${KEEPER_BUILD_DIR:-$TEST_DIRECTORY/../target/debug}
 if ! test -x "$KEEPER_BUILD_DIR/keeper"; then
-	echo "Bail out! no keeper binary in $KEEPER_BUILD_DIR; run 'cargo build' first"
+	echo "Bail out! no keeper binary in $KEEPER_BUILD_DIR; run 'make build' first"
 	exit 1
 fi
 PATH=$KEEPER_BUILD_DIR:$PATH

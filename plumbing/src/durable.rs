@@ -15,12 +15,21 @@ pub const CRASH_ENV: &str = "FILEKEEPER_TEST_CRASH_AT";
 ///
 /// The t/ crash tests use it to stop a command between two durable steps exactly where a
 /// power cut or a SIGKILL could, and then check what a fresh process finds. `abort` skips
-/// every destructor and buffered flush, as a real crash would.
+/// every destructor and buffered flush, as a real crash would. Only a build with the
+/// `crash-points` feature (the one `make test` builds) has them: in any other build this is
+/// an empty function, so no stray environment variable can crash a user's keeper.
+#[inline(always)]
 pub fn crash_point(name: &str) {
+    #[cfg(feature = "crash-points")]
     if std::env::var_os(CRASH_ENV).is_some_and(|v| v == name) {
         std::process::abort();
     }
+    #[cfg(not(feature = "crash-points"))]
+    let _ = name;
 }
+
+/// Whether this build has crash points (so tests can tell a real miss from a disarmed point).
+pub const CRASH_POINTS_ARMED: bool = cfg!(feature = "crash-points");
 
 /// Sixteen random hex digits, for operation ids and temporary file names.
 pub fn random_hex16() -> String {
