@@ -242,6 +242,8 @@ pub fn parse_operation(spec: &Value) -> Result<NewOperation> {
         items,
         actor: None,
         task_id: None,
+        // A script's steps are separate processes; only it can resolve its operation.
+        under_lock: false,
     })
 }
 

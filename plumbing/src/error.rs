@@ -77,6 +77,28 @@ pub struct Error {
     pub message: String,
     pub retryable: bool,
     pub details: Map<String, Value>,
+    /// The argument that would change the outcome, named by each surface in its own words
+    /// (a CLI flag, a library keyword, an MCP argument) when it renders the message.
+    pub argument: Option<Argument>,
+}
+
+/// Arguments a refusal can point to. Each surface spells them its own way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Argument {
+    /// Accept a credential-shaped write target.
+    AllowSensitiveWrite,
+    /// Name the file's text encoding.
+    Encoding,
+}
+
+impl Argument {
+    /// The library's keyword.
+    pub fn library_name(self) -> &'static str {
+        match self {
+            Argument::AllowSensitiveWrite => "allow_sensitive_write",
+            Argument::Encoding => "encoding",
+        }
+    }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -88,6 +110,7 @@ impl Error {
             message: message.into(),
             retryable: false,
             details: Map::new(),
+            argument: None,
         }
     }
 
@@ -105,6 +128,12 @@ impl Error {
     /// How to proceed, for errors where a changed request can succeed.
     pub fn recovery(self, how: &str) -> Self {
         self.with("recovery", how)
+    }
+
+    /// The argument that would change the outcome (see [`Argument`]).
+    pub fn argument(mut self, argument: Argument) -> Self {
+        self.argument = Some(argument);
+        self
     }
 
     pub fn retryable(mut self, retryable: bool) -> Self {

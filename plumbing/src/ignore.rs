@@ -168,3 +168,49 @@ mod tests {
         assert_eq!(core_excludes_file("[user]\nname = x\n"), None);
     }
 }
+
+/// Whether git would ignore the workspace path `rel` (only inside a git repository): the
+/// rules of every `.gitignore` from the repository's top down to the path's directory apply,
+/// and a path inside an ignored directory is ignored.
+pub fn git_ignores(root: &crate::resolve::Root, rel: &str, is_dir: bool) -> bool {
+    if !root
+        .host_path()
+        .ancestors()
+        .any(|dir| dir.join(".git").exists())
+    {
+        return false;
+    }
+    let mut rules = IgnoreRules::for_root(root.host_path());
+    let parts: Vec<&str> = rel.split('/').filter(|p| !p.is_empty()).collect();
+    let mut dir = String::new();
+    for (i, part) in parts.iter().enumerate() {
+        rules.push_dir(&dir, read_gitignore(root, &dir).as_deref());
+        let path = if dir.is_empty() {
+            (*part).to_owned()
+        } else {
+            format!("{dir}/{part}")
+        };
+        let last = i + 1 == parts.len();
+        if rules.is_ignored(&path, !last || is_dir) {
+            return true;
+        }
+        dir = path;
+    }
+    false
+}
+
+fn read_gitignore(root: &crate::resolve::Root, dir: &str) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let file = if dir.is_empty() {
+        ".gitignore".to_owned()
+    } else {
+        format!("{dir}/.gitignore")
+    };
+    let handle = root
+        .resolve(&file, crate::resolve::Intent::Read)
+        .and_then(|r| r.open_file())
+        .ok()?;
+    let mut bytes = Vec::new();
+    handle.take(1024 * 1024).read_to_end(&mut bytes).ok()?;
+    Some(bytes)
+}

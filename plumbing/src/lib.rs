@@ -4,6 +4,8 @@
 //! - [`journal`]: the SQLite operation journal;
 //! - [`resolve`]: confinement of paths to a workspace root, race-free;
 //! - [`publish`]: atomic, durable replacement of one workspace file;
+//! - [`tree`]: removing files, creating and removing directories, renaming;
+//! - [`lock`] and [`recover`]: one mutation at a time, and resolving what a crash left;
 //! - [`walk`] and [`ignore`]: sorted, confined tree walks honouring git's ignore rules;
 //! - [`home`] and [`workspace`]: the registry of workspaces and where their state lives;
 //! - [`commands`]: the plumbing subcommands (`hash-object`, `cat-blob`, `journal-*`,
@@ -18,13 +20,16 @@ pub mod error;
 pub mod home;
 pub mod ignore;
 pub mod journal;
+pub mod lock;
 pub mod odb;
 pub mod oid;
 pub mod publish;
+pub mod recover;
 pub mod resolve;
 pub mod sensitive;
+pub mod tree;
 pub mod walk;
 pub mod workspace;
 
-pub use error::{Code, Error, Result};
+pub use error::{Argument, Code, Error, Result};
 pub use oid::ObjectId;

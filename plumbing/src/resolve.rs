@@ -291,9 +291,8 @@ fn check_write_rules(given: &str, components: &[Vec<u8>], intent: Intent) -> Res
                 format!("refusing to write a credential-shaped path: {why}"),
             )
             .path(given)
-            .recovery(
-                "write elsewhere; override only if you accept the risk of writing a secret",
-            ));
+            .recovery("write elsewhere; override only if you accept the risk of writing a secret")
+            .argument(crate::Argument::AllowSensitiveWrite));
         }
     }
     Ok(())

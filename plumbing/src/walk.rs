@@ -130,11 +130,22 @@ pub struct Walk {
 
 /// Starts a walk of the directory `start` resolved inside `root`.
 pub fn walk(root: &Root, start: &Resolved, options: WalkOptions) -> Result<Walk> {
-    if start.kind != Some(Kind::Directory) {
-        return Err(
-            Error::new(crate::Code::NotADirectory, "the path is not a directory")
-                .path(&start.given),
-        );
+    match start.kind {
+        Some(Kind::Directory) => {}
+        None => {
+            return Err(Error::new(
+                crate::Code::PathNotFound,
+                "no such directory in the workspace",
+            )
+            .path(&start.given));
+        }
+        Some(Kind::File) => {
+            return Err(Error::new(
+                crate::Code::NotADirectory,
+                "the path is a file, not a directory",
+            )
+            .path(&start.given));
+        }
     }
     let fd = start.open_dir()?;
     let mut rules = options

@@ -83,6 +83,7 @@ impl Workspace {
         };
         let regex = RegexBuilder::new(&source)
             .case_insensitive(options.ignore_case)
+            .multi_line(true)
             .build()
             .map_err(|e| {
                 Error::new(
@@ -90,8 +91,14 @@ impl Workspace {
                     format!("invalid regular expression: {}", last_line(&e.to_string())),
                 )
                 .with("pattern", query)
+                .path(path)
             })?;
-        let matcher = options.glob.as_deref().map(glob).transpose()?;
+        let matcher = options
+            .glob
+            .as_deref()
+            .map(glob)
+            .transpose()
+            .map_err(|e| e.path(path))?;
         let root = &self.inner.root;
         let start = root.resolve(path, Intent::Read)?;
         let mut result = GrepResult {
@@ -277,14 +284,22 @@ fn search_file(
             }
         };
         let eof = n == 0;
+        let mut skip_bom = 0;
         if first && !eof {
             first = false;
             if buf[filled..filled + n.min(BINARY_SNIFF_BYTES)].contains(&0) {
                 outcome.skipped = true;
                 return outcome;
             }
+            // A UTF-8 BOM is not part of line 1's text, as `read` has it.
+            if buf[..n].starts_with(b"\xEF\xBB\xBF") {
+                skip_bom = 3;
+            }
         }
-        filled += n;
+        if skip_bom > 0 {
+            buf.copy_within(skip_bom..n, 0);
+        }
+        filled += n - skip_bom;
         // Search the whole lines; keep the unterminated tail for the next read.
         let end = if eof {
             filled
@@ -311,15 +326,23 @@ fn search_file(
 }
 
 /// Finds matching lines in `region` (whole lines, starting at line `line_no`); returns the
-/// line number after the region.
+/// line number after the region. A match must lie within one line, and lines end where
+/// `read` says they do (`\n`, `\r\n` or a lone `\r`), so a reported line number can be passed
+/// straight to `read --from-line`.
 fn search_lines(
     region: &[u8],
-    mut line_no: u64,
+    line_no: u64,
     rel: &str,
     regex: &Regex,
     wanted: usize,
     out: &mut Vec<GrepMatch>,
 ) -> u64 {
+    if memchr::memchr(b'\r', region).is_some() {
+        return search_lines_with_cr(region, line_no, rel, regex, wanted, out);
+    }
+    // Fast path, `\n` only: let the regex skip through the region, then confirm each
+    // candidate on its own line (a candidate may span lines; the line's own match may not).
+    let mut line_no = line_no;
     let mut counted_to = 0;
     let mut at = 0;
     while at < region.len() && out.len() < wanted {
@@ -328,34 +351,76 @@ fn search_lines(
         };
         let line_start = memchr::memrchr(b'\n', &region[..m.start()]).map_or(0, |i| i + 1);
         let line_end =
-            memchr::memchr(b'\n', &region[m.start()..]).map_or(region.len(), |i| m.start() + i);
+            memchr::memchr(b'\n', &region[line_start..]).map_or(region.len(), |i| line_start + i);
         line_no += memchr::memchr_iter(b'\n', &region[counted_to..line_start]).count() as u64;
         counted_to = line_start;
-        let mut line = &region[line_start..line_end];
-        if line.last() == Some(&b'\r') {
-            line = &line[..line.len() - 1];
+        let line = &region[line_start..line_end];
+        if let Some(found) = regex.find(line) {
+            out.push(matched_line(rel, line_no, line, found.start()));
         }
-        let text = String::from_utf8_lossy(line);
-        let column = String::from_utf8_lossy(&region[line_start..m.start()])
-            .chars()
-            .count() as u64
-            + 1;
-        let text_truncated = text.chars().count() > MAX_LINE_CHARS;
-        out.push(GrepMatch {
-            path: rel.to_owned(),
-            line: line_no,
-            column,
-            text: if text_truncated {
-                text.chars().take(MAX_LINE_CHARS).collect()
-            } else {
-                text.into_owned()
-            },
-            text_truncated,
-        });
-        // One result per line: continue after this line. An empty match must still advance.
-        at = (line_end + 1).max(m.end()).max(at + 1);
+        at = line_end + 1;
     }
     line_no + memchr::memchr_iter(b'\n', &region[counted_to..]).count() as u64
+}
+
+/// The general path: split at every terminator and try each line.
+fn search_lines_with_cr(
+    region: &[u8],
+    mut line_no: u64,
+    rel: &str,
+    regex: &Regex,
+    wanted: usize,
+    out: &mut Vec<GrepMatch>,
+) -> u64 {
+    let mut start = 0;
+    while start < region.len() {
+        let Some(i) = memchr::memchr2(b'\n', b'\r', &region[start..]) else {
+            // An unterminated last line (only at the end of the file).
+            if out.len() < wanted {
+                if let Some(found) = regex.find(&region[start..]) {
+                    out.push(matched_line(rel, line_no, &region[start..], found.start()));
+                }
+            }
+            return line_no + 1;
+        };
+        let end = start + i;
+        let next = if region[end] == b'\r' && region.get(end + 1) == Some(&b'\n') {
+            end + 2
+        } else {
+            end + 1
+        };
+        let line = &region[start..end];
+        if out.len() < wanted {
+            if let Some(found) = regex.find(line) {
+                out.push(matched_line(rel, line_no, line, found.start()));
+            }
+        }
+        line_no += 1;
+        start = next;
+    }
+    line_no
+}
+
+/// A result for `line` (without terminator) whose first match starts at byte `at`.
+fn matched_line(rel: &str, line_no: u64, line: &[u8], at: usize) -> GrepMatch {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let text = String::from_utf8_lossy(line);
+    let column = String::from_utf8_lossy(&line[..at.min(line.len())])
+        .chars()
+        .count() as u64
+        + 1;
+    let text_truncated = text.chars().count() > MAX_LINE_CHARS;
+    GrepMatch {
+        path: rel.to_owned(),
+        line: line_no,
+        column,
+        text: if text_truncated {
+            text.chars().take(MAX_LINE_CHARS).collect()
+        } else {
+            text.into_owned()
+        },
+        text_truncated,
+    }
 }
 
 /// The regex crate's multi-line message, reduced to its last (explaining) line.

@@ -95,7 +95,12 @@ impl Workspace {
             limits.max_directory_entries,
             "max_entries",
         )?;
-        let matcher = options.glob.as_deref().map(glob).transpose()?;
+        let matcher = options
+            .glob
+            .as_deref()
+            .map(glob)
+            .transpose()
+            .map_err(|e| e.path(path.unwrap_or(".")))?;
         self.collect(
             path.unwrap_or("."),
             WalkOptions {
@@ -116,7 +121,7 @@ impl Workspace {
     pub fn search(&self, path: &str, pattern: &str, max_results: Option<u64>) -> Result<Listing> {
         let limits = &self.inner.limits;
         let max = bound(max_results, limits.max_search_results, "max_results")?;
-        let matcher = glob(pattern)?;
+        let matcher = glob(pattern).map_err(|e| e.path(path))?;
         self.collect(
             path,
             WalkOptions {

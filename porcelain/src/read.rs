@@ -102,7 +102,7 @@ impl Workspace {
         if options.to_line.is_some_and(|to| to < from_line) {
             return Err(Error::invalid("to_line is before from_line").path(path));
         }
-        let encoding = text::encoding_for(options.encoding.as_deref())?;
+        let encoding = text::encoding_for(options.encoding.as_deref()).map_err(|e| e.path(path))?;
         let file = self.inner.root.resolve(path, Intent::Read)?.open_file()?;
         let collect = Collect {
             from_line,
@@ -303,9 +303,8 @@ fn text_facts(
         return Err(if why.contains("binary") {
             err
         } else {
-            err.recovery(
-                "if the file is text in another encoding, name it (CLI --encoding, MCP encoding)",
-            )
+            err.recovery("if the file is text in another encoding, name that encoding")
+                .argument(crate::plumbing::Argument::Encoding)
         });
     };
     Ok(Facts {

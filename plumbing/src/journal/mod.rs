@@ -86,6 +86,9 @@ pub struct NewOperation {
     pub target_path: Option<String>,
     pub source_path: Option<String>,
     pub undoes: Option<String>,
+    /// Recorded by a process holding the workspace lock for the operation's whole life, so
+    /// if it is still pending when the lock is free, its process died: recovery may resolve it.
+    pub under_lock: bool,
     pub metadata: Map<String, Value>,
     pub items: Vec<Item>,
 }
@@ -105,6 +108,7 @@ pub struct Operation {
     pub target_path: Option<String>,
     pub source_path: Option<String>,
     pub undoes: Option<String>,
+    pub under_lock: bool,
     pub metadata: Value,
     pub items: Vec<Item>,
 }
@@ -148,8 +152,8 @@ impl Journal {
         let id = format!("op_{}", random_hex16());
         let tx = self.conn.transaction()?;
         tx.execute(
-            "INSERT INTO operations (id, kind, status, actor, task_id, summary, target_path, source_path, undoes, metadata)
-             VALUES (?1, ?2, 'pending', ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            "INSERT INTO operations (id, kind, status, actor, task_id, summary, target_path, source_path, undoes, metadata, under_lock)
+             VALUES (?1, ?2, 'pending', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             params![
                 id,
                 op.kind,
@@ -160,6 +164,7 @@ impl Journal {
                 op.source_path,
                 op.undoes,
                 Value::Object(op.metadata.clone()).to_string(),
+                op.under_lock,
             ],
         )
         .map_err(|e| match &e {
@@ -258,7 +263,7 @@ impl Journal {
     fn query<P: rusqlite::Params>(&self, filter: &str, args: P) -> Result<Vec<Operation>> {
         let sql = format!(
             "SELECT seq, id, kind, status, created_at, updated_at, actor, task_id, summary,
-                    target_path, source_path, undoes, metadata FROM operations {filter}"
+                    target_path, source_path, undoes, metadata, under_lock FROM operations {filter}"
         );
         let mut stmt = self.conn.prepare(&sql)?;
         let rows = stmt.query_map(args, |r| {
@@ -276,6 +281,7 @@ impl Journal {
                 r.get::<_, Option<String>>(10)?,
                 r.get::<_, Option<String>>(11)?,
                 r.get::<_, String>(12)?,
+                r.get::<_, bool>(13)?,
             ))
         })?;
         let mut ops = Vec::new();
@@ -294,6 +300,7 @@ impl Journal {
                 source_path,
                 undoes,
                 metadata,
+                under_lock,
             ) = row?;
             let status = Status::parse(&status).ok_or_else(|| {
                 Error::new(
@@ -316,6 +323,7 @@ impl Journal {
                 target_path,
                 source_path,
                 undoes,
+                under_lock,
                 metadata,
                 items,
             });
@@ -546,6 +554,7 @@ impl Operation {
             "target_path": self.target_path,
             "source_path": self.source_path,
             "undoes": self.undoes,
+            "under_lock": self.under_lock,
             "metadata": self.metadata,
             "items": self.items.iter().map(Item::to_json).collect::<Vec<_>>(),
         })

@@ -28,10 +28,14 @@ const MIGRATIONS: &[&str] = &[
         target_path  TEXT,
         source_path  TEXT,
         undoes       TEXT REFERENCES operations(id),
+        under_lock   INTEGER NOT NULL DEFAULT 0 CHECK (under_lock IN (0, 1)),
         metadata     TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(metadata))
     );
     CREATE INDEX operations_by_status ON operations(status);
-    CREATE INDEX operations_by_target ON operations(target_path);
+    CREATE INDEX operations_by_target ON operations(target_path, seq);
+    CREATE INDEX operations_by_actor ON operations(actor, seq);
+    CREATE INDEX operations_by_task ON operations(task_id, seq);
+    CREATE INDEX operations_by_undoes ON operations(undoes);
 
     CREATE TABLE operation_items (
         op_id            TEXT NOT NULL REFERENCES operations(id),

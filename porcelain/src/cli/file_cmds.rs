@@ -74,8 +74,9 @@ pub fn run(ws: &Workspace, cmd: &FileCommand, json: bool) -> Result<Reply> {
                         results.push(Value::Object(doc));
                     }
                     ManyItem::Failed { path, error } => {
+                        let error = super::name_override(error.clone());
                         notes.push(format!("{path}: error[{}]: {}", error.code, error.message));
-                        let mut doc = super::error_document(error);
+                        let mut doc = super::error_document(&error);
                         if let Value::Object(map) = &mut doc {
                             map.insert("path".into(), json!(path));
                         }

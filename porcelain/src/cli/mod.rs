@@ -41,12 +41,16 @@ pub fn run(argv: Vec<OsString>) -> i32 {
     }
 }
 
-/// Refusals that can be overridden name this interface's own flag in the message; the code,
-/// retryable and details stay identical to every other surface's.
-fn name_override(mut err: Error) -> Error {
-    if err.code == crate::Code::SensitivePathRefused {
-        err.message
-            .push_str(" (pass --i-accept-secret-write-risk to write it anyway)");
+/// A refusal that points to an argument names this interface's own flag in the message; the
+/// code, retryable and details stay identical to every other surface's.
+pub(crate) fn name_override(mut err: Error) -> Error {
+    use crate::plumbing::Argument;
+    match err.argument {
+        Some(Argument::AllowSensitiveWrite) => err
+            .message
+            .push_str(" (pass --i-accept-secret-write-risk to write it anyway)"),
+        Some(Argument::Encoding) => err.message.push_str(" (name the encoding with --encoding)"),
+        None => {}
     }
     err
 }

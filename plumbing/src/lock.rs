@@ -1,0 +1,36 @@
+//! The workspace lock: one mutation at a time per workspace, across processes.
+//!
+//! An exclusive advisory lock (`flock`) on `.filekeeper/lock`, held from the first read of a
+//! guarded mutation to its commit, so a guard check and its write can never interleave with
+//! another process's. It is released when the holder exits, however it exits, which is what
+//! makes a pending operation recorded under the lock safe to resolve once the lock is free.
+
+use crate::error::{Error, Result};
+use crate::workspace::{State, Workspace};
+use std::fs::{File, OpenOptions};
+
+pub const LOCK_FILE: &str = "lock";
+
+/// Held while alive; dropping it releases the lock.
+pub struct WorkspaceLock {
+    _file: File,
+}
+
+impl Workspace {
+    /// Creates the state directory if needed and takes the workspace lock, waiting for the
+    /// current holder to finish.
+    pub fn lock(&self) -> Result<(State, WorkspaceLock)> {
+        let state = self
+            .state(true)?
+            .ok_or_else(|| Error::internal("state was not created"))?;
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(state.dir.join(LOCK_FILE))
+            .map_err(|e| Error::storage("opening the workspace lock", &e))?;
+        file.lock()
+            .map_err(|e| Error::storage("taking the workspace lock", &e))?;
+        Ok((state, WorkspaceLock { _file: file }))
+    }
+}

@@ -1,0 +1,110 @@
+//! Crash recovery: resolving what a dead process left pending.
+//!
+//! Every mutation that holds the workspace lock records its operation with `under_lock`. If
+//! such an operation is still pending when another process holds the lock, its process died
+//! mid-way. Recovery looks at the tree and says honestly what happened: `committed` when every
+//! path holds its after state, `rolled_back` when every path still holds its before state, and
+//! `partial` otherwise (still undoable path by path). Temp files of ours left beside the
+//! operation's paths are removed. Operations begun by plumbing scripts (not under the lock)
+//! are left to their script, or to `journal-commit` / `journal-abort` by hand.
+
+use crate::commands::mismatched_paths;
+use crate::error::Result;
+use crate::journal::{Journal, Status};
+use crate::lock::WorkspaceLock;
+use crate::publish::TEMP_PREFIX;
+use crate::resolve::Intent;
+use crate::walk::{self, EntryKind, WalkOptions};
+use crate::workspace::Workspace;
+use std::collections::BTreeSet;
+
+/// How one pending operation was resolved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resolution {
+    pub operation_id: String,
+    pub status: Status,
+    /// Paths that hold neither recorded state (for a partial operation: those at after state
+    /// are the ones it changed).
+    pub changed_paths: Vec<String>,
+}
+
+/// Resolves every pending operation recorded under the lock. The caller proves it holds the
+/// lock by passing it.
+pub fn recover(
+    ws: &Workspace,
+    journal: &mut Journal,
+    _lock: &WorkspaceLock,
+) -> Result<Vec<Resolution>> {
+    let mut resolved = Vec::new();
+    let mut dirs = BTreeSet::new();
+    for op in journal.pending()? {
+        if !op.under_lock {
+            continue;
+        }
+        let not_after = mismatched_paths(ws, &op.items, true)?;
+        let not_before = mismatched_paths(ws, &op.items, false)?;
+        let status = if not_after.is_empty() {
+            Status::Committed
+        } else if not_before.is_empty() {
+            Status::RolledBack
+        } else {
+            Status::Partial
+        };
+        for item in &op.items {
+            dirs.insert(parent_of(&item.path).to_owned());
+        }
+        journal.set_status(&op.id, &[Status::Pending], status)?;
+        let changed_paths = op
+            .items
+            .iter()
+            .filter(|i| not_before.contains(&i.path))
+            .map(|i| i.path.clone())
+            .collect();
+        resolved.push(Resolution {
+            operation_id: op.id,
+            status,
+            changed_paths,
+        });
+    }
+    for dir in dirs {
+        remove_temp_files(ws, &dir)?;
+    }
+    Ok(resolved)
+}
+
+fn parent_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or(".", |(dir, _)| dir)
+}
+
+/// Removes our `.fk-tmp-*` files from a workspace directory. Call only with the workspace
+/// lock held: every publication holds it, so any such file is a dead process's leftover.
+pub fn remove_temp_files(ws: &Workspace, dir: &str) -> Result<()> {
+    let Ok(start) = ws.root.resolve(dir, Intent::Read) else {
+        return Ok(()); // the directory is gone: nothing to clean
+    };
+    let Ok(entries) = walk::walk(
+        &ws.root,
+        &start,
+        WalkOptions {
+            recursive: false,
+            max_depth: 1,
+            respect_ignore: false,
+        },
+    ) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        let name = entry.rel.rsplit('/').next().unwrap_or_default();
+        if entry.kind == EntryKind::File && name.starts_with(TEMP_PREFIX) {
+            if let Ok(target) = ws.root.resolve(
+                &entry.rel,
+                Intent::Write {
+                    allow_sensitive: true,
+                },
+            ) {
+                crate::tree::remove_file(&target)?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,112 @@
+//! Changes to the workspace tree other than replacing a file's content: removing a file,
+//! creating and removing a directory, renaming. Each is one system call relative to resolved
+//! parent handles, followed by an fsync of every directory whose entries changed.
+
+use crate::durable::crash_point;
+use crate::error::{Code, Error, Result};
+use crate::resolve::{Kind, Resolved, io_error};
+use rustix::fs::{AtFlags, Mode, RenameFlags};
+use rustix::io::Errno;
+
+fn name_of(target: &Resolved) -> Result<&std::ffi::OsStr> {
+    target.name().ok_or_else(|| {
+        Error::invalid("the workspace root itself cannot be changed").path(&target.given)
+    })
+}
+
+fn sync_parent(target: &Resolved) -> Result<()> {
+    target
+        .parent_for_sync()?
+        .sync_all()
+        .map_err(|e| Error::storage("syncing directory", &e))
+}
+
+/// Removes the file at `target`.
+pub fn remove_file(target: &Resolved) -> Result<()> {
+    if target.kind != Some(Kind::File) {
+        return Err(Error::new(Code::NotAFile, "the path is not a file").path(&target.given));
+    }
+    rustix::fs::unlinkat(target.parent(), name_of(target)?, AtFlags::empty()).map_err(
+        |e| match e {
+            Errno::NOENT => Error::new(Code::PathNotFound, "the file vanished").path(&target.given),
+            e => io_error("removing file", e),
+        },
+    )?;
+    crash_point("remove-before-dir-sync");
+    sync_parent(target)
+}
+
+/// Creates the directory at `target` (its parent must exist).
+pub fn make_dir(target: &Resolved) -> Result<()> {
+    rustix::fs::mkdirat(
+        target.parent(),
+        name_of(target)?,
+        Mode::from_raw_mode(0o777),
+    )
+    .map_err(|e| match e {
+        Errno::EXIST => {
+            Error::new(Code::AlreadyExists, "the path already exists").path(&target.given)
+        }
+        e => io_error("creating directory", e),
+    })?;
+    crash_point("mkdir-before-dir-sync");
+    sync_parent(target)
+}
+
+/// Removes the empty directory at `target`.
+pub fn remove_dir(target: &Resolved) -> Result<()> {
+    rustix::fs::unlinkat(target.parent(), name_of(target)?, AtFlags::REMOVEDIR).map_err(|e| {
+        match e {
+            Errno::NOTEMPTY | Errno::EXIST => Error::new(
+                Code::InvalidArgument,
+                "the directory is not empty; delete it recursively with --recursive --confirm-recursive",
+            )
+            .path(&target.given),
+            Errno::NOENT => Error::new(Code::PathNotFound, "the directory vanished").path(&target.given),
+            e => io_error("removing directory", e),
+        }
+    })?;
+    crash_point("rmdir-before-dir-sync");
+    sync_parent(target)
+}
+
+/// Renames `from` to `to`, atomically. With `replace` false an existing destination is never
+/// replaced (`RENAME_NOREPLACE`, or link-then-unlink for files where it is unsupported).
+pub fn rename(from: &Resolved, to: &Resolved, replace: bool) -> Result<()> {
+    let (from_name, to_name) = (name_of(from)?, name_of(to)?);
+    let result = if replace {
+        rustix::fs::renameat(from.parent(), from_name, to.parent(), to_name)
+    } else {
+        match rustix::fs::renameat_with(
+            from.parent(),
+            from_name,
+            to.parent(),
+            to_name,
+            RenameFlags::NOREPLACE,
+        ) {
+            Err(Errno::INVAL | Errno::NOSYS) if from.kind == Some(Kind::File) => {
+                rustix::fs::linkat(
+                    from.parent(),
+                    from_name,
+                    to.parent(),
+                    to_name,
+                    AtFlags::empty(),
+                )
+                .and_then(|()| rustix::fs::unlinkat(from.parent(), from_name, AtFlags::empty()))
+            }
+            other => other,
+        }
+    };
+    result.map_err(|e| match e {
+        Errno::EXIST | Errno::NOTEMPTY => {
+            Error::new(Code::AlreadyExists, "the destination already exists").path(&to.given)
+        }
+        Errno::XDEV => {
+            Error::invalid("source and destination are on different filesystems").path(&to.given)
+        }
+        e => io_error("renaming", e),
+    })?;
+    crash_point("rename-before-dir-sync");
+    sync_parent(to)?;
+    sync_parent(from)
+}
