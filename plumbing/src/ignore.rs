@@ -135,40 +135,6 @@ fn core_excludes_file(config: &str) -> Option<String> {
     found
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn nested_files_and_negation_follow_git() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut rules = IgnoreRules::for_root(dir.path());
-        let top = rules.push_dir("", Some(b"*.log\n/build/\n"));
-        assert!(rules.is_ignored("a.log", false));
-        assert!(rules.is_ignored("sub/a.log", false));
-        assert!(rules.is_ignored("build", true));
-        assert!(!rules.is_ignored("sub/build", true), "anchored to the root");
-        let sub = rules.push_dir("sub", Some(b"!keep.log\n"));
-        assert!(!rules.is_ignored("sub/keep.log", false));
-        assert!(rules.is_ignored("sub/other.log", false));
-        rules.pop_to(sub);
-        assert!(rules.is_ignored("sub/keep.log", false));
-        rules.pop_to(top);
-        assert!(!rules.is_ignored("a.log", false));
-    }
-
-    #[test]
-    fn core_excludes_file_is_read_from_the_core_section_only() {
-        let config =
-            "[user]\n\texcludesfile = nope\n[core]\n\tExcludesFile = ~/.gitignore_global\n";
-        assert_eq!(
-            core_excludes_file(config).as_deref(),
-            Some("~/.gitignore_global")
-        );
-        assert_eq!(core_excludes_file("[user]\nname = x\n"), None);
-    }
-}
-
 /// Whether git would ignore the workspace path `rel` (only inside a git repository): the
 /// rules of every `.gitignore` from the repository's top down to the path's directory apply,
 /// and a path inside an ignored directory is ignored.
@@ -213,4 +179,38 @@ fn read_gitignore(root: &crate::resolve::Root, dir: &str) -> Option<Vec<u8>> {
     let mut bytes = Vec::new();
     handle.take(1024 * 1024).read_to_end(&mut bytes).ok()?;
     Some(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nested_files_and_negation_follow_git() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rules = IgnoreRules::for_root(dir.path());
+        let top = rules.push_dir("", Some(b"*.log\n/build/\n"));
+        assert!(rules.is_ignored("a.log", false));
+        assert!(rules.is_ignored("sub/a.log", false));
+        assert!(rules.is_ignored("build", true));
+        assert!(!rules.is_ignored("sub/build", true), "anchored to the root");
+        let sub = rules.push_dir("sub", Some(b"!keep.log\n"));
+        assert!(!rules.is_ignored("sub/keep.log", false));
+        assert!(rules.is_ignored("sub/other.log", false));
+        rules.pop_to(sub);
+        assert!(rules.is_ignored("sub/keep.log", false));
+        rules.pop_to(top);
+        assert!(!rules.is_ignored("a.log", false));
+    }
+
+    #[test]
+    fn core_excludes_file_is_read_from_the_core_section_only() {
+        let config =
+            "[user]\n\texcludesfile = nope\n[core]\n\tExcludesFile = ~/.gitignore_global\n";
+        assert_eq!(
+            core_excludes_file(config).as_deref(),
+            Some("~/.gitignore_global")
+        );
+        assert_eq!(core_excludes_file("[user]\nname = x\n"), None);
+    }
 }
