@@ -103,11 +103,8 @@ impl Home {
         if create {
             let created = crate::durable::create_dir_if_missing(&self.dir)
                 .map_err(|e| Error::storage("creating the Filekeeper home", &e))?;
-            if created {
-                if let Some(parent) = self.dir.parent() {
-                    sync_dir(parent)
-                        .map_err(|e| Error::storage("creating the Filekeeper home", &e))?;
-                }
+            if created && let Some(parent) = self.dir.parent() {
+                sync_dir(parent).map_err(|e| Error::storage("creating the Filekeeper home", &e))?;
             }
         }
         let conn = Connection::open(&path)?;

@@ -20,10 +20,10 @@ impl IgnoreRules {
     /// `.gitignore` files are read.
     pub fn for_root(root: &Path) -> IgnoreRules {
         let mut search = gix_ignore::Search::default();
-        if let Some(file) = global_excludes_file() {
-            if let Ok(bytes) = std::fs::read(&file) {
-                search.add_patterns_buffer(&bytes, file, None, Ignore::default());
-            }
+        if let Some(file) = global_excludes_file()
+            && let Ok(bytes) = std::fs::read(&file)
+        {
+            search.add_patterns_buffer(&bytes, file, None, Ignore::default());
         }
         let top = root.ancestors().find(|dir| dir.join(".git").exists());
         let mut prefix = Vec::new();
@@ -126,10 +126,10 @@ fn core_excludes_file(config: &str) -> Option<String> {
         if !in_core {
             continue;
         }
-        if let Some((key, value)) = line.split_once('=') {
-            if key.trim().eq_ignore_ascii_case("excludesfile") {
-                found = Some(value.trim().trim_matches('"').to_owned());
-            }
+        if let Some((key, value)) = line.split_once('=')
+            && key.trim().eq_ignore_ascii_case("excludesfile")
+        {
+            found = Some(value.trim().trim_matches('"').to_owned());
         }
     }
     found

@@ -112,10 +112,10 @@ impl ObjectStore {
     fn ensure_fanout(&self, id: &ObjectId) -> Result<PathBuf> {
         let fanout = self.dir.join(&id.hex()[..2]);
         let created = (|| -> io::Result<bool> {
-            if create_dir_if_missing(&self.dir)? {
-                if let Some(parent) = self.dir.parent() {
-                    sync_dir(parent)?;
-                }
+            if create_dir_if_missing(&self.dir)?
+                && let Some(parent) = self.dir.parent()
+            {
+                sync_dir(parent)?;
             }
             let created = create_dir_if_missing(&fanout)?;
             if created {

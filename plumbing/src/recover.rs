@@ -95,15 +95,16 @@ pub fn remove_temp_files(ws: &Workspace, dir: &str) -> Result<()> {
     };
     for entry in entries.flatten() {
         let name = entry.rel.rsplit('/').next().unwrap_or_default();
-        if entry.kind == EntryKind::File && name.starts_with(TEMP_PREFIX) {
-            if let Ok(target) = ws.root.resolve(
+        if entry.kind == EntryKind::File
+            && name.starts_with(TEMP_PREFIX)
+            && let Ok(target) = ws.root.resolve(
                 &entry.rel,
                 Intent::Write {
                     allow_sensitive: true,
                 },
-            ) {
-                crate::tree::remove_file(&target)?;
-            }
+            )
+        {
+            crate::tree::remove_file(&target)?;
         }
     }
     Ok(())

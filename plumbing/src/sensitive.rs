@@ -38,10 +38,11 @@ pub fn reason(components: &[&str]) -> Option<String> {
     if SECRET_NAMES.contains(&name.as_str()) || name.starts_with(".env.") {
         return Some(format!("{name} is a credential file name"));
     }
-    if let Some((stem, ext)) = name.rsplit_once('.') {
-        if !stem.is_empty() && SECRET_EXTENSIONS.contains(&ext) {
-            return Some(format!("*.{ext} files usually hold private keys"));
-        }
+    if let Some((stem, ext)) = name.rsplit_once('.')
+        && !stem.is_empty()
+        && SECRET_EXTENSIONS.contains(&ext)
+    {
+        return Some(format!("*.{ext} files usually hold private keys"));
     }
     None
 }

@@ -376,10 +376,10 @@ fn search_lines_with_cr(
     while start < region.len() {
         let Some(i) = memchr::memchr2(b'\n', b'\r', &region[start..]) else {
             // An unterminated last line (only at the end of the file).
-            if out.len() < wanted {
-                if let Some(found) = regex.find(&region[start..]) {
-                    out.push(matched_line(rel, line_no, &region[start..], found.start()));
-                }
+            if out.len() < wanted
+                && let Some(found) = regex.find(&region[start..])
+            {
+                out.push(matched_line(rel, line_no, &region[start..], found.start()));
             }
             return line_no + 1;
         };
@@ -390,10 +390,10 @@ fn search_lines_with_cr(
             end + 1
         };
         let line = &region[start..end];
-        if out.len() < wanted {
-            if let Some(found) = regex.find(line) {
-                out.push(matched_line(rel, line_no, line, found.start()));
-            }
+        if out.len() < wanted
+            && let Some(found) = regex.find(line)
+        {
+            out.push(matched_line(rel, line_no, line, found.start()));
         }
         line_no += 1;
         start = next;

@@ -312,11 +312,12 @@ fn extend_current(
     collect: Option<Collect>,
     bytes: &[u8],
 ) {
-    if let Some(c) = collect {
-        if in_range(c, lines.line_no) && (current.len() as u64) <= c.max_bytes {
-            let room = (c.max_bytes + 1).saturating_sub(current.len() as u64) as usize;
-            current.extend_from_slice(&bytes[..bytes.len().min(room)]);
-        }
+    if let Some(c) = collect
+        && in_range(c, lines.line_no)
+        && (current.len() as u64) <= c.max_bytes
+    {
+        let room = (c.max_bytes + 1).saturating_sub(current.len() as u64) as usize;
+        current.extend_from_slice(&bytes[..bytes.len().min(room)]);
     }
 }
 
@@ -338,18 +339,19 @@ fn finish_line(
 ) {
     let line = lines.line_no;
     let len = lines.line_len + tail.len() as u64;
-    if let Some(c) = collect {
-        if in_range(c, line) && cut_at.is_none() {
-            extend_current(lines, current, collect, tail);
-            if collected.len() as u64 + len <= c.max_bytes {
-                collected.extend_from_slice(current);
-                first.get_or_insert(line);
-                *last = Some(line);
-            } else {
-                *cut_at = Some(line);
-                if first.is_none() {
-                    *oversized = Some(len);
-                }
+    if let Some(c) = collect
+        && in_range(c, line)
+        && cut_at.is_none()
+    {
+        extend_current(lines, current, collect, tail);
+        if collected.len() as u64 + len <= c.max_bytes {
+            collected.extend_from_slice(current);
+            first.get_or_insert(line);
+            *last = Some(line);
+        } else {
+            *cut_at = Some(line);
+            if first.is_none() {
+                *oversized = Some(len);
             }
         }
     }
