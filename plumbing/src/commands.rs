@@ -274,6 +274,8 @@ pub fn journal_begin(
     if op.target_path.is_none() {
         op.target_path = op.items.first().map(|i| i.path.clone());
     }
+    // Under the lock, so no recovery takes this operation for a dead process's.
+    let (_, _lock) = ws.lock()?;
     let state = match existing {
         Some(state) => state,
         None => ws
@@ -358,6 +360,7 @@ pub fn journal_abort(ws: &Workspace, id: &str) -> Result<Fields> {
 
 fn finish(ws: &Workspace, id: &str, commit: bool) -> Result<Fields> {
     let (state, mut journal) = journal_of(ws, id)?;
+    let (_, _lock) = ws.lock()?;
     let op = journal.get(id)?;
     if op.status != Status::Pending {
         return Err(Error::invalid(format!(
@@ -414,6 +417,8 @@ pub fn publish_blob(
         .ok_or_else(|| crate::odb::not_stored(&blob))
         .and_then(|store| store.verify(&blob).map(|_| store))
         .map_err(|e| e.path(path))?;
+    // Every publication holds the lock, so a temp file found while holding it is a leftover.
+    let (_, _lock) = ws.lock()?;
     let published = publish::publish(&target, expect, mode, Some(blob), |out| {
         store.copy_to(&blob, &mut WriteRef(out)).map(|_| ())
     })?;
@@ -509,5 +514,41 @@ pub fn fsck(ws: &Workspace) -> Result<Fields> {
     err.details = fields(report);
     Err(err.recovery(
         "damaged or missing objects cannot be rebuilt from the store; remove a damaged file and store the original bytes again with `keeper hash-object -w`, or accept that undo of the operations naming them is unavailable",
+    ))
+}
+
+/// `recover`: resolves every pending operation a dead process left (see [`crate::recover`]).
+/// An operation that could only be resolved as partial is reported as PARTIAL_RECOVERY, after
+/// the journal has recorded it so.
+pub fn recover(ws: &Workspace) -> Result<Fields> {
+    let Some(_) = ws.state(false)? else {
+        return Ok(fields(json!({"resolved": [], "warnings": []})));
+    };
+    let (state, lock) = ws.lock()?;
+    let mut journal = state.journal()?;
+    let resolved = crate::recover::recover(ws, &mut journal, &lock)?;
+    let list: Vec<Value> = resolved
+        .iter()
+        .map(|r| json!({"operation_id": r.operation_id, "status": r.status.as_str(), "changed_paths": r.changed_paths}))
+        .collect();
+    let partial: Vec<&str> = resolved
+        .iter()
+        .filter(|r| r.status == Status::Partial)
+        .map(|r| r.operation_id.as_str())
+        .collect();
+    if !partial.is_empty() {
+        return Err(Error::new(
+            Code::PartialRecovery,
+            format!(
+                "{} interrupted operation(s) were left partly applied; recorded as partial",
+                partial.len()
+            ),
+        )
+        .with("resolved", list)
+        .recovery("inspect them with `keeper journal-show`; each can be undone path by path"));
+    }
+    Ok(with_notices(
+        fields(json!({"resolved": list})),
+        Some(&state),
     ))
 }

@@ -99,6 +99,16 @@ impl Root {
     pub fn resolve(&self, given: &str, intent: Intent) -> Result<Resolved> {
         resolve(self, given, intent)
     }
+
+    /// The workspace-relative spelling of a path, by its letters alone (no filesystem access):
+    /// `..` and absolute paths outside the root are refused as by [`Root::resolve`].
+    pub fn relative(&self, given: &str) -> Result<String> {
+        let parts = relative_components(self, given)?;
+        if parts.is_empty() {
+            return Err(Error::invalid("the path names the workspace root").path(given));
+        }
+        Ok(parts.iter().map(|c| text(c)).collect::<Vec<_>>().join("/"))
+    }
 }
 
 impl Resolved {

@@ -9,12 +9,14 @@ pub use plumbing::{Code, Error, ObjectId, Result};
 
 mod grep;
 mod listing;
+mod mutate;
 mod read;
 pub mod text;
 mod time;
 
 pub use grep::{GrepMatch, GrepOptions, GrepResult};
 pub use listing::{ListEntry, ListOptions, Listing};
+pub use mutate::{MutationItem, MutationOptions, MutationResult};
 pub use read::{Existence, FileInfo, ManyItem, ReadOptions, ReadResult};
 
 use plumbing::home::{Home, Registration};

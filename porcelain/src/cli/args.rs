@@ -63,9 +63,13 @@ pub enum Command {
     #[command(subcommand)]
     Workspace(WorkspaceCommand),
 
-    /// Read, inspect, list and search files in the workspace.
+    /// Read, inspect, search and change files in the workspace.
     #[command(subcommand)]
     File(FileCommand),
+
+    /// Create, move and delete directories.
+    #[command(subcommand)]
+    Dir(DirCommand),
 
     /// Compute a blob id (sha256:...) of a workspace file or stdin; -w also stores it.
     HashObject(HashObjectArgs),
@@ -114,6 +118,10 @@ pub enum Command {
 
     /// Verify every stored object and every journal reference; exit non-zero on any damage.
     Fsck,
+
+    /// Resolve operations an interrupted keeper left pending (every mutation also does this
+    /// first); PARTIAL_RECOVERY when one was only partly applied.
+    Recover,
 }
 
 #[derive(Debug, Subcommand)]
@@ -221,8 +229,95 @@ pub struct LineRange {
     pub encoding: Option<String>,
 }
 
+/// Where new content comes from: exactly one of --content and --input, or standard input.
+#[derive(Debug, Args)]
+pub struct ContentSource {
+    /// The new content, taken literally (no escape sequences are interpreted).
+    #[arg(long, value_name = "TEXT", conflicts_with = "input")]
+    pub content: Option<String>,
+    /// Read the new content from this file (outside the workspace is fine: it is only read).
+    #[arg(long, value_name = "FILE")]
+    pub input: Option<std::path::PathBuf>,
+}
+
+/// Options every mutating command takes.
+#[derive(Debug, Args)]
+pub struct MutationArgs {
+    /// Report what would change (with a diff) and change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Accept a credential-shaped target (.env, *.pem, *.key, id_rsa, .ssh/, .aws/, ...).
+    #[arg(long)]
+    pub i_accept_secret_write_risk: bool,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum FileCommand {
+    /// Create a file; an existing one is ALREADY_EXISTS unless --allow-existing.
+    ///
+    /// Examples:
+    ///   keeper file create notes.md --content "first line"
+    ///   printf '# Todo\n' | keeper file create todo.md
+    Create {
+        /// The new file, workspace-relative; its directory must exist.
+        path: String,
+        #[command(flatten)]
+        source: ContentSource,
+        /// Replace the file if it exists instead of refusing.
+        #[arg(long)]
+        allow_existing: bool,
+        #[command(flatten)]
+        mutation: MutationArgs,
+    },
+    /// Replace a file's whole content, atomically (creating it when absent).
+    ///
+    /// Example (a guarded read-modify-write):
+    ///   h=$(keeper file hash notes.md); ...; keeper file write notes.md --input new.md --expected-hash "$h"
+    Write {
+        /// The file, workspace-relative.
+        path: String,
+        #[command(flatten)]
+        source: ContentSource,
+        /// Refuse (CONTENT_CONFLICT) unless the file still holds exactly this content.
+        #[arg(long, value_name = "HASH")]
+        expected_hash: Option<String>,
+        #[command(flatten)]
+        mutation: MutationArgs,
+    },
+    /// Copy a file; an existing destination is replaced only against its current hash.
+    Copy {
+        /// The file to copy.
+        source: String,
+        /// The new path.
+        destination: String,
+        /// Replace an existing destination only if it holds exactly this content.
+        #[arg(long, value_name = "HASH")]
+        expected_destination_hash: Option<String>,
+        #[command(flatten)]
+        mutation: MutationArgs,
+    },
+    /// Move (rename) a file atomically; an existing destination needs --overwrite.
+    Move {
+        /// The file to move.
+        source: String,
+        /// The new path.
+        destination: String,
+        /// Replace an existing destination.
+        #[arg(long)]
+        overwrite: bool,
+        #[command(flatten)]
+        mutation: MutationArgs,
+    },
+    /// Delete a file (its bytes stay in history, so the deletion can be undone).
+    Delete {
+        /// The file, workspace-relative.
+        path: String,
+        /// Refuse unless the file holds exactly this content.
+        #[arg(long, value_name = "HASH")]
+        expected_hash: Option<String>,
+        #[command(flatten)]
+        mutation: MutationArgs,
+    },
     /// Print lines of a text file byte-for-byte on stdout; metadata goes to stderr.
     ///
     /// Examples:
@@ -317,4 +412,54 @@ pub enum FileCommand {
         #[arg(long, value_name = "N")]
         max_results: Option<u64>,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DirCommand {
+    /// Create a directory.
+    Create {
+        /// The directory, workspace-relative.
+        path: String,
+        /// Also create missing parents; an existing directory is then not an error.
+        #[arg(long, short)]
+        parents: bool,
+        #[command(flatten)]
+        mutation: MutationArgs,
+    },
+    /// Move (rename) a directory and everything in it, atomically, to a new path.
+    Move {
+        /// The directory to move.
+        source: String,
+        /// The new path (must not exist).
+        destination: String,
+        #[command(flatten)]
+        mutation: MutationArgs,
+    },
+    /// Delete an empty directory, or with --recursive --confirm-recursive a whole tree.
+    Delete {
+        /// The directory, workspace-relative.
+        path: String,
+        /// Delete everything inside too (needs --confirm-recursive).
+        #[arg(long, requires = "confirm_recursive")]
+        recursive: bool,
+        /// Confirms --recursive: both are required, so a tree is never deleted by one slip.
+        #[arg(long, requires = "recursive")]
+        confirm_recursive: bool,
+        #[command(flatten)]
+        mutation: MutationArgs,
+    },
+}
+
+impl FileCommand {
+    /// Whether the command changes the workspace.
+    pub fn is_mutation(&self) -> bool {
+        matches!(
+            self,
+            FileCommand::Create { .. }
+                | FileCommand::Write { .. }
+                | FileCommand::Copy { .. }
+                | FileCommand::Move { .. }
+                | FileCommand::Delete { .. }
+        )
+    }
 }

@@ -181,6 +181,9 @@ pub fn run(ws: &Workspace, cmd: &FileCommand, json: bool) -> Result<Reply> {
             reply.notes = notes;
             Ok(reply)
         }
+        _ => Err(crate::Error::internal(
+            "a mutating command reached the read commands",
+        )),
     }
 }
 

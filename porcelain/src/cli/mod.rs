@@ -1,6 +1,7 @@
 //! The `keeper` binary's logic: parse, dispatch to the library, render.
 
 mod args;
+mod change_cmds;
 mod file_cmds;
 mod output;
 mod plumbing_cmds;
@@ -63,7 +64,16 @@ fn dispatch(cli: &Cli) -> crate::Result<output::Reply> {
         Command::File(cmd) => {
             let ws =
                 keeper.workspace(cli.global.workspace.as_deref(), cli.global.root.as_deref())?;
-            file_cmds::run(&ws, cmd, cli.global.json)
+            if cmd.is_mutation() {
+                change_cmds::file(&ws, cmd, &cli.global)
+            } else {
+                file_cmds::run(&ws, cmd, cli.global.json)
+            }
+        }
+        Command::Dir(cmd) => {
+            let ws =
+                keeper.workspace(cli.global.workspace.as_deref(), cli.global.root.as_deref())?;
+            change_cmds::dir(&ws, cmd, &cli.global)
         }
         other => plumbing_cmds::run(&keeper, &cli.global, other),
     }

@@ -79,7 +79,26 @@ pub fn run(keeper: &Filekeeper, global: &Global, command: &Command) -> Result<Re
             );
             (Some(ws), fields, human)
         }
-        Command::Init | Command::Workspace(_) | Command::File(_) => {
+        Command::Recover => {
+            let ws = open()?;
+            let fields = commands::recover(&ws)?;
+            let human = fields["resolved"]
+                .as_array()
+                .map(|list| {
+                    list.iter()
+                        .map(|r| {
+                            format!(
+                                "{} {}\n",
+                                r["operation_id"].as_str().unwrap_or(""),
+                                r["status"].as_str().unwrap_or("")
+                            )
+                        })
+                        .collect::<String>()
+                })
+                .unwrap_or_default();
+            (Some(ws), fields, human)
+        }
+        Command::Init | Command::Workspace(_) | Command::File(_) | Command::Dir(_) => {
             unreachable!("dispatched elsewhere")
         }
     };

@@ -1,0 +1,150 @@
+//! `keeper file create|write|copy|move|delete` and `keeper dir …`: the mutating commands.
+
+use super::args::{ContentSource, DirCommand, FileCommand, Global, MutationArgs};
+use super::output::Reply;
+use crate::{Error, MutationOptions, MutationResult, Result, Workspace};
+use serde_json::{Map, Value, json};
+use std::io::{IsTerminal, Read};
+
+fn options(global: &Global, args: &MutationArgs) -> MutationOptions {
+    MutationOptions {
+        dry_run: args.dry_run,
+        actor: global.actor.clone(),
+        task_id: global.task_id.clone(),
+        allow_sensitive_write: args.i_accept_secret_write_risk,
+    }
+}
+
+/// The new content: --content, --input, or standard input when it is not a terminal. Reads at
+/// most one byte more than the limit, so an oversized input is refused without being held.
+fn content(source: &ContentSource, limit: u64) -> Result<Vec<u8>> {
+    if let Some(text) = &source.content {
+        return Ok(text.clone().into_bytes());
+    }
+    let mut bytes = Vec::new();
+    let read = if let Some(path) = &source.input {
+        std::fs::File::open(path)
+            .map_err(|e| {
+                Error::storage("opening --input", &e).with("input", path.display().to_string())
+            })?
+            .take(limit + 1)
+            .read_to_end(&mut bytes)
+    } else if std::io::stdin().is_terminal() {
+        return Err(Error::invalid(
+            "no content: pass --content TEXT, --input FILE, or pipe it on stdin",
+        ));
+    } else {
+        std::io::stdin()
+            .lock()
+            .take(limit + 1)
+            .read_to_end(&mut bytes)
+    };
+    read.map_err(|e| Error::storage("reading the new content", &e))?;
+    Ok(bytes)
+}
+
+fn reply(ws: &Workspace, result: MutationResult) -> Reply {
+    let mut fields = Map::new();
+    fields.insert("workspace".into(), json!(ws.name()));
+    if let Ok(Value::Object(map)) = serde_json::to_value(&result) {
+        fields.extend(map);
+    }
+    if result.dry_run {
+        let mut reply = Reply::new(fields, result.preview_diff.clone().unwrap_or_default());
+        reply.notes = vec![format!(
+            "dry run: {} (nothing was changed)",
+            if result.would_change == Some(true) {
+                "would change the paths above"
+            } else {
+                "would change nothing"
+            }
+        )];
+        return reply;
+    }
+    let human = match &result.operation_id {
+        Some(id) => format!("{} [{id}]\n", result.summary),
+        None => format!("{}\n", result.summary),
+    };
+    let mut reply = Reply::new(fields, human);
+    if !result.history_skipped.is_empty() {
+        reply.notes.push(format!(
+            "history skipped for {} (above max_history_blob_bytes): this change cannot be undone",
+            result.history_skipped.join(", ")
+        ));
+    }
+    reply
+}
+
+pub fn file(ws: &Workspace, cmd: &FileCommand, global: &Global) -> Result<Reply> {
+    let limit = ws.plumbing().limits.max_write_bytes;
+    let result = match cmd {
+        FileCommand::Create {
+            path,
+            source,
+            allow_existing,
+            mutation,
+        } => ws.create_file(
+            path,
+            &content(source, limit)?,
+            *allow_existing,
+            &options(global, mutation),
+        )?,
+        FileCommand::Write {
+            path,
+            source,
+            expected_hash,
+            mutation,
+        } => ws.write_file(
+            path,
+            &content(source, limit)?,
+            expected_hash.as_deref(),
+            &options(global, mutation),
+        )?,
+        FileCommand::Copy {
+            source,
+            destination,
+            expected_destination_hash,
+            mutation,
+        } => ws.copy_file(
+            source,
+            destination,
+            expected_destination_hash.as_deref(),
+            &options(global, mutation),
+        )?,
+        FileCommand::Move {
+            source,
+            destination,
+            overwrite,
+            mutation,
+        } => ws.move_file(source, destination, *overwrite, &options(global, mutation))?,
+        FileCommand::Delete {
+            path,
+            expected_hash,
+            mutation,
+        } => ws.delete_file(path, expected_hash.as_deref(), &options(global, mutation))?,
+        _ => return Err(Error::internal("not a mutating file command")),
+    };
+    Ok(reply(ws, result))
+}
+
+pub fn dir(ws: &Workspace, cmd: &DirCommand, global: &Global) -> Result<Reply> {
+    let result = match cmd {
+        DirCommand::Create {
+            path,
+            parents,
+            mutation,
+        } => ws.create_dir(path, *parents, &options(global, mutation))?,
+        DirCommand::Move {
+            source,
+            destination,
+            mutation,
+        } => ws.move_dir(source, destination, &options(global, mutation))?,
+        DirCommand::Delete {
+            path,
+            recursive,
+            mutation,
+            ..
+        } => ws.delete_dir(path, *recursive, &options(global, mutation))?,
+    };
+    Ok(reply(ws, result))
+}

@@ -1,0 +1,415 @@
+//! Journaled mutations: the one sequence every change follows.
+//!
+//! A command first *plans*: it resolves its paths, observes their current state, checks its
+//! guards, and describes the change as journal items (before and after state of each path)
+//! and steps (the effects, in order). Nothing is touched while planning, so a dry run is a
+//! plan rendered as a preview. A real run then, holding the workspace lock:
+//!
+//! 1. stores every before and after content as a blob (fsynced);
+//! 2. records the operation as pending (SQLite, synchronous=FULL);
+//! 3. applies the steps, each one individually atomic and durable;
+//! 4. re-reads every path and marks the operation committed only if all hold their after
+//!    state.
+//!
+//! A step that fails is rolled back by restoring every path to its before state from the
+//! stored blobs; if even that fails, the operation is marked partial and the caller gets
+//! PARTIAL_RECOVERY naming what was and was not restored.
+
+mod ops;
+mod restore;
+
+use crate::{Code, Error, ObjectId, Result, Workspace};
+use filekeeper_plumbing::commands::mismatched_paths;
+use filekeeper_plumbing::journal::{Item, Journal, NewOperation, Status};
+use filekeeper_plumbing::publish::Expect;
+use filekeeper_plumbing::recover::{Resolution, recover};
+use serde::Serialize;
+use std::sync::Arc;
+
+/// What every mutating call takes besides its own arguments.
+#[derive(Clone, Debug, Default)]
+pub struct MutationOptions {
+    /// Compute and report the change without making it.
+    pub dry_run: bool,
+    /// Recorded with the operation.
+    pub actor: Option<String>,
+    pub task_id: Option<String>,
+    /// Accept a credential-shaped target (`.env`, `*.pem`, `.ssh/`, ...). The CLI's flag is
+    /// `--i-accept-secret-write-risk`.
+    pub allow_sensitive_write: bool,
+}
+
+/// One path of a mutation's result.
+#[derive(Clone, Debug, Serialize)]
+pub struct MutationItem {
+    pub path: String,
+    pub change: String,
+    pub kind: &'static str,
+    pub before_hash: Option<String>,
+    /// Observed after the change; null in a dry run.
+    pub after_hash: Option<String>,
+    /// Size after the change; null in a dry run and for paths that no longer exist.
+    pub size_bytes: Option<u64>,
+}
+
+/// The result of every mutating command, in the specification's shape.
+#[derive(Clone, Debug, Serialize)]
+pub struct MutationResult {
+    pub path: String,
+    pub changed: bool,
+    pub before_hash: Option<String>,
+    pub after_hash: Option<String>,
+    pub summary: String,
+    pub operation_id: Option<String>,
+    pub undo_available: bool,
+    pub dry_run: bool,
+    pub warnings: Vec<String>,
+    pub items: Vec<MutationItem>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_path: Option<String>,
+    /// Paths whose bytes were above the history cap and not stored.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub history_skipped: Vec<String>,
+    /// Dry run only: the hash a real run would produce.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predicted_after_hash: Option<String>,
+    /// Dry run only: whether a real run would change anything.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub would_change: Option<bool>,
+    /// Dry run only: a unified diff (or a list of changes) of what a real run would do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preview_diff: Option<String>,
+}
+
+/// An effect, in terms of workspace-relative paths resolved again when applied.
+#[derive(Clone, Debug)]
+pub(crate) enum Step {
+    Publish {
+        path: String,
+        expect: Expect,
+        mode: Option<u32>,
+        content: Arc<Vec<u8>>,
+    },
+    Remove {
+        path: String,
+    },
+    MakeDir {
+        path: String,
+    },
+    RemoveDir {
+        path: String,
+    },
+    Rename {
+        from: String,
+        to: String,
+        replace: bool,
+    },
+}
+
+/// One journal item and what the result reports of it.
+pub(crate) struct Planned {
+    pub item: Item,
+    pub after_size: Option<u64>,
+}
+
+/// A described change, not yet made.
+pub(crate) struct Plan {
+    pub kind: &'static str,
+    pub summary: String,
+    /// The path the caller named (the result's `path`).
+    pub given: String,
+    /// The workspace-relative path the operation targets.
+    pub target: String,
+    pub source: Option<String>,
+    pub items: Vec<Planned>,
+    pub steps: Vec<Step>,
+    /// Contents to store before the operation is recorded.
+    pub blobs: Vec<Arc<Vec<u8>>>,
+    pub warnings: Vec<String>,
+    pub preview: String,
+}
+
+impl Plan {
+    fn target_item(&self) -> Option<&Item> {
+        self.items
+            .iter()
+            .map(|p| &p.item)
+            .find(|i| i.path == self.target)
+            .or_else(|| self.items.first().map(|p| &p.item))
+    }
+
+    fn history_skipped(&self) -> Vec<String> {
+        self.items
+            .iter()
+            .filter(|p| p.item.history_skipped)
+            .map(|p| p.item.path.clone())
+            .collect()
+    }
+
+    fn changes_anything(&self) -> bool {
+        self.items.iter().any(|p| item_changes(&p.item))
+    }
+}
+
+pub(crate) fn item_changes(item: &Item) -> bool {
+    item.before_exists != item.after_exists
+        || item.before_hash != item.after_hash
+        || (item.after_mode.is_some() && item.before_mode != item.after_mode)
+}
+
+fn hash_text(id: Option<ObjectId>) -> Option<String> {
+    id.map(|h| h.to_string())
+}
+
+impl Workspace {
+    /// Runs a mutation: `plan` describes it (and is called again under the lock, so the
+    /// guards are checked against the state that will be changed).
+    pub(crate) fn mutate(
+        &self,
+        options: &MutationOptions,
+        plan: impl Fn(&Workspace) -> Result<Plan>,
+    ) -> Result<MutationResult> {
+        if options.dry_run {
+            return Ok(dry_result(plan(self)?));
+        }
+        if self.inner.state(false)?.is_none() {
+            // The first mutation here creates the state; a refused one must not.
+            plan(self)?;
+        }
+        let (state, lock) = self.inner.lock()?;
+        let mut journal = state.journal()?;
+        let recovered = recover(&self.inner, &mut journal, &lock)?;
+        let plan = plan(self)?;
+        let mut warnings: Vec<String> = state.notices.clone();
+        warnings.extend(recovery_warnings(&recovered));
+        let store = state.store();
+        for blob in &plan.blobs {
+            store.write(blob)?;
+        }
+        let op = NewOperation {
+            kind: plan.kind.to_owned(),
+            actor: options.actor.clone(),
+            task_id: options.task_id.clone(),
+            summary: plan.summary.clone(),
+            target_path: Some(plan.target.clone()),
+            source_path: plan.source.clone(),
+            undoes: None,
+            under_lock: true,
+            metadata: plan
+                .source
+                .as_ref()
+                .map(|s| {
+                    let mut m = serde_json::Map::new();
+                    m.insert("source_path".into(), s.clone().into());
+                    m
+                })
+                .unwrap_or_default(),
+            items: plan.items.iter().map(|p| p.item.clone()).collect(),
+        };
+        let id = journal.begin(&op)?;
+        filekeeper_plumbing::durable::crash_point("mutation-after-begin");
+        for (done, step) in plan.steps.iter().enumerate() {
+            if let Err(err) = self.apply(step, options) {
+                return Err(self.roll_back(&mut journal, &id, &plan, done, err, &store));
+            }
+            if filekeeper_plumbing::durable::CRASH_POINTS_ARMED {
+                filekeeper_plumbing::durable::crash_point(&format!(
+                    "mutation-after-step-{}",
+                    done + 1
+                ));
+            }
+        }
+        let items: Vec<Item> = plan.items.iter().map(|p| p.item.clone()).collect();
+        let bad = mismatched_paths(&self.inner, &items, true)?;
+        if !bad.is_empty() {
+            journal.set_status(&id, &[Status::Pending], Status::Partial)?;
+            return Err(Error::new(
+                Code::ContentConflict,
+                "another process changed the paths while the operation ran; it is recorded as partial",
+            )
+            .path(&plan.given)
+            .with("operation_id", id)
+            .with("paths", bad));
+        }
+        journal.set_status(&id, &[Status::Pending], Status::Committed)?;
+        drop(lock);
+        let mut result = self.result(&plan, Some(id), warnings)?;
+        result.undo_available = result.history_skipped.is_empty();
+        Ok(result)
+    }
+
+    fn roll_back(
+        &self,
+        journal: &mut Journal,
+        id: &str,
+        plan: &Plan,
+        done: usize,
+        cause: Error,
+        store: &filekeeper_plumbing::odb::ObjectStore,
+    ) -> Error {
+        let items: Vec<Item> = plan.items.iter().map(|p| p.item.clone()).collect();
+        let outcome = restore::restore_before(self, &items, store);
+        let restored_all = outcome.as_ref().is_ok_and(|r| r.failed.is_empty())
+            && mismatched_paths(&self.inner, &items, false).is_ok_and(|bad| bad.is_empty());
+        let status = if restored_all {
+            Status::RolledBack
+        } else {
+            Status::Partial
+        };
+        let _ = journal.set_status(id, &[Status::Pending], status);
+        let (restored, failed) = match outcome {
+            Ok(r) => (r.restored, r.failed),
+            Err(_) => (Vec::new(), items.iter().map(|i| i.path.clone()).collect()),
+        };
+        if restored_all {
+            let mut err = cause;
+            err.details.insert("operation_id".into(), id.into());
+            err.details.insert("steps_applied".into(), done.into());
+            err.details.insert("restored".into(), restored.into());
+            return err;
+        }
+        Error::new(
+            Code::PartialRecovery,
+            format!(
+                "{}; rolling back failed too, so the operation is recorded as partial",
+                cause.message
+            ),
+        )
+        .path(&plan.given)
+        .with("operation_id", id)
+        .with("cause", cause.code.as_str())
+        .with("restored", restored)
+        .with("not_restored", failed)
+        .recovery(
+            "inspect the paths named; `keeper history undo` of this operation restores what it can",
+        )
+    }
+
+    fn apply(&self, step: &Step, options: &MutationOptions) -> Result<()> {
+        use filekeeper_plumbing::resolve::Intent;
+        use filekeeper_plumbing::{publish, tree};
+        let write = Intent::Write {
+            allow_sensitive: options.allow_sensitive_write,
+        };
+        let root = &self.inner.root;
+        match step {
+            Step::Publish {
+                path,
+                expect,
+                mode,
+                content,
+            } => {
+                let target = root.resolve(path, write)?;
+                publish::publish(
+                    &target,
+                    *expect,
+                    *mode,
+                    Some(ObjectId::of(content)),
+                    |out| {
+                        out.write_all(content)
+                            .map_err(|e| Error::storage("writing file", &e))
+                    },
+                )
+                .map(|_| ())
+            }
+            Step::Remove { path } => tree::remove_file(&root.resolve(path, write)?),
+            Step::MakeDir { path } => tree::make_dir(&root.resolve(path, write)?),
+            Step::RemoveDir { path } => tree::remove_dir(&root.resolve(path, write)?),
+            Step::Rename { from, to, replace } => {
+                let from = root.resolve(from, write)?;
+                let to = root.resolve(to, write)?;
+                tree::rename(&from, &to, *replace)
+            }
+        }
+    }
+
+    /// The result of a committed operation, with every after state observed.
+    fn result(
+        &self,
+        plan: &Plan,
+        operation_id: Option<String>,
+        warnings: Vec<String>,
+    ) -> Result<MutationResult> {
+        let mut items = Vec::new();
+        for p in &plan.items {
+            items.push(MutationItem {
+                path: p.item.path.clone(),
+                change: p.item.change.clone(),
+                kind: p.item.kind.as_str(),
+                before_hash: hash_text(p.item.before_hash),
+                after_hash: hash_text(p.item.after_hash),
+                size_bytes: p.after_size,
+            });
+        }
+        let target = plan.target_item();
+        Ok(MutationResult {
+            path: plan.given.clone(),
+            changed: plan.changes_anything(),
+            before_hash: target.and_then(|i| hash_text(i.before_hash)),
+            after_hash: target.and_then(|i| hash_text(i.after_hash)),
+            summary: plan.summary.clone(),
+            operation_id,
+            undo_available: true,
+            dry_run: false,
+            warnings: [warnings, plan.warnings.clone()].concat(),
+            items,
+            source_path: plan.source.clone(),
+            history_skipped: plan.history_skipped(),
+            predicted_after_hash: None,
+            would_change: None,
+            preview_diff: None,
+        })
+    }
+}
+
+/// A plan reported as a preview: nothing observed after, nothing recorded.
+fn dry_result(plan: Plan) -> MutationResult {
+    let target = plan.target_item();
+    MutationResult {
+        path: plan.given.clone(),
+        changed: false,
+        before_hash: target.and_then(|i| hash_text(i.before_hash)),
+        after_hash: None,
+        summary: plan.summary.clone(),
+        operation_id: None,
+        undo_available: false,
+        dry_run: true,
+        warnings: plan.warnings.clone(),
+        items: plan
+            .items
+            .iter()
+            .map(|p| MutationItem {
+                path: p.item.path.clone(),
+                change: p.item.change.clone(),
+                kind: p.item.kind.as_str(),
+                before_hash: hash_text(p.item.before_hash),
+                after_hash: None,
+                size_bytes: None,
+            })
+            .collect(),
+        source_path: plan.source.clone(),
+        history_skipped: plan.history_skipped(),
+        predicted_after_hash: Some(target.and_then(|i| hash_text(i.after_hash))).flatten(),
+        would_change: Some(plan.changes_anything()),
+        preview_diff: Some(plan.preview.clone()),
+    }
+}
+
+fn recovery_warnings(recovered: &[Resolution]) -> Vec<String> {
+    recovered
+        .iter()
+        .map(|r| match r.status {
+            Status::Partial => format!(
+                "recovered {} left by an interrupted process as partial: {} path(s) changed ({}); it can be undone",
+                r.operation_id,
+                r.changed_paths.len(),
+                r.changed_paths.join(", ")
+            ),
+            status => format!(
+                "recovered {} left by an interrupted process: {}",
+                r.operation_id,
+                status.as_str()
+            ),
+        })
+        .collect()
+}

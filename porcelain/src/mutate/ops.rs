@@ -1,0 +1,818 @@
+//! The mutating commands, each a plan: create, write, copy, move and delete files; create,
+//! move and delete directories.
+
+use super::{MutationOptions, MutationResult, Plan, Planned, Step};
+use crate::{Code, Error, ObjectId, Result, Workspace};
+use filekeeper_plumbing::ignore::git_ignores;
+use filekeeper_plumbing::journal::Item;
+use filekeeper_plumbing::publish::Expect;
+use filekeeper_plumbing::resolve::{Intent, Kind, Resolved};
+use filekeeper_plumbing::walk::{self, EntryKind, WalkOptions};
+use std::io::Read;
+use std::os::unix::fs::PermissionsExt;
+use std::sync::Arc;
+
+/// A preview diff longer than this is cut (it is a preview, never a file body dump).
+const MAX_PREVIEW_BYTES: usize = 64 * 1024;
+
+/// A file as it is now.
+#[derive(Clone)]
+struct Seen {
+    hash: ObjectId,
+    mode: u32,
+    size: u64,
+    /// The bytes, when within the history cap (so they can be stored and diffed).
+    bytes: Option<Arc<Vec<u8>>>,
+}
+
+impl Workspace {
+    fn write_intent(&self, options: &MutationOptions) -> Intent {
+        Intent::Write {
+            allow_sensitive: options.allow_sensitive_write,
+        }
+    }
+
+    fn resolve_target(&self, path: &str, options: &MutationOptions) -> Result<Resolved> {
+        self.inner.root.resolve(path, self.write_intent(options))
+    }
+
+    /// Reads a file's current state: hash, mode and size always; the bytes only when they are
+    /// within the history cap.
+    fn see(&self, target: &Resolved) -> Result<Seen> {
+        let mut file = target.open_file()?;
+        let meta = file
+            .metadata()
+            .map_err(|e| Error::storage("inspecting file", &e))?;
+        let mode = meta.permissions().mode() & 0o7777;
+        let cap = self.inner.limits.max_history_blob_bytes;
+        if meta.len() <= cap {
+            let mut bytes = Vec::with_capacity(meta.len() as usize);
+            file.read_to_end(&mut bytes)
+                .map_err(|e| Error::storage("reading file", &e))?;
+            Ok(Seen {
+                hash: ObjectId::of(&bytes),
+                mode,
+                size: bytes.len() as u64,
+                bytes: Some(Arc::new(bytes)),
+            })
+        } else {
+            let (hash, size) =
+                ObjectId::of_reader(file).map_err(|e| Error::storage("reading file", &e))?;
+            Ok(Seen {
+                hash,
+                mode,
+                size,
+                bytes: None,
+            })
+        }
+    }
+
+    fn check_size(&self, path: &str, len: usize) -> Result<()> {
+        let max = self.inner.limits.max_write_bytes;
+        if len as u64 > max {
+            return Err(Error::new(
+                Code::LimitExceeded,
+                format!("the content is {len} bytes, above max_write_bytes {max}"),
+            )
+            .path(path)
+            .with("limit", max));
+        }
+        Ok(())
+    }
+
+    fn ignored_warning(&self, rel: &str) -> Vec<String> {
+        if git_ignores(&self.inner.root, rel, false) {
+            vec![format!(
+                "{rel} is ignored by git: this change will not be committed"
+            )]
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// Creates a file. An existing file is ALREADY_EXISTS, unless `allow_existing`, which
+    /// replaces it (a no-op when the content is the same). Never clobbers a file created
+    /// concurrently by another process.
+    pub fn create_file(
+        &self,
+        path: &str,
+        content: &[u8],
+        allow_existing: bool,
+        options: &MutationOptions,
+    ) -> Result<MutationResult> {
+        self.mutate(options, |ws| {
+            ws.check_size(path, content.len())?;
+            let target = ws.resolve_target(path, options)?;
+            let before = match target.kind {
+                Some(Kind::Directory) => return Err(not_a_file(path)),
+                Some(Kind::File) if !allow_existing => {
+                    return Err(Error::new(Code::AlreadyExists, "the file already exists")
+                        .path(path)
+                        .recovery(
+                            "write it with `keeper file write`, or create with --allow-existing",
+                        ));
+                }
+                Some(Kind::File) => Some(ws.see(&target)?),
+                None => None,
+            };
+            let verb = if before.is_some() {
+                "Replaced"
+            } else {
+                "Created"
+            };
+            ws.content_plan("create", verb, path, &target, before, content, None)
+        })
+    }
+
+    /// Replaces a file's content (creating it when absent). With `expected_hash`, the file
+    /// must still hold exactly that content: otherwise CONTENT_CONFLICT and nothing changes.
+    pub fn write_file(
+        &self,
+        path: &str,
+        content: &[u8],
+        expected_hash: Option<&str>,
+        options: &MutationOptions,
+    ) -> Result<MutationResult> {
+        let expected = expected_hash.map(ObjectId::parse).transpose()?;
+        self.mutate(options, |ws| {
+            ws.check_size(path, content.len())?;
+            let target = ws.resolve_target(path, options)?;
+            let before = match target.kind {
+                Some(Kind::Directory) => return Err(not_a_file(path)),
+                Some(Kind::File) => Some(ws.see(&target)?),
+                None => None,
+            };
+            if let Some(expected) = expected {
+                guard(path, expected, before.as_ref().map(|b| b.hash))?;
+            }
+            ws.content_plan("write", "Wrote", path, &target, before, content, None)
+        })
+    }
+
+    /// Copies a file. An existing destination is replaced only when `expected_destination_hash`
+    /// names its current content.
+    pub fn copy_file(
+        &self,
+        source: &str,
+        destination: &str,
+        expected_destination_hash: Option<&str>,
+        options: &MutationOptions,
+    ) -> Result<MutationResult> {
+        let expected = expected_destination_hash.map(ObjectId::parse).transpose()?;
+        self.mutate(options, |ws| {
+            let from = ws.inner.root.resolve(source, Intent::Read)?;
+            let mut file = from.open_file()?;
+            let meta = file.metadata().map_err(|e| Error::storage("inspecting file", &e))?;
+            ws.check_size(source, meta.len() as usize)?;
+            let mut bytes = Vec::with_capacity(meta.len() as usize);
+            file.read_to_end(&mut bytes).map_err(|e| Error::storage("reading file", &e))?;
+            let target = ws.resolve_target(destination, options)?;
+            if target.rel == from.rel {
+                return Err(Error::invalid("source and destination are the same file").path(destination));
+            }
+            let before = match target.kind {
+                Some(Kind::Directory) => return Err(not_a_file(destination)),
+                Some(Kind::File) => Some(ws.see(&target)?),
+                None => None,
+            };
+            match (expected, &before) {
+                (Some(expected), _) => guard(destination, expected, before.as_ref().map(|b| b.hash))?,
+                (None, Some(_)) => {
+                    return Err(Error::new(Code::AlreadyExists, "the destination already exists")
+                        .path(destination)
+                        .recovery("name its current content with --expected-destination-hash to replace it"));
+                }
+                (None, None) => {}
+            }
+            let mode = before.is_none().then(|| meta.permissions().mode() & 0o7777);
+            let summary = format!("Copied {} to {}.", from.rel, target.rel);
+            let mut plan = ws.content_plan("copy", "", destination, &target, before, &bytes, mode)?;
+            plan.summary = summary;
+            plan.source = Some(from.rel.clone());
+            Ok(plan)
+        })
+    }
+
+    /// The plan of a single-file content change.
+    #[allow(clippy::too_many_arguments)]
+    fn content_plan(
+        &self,
+        kind: &'static str,
+        verb: &str,
+        given: &str,
+        target: &Resolved,
+        before: Option<Seen>,
+        content: &[u8],
+        new_mode: Option<u32>,
+    ) -> Result<Plan> {
+        let cap = self.inner.limits.max_history_blob_bytes;
+        let after_hash = ObjectId::of(content);
+        let after_mode = before.as_ref().map(|b| b.mode).or(new_mode);
+        let content = Arc::new(content.to_vec());
+        let mut blobs = Vec::new();
+        if let Some(bytes) = before.as_ref().and_then(|b| b.bytes.clone()) {
+            blobs.push(bytes);
+        }
+        let after_stored = content.len() as u64 <= cap;
+        if after_stored {
+            blobs.push(Arc::clone(&content));
+        }
+        let change = match &before {
+            None => "created",
+            Some(b) if b.hash == after_hash => "unchanged",
+            Some(_) => "modified",
+        };
+        let item = Item {
+            path: target.rel.clone(),
+            change: change.to_owned(),
+            kind: Kind::File,
+            before_exists: before.is_some(),
+            after_exists: true,
+            before_hash: before.as_ref().map(|b| b.hash),
+            after_hash: Some(after_hash),
+            before_mode: before.as_ref().map(|b| b.mode),
+            after_mode,
+            history_skipped: before.as_ref().is_some_and(|b| b.bytes.is_none()) || !after_stored,
+        };
+        let expect = match &before {
+            Some(b) => Expect::Hash(b.hash),
+            None => Expect::Absent,
+        };
+        let preview = diff_preview(
+            &target.rel,
+            before
+                .as_ref()
+                .and_then(|b| b.bytes.as_deref().map(Vec::as_slice)),
+            before.is_some(),
+            Some(&content),
+        );
+        Ok(Plan {
+            kind,
+            summary: format!("{verb} {}.", target.rel),
+            given: given.to_owned(),
+            target: target.rel.clone(),
+            source: None,
+            items: vec![Planned {
+                item,
+                after_size: Some(content.len() as u64),
+            }],
+            steps: vec![Step::Publish {
+                path: target.rel.clone(),
+                expect,
+                mode: new_mode,
+                content,
+            }],
+            blobs,
+            warnings: self.ignored_warning(&target.rel),
+            preview,
+        })
+    }
+
+    /// Deletes a file; with `expected_hash`, only while it holds exactly that content.
+    pub fn delete_file(
+        &self,
+        path: &str,
+        expected_hash: Option<&str>,
+        options: &MutationOptions,
+    ) -> Result<MutationResult> {
+        let expected = expected_hash.map(ObjectId::parse).transpose()?;
+        self.mutate(options, |ws| {
+            let target = ws.resolve_target(path, options)?;
+            let before = match target.kind {
+                Some(Kind::Directory) => {
+                    return Err(
+                        not_a_file(path).recovery("delete directories with `keeper dir delete`")
+                    );
+                }
+                Some(Kind::File) => ws.see(&target)?,
+                None => {
+                    return Err(
+                        Error::new(Code::PathNotFound, "no such file in the workspace").path(path),
+                    );
+                }
+            };
+            if let Some(expected) = expected {
+                guard(path, expected, Some(before.hash))?;
+            }
+            let item = deleted_file(&target.rel, &before);
+            Ok(Plan {
+                kind: "delete",
+                summary: format!("Deleted {}.", target.rel),
+                given: path.to_owned(),
+                target: target.rel.clone(),
+                source: None,
+                preview: diff_preview(
+                    &target.rel,
+                    before.bytes.as_deref().map(Vec::as_slice),
+                    true,
+                    None,
+                ),
+                items: vec![Planned {
+                    item,
+                    after_size: None,
+                }],
+                steps: vec![Step::Remove {
+                    path: target.rel.clone(),
+                }],
+                blobs: before.bytes.into_iter().collect(),
+                warnings: ws.ignored_warning(&target.rel),
+            })
+        })
+    }
+
+    /// Moves (renames) a file, atomically. An existing destination is replaced only with
+    /// `overwrite`.
+    pub fn move_file(
+        &self,
+        source: &str,
+        destination: &str,
+        overwrite: bool,
+        options: &MutationOptions,
+    ) -> Result<MutationResult> {
+        self.mutate(options, |ws| {
+            let from = ws.resolve_target(source, options)?;
+            let moved = match from.kind {
+                Some(Kind::Directory) => {
+                    return Err(
+                        not_a_file(source).recovery("move directories with `keeper dir move`")
+                    );
+                }
+                Some(Kind::File) => ws.see(&from)?,
+                None => {
+                    return Err(
+                        Error::new(Code::PathNotFound, "no such file in the workspace")
+                            .path(source),
+                    );
+                }
+            };
+            let to = ws.resolve_target(destination, options)?;
+            if to.rel == from.rel {
+                return Err(
+                    Error::invalid("source and destination are the same path").path(destination)
+                );
+            }
+            let before = match to.kind {
+                Some(Kind::Directory) => return Err(not_a_file(destination)),
+                Some(Kind::File) if !overwrite => {
+                    return Err(
+                        Error::new(Code::AlreadyExists, "the destination already exists")
+                            .path(destination)
+                            .recovery("pass --overwrite to replace it"),
+                    );
+                }
+                Some(Kind::File) => Some(ws.see(&to)?),
+                None => None,
+            };
+            let skipped =
+                moved.bytes.is_none() || before.as_ref().is_some_and(|b| b.bytes.is_none());
+            let mut removed = deleted_file(&from.rel, &moved);
+            removed.history_skipped = skipped;
+            let placed = Item {
+                path: to.rel.clone(),
+                change: if before.is_some() {
+                    "modified"
+                } else {
+                    "created"
+                }
+                .to_owned(),
+                kind: Kind::File,
+                before_exists: before.is_some(),
+                after_exists: true,
+                before_hash: before.as_ref().map(|b| b.hash),
+                after_hash: Some(moved.hash),
+                before_mode: before.as_ref().map(|b| b.mode),
+                after_mode: Some(moved.mode),
+                history_skipped: skipped,
+            };
+            let blobs = moved
+                .bytes
+                .clone()
+                .into_iter()
+                .chain(before.and_then(|b| b.bytes))
+                .collect();
+            let mut warnings = ws.ignored_warning(&to.rel);
+            warnings.extend(ws.ignored_warning(&from.rel));
+            Ok(Plan {
+                kind: "move",
+                summary: format!("Moved {} to {}.", from.rel, to.rel),
+                given: destination.to_owned(),
+                target: to.rel.clone(),
+                source: Some(from.rel.clone()),
+                preview: format!("rename {} -> {}\n", from.rel, to.rel),
+                items: vec![
+                    Planned {
+                        item: removed,
+                        after_size: None,
+                    },
+                    Planned {
+                        item: placed,
+                        after_size: Some(moved.size),
+                    },
+                ],
+                steps: vec![Step::Rename {
+                    from: from.rel.clone(),
+                    to: to.rel.clone(),
+                    replace: overwrite,
+                }],
+                blobs,
+                warnings,
+            })
+        })
+    }
+
+    /// Creates a directory; with `parents`, also its missing ancestors (and an existing
+    /// directory is then not an error).
+    pub fn create_dir(
+        &self,
+        path: &str,
+        parents: bool,
+        options: &MutationOptions,
+    ) -> Result<MutationResult> {
+        self.mutate(options, |ws| {
+            let rel = ws.inner.root.relative(path)?;
+            let mut missing = Vec::new();
+            let mut prefix = String::new();
+            let parts: Vec<&str> = rel.split('/').collect();
+            for (i, part) in parts.iter().enumerate() {
+                prefix = if prefix.is_empty() {
+                    (*part).to_owned()
+                } else {
+                    format!("{prefix}/{part}")
+                };
+                let last = i + 1 == parts.len();
+                match ws.resolve_target(&prefix, options) {
+                    Ok(r) if r.kind == Some(Kind::Directory) => {
+                        if last && !parents && missing.is_empty() {
+                            return Err(Error::new(
+                                Code::AlreadyExists,
+                                "the directory already exists",
+                            )
+                            .path(path));
+                        }
+                    }
+                    Ok(r) if r.kind == Some(Kind::File) => {
+                        return Err(Error::new(
+                            Code::NotADirectory,
+                            format!("{} is a file", r.rel),
+                        )
+                        .path(path));
+                    }
+                    Ok(r) => missing.push(r.rel),
+                    Err(e) if e.code == Code::PathNotFound && parents => {
+                        missing.push(prefix.clone())
+                    }
+                    Err(e) => return Err(e),
+                }
+                if !last && !parents && !missing.is_empty() {
+                    return Err(Error::new(
+                        Code::PathNotFound,
+                        format!("the parent directory {prefix} does not exist"),
+                    )
+                    .path(path)
+                    .recovery("pass --parents to create missing parents"));
+                }
+            }
+            let items: Vec<Planned> = if missing.is_empty() {
+                vec![Planned {
+                    item: dir_item(&rel, "unchanged", true, true),
+                    after_size: None,
+                }]
+            } else {
+                missing
+                    .iter()
+                    .map(|p| Planned {
+                        item: dir_item(p, "created", false, true),
+                        after_size: None,
+                    })
+                    .collect()
+            };
+            Ok(Plan {
+                kind: "dir_create",
+                summary: format!("Created directory {rel}."),
+                given: path.to_owned(),
+                target: rel.clone(),
+                source: None,
+                preview: missing.iter().map(|p| format!("mkdir {p}\n")).collect(),
+                steps: missing
+                    .iter()
+                    .map(|p| Step::MakeDir { path: p.clone() })
+                    .collect(),
+                items,
+                blobs: Vec::new(),
+                warnings: Vec::new(),
+            })
+        })
+    }
+
+    /// Moves (renames) a directory and everything in it, atomically, to a path that does not
+    /// exist yet. Every file in it is recorded, so the move can be undone.
+    pub fn move_dir(
+        &self,
+        source: &str,
+        destination: &str,
+        options: &MutationOptions,
+    ) -> Result<MutationResult> {
+        self.mutate(options, |ws| {
+            let from = ws.resolve_target(source, options)?;
+            if from.is_root() {
+                return Err(Error::invalid("the workspace root cannot be moved").path(source));
+            }
+            if from.kind != Some(Kind::Directory) {
+                return Err(not_a_directory(source, from.kind));
+            }
+            let to = ws.resolve_target(destination, options)?;
+            if to.kind.is_some() {
+                return Err(
+                    Error::new(Code::AlreadyExists, "the destination already exists")
+                        .path(destination),
+                );
+            }
+            if to.rel.starts_with(&format!("{}/", from.rel)) {
+                return Err(
+                    Error::invalid("a directory cannot be moved into itself").path(destination)
+                );
+            }
+            let tree = ws.tree_below(&from)?;
+            let mut items = vec![Planned {
+                item: dir_item(&from.rel, "deleted", true, false),
+                after_size: None,
+            }];
+            let mut blobs = Vec::new();
+            for (rel, seen) in &tree {
+                items.push(Planned {
+                    item: removed_item(rel, seen.as_ref()),
+                    after_size: None,
+                });
+            }
+            items.push(Planned {
+                item: dir_item(&to.rel, "created", false, true),
+                after_size: None,
+            });
+            for (rel, seen) in &tree {
+                let moved_to = format!("{}{}", to.rel, &rel[from.rel.len()..]);
+                let mut item = removed_item(&moved_to, seen.as_ref());
+                item.change = "created".into();
+                std::mem::swap(&mut item.before_exists, &mut item.after_exists);
+                std::mem::swap(&mut item.before_hash, &mut item.after_hash);
+                std::mem::swap(&mut item.before_mode, &mut item.after_mode);
+                let size = seen.as_ref().map(|s| s.size);
+                items.push(Planned {
+                    item,
+                    after_size: size,
+                });
+                if let Some(bytes) = seen.as_ref().and_then(|s| s.bytes.clone()) {
+                    blobs.push(bytes);
+                }
+            }
+            Ok(Plan {
+                kind: "dir_move",
+                summary: format!("Moved directory {} to {}.", from.rel, to.rel),
+                given: destination.to_owned(),
+                target: to.rel.clone(),
+                source: Some(from.rel.clone()),
+                preview: format!(
+                    "rename {}/ -> {}/ ({} entries)\n",
+                    from.rel,
+                    to.rel,
+                    tree.len()
+                ),
+                steps: vec![Step::Rename {
+                    from: from.rel.clone(),
+                    to: to.rel.clone(),
+                    replace: false,
+                }],
+                items,
+                blobs,
+                warnings: Vec::new(),
+            })
+        })
+    }
+
+    /// Deletes a directory: an empty one, or with `recursive` everything in it, file by file
+    /// (each file's bytes are stored first, so the deletion can be undone).
+    pub fn delete_dir(
+        &self,
+        path: &str,
+        recursive: bool,
+        options: &MutationOptions,
+    ) -> Result<MutationResult> {
+        self.mutate(options, |ws| {
+            let target = ws.resolve_target(path, options)?;
+            if target.is_root() {
+                return Err(Error::invalid("the workspace root cannot be deleted").path(path));
+            }
+            if target.kind != Some(Kind::Directory) {
+                return Err(not_a_directory(path, target.kind));
+            }
+            let tree = ws.tree_below(&target)?;
+            if !recursive && !tree.is_empty() {
+                return Err(Error::invalid("the directory is not empty")
+                    .path(path)
+                    .with("entries", tree.len())
+                    .recovery("delete it with --recursive --confirm-recursive"));
+            }
+            let mut items = Vec::new();
+            let mut steps = Vec::new();
+            let mut blobs = Vec::new();
+            for (rel, seen) in &tree {
+                items.push(Planned {
+                    item: removed_item(rel, seen.as_ref()),
+                    after_size: None,
+                });
+                if let Some(seen) = seen {
+                    steps.push(Step::Remove { path: rel.clone() });
+                    blobs.extend(seen.bytes.clone());
+                }
+            }
+            // Directories go after their contents: deepest first.
+            let mut dirs: Vec<&String> = tree
+                .iter()
+                .filter(|(_, s)| s.is_none())
+                .map(|(r, _)| r)
+                .collect();
+            dirs.sort_by_key(|d| std::cmp::Reverse(d.matches('/').count()));
+            steps.extend(
+                dirs.into_iter()
+                    .map(|d| Step::RemoveDir { path: d.clone() }),
+            );
+            steps.push(Step::RemoveDir {
+                path: target.rel.clone(),
+            });
+            items.push(Planned {
+                item: dir_item(&target.rel, "deleted", true, false),
+                after_size: None,
+            });
+            let files = tree.iter().filter(|(_, s)| s.is_some()).count();
+            Ok(Plan {
+                kind: "dir_delete",
+                summary: format!("Deleted directory {} ({files} files).", target.rel),
+                given: path.to_owned(),
+                target: target.rel.clone(),
+                source: None,
+                preview: steps
+                    .iter()
+                    .map(|s| match s {
+                        Step::Remove { path } => format!("delete {path}\n"),
+                        Step::RemoveDir { path } => format!("rmdir {path}\n"),
+                        _ => String::new(),
+                    })
+                    .collect(),
+                items,
+                steps,
+                blobs,
+                warnings: Vec::new(),
+            })
+        })
+    }
+
+    /// Every entry below a directory, in walk order: files with their state, directories as
+    /// `None`. Links and special files cannot be recorded for undo, so they are refused.
+    fn tree_below(&self, dir: &Resolved) -> Result<Vec<(String, Option<Seen>)>> {
+        let max_depth = self.inner.limits.max_recursion_depth as usize;
+        let mut walk = walk::walk(
+            &self.inner.root,
+            dir,
+            WalkOptions {
+                recursive: true,
+                max_depth,
+                respect_ignore: false,
+            },
+        )?;
+        let mut out = Vec::new();
+        for entry in walk.by_ref() {
+            let entry = entry?;
+            match entry.kind {
+                EntryKind::Directory => out.push((entry.rel, None)),
+                EntryKind::File => {
+                    let resolved = self.inner.root.resolve(
+                        &entry.rel,
+                        Intent::Write {
+                            allow_sensitive: true,
+                        },
+                    )?;
+                    out.push((entry.rel.clone(), Some(self.see(&resolved)?)));
+                }
+                EntryKind::Symlink | EntryKind::Special => {
+                    return Err(Error::invalid(format!(
+                        "{} is a {}; trees holding links or special files cannot be recorded for undo",
+                        entry.rel,
+                        entry.kind.as_str()
+                    ))
+                    .path(&dir.given));
+                }
+            }
+        }
+        if walk.depth_limited || !walk.unreadable.is_empty() {
+            return Err(Error::new(
+                Code::LimitExceeded,
+                "the tree is deeper than max_recursion_depth or partly unreadable",
+            )
+            .path(&dir.given));
+        }
+        Ok(out)
+    }
+}
+
+fn guard(path: &str, expected: ObjectId, actual: Option<ObjectId>) -> Result<()> {
+    if actual == Some(expected) {
+        return Ok(());
+    }
+    Err(Error::new(
+        Code::ContentConflict,
+        "file content changed since it was read; refusing to overwrite",
+    )
+    .path(path)
+    .with("expected_hash", expected.to_string())
+    .with("actual_hash", actual.map(|a| a.to_string()))
+    .recovery("re-read the target, then retry against its current hash"))
+}
+
+fn not_a_file(path: &str) -> Error {
+    Error::new(Code::NotAFile, "the path is a directory, not a file").path(path)
+}
+
+fn not_a_directory(path: &str, kind: Option<Kind>) -> Error {
+    match kind {
+        None => Error::new(Code::PathNotFound, "no such directory in the workspace").path(path),
+        _ => Error::new(Code::NotADirectory, "the path is a file, not a directory").path(path),
+    }
+}
+
+fn deleted_file(rel: &str, before: &Seen) -> Item {
+    Item {
+        path: rel.to_owned(),
+        change: "deleted".into(),
+        kind: Kind::File,
+        before_exists: true,
+        after_exists: false,
+        before_hash: Some(before.hash),
+        after_hash: None,
+        before_mode: Some(before.mode),
+        after_mode: None,
+        history_skipped: before.bytes.is_none(),
+    }
+}
+
+fn removed_item(rel: &str, seen: Option<&Seen>) -> Item {
+    match seen {
+        Some(seen) => deleted_file(rel, seen),
+        None => dir_item(rel, "deleted", true, false),
+    }
+}
+
+fn dir_item(rel: &str, change: &str, before: bool, after: bool) -> Item {
+    Item {
+        path: rel.to_owned(),
+        change: change.to_owned(),
+        kind: Kind::Directory,
+        before_exists: before,
+        after_exists: after,
+        before_hash: None,
+        after_hash: None,
+        before_mode: None,
+        after_mode: None,
+        history_skipped: false,
+    }
+}
+
+/// A unified diff of a content change, or a note when the content is not text or too large.
+fn diff_preview(rel: &str, before: Option<&[u8]>, existed: bool, after: Option<&[u8]>) -> String {
+    let (old, new) = match (
+        before.map(std::str::from_utf8),
+        after.map(std::str::from_utf8),
+    ) {
+        (Some(Err(_)), _) | (_, Some(Err(_))) => {
+            return format!("binary content of {rel} changes\n");
+        }
+        (None, _) if existed => return format!("{rel} is above the history cap; no preview\n"),
+        (old, new) => (
+            old.and_then(Result::ok).unwrap_or(""),
+            new.and_then(Result::ok).unwrap_or(""),
+        ),
+    };
+    let diff = similar::TextDiff::from_lines(old, new);
+    let from = if existed {
+        format!("a/{rel}")
+    } else {
+        "/dev/null".to_owned()
+    };
+    let to = if after.is_some() {
+        format!("b/{rel}")
+    } else {
+        "/dev/null".to_owned()
+    };
+    let mut out = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(&from, &to)
+        .to_string();
+    if out.len() > MAX_PREVIEW_BYTES {
+        let mut cut = MAX_PREVIEW_BYTES;
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.truncate(cut);
+        out.push_str("\n... preview cut at 64 KiB\n");
+    }
+    out
+}

@@ -1,0 +1,99 @@
+//! Putting paths back to their recorded before state, from stored blobs. Used to roll back a
+//! failed operation, and by undo.
+
+use crate::{Error, Result, Workspace};
+use filekeeper_plumbing::commands::{Observed, matches_side, observe};
+use filekeeper_plumbing::journal::Item;
+use filekeeper_plumbing::odb::ObjectStore;
+use filekeeper_plumbing::publish::{self, Expect};
+use filekeeper_plumbing::resolve::{Intent, Kind};
+use filekeeper_plumbing::{Code, tree};
+
+pub(crate) struct RestoreOutcome {
+    pub restored: Vec<String>,
+    pub failed: Vec<String>,
+}
+
+fn depth(path: &str) -> usize {
+    path.matches('/').count()
+}
+
+/// Brings every item back to its before state: paths that did not exist before are removed
+/// (deepest first), paths that did are put back (shallowest first, so directories come before
+/// their files). Paths already at their before state are left alone. Every path is tried;
+/// the outcome says which were restored and which could not be.
+pub(crate) fn restore_before(
+    ws: &Workspace,
+    items: &[Item],
+    store: &ObjectStore,
+) -> Result<RestoreOutcome> {
+    let mut outcome = RestoreOutcome {
+        restored: Vec::new(),
+        failed: Vec::new(),
+    };
+    let mut removals: Vec<&Item> = items.iter().filter(|i| !i.before_exists).collect();
+    removals.sort_by_key(|i| std::cmp::Reverse(depth(&i.path)));
+    let mut puts: Vec<&Item> = items.iter().filter(|i| i.before_exists).collect();
+    puts.sort_by_key(|i| depth(&i.path));
+    for item in removals.into_iter().chain(puts) {
+        let current = observe(&ws.inner, &item.path)?;
+        if matches_side(item, current, false) {
+            continue;
+        }
+        match restore_one(ws, item, current, store) {
+            Ok(()) => outcome.restored.push(item.path.clone()),
+            Err(_) => outcome.failed.push(item.path.clone()),
+        }
+    }
+    Ok(outcome)
+}
+
+fn restore_one(ws: &Workspace, item: &Item, current: Observed, store: &ObjectStore) -> Result<()> {
+    let target = ws.inner.root.resolve(
+        &item.path,
+        Intent::Write {
+            allow_sensitive: true,
+        },
+    )?;
+    match (item.before_exists, item.kind, current) {
+        (false, _, Observed::File { .. }) => tree::remove_file(&target),
+        (false, _, Observed::Directory) => tree::remove_dir(&target),
+        (true, Kind::Directory, Observed::Absent) => tree::make_dir(&target),
+        (true, Kind::File, Observed::Absent | Observed::File { .. }) => {
+            let blob = item
+                .before_hash
+                .filter(|_| !item.history_skipped)
+                .ok_or_else(|| {
+                    Error::new(
+                        Code::HistoryUnavailable,
+                        "the previous bytes were not stored",
+                    )
+                    .path(&item.path)
+                })?;
+            let expect = match current {
+                Observed::File { hash, .. } => Expect::Hash(hash),
+                _ => Expect::Absent,
+            };
+            publish::publish(&target, expect, item.before_mode, Some(blob), |out| {
+                store.copy_to(&blob, &mut WriteAdapter(out)).map(|_| ())
+            })
+            .map(|_| ())
+        }
+        _ => Err(Error::new(
+            Code::ContentConflict,
+            "the path holds something the record cannot restore over",
+        )
+        .path(&item.path)),
+    }
+}
+
+struct WriteAdapter<'a>(&'a mut dyn std::io::Write);
+
+impl std::io::Write for WriteAdapter<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
