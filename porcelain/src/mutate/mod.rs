@@ -413,3 +413,6 @@ fn recovery_warnings(recovered: &[Resolution]) -> Vec<String> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests;
