@@ -8,6 +8,7 @@ pub use filekeeper_plumbing as plumbing;
 pub use plumbing::{Code, Error, ObjectId, Result};
 
 mod grep;
+mod history;
 mod listing;
 mod mutate;
 mod read;
@@ -15,6 +16,7 @@ pub mod text;
 mod time;
 
 pub use grep::{GrepMatch, GrepOptions, GrepResult};
+pub use history::{HistoryDiff, HistoryEntry, HistoryFilter, PathDiff};
 pub use listing::{ListEntry, ListOptions, Listing};
 pub use mutate::{MutationItem, MutationOptions, MutationResult};
 pub use read::{Existence, FileInfo, ManyItem, ReadOptions, ReadResult};

@@ -76,6 +76,16 @@ pub struct Item {
     pub history_skipped: bool,
 }
 
+/// Filters of [`Journal::list`].
+#[derive(Clone, Debug, Default)]
+pub struct ListFilter {
+    /// Operations that touched this workspace-relative path (an item, target or source).
+    pub path: Option<String>,
+    pub actor: Option<String>,
+    pub task_id: Option<String>,
+    pub limit: u64,
+}
+
 /// What `begin` records.
 #[derive(Clone, Debug, Default)]
 pub struct NewOperation {
@@ -266,6 +276,76 @@ impl Journal {
     /// Every operation, oldest first.
     pub fn all(&self) -> Result<Vec<Operation>> {
         self.query("ORDER BY seq", [])
+    }
+
+    /// Operations newest first, filtered, at most `limit`. Each filter uses an index, and the
+    /// scan stops after `limit` rows, so the cost does not grow with the journal.
+    pub fn list(&self, filter: &ListFilter) -> Result<Vec<Operation>> {
+        let mut clauses = Vec::new();
+        let mut args: Vec<&dyn rusqlite::ToSql> = Vec::new();
+        if let Some(path) = &filter.path {
+            clauses.push(
+                "(id IN (SELECT op_id FROM operation_items WHERE path = ?) OR target_path = ? OR source_path = ?)",
+            );
+            args.extend([path as &dyn rusqlite::ToSql, path, path]);
+        }
+        if let Some(actor) = &filter.actor {
+            clauses.push("actor = ?");
+            args.push(actor);
+        }
+        if let Some(task) = &filter.task_id {
+            clauses.push("task_id = ?");
+            args.push(task);
+        }
+        let filter_sql = if clauses.is_empty() {
+            String::new()
+        } else {
+            format!("WHERE {}", clauses.join(" AND "))
+        };
+        let limit = filter.limit as i64;
+        args.push(&limit);
+        self.query(
+            &format!("{filter_sql} ORDER BY seq DESC LIMIT ?"),
+            rusqlite::params_from_iter(args),
+        )
+    }
+
+    /// The undo that reversed `id`, if one did (committed or partial).
+    pub fn undone_by(&self, id: &str) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT id FROM operations WHERE undoes = ?1 AND kind = 'undo'
+                 AND status IN ('committed', 'partial') ORDER BY seq DESC LIMIT 1",
+                [id],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// The newest operation `undo-last` would undo: committed or partial, not an undo itself,
+    /// not already undone, optionally by one actor.
+    pub fn latest_undoable(&self, actor: Option<&str>) -> Result<Option<Operation>> {
+        let actor_clause = if actor.is_some() {
+            "AND o.actor = ?1"
+        } else {
+            "AND ?1 IS NULL"
+        };
+        let id: Option<String> = self
+            .conn
+            .query_row(
+                &format!(
+                    "SELECT o.id FROM operations o
+                     WHERE o.status IN ('committed', 'partial') AND o.kind != 'undo' {actor_clause}
+                       AND NOT EXISTS (SELECT 1 FROM operations u WHERE u.undoes = o.id
+                                       AND u.kind = 'undo' AND u.status IN ('committed', 'partial'))
+                     ORDER BY o.seq DESC LIMIT 1"
+                ),
+                [actor],
+                |r| r.get(0),
+            )
+            .optional()?;
+        id.map(|id| self.get(&id)).transpose()
     }
 
     fn query<P: rusqlite::Params>(&self, filter: &str, args: P) -> Result<Vec<Operation>> {

@@ -71,6 +71,10 @@ pub enum Command {
     #[command(subcommand)]
     Dir(DirCommand),
 
+    /// The operation log: list, show, diff, and safe undo.
+    #[command(subcommand)]
+    History(HistoryCommand),
+
     /// Compute a blob id (sha256:...) of a workspace file or stdin; -w also stores it.
     HashObject(HashObjectArgs),
 
@@ -462,4 +466,45 @@ impl FileCommand {
                 | FileCommand::Delete { .. }
         )
     }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HistoryCommand {
+    /// List operations of this workspace, newest first. The global --actor and --task-id
+    /// filter the list.
+    ///
+    /// Example:
+    ///   keeper history list --path notes.md --actor agent-7 --limit 5
+    List {
+        /// Only operations that touched this path.
+        #[arg(long, value_name = "PATH")]
+        path: Option<String>,
+        /// At most N operations (default 20, at most max_history_entries, 200).
+        #[arg(long, value_name = "N")]
+        limit: Option<u64>,
+    },
+    /// Show one operation: status and every path's hashes, modes and existence.
+    Show {
+        /// The operation id, op_<16 hex>.
+        operation_id: String,
+    },
+    /// A unified diff of every path an operation changed, from the stored blobs.
+    Diff {
+        /// The operation id, op_<16 hex>.
+        operation_id: String,
+    },
+    /// Restore every path of an operation to its state before it, or change nothing
+    /// (UNDO_CONFLICT, exit 12) when a path has changed since.
+    Undo {
+        /// The operation id, op_<16 hex>.
+        operation_id: String,
+        #[command(flatten)]
+        mutation: MutationArgs,
+    },
+    /// Undo the newest operation here that is not an undo and not already undone; with the
+    /// global --actor, the newest of that actor's (who is also recorded as the undo's actor).
+    UndoLast {
+        #[command(flatten)]
+        mutation: MutationArgs,
+    },
 }

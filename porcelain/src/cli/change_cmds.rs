@@ -43,7 +43,7 @@ fn content(source: &ContentSource, limit: u64) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-fn reply(ws: &Workspace, result: MutationResult) -> Reply {
+pub(crate) fn reply(ws: &Workspace, result: MutationResult) -> Reply {
     let mut fields = Map::new();
     fields.insert("workspace".into(), json!(ws.name()));
     if let Ok(Value::Object(map)) = serde_json::to_value(&result) {

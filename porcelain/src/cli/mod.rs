@@ -3,6 +3,7 @@
 mod args;
 mod change_cmds;
 mod file_cmds;
+mod history_cmds;
 mod output;
 mod plumbing_cmds;
 mod workspace_cmds;
@@ -69,6 +70,11 @@ fn dispatch(cli: &Cli) -> crate::Result<output::Reply> {
             } else {
                 file_cmds::run(&ws, cmd, cli.global.json)
             }
+        }
+        Command::History(cmd) => {
+            let ws =
+                keeper.workspace(cli.global.workspace.as_deref(), cli.global.root.as_deref())?;
+            history_cmds::run(&ws, cmd, &cli.global)
         }
         Command::Dir(cmd) => {
             let ws =

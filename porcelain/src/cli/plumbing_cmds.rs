@@ -98,7 +98,11 @@ pub fn run(keeper: &Filekeeper, global: &Global, command: &Command) -> Result<Re
                 .unwrap_or_default();
             (Some(ws), fields, human)
         }
-        Command::Init | Command::Workspace(_) | Command::File(_) | Command::Dir(_) => {
+        Command::Init
+        | Command::Workspace(_)
+        | Command::File(_)
+        | Command::Dir(_)
+        | Command::History(_) => {
             unreachable!("dispatched elsewhere")
         }
     };

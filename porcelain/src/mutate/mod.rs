@@ -121,6 +121,8 @@ pub(crate) struct Plan {
     /// The workspace-relative path the operation targets.
     pub target: String,
     pub source: Option<String>,
+    /// The operation an undo reverses.
+    pub undoes: Option<String>,
     pub items: Vec<Planned>,
     pub steps: Vec<Step>,
     /// Contents to store before the operation is recorded.
@@ -193,7 +195,7 @@ impl Workspace {
             summary: plan.summary.clone(),
             target_path: Some(plan.target.clone()),
             source_path: plan.source.clone(),
-            undoes: None,
+            undoes: plan.undoes.clone(),
             under_lock: true,
             metadata: plan
                 .source

@@ -252,6 +252,7 @@ impl Workspace {
             given: given.to_owned(),
             target: target.rel.clone(),
             source: None,
+            undoes: None,
             items: vec![Planned {
                 item,
                 after_size: Some(content.len() as u64),
@@ -301,6 +302,7 @@ impl Workspace {
                 given: path.to_owned(),
                 target: target.rel.clone(),
                 source: None,
+                undoes: None,
                 preview: diff_preview(
                     &target.rel,
                     before.bytes.as_deref().map(Vec::as_slice),
@@ -398,6 +400,7 @@ impl Workspace {
                 given: destination.to_owned(),
                 target: to.rel.clone(),
                 source: Some(from.rel.clone()),
+                undoes: None,
                 preview: format!("rename {} -> {}\n", from.rel, to.rel),
                 items: vec![
                     Planned {
@@ -492,6 +495,7 @@ impl Workspace {
                 given: path.to_owned(),
                 target: rel.clone(),
                 source: None,
+                undoes: None,
                 preview: missing.iter().map(|p| format!("mkdir {p}\n")).collect(),
                 steps: missing
                     .iter()
@@ -570,6 +574,7 @@ impl Workspace {
                 given: destination.to_owned(),
                 target: to.rel.clone(),
                 source: Some(from.rel.clone()),
+                undoes: None,
                 preview: format!(
                     "rename {}/ -> {}/ ({} entries)\n",
                     from.rel,
@@ -649,6 +654,7 @@ impl Workspace {
                 given: path.to_owned(),
                 target: target.rel.clone(),
                 source: None,
+                undoes: None,
                 preview: steps
                     .iter()
                     .map(|s| match s {

@@ -1,0 +1,431 @@
+//! History and undo: the journal read back, and operations reversed safely.
+//!
+//! Undo is an operation like any other (kind `undo`, `undoes` pointing at its target), made by
+//! the same engine as every mutation: blobs, pending record, steps, verification, commit.
+//! Before it changes anything it checks every path of the target operation against the state
+//! that operation recorded, and refuses as a whole (UNDO_CONFLICT, recorded as an
+//! `undo_refused` row) if any path has moved on.
+
+use crate::mutate::{MutationOptions, MutationResult, Plan, Planned, Step};
+use crate::{Code, Error, Result, Workspace};
+use filekeeper_plumbing::commands::{Observed, matches_side, observe};
+use filekeeper_plumbing::journal::{Item, Journal, ListFilter, NewOperation, Operation, Status};
+use filekeeper_plumbing::publish::Expect;
+use filekeeper_plumbing::resolve::Kind;
+use serde::Serialize;
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+/// Options of [`Workspace::list_history`].
+#[derive(Clone, Debug, Default)]
+pub struct HistoryFilter {
+    pub path: Option<String>,
+    pub actor: Option<String>,
+    pub task_id: Option<String>,
+    /// At most this many (default 20; ceiling `max_history_entries`, 200).
+    pub limit: Option<u64>,
+}
+
+/// One operation as history shows it.
+#[derive(Clone, Debug, Serialize)]
+pub struct HistoryEntry {
+    #[serde(flatten)]
+    pub operation: Value,
+    /// The undo that reversed it, if any.
+    pub undone_by: Option<String>,
+    /// Whether `history undo` would try it (it may still refuse on a conflict).
+    pub undoable: bool,
+}
+
+/// One path's diff.
+#[derive(Clone, Debug, Serialize)]
+pub struct PathDiff {
+    pub path: String,
+    pub change: String,
+    pub kind: &'static str,
+    /// `text`, `binary`, `history_skipped`, `directory` or `unchanged`.
+    pub diff_kind: &'static str,
+    pub diff: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct HistoryDiff {
+    pub operation_id: String,
+    pub summary: String,
+    pub paths: Vec<PathDiff>,
+}
+
+/// A diff longer than this is cut: history shows changes, it never dumps file bodies.
+const MAX_DIFF_BYTES: usize = 256 * 1024;
+
+impl Workspace {
+    fn existing_journal(&self) -> Result<Option<Journal>> {
+        match self.inner.state(false)? {
+            Some(state) => state.existing_journal(),
+            None => Ok(None),
+        }
+    }
+
+    fn entry(&self, journal: &Journal, op: &Operation) -> Result<HistoryEntry> {
+        let undone_by = journal.undone_by(&op.id)?;
+        let undoable = undone_by.is_none()
+            && matches!(op.status, Status::Committed | Status::Partial)
+            && op.items.iter().all(|i| !i.history_skipped);
+        let mut operation = op.to_json();
+        if let Value::Object(map) = &mut operation {
+            map.remove("under_lock");
+        }
+        Ok(HistoryEntry {
+            operation,
+            undone_by,
+            undoable,
+        })
+    }
+
+    /// Operations of this workspace, newest first.
+    pub fn list_history(&self, filter: &HistoryFilter) -> Result<Vec<HistoryEntry>> {
+        let ceiling = self.inner.limits.max_history_entries;
+        let limit = crate::listing::bound(filter.limit, ceiling, "limit")?;
+        let limit = if filter.limit.is_none() {
+            limit.min(20)
+        } else {
+            limit
+        };
+        let Some(journal) = self.existing_journal()? else {
+            return Ok(Vec::new());
+        };
+        let path = filter
+            .path
+            .as_deref()
+            .map(|p| self.inner.root.relative(p))
+            .transpose()?;
+        let ops = journal.list(&ListFilter {
+            path,
+            actor: filter.actor.clone(),
+            task_id: filter.task_id.clone(),
+            limit,
+        })?;
+        ops.iter().map(|op| self.entry(&journal, op)).collect()
+    }
+
+    /// One operation with its items.
+    pub fn get_operation(&self, id: &str) -> Result<HistoryEntry> {
+        let journal = self
+            .existing_journal()?
+            .ok_or_else(|| filekeeper_plumbing::journal::operation_not_found(id))?;
+        let op = journal.get(id)?;
+        self.entry(&journal, &op)
+    }
+
+    /// A unified diff per path, from the stored blobs.
+    pub fn diff_operation(&self, id: &str) -> Result<HistoryDiff> {
+        let state = self
+            .inner
+            .state(false)?
+            .ok_or_else(|| filekeeper_plumbing::journal::operation_not_found(id))?;
+        let journal = state
+            .existing_journal()?
+            .ok_or_else(|| filekeeper_plumbing::journal::operation_not_found(id))?;
+        let op = journal.get(id)?;
+        let store = state.store();
+        let mut paths = Vec::new();
+        for item in &op.items {
+            let (diff_kind, diff) = if item.kind == Kind::Directory {
+                ("directory", None)
+            } else if item.history_skipped {
+                ("history_skipped", None)
+            } else if item.before_hash == item.after_hash && item.before_exists == item.after_exists
+            {
+                ("unchanged", None)
+            } else {
+                let read = |h: Option<filekeeper_plumbing::ObjectId>| -> Result<Option<Vec<u8>>> {
+                    h.map(|h| store.read(&h)).transpose()
+                };
+                let (old, new) = (read(item.before_hash)?, read(item.after_hash)?);
+                match unified(&item.path, old.as_deref(), new.as_deref()) {
+                    Some(text) => ("text", Some(text)),
+                    None => ("binary", None),
+                }
+            };
+            paths.push(PathDiff {
+                path: item.path.clone(),
+                change: item.change.clone(),
+                kind: item.kind.as_str(),
+                diff_kind,
+                diff,
+            });
+        }
+        Ok(HistoryDiff {
+            operation_id: op.id,
+            summary: op.summary,
+            paths,
+        })
+    }
+
+    /// Undoes one operation: every path goes back to its recorded before state, or nothing
+    /// changes at all.
+    pub fn undo(&self, id: &str, options: &MutationOptions) -> Result<MutationResult> {
+        let result = self.mutate(options, |ws| ws.plan_undo(id));
+        match result {
+            Err(err) if err.code == Code::UndoConflict && !options.dry_run => {
+                Err(self.record_refusal(id, err, options))
+            }
+            other => other,
+        }
+    }
+
+    /// Undoes the newest operation here that can be undone (not an undo, not already undone),
+    /// optionally only among one actor's.
+    pub fn undo_last(
+        &self,
+        actor: Option<&str>,
+        options: &MutationOptions,
+    ) -> Result<MutationResult> {
+        let journal = self.existing_journal()?;
+        let op = journal
+            .as_ref()
+            .map(|j| j.latest_undoable(actor))
+            .transpose()?
+            .flatten()
+            .ok_or_else(|| {
+                Error::new(
+                    Code::OperationNotFound,
+                    "there is no operation to undo in this workspace",
+                )
+                .with("actor", actor)
+            })?;
+        self.undo(&op.id, options)
+    }
+
+    fn plan_undo(&self, id: &str) -> Result<Plan> {
+        let journal = self
+            .existing_journal()?
+            .ok_or_else(|| filekeeper_plumbing::journal::operation_not_found(id))?;
+        let op = journal.get(id)?;
+        match op.status {
+            Status::Committed | Status::Partial => {}
+            Status::UndoRefused => {
+                return Err(Error::invalid(format!(
+                    "{id} is a refused undo; it changed nothing and cannot be undone"
+                ))
+                .with("operation_id", id));
+            }
+            status => {
+                return Err(Error::invalid(format!(
+                    "{id} is {}; only committed or partial operations can be undone",
+                    status.as_str()
+                ))
+                .with("operation_id", id)
+                .with("status", status.as_str()));
+            }
+        }
+        if let Some(by) = journal.undone_by(id)? {
+            return Err(Error::invalid(format!("{id} was already undone by {by}"))
+                .with("operation_id", id)
+                .with("undone_by", by)
+                .recovery("undo the undo to go forward again"));
+        }
+        let skipped: Vec<&str> = op
+            .items
+            .iter()
+            .filter(|i| i.history_skipped)
+            .map(|i| i.path.as_str())
+            .collect();
+        if !skipped.is_empty() {
+            return Err(Error::new(
+                Code::HistoryUnavailable,
+                "the operation's previous bytes were above the history cap and were not stored",
+            )
+            .with("operation_id", id)
+            .with("paths", skipped));
+        }
+        // Check every path before planning any change.
+        let mut to_restore = Vec::new();
+        let mut blocking = Vec::new();
+        for item in &op.items {
+            let now = observe(&self.inner, &item.path)?;
+            if matches_side(item, now, true) && !matches_side(item, now, false) {
+                to_restore.push((item, now));
+            } else if matches_side(item, now, false)
+                && (op.status == Status::Partial || !crate::mutate::item_changes(item))
+            {
+                // Already at its before state: a partial operation never changed it.
+            } else if !matches_side(item, now, true) {
+                blocking.push(item.path.clone());
+            }
+        }
+        if !blocking.is_empty() {
+            return Err(Error::new(
+                Code::UndoConflict,
+                format!("{} path(s) changed since {id}; undoing it would destroy those changes", blocking.len()),
+            )
+            .with("operation_id", id)
+            .with("blocking_paths", blocking)
+            .recovery("nothing was modified; undo the later operations first, or restore the paths by hand"));
+        }
+        let state = self
+            .inner
+            .state(false)?
+            .ok_or_else(|| Error::internal("state vanished"))?;
+        let store = state.store();
+        let mut items = Vec::new();
+        let mut steps = Vec::new();
+        let mut removals: Vec<&(&Item, Observed)> = to_restore
+            .iter()
+            .filter(|(i, _)| !i.before_exists)
+            .collect();
+        removals.sort_by_key(|(i, _)| std::cmp::Reverse(i.path.matches('/').count()));
+        let mut puts: Vec<&(&Item, Observed)> =
+            to_restore.iter().filter(|(i, _)| i.before_exists).collect();
+        puts.sort_by_key(|(i, _)| i.path.matches('/').count());
+        for (item, now) in removals.into_iter().chain(puts) {
+            let step = match (item.before_exists, item.kind, *now) {
+                (false, Kind::Directory, _) => Step::RemoveDir {
+                    path: item.path.clone(),
+                },
+                (false, Kind::File, _) => Step::Remove {
+                    path: item.path.clone(),
+                },
+                (true, Kind::Directory, _) => Step::MakeDir {
+                    path: item.path.clone(),
+                },
+                (true, Kind::File, now) => {
+                    let blob = item
+                        .before_hash
+                        .ok_or_else(|| Error::internal("a file item without a before hash"))?;
+                    Step::Publish {
+                        path: item.path.clone(),
+                        expect: match now {
+                            Observed::File { hash, .. } => Expect::Hash(hash),
+                            _ => Expect::Absent,
+                        },
+                        mode: item.before_mode,
+                        content: Arc::new(store.read(&blob)?),
+                    }
+                }
+            };
+            steps.push(step);
+            items.push(Planned {
+                item: inverse(item),
+                after_size: None,
+            });
+        }
+        let preview = steps
+            .iter()
+            .map(|s| match s {
+                Step::Publish { path, .. } => format!("restore {path}\n"),
+                Step::Remove { path } => format!("delete {path}\n"),
+                Step::MakeDir { path } => format!("mkdir {path}\n"),
+                Step::RemoveDir { path } => format!("rmdir {path}\n"),
+                Step::Rename { from, to, .. } => format!("rename {from} -> {to}\n"),
+            })
+            .collect();
+        let target = op
+            .target_path
+            .clone()
+            .unwrap_or_else(|| op.items.first().map(|i| i.path.clone()).unwrap_or_default());
+        Ok(Plan {
+            kind: "undo",
+            summary: format!("Undid {id} ({})", op.summary.trim_end_matches('.')),
+            given: target.clone(),
+            target,
+            source: None,
+            undoes: Some(id.to_owned()),
+            items,
+            steps,
+            blobs: Vec::new(),
+            warnings: Vec::new(),
+            preview,
+        })
+    }
+
+    /// Records a refused undo in the ledger: an `undo_refused` row with the target path, the
+    /// conflict code and the blocking paths. It has no items and is never undoable.
+    fn record_refusal(&self, id: &str, mut err: Error, options: &MutationOptions) -> Error {
+        let recorded = (|| -> Result<String> {
+            let (state, _lock) = self.inner.lock()?;
+            let mut journal = state.journal()?;
+            let target = journal.get(id)?.target_path;
+            let mut metadata = serde_json::Map::new();
+            metadata.insert("conflict_code".into(), json!(err.code.as_str()));
+            metadata.insert(
+                "blocking_paths".into(),
+                err.details
+                    .get("blocking_paths")
+                    .cloned()
+                    .unwrap_or(json!([])),
+            );
+            let refusal = journal.begin(&NewOperation {
+                kind: "undo".into(),
+                summary: format!("Refused to undo {id}: paths changed since."),
+                target_path: target,
+                undoes: Some(id.to_owned()),
+                metadata,
+                actor: options.actor.clone(),
+                task_id: options.task_id.clone(),
+                ..Default::default()
+            })?;
+            journal.set_status(&refusal, &[Status::Pending], Status::UndoRefused)?;
+            Ok(refusal)
+        })();
+        if let Ok(refusal) = recorded {
+            err.details.insert("refusal_id".into(), json!(refusal));
+        }
+        err
+    }
+}
+
+/// The item an undo records: the original with its sides swapped.
+fn inverse(item: &Item) -> Item {
+    let change = match (item.after_exists, item.before_exists) {
+        (true, false) => "deleted",
+        (false, true) => "created",
+        _ => "modified",
+    };
+    Item {
+        path: item.path.clone(),
+        change: change.to_owned(),
+        kind: item.kind,
+        before_exists: item.after_exists,
+        after_exists: item.before_exists,
+        before_hash: item.after_hash,
+        after_hash: item.before_hash,
+        before_mode: item.after_mode,
+        after_mode: item.before_mode,
+        history_skipped: false,
+    }
+}
+
+/// A unified diff between two versions (absent = `None`), or `None` when either is not text.
+fn unified(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> Option<String> {
+    let old_text = old.map(std::str::from_utf8).transpose().ok()?;
+    let new_text = new.map(std::str::from_utf8).transpose().ok()?;
+    if old.is_some_and(|b| b.contains(&0)) || new.is_some_and(|b| b.contains(&0)) {
+        return None;
+    }
+    let from = if old.is_some() {
+        format!("a/{path}")
+    } else {
+        "/dev/null".into()
+    };
+    let to = if new.is_some() {
+        format!("b/{path}")
+    } else {
+        "/dev/null".into()
+    };
+    let diff = similar::TextDiff::from_lines(old_text.unwrap_or(""), new_text.unwrap_or(""));
+    let mut out = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(&from, &to)
+        .to_string();
+    if out.len() > MAX_DIFF_BYTES {
+        let mut cut = MAX_DIFF_BYTES;
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.truncate(cut);
+        out.push_str("\n... diff cut at 256 KiB\n");
+    }
+    Some(out)
+}
