@@ -284,8 +284,11 @@ impl Journal {
         let mut clauses = Vec::new();
         let mut args: Vec<&dyn rusqlite::ToSql> = Vec::new();
         if let Some(path) = &filter.path {
+            // A union of three index lookups: an OR across them would scan the whole table.
             clauses.push(
-                "(id IN (SELECT op_id FROM operation_items WHERE path = ?) OR target_path = ? OR source_path = ?)",
+                "seq IN (SELECT o.seq FROM operation_items i JOIN operations o ON o.id = i.op_id WHERE i.path = ?
+                         UNION SELECT seq FROM operations WHERE target_path = ?
+                         UNION SELECT seq FROM operations WHERE source_path = ?)",
             );
             args.extend([path as &dyn rusqlite::ToSql, path, path]);
         }

@@ -33,6 +33,7 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX operations_by_status ON operations(status);
     CREATE INDEX operations_by_target ON operations(target_path, seq);
+    CREATE INDEX operations_by_source ON operations(source_path, seq);
     CREATE INDEX operations_by_actor ON operations(actor, seq);
     CREATE INDEX operations_by_task ON operations(task_id, seq);
     CREATE INDEX operations_by_undoes ON operations(undoes);
