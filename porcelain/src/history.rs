@@ -254,6 +254,29 @@ impl Workspace {
                 blocking.push(item.path.clone());
             }
         }
+        // A directory the undo would remove must hold nothing the operation did not record:
+        // anything else in it was put there later, and removing the directory would lose it.
+        let removed: std::collections::HashSet<&str> = to_restore
+            .iter()
+            .filter(|(i, _)| !i.before_exists)
+            .map(|(i, _)| i.path.as_str())
+            .collect();
+        for (item, _) in to_restore
+            .iter()
+            .filter(|(i, _)| !i.before_exists && i.kind == Kind::Directory)
+        {
+            let listing = self.list(Some(&item.path), &crate::ListOptions::default())?;
+            for entry in listing.entries {
+                if !removed.contains(entry.path.as_str()) {
+                    blocking.push(entry.path);
+                }
+            }
+            if listing.truncated {
+                blocking.push(item.path.clone());
+            }
+        }
+        blocking.sort();
+        blocking.dedup();
         if !blocking.is_empty() {
             return Err(Error::new(
                 Code::UndoConflict,
@@ -304,10 +327,14 @@ impl Workspace {
                     }
                 }
             };
+            let after_size = match &step {
+                Step::Publish { content, .. } => Some(content.len() as u64),
+                _ => None,
+            };
             steps.push(step);
             items.push(Planned {
                 item: inverse(item),
-                after_size: None,
+                after_size,
             });
         }
         let preview = steps
@@ -319,7 +346,8 @@ impl Workspace {
                 Step::RemoveDir { path } => format!("rmdir {path}\n"),
                 Step::Rename { from, to, .. } => format!("rename {from} -> {to}\n"),
             })
-            .collect();
+            .collect::<String>()
+            .into();
         let target = op
             .target_path
             .clone()
@@ -336,6 +364,7 @@ impl Workspace {
             blobs: Vec::new(),
             warnings: Vec::new(),
             preview,
+            extra: Default::default(),
         })
     }
 

@@ -7,6 +7,7 @@
 pub use filekeeper_plumbing as plumbing;
 pub use plumbing::{Code, Error, ObjectId, Result};
 
+mod edit;
 mod grep;
 mod history;
 mod listing;
@@ -15,6 +16,7 @@ mod read;
 pub mod text;
 mod time;
 
+pub use edit::{EditGuards, FileReport, HunkReport, Policy, Position};
 pub use grep::{GrepMatch, GrepOptions, GrepResult};
 pub use history::{HistoryDiff, HistoryEntry, HistoryFilter, PathDiff};
 pub use listing::{ListEntry, ListOptions, Listing};

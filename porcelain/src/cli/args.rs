@@ -244,6 +244,25 @@ pub struct ContentSource {
     pub input: Option<std::path::PathBuf>,
 }
 
+/// Guards every edit takes.
+#[derive(Debug, Args)]
+pub struct EditGuardArgs {
+    /// Refuse (CONTENT_CONFLICT) unless the targeted region holds exactly this text.
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub expected_content: Option<String>,
+    /// Refuse (CONTENT_CONFLICT) unless the whole file holds exactly this content.
+    #[arg(long, value_name = "HASH")]
+    pub expected_hash: Option<String>,
+}
+
+/// `insert-lines --position`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum PositionArg {
+    Before,
+    After,
+    End,
+}
+
 /// Options every mutating command takes.
 #[derive(Debug, Args)]
 pub struct MutationArgs {
@@ -309,6 +328,107 @@ pub enum FileCommand {
         /// Replace an existing destination.
         #[arg(long)]
         overwrite: bool,
+        #[command(flatten)]
+        mutation: MutationArgs,
+    },
+    /// Replace literal text: exact match first, then with indentation and trailing whitespace
+    /// normalised (warned), else NO_MATCH naming the nearest lines. Never a regex.
+    ///
+    /// Examples:
+    ///   keeper file replace-text src/lib.rs --old 'fn old()' --new 'fn new()' --first
+    ///   keeper file replace-text notes.md --old TODO --new DONE --all --expected-match-count 3
+    #[command(group(clap::ArgGroup::new("policy").required(true).args(["first", "all"])))]
+    #[command(group(clap::ArgGroup::new("old_text").required(true).args(["old", "old_file"])))]
+    #[command(group(clap::ArgGroup::new("new_text").required(true).args(["new", "new_file"])))]
+    ReplaceText {
+        /// The file, workspace-relative.
+        path: String,
+        /// The exact text to find (literal).
+        #[arg(long, value_name = "TEXT")]
+        old: Option<String>,
+        /// Read the text to find from a file (for text a shell would mangle).
+        #[arg(long, value_name = "FILE")]
+        old_file: Option<std::path::PathBuf>,
+        /// The replacement (literal: no `$1`, no escapes).
+        #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+        new: Option<String>,
+        /// Read the replacement from a file.
+        #[arg(long, value_name = "FILE")]
+        new_file: Option<std::path::PathBuf>,
+        /// Replace the one occurrence (refused when there are several, unless the count is confirmed).
+        #[arg(long)]
+        first: bool,
+        /// Replace every occurrence.
+        #[arg(long)]
+        all: bool,
+        /// Refuse (MATCH_COUNT_MISMATCH) unless the old text occurs exactly N times.
+        #[arg(long, value_name = "N")]
+        expected_match_count: Option<u64>,
+        #[command(flatten)]
+        guards: EditGuardArgs,
+        #[command(flatten)]
+        mutation: MutationArgs,
+    },
+    /// Replace lines START..=END (1-based, inclusive) with new text.
+    ReplaceLines {
+        /// The file, workspace-relative.
+        path: String,
+        /// First line to replace.
+        #[arg(long, value_name = "N")]
+        start: u64,
+        /// Last line to replace (inclusive).
+        #[arg(long, value_name = "M")]
+        end: u64,
+        /// The new lines (empty deletes the range).
+        #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+        replacement: String,
+        #[command(flatten)]
+        guards: EditGuardArgs,
+        #[command(flatten)]
+        mutation: MutationArgs,
+    },
+    /// Insert lines before or after line N, or with --position end after the last line.
+    InsertLines {
+        /// The file, workspace-relative.
+        path: String,
+        /// Where: before or after --line N, or end (which takes no --line).
+        #[arg(long, value_enum)]
+        position: PositionArg,
+        /// The line to insert before or after.
+        #[arg(long, value_name = "N")]
+        line: Option<u64>,
+        /// The lines to insert.
+        #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+        content: String,
+        #[command(flatten)]
+        guards: EditGuardArgs,
+        #[command(flatten)]
+        mutation: MutationArgs,
+    },
+    /// Delete lines START..=END (1-based, inclusive).
+    DeleteLines {
+        /// The file, workspace-relative.
+        path: String,
+        /// First line to delete.
+        #[arg(long, value_name = "N")]
+        start: u64,
+        /// Last line to delete (inclusive).
+        #[arg(long, value_name = "M")]
+        end: u64,
+        #[command(flatten)]
+        guards: EditGuardArgs,
+        #[command(flatten)]
+        mutation: MutationArgs,
+    },
+    /// Apply a unified diff (diff -u or git diff) from a file or stdin: every hunk is checked
+    /// before anything is written; a failed or ambiguous hunk rejects the whole patch.
+    ///
+    /// Examples:
+    ///   git diff > change.patch; keeper file apply-patch change.patch --dry-run
+    ///   diff -u old.txt new.txt | keeper file apply-patch
+    ApplyPatch {
+        /// The patch file (default: standard input).
+        patch: Option<std::path::PathBuf>,
         #[command(flatten)]
         mutation: MutationArgs,
     },
@@ -464,6 +584,11 @@ impl FileCommand {
                 | FileCommand::Copy { .. }
                 | FileCommand::Move { .. }
                 | FileCommand::Delete { .. }
+                | FileCommand::ReplaceText { .. }
+                | FileCommand::ReplaceLines { .. }
+                | FileCommand::InsertLines { .. }
+                | FileCommand::DeleteLines { .. }
+                | FileCommand::ApplyPatch { .. }
         )
     }
 }

@@ -1,10 +1,36 @@
 //! `keeper file create|write|copy|move|delete` and `keeper dir …`: the mutating commands.
 
-use super::args::{ContentSource, DirCommand, FileCommand, Global, MutationArgs};
+use super::args::{
+    ContentSource, DirCommand, EditGuardArgs, FileCommand, Global, MutationArgs, PositionArg,
+};
 use super::output::Reply;
-use crate::{Error, MutationOptions, MutationResult, Result, Workspace};
+use crate::{
+    EditGuards, Error, MutationOptions, MutationResult, Policy, Position, Result, Workspace,
+};
 use serde_json::{Map, Value, json};
 use std::io::{IsTerminal, Read};
+
+fn edit_guards(args: &EditGuardArgs) -> EditGuards {
+    EditGuards {
+        expected_hash: args.expected_hash.clone(),
+        expected_content: args.expected_content.clone(),
+    }
+}
+
+/// Text given inline or in a file (read whole, as UTF-8).
+fn text_arg(
+    inline: &Option<String>,
+    file: &Option<std::path::PathBuf>,
+    flag: &str,
+) -> Result<String> {
+    if let Some(text) = inline {
+        return Ok(text.clone());
+    }
+    let path = file
+        .as_ref()
+        .ok_or_else(|| Error::invalid(format!("{flag} or its inline form is required")))?;
+    std::fs::read_to_string(path).map_err(|e| Error::storage(&format!("reading {flag}"), &e))
+}
 
 fn options(global: &Global, args: &MutationArgs) -> MutationOptions {
     MutationOptions {
@@ -122,6 +148,94 @@ pub fn file(ws: &Workspace, cmd: &FileCommand, global: &Global) -> Result<Reply>
             expected_hash,
             mutation,
         } => ws.delete_file(path, expected_hash.as_deref(), &options(global, mutation))?,
+        FileCommand::ReplaceText {
+            path,
+            old,
+            old_file,
+            new,
+            new_file,
+            first,
+            all: _,
+            expected_match_count,
+            guards,
+            mutation,
+        } => {
+            let old = text_arg(old, old_file, "--old-file")?;
+            let new = text_arg(new, new_file, "--new-file")?;
+            let policy = if *first { Policy::First } else { Policy::All };
+            ws.replace_text(
+                path,
+                &old,
+                &new,
+                policy,
+                *expected_match_count,
+                &edit_guards(guards),
+                &options(global, mutation),
+            )?
+        }
+        FileCommand::ReplaceLines {
+            path,
+            start,
+            end,
+            replacement,
+            guards,
+            mutation,
+        } => ws.replace_lines(
+            path,
+            *start,
+            *end,
+            replacement,
+            &edit_guards(guards),
+            &options(global, mutation),
+        )?,
+        FileCommand::InsertLines {
+            path,
+            position,
+            line,
+            content,
+            guards,
+            mutation,
+        } => {
+            let position = match position {
+                PositionArg::Before => Position::Before,
+                PositionArg::After => Position::After,
+                PositionArg::End => Position::End,
+            };
+            ws.insert_lines(
+                path,
+                position,
+                *line,
+                content,
+                &edit_guards(guards),
+                &options(global, mutation),
+            )?
+        }
+        FileCommand::DeleteLines {
+            path,
+            start,
+            end,
+            guards,
+            mutation,
+        } => ws.delete_lines(
+            path,
+            *start,
+            *end,
+            &edit_guards(guards),
+            &options(global, mutation),
+        )?,
+        FileCommand::ApplyPatch { patch, mutation } => {
+            let limit = ws.plumbing().limits.max_patch_bytes;
+            let source = ContentSource {
+                content: None,
+                input: patch.clone(),
+            };
+            let bytes = content(&source, limit)?;
+            let text = String::from_utf8(bytes).map_err(|_| {
+                Error::new(crate::Code::PatchFailed, "the patch is not UTF-8 text")
+                    .with("reason", "not_utf8")
+            })?;
+            ws.apply_patch(&text, &options(global, mutation))?
+        }
         _ => return Err(Error::internal("not a mutating file command")),
     };
     Ok(reply(ws, result))

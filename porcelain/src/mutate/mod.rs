@@ -18,6 +18,8 @@
 mod ops;
 mod restore;
 
+pub(crate) use ops::guard;
+
 use crate::{Code, Error, ObjectId, Result, Workspace};
 use filekeeper_plumbing::commands::mismatched_paths;
 use filekeeper_plumbing::journal::{Item, Journal, NewOperation, Status};
@@ -70,15 +72,19 @@ pub struct MutationResult {
     /// Paths whose bytes were above the history cap and not stored.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub history_skipped: Vec<String>,
-    /// Dry run only: the hash a real run would produce.
+    /// Dry run only (present, possibly null): the hash a real run would produce at `path`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub predicted_after_hash: Option<String>,
+    pub predicted_after_hash: Option<Option<String>>,
     /// Dry run only: whether a real run would change anything.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub would_change: Option<bool>,
     /// Dry run only: a unified diff (or a list of changes) of what a real run would do.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub preview_diff: Option<String>,
+    /// Command-specific fields: `match_stage` and `match_count` for text replacement,
+    /// `patch_files` for patches.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
 /// An effect, in terms of workspace-relative paths resolved again when applied.
@@ -106,6 +112,49 @@ pub(crate) enum Step {
     },
 }
 
+/// A dry run's preview, kept as its ingredients: a real run never pays for a diff.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Preview(pub Vec<PreviewPart>);
+
+#[derive(Clone, Debug)]
+pub(crate) enum PreviewPart {
+    Text(String),
+    Diff {
+        rel: String,
+        existed: bool,
+        before: Option<Arc<Vec<u8>>>,
+        after: Option<Arc<Vec<u8>>>,
+    },
+}
+
+impl From<String> for Preview {
+    fn from(text: String) -> Preview {
+        Preview(vec![PreviewPart::Text(text)])
+    }
+}
+
+impl Preview {
+    pub fn render(&self) -> String {
+        self.0
+            .iter()
+            .map(|part| match part {
+                PreviewPart::Text(t) => t.clone(),
+                PreviewPart::Diff {
+                    rel,
+                    existed,
+                    before,
+                    after,
+                } => ops::diff_preview(
+                    rel,
+                    before.as_deref().map(Vec::as_slice),
+                    *existed,
+                    after.as_deref().map(Vec::as_slice),
+                ),
+            })
+            .collect()
+    }
+}
+
 /// One journal item and what the result reports of it.
 pub(crate) struct Planned {
     pub item: Item,
@@ -128,7 +177,10 @@ pub(crate) struct Plan {
     /// Contents to store before the operation is recorded.
     pub blobs: Vec<Arc<Vec<u8>>>,
     pub warnings: Vec<String>,
-    pub preview: String,
+    /// What a dry run shows; diffs are only computed when a dry run asks.
+    pub preview: Preview,
+    /// Command-specific result fields (match_stage, match_count, patch_files, ...).
+    pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Plan {
@@ -360,6 +412,7 @@ impl Workspace {
             predicted_after_hash: None,
             would_change: None,
             preview_diff: None,
+            extra: plan.extra.clone(),
         })
     }
 }
@@ -391,9 +444,10 @@ fn dry_result(plan: Plan) -> MutationResult {
             .collect(),
         source_path: plan.source.clone(),
         history_skipped: plan.history_skipped(),
-        predicted_after_hash: Some(target.and_then(|i| hash_text(i.after_hash))).flatten(),
+        predicted_after_hash: Some(target.and_then(|i| hash_text(i.after_hash))),
         would_change: Some(plan.changes_anything()),
-        preview_diff: Some(plan.preview.clone()),
+        preview_diff: Some(plan.preview.render()),
+        extra: plan.extra.clone(),
     }
 }
 

@@ -1,7 +1,7 @@
 //! The mutating commands, each a plan: create, write, copy, move and delete files; create,
 //! move and delete directories.
 
-use super::{MutationOptions, MutationResult, Plan, Planned, Step};
+use super::{MutationOptions, MutationResult, Plan, Planned, Preview, PreviewPart, Step};
 use crate::{Code, Error, ObjectId, Result, Workspace};
 use filekeeper_plumbing::ignore::git_ignores;
 use filekeeper_plumbing::journal::Item;
@@ -17,12 +17,12 @@ const MAX_PREVIEW_BYTES: usize = 64 * 1024;
 
 /// A file as it is now.
 #[derive(Clone)]
-struct Seen {
-    hash: ObjectId,
-    mode: u32,
-    size: u64,
+pub(crate) struct Seen {
+    pub hash: ObjectId,
+    pub mode: u32,
+    pub size: u64,
     /// The bytes, when within the history cap (so they can be stored and diffed).
-    bytes: Option<Arc<Vec<u8>>>,
+    pub bytes: Option<Arc<Vec<u8>>>,
 }
 
 impl Workspace {
@@ -32,8 +32,28 @@ impl Workspace {
         }
     }
 
-    fn resolve_target(&self, path: &str, options: &MutationOptions) -> Result<Resolved> {
+    pub(crate) fn resolve_target(&self, path: &str, options: &MutationOptions) -> Result<Resolved> {
         self.inner.root.resolve(path, self.write_intent(options))
+    }
+
+    /// A text file's whole content for editing (at most `max_write_bytes`), with its state.
+    pub(crate) fn see_for_edit(&self, target: &Resolved) -> Result<(Vec<u8>, Seen)> {
+        let mut file = target.open_file()?;
+        let meta = file
+            .metadata()
+            .map_err(|e| Error::storage("inspecting file", &e))?;
+        self.check_size(&target.given, meta.len() as usize)?;
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        file.read_to_end(&mut bytes)
+            .map_err(|e| Error::storage("reading file", &e))?;
+        let stored = bytes.len() as u64 <= self.inner.limits.max_history_blob_bytes;
+        let seen = Seen {
+            hash: ObjectId::of(&bytes),
+            mode: meta.permissions().mode() & 0o7777,
+            size: bytes.len() as u64,
+            bytes: stored.then(|| Arc::new(bytes.clone())),
+        };
+        Ok((bytes, seen))
     }
 
     /// Reads a file's current state: hash, mode and size always; the bytes only when they are
@@ -67,7 +87,7 @@ impl Workspace {
         }
     }
 
-    fn check_size(&self, path: &str, len: usize) -> Result<()> {
+    pub(crate) fn check_size(&self, path: &str, len: usize) -> Result<()> {
         let max = self.inner.limits.max_write_bytes;
         if len as u64 > max {
             return Err(Error::new(
@@ -195,7 +215,7 @@ impl Workspace {
 
     /// The plan of a single-file content change.
     #[allow(clippy::too_many_arguments)]
-    fn content_plan(
+    pub(crate) fn content_plan(
         &self,
         kind: &'static str,
         verb: &str,
@@ -207,6 +227,12 @@ impl Workspace {
     ) -> Result<Plan> {
         let cap = self.inner.limits.max_history_blob_bytes;
         let after_hash = ObjectId::of(content);
+        // A new file's mode is decided here, so the journal records exactly what is written.
+        let new_mode = new_mode.or_else(|| {
+            before
+                .is_none()
+                .then(filekeeper_plumbing::durable::new_file_mode)
+        });
         let after_mode = before.as_ref().map(|b| b.mode).or(new_mode);
         let content = Arc::new(content.to_vec());
         let mut blobs = Vec::new();
@@ -238,14 +264,12 @@ impl Workspace {
             Some(b) => Expect::Hash(b.hash),
             None => Expect::Absent,
         };
-        let preview = diff_preview(
-            &target.rel,
-            before
-                .as_ref()
-                .and_then(|b| b.bytes.as_deref().map(Vec::as_slice)),
-            before.is_some(),
-            Some(&content),
-        );
+        let preview = Preview(vec![PreviewPart::Diff {
+            rel: target.rel.clone(),
+            existed: before.is_some(),
+            before: before.as_ref().and_then(|b| b.bytes.clone()),
+            after: Some(Arc::clone(&content)),
+        }]);
         Ok(Plan {
             kind,
             summary: format!("{verb} {}.", target.rel),
@@ -266,6 +290,7 @@ impl Workspace {
             blobs,
             warnings: self.ignored_warning(&target.rel),
             preview,
+            extra: Default::default(),
         })
     }
 
@@ -303,12 +328,12 @@ impl Workspace {
                 target: target.rel.clone(),
                 source: None,
                 undoes: None,
-                preview: diff_preview(
-                    &target.rel,
-                    before.bytes.as_deref().map(Vec::as_slice),
-                    true,
-                    None,
-                ),
+                preview: Preview(vec![PreviewPart::Diff {
+                    rel: target.rel.clone(),
+                    existed: true,
+                    before: before.bytes.clone(),
+                    after: None,
+                }]),
                 items: vec![Planned {
                     item,
                     after_size: None,
@@ -318,6 +343,7 @@ impl Workspace {
                 }],
                 blobs: before.bytes.into_iter().collect(),
                 warnings: ws.ignored_warning(&target.rel),
+                extra: Default::default(),
             })
         })
     }
@@ -401,7 +427,7 @@ impl Workspace {
                 target: to.rel.clone(),
                 source: Some(from.rel.clone()),
                 undoes: None,
-                preview: format!("rename {} -> {}\n", from.rel, to.rel),
+                preview: format!("rename {} -> {}\n", from.rel, to.rel).into(),
                 items: vec![
                     Planned {
                         item: removed,
@@ -419,6 +445,7 @@ impl Workspace {
                 }],
                 blobs,
                 warnings,
+                extra: Default::default(),
             })
         })
     }
@@ -496,7 +523,11 @@ impl Workspace {
                 target: rel.clone(),
                 source: None,
                 undoes: None,
-                preview: missing.iter().map(|p| format!("mkdir {p}\n")).collect(),
+                preview: missing
+                    .iter()
+                    .map(|p| format!("mkdir {p}\n"))
+                    .collect::<String>()
+                    .into(),
                 steps: missing
                     .iter()
                     .map(|p| Step::MakeDir { path: p.clone() })
@@ -504,6 +535,7 @@ impl Workspace {
                 items,
                 blobs: Vec::new(),
                 warnings: Vec::new(),
+                extra: Default::default(),
             })
         })
     }
@@ -580,7 +612,8 @@ impl Workspace {
                     from.rel,
                     to.rel,
                     tree.len()
-                ),
+                )
+                .into(),
                 steps: vec![Step::Rename {
                     from: from.rel.clone(),
                     to: to.rel.clone(),
@@ -589,6 +622,7 @@ impl Workspace {
                 items,
                 blobs,
                 warnings: Vec::new(),
+                extra: Default::default(),
             })
         })
     }
@@ -662,11 +696,13 @@ impl Workspace {
                         Step::RemoveDir { path } => format!("rmdir {path}\n"),
                         _ => String::new(),
                     })
-                    .collect(),
+                    .collect::<String>()
+                    .into(),
                 items,
                 steps,
                 blobs,
                 warnings: Vec::new(),
+                extra: Default::default(),
             })
         })
     }
@@ -719,7 +755,7 @@ impl Workspace {
     }
 }
 
-fn guard(path: &str, expected: ObjectId, actual: Option<ObjectId>) -> Result<()> {
+pub(crate) fn guard(path: &str, expected: ObjectId, actual: Option<ObjectId>) -> Result<()> {
     if actual == Some(expected) {
         return Ok(());
     }
@@ -782,7 +818,14 @@ fn dir_item(rel: &str, change: &str, before: bool, after: bool) -> Item {
 }
 
 /// A unified diff of a content change, or a note when the content is not text or too large.
-fn diff_preview(rel: &str, before: Option<&[u8]>, existed: bool, after: Option<&[u8]>) -> String {
+/// The diff gives up after two seconds (showing what it has), so a huge rewrite cannot stall
+/// a dry run.
+pub(crate) fn diff_preview(
+    rel: &str,
+    before: Option<&[u8]>,
+    existed: bool,
+    after: Option<&[u8]>,
+) -> String {
     let (old, new) = match (
         before.map(std::str::from_utf8),
         after.map(std::str::from_utf8),
@@ -796,7 +839,9 @@ fn diff_preview(rel: &str, before: Option<&[u8]>, existed: bool, after: Option<&
             new.and_then(Result::ok).unwrap_or(""),
         ),
     };
-    let diff = similar::TextDiff::from_lines(old, new);
+    let diff = similar::TextDiff::configure()
+        .timeout(std::time::Duration::from_secs(2))
+        .diff_lines(old, new);
     let from = if existed {
         format!("a/{rel}")
     } else {

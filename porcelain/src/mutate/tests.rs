@@ -50,7 +50,7 @@ fn a_dry_run_creates_no_state_and_predicts_the_hash() {
     let result = ws.create_file("a.txt", b"hello\n", false, &opts).unwrap();
     assert_eq!(
         result.predicted_after_hash,
-        Some(ObjectId::of(b"hello\n").to_string())
+        Some(Some(ObjectId::of(b"hello\n").to_string()))
     );
     assert_eq!(result.would_change, Some(true));
     assert!(result.operation_id.is_none() && result.after_hash.is_none());

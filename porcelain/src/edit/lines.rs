@@ -1,0 +1,171 @@
+//! Line-range edits: replace, insert, delete. Lines are 1-based and inclusive; a range outside
+//! the file is refused, never clamped.
+
+use super::doc::{Doc, caller_lines};
+use crate::{Code, Error, Result};
+
+/// Where `insert-lines` puts its content.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Position {
+    Before,
+    After,
+    /// After the last line; the only way to append (a line number never means "the end").
+    End,
+}
+
+fn out_of_range(path: &str, what: &str, n: u64, count: usize) -> Error {
+    Error::invalid(format!(
+        "{what} {n} is outside the file, which has {count} lines"
+    ))
+    .path(path)
+    .with("line_count", count)
+}
+
+/// Checks a 1-based inclusive range and returns it 0-based, end exclusive.
+pub(crate) fn range(doc: &Doc, path: &str, start: u64, end: u64) -> Result<(usize, usize)> {
+    let count = doc.lines.len();
+    if start == 0 || end == 0 {
+        return Err(Error::invalid("line numbers are 1-based").path(path));
+    }
+    if end < start {
+        return Err(Error::invalid(format!("end {end} is before start {start}")).path(path));
+    }
+    if start as usize > count {
+        return Err(out_of_range(path, "start", start, count));
+    }
+    if end as usize > count {
+        return Err(out_of_range(path, "end", end, count));
+    }
+    Ok((start as usize - 1, end as usize))
+}
+
+/// The text of lines `from..to`, terminators normalised to `\n`, for `expected_content`.
+pub(crate) fn region_text(doc: &Doc, from: usize, to: usize) -> String {
+    doc.lines[from..to]
+        .iter()
+        .map(|l| l.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+pub(crate) fn guard_region(
+    doc: &Doc,
+    path: &str,
+    from: usize,
+    to: usize,
+    expected: Option<&str>,
+) -> Result<()> {
+    let Some(expected) = expected else {
+        return Ok(());
+    };
+    let want = expected.replace("\r\n", "\n").replace('\r', "\n");
+    if region_text(doc, from, to) != want.trim_end_matches('\n') {
+        return Err(Error::new(
+            Code::ContentConflict,
+            "the target lines do not hold the expected content",
+        )
+        .path(path)
+        .recovery("re-read the lines and retry against their current text"));
+    }
+    Ok(())
+}
+
+pub(crate) fn replace_lines(
+    doc: &mut Doc,
+    path: &str,
+    start: u64,
+    end: u64,
+    replacement: &str,
+    expected: Option<&str>,
+) -> Result<()> {
+    let (from, to) = range(doc, path, start, end)?;
+    guard_region(doc, path, from, to, expected)?;
+    doc.splice(from, to, caller_lines(replacement));
+    Ok(())
+}
+
+pub(crate) fn delete_lines(
+    doc: &mut Doc,
+    path: &str,
+    start: u64,
+    end: u64,
+    expected: Option<&str>,
+) -> Result<()> {
+    let (from, to) = range(doc, path, start, end)?;
+    guard_region(doc, path, from, to, expected)?;
+    doc.splice(from, to, Vec::new());
+    Ok(())
+}
+
+pub(crate) fn insert_lines(
+    doc: &mut Doc,
+    path: &str,
+    position: Position,
+    line: Option<u64>,
+    content: &str,
+    expected: Option<&str>,
+) -> Result<()> {
+    let new = caller_lines(content);
+    if new.is_empty() {
+        return Err(Error::invalid("nothing to insert").path(path));
+    }
+    let at = match (position, line) {
+        (Position::End, None) => doc.lines.len(),
+        (Position::End, Some(_)) => {
+            return Err(Error::invalid("--position end takes no --line").path(path));
+        }
+        (_, None) => return Err(Error::invalid("--position before|after needs --line").path(path)),
+        (Position::Before, Some(n)) => range(doc, path, n, n)?.0,
+        (Position::After, Some(n)) => range(doc, path, n, n)?.1,
+    };
+    if let (Some(n), Some(_)) = (line, expected) {
+        let (from, to) = range(doc, path, n, n)?;
+        guard_region(doc, path, from, to, expected)?;
+    }
+    doc.splice(at, at, new);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(t: &[u8]) -> Doc {
+        Doc::parse("f", t).unwrap()
+    }
+
+    #[test]
+    fn ranges_are_checked_not_clamped() {
+        let d = doc(b"a\nb\nc\n");
+        assert_eq!(range(&d, "f", 1, 3).unwrap(), (0, 3));
+        assert_eq!(range(&d, "f", 3, 4).unwrap_err().details["line_count"], 3);
+        assert!(range(&d, "f", 0, 1).is_err());
+        assert!(range(&d, "f", 2, 1).is_err());
+    }
+
+    #[test]
+    fn edits_keep_crlf_and_the_missing_final_newline() {
+        let mut d = doc(b"a\r\nb\r\nc");
+        replace_lines(&mut d, "f", 2, 2, "B\nB2\n", None).unwrap();
+        assert_eq!(d.to_bytes(), b"a\r\nB\r\nB2\r\nc");
+        insert_lines(&mut d, "f", Position::End, None, "z", None).unwrap();
+        assert_eq!(d.to_bytes(), b"a\r\nB\r\nB2\r\nc\r\nz");
+        insert_lines(&mut d, "f", Position::Before, Some(1), "first", None).unwrap();
+        assert_eq!(d.to_bytes(), b"first\r\na\r\nB\r\nB2\r\nc\r\nz");
+        delete_lines(&mut d, "f", 5, 6, None).unwrap();
+        assert_eq!(d.to_bytes(), b"first\r\na\r\nB\r\nB2");
+    }
+
+    #[test]
+    fn expected_content_guards_the_range() {
+        let mut d = doc(b"a\nb\nc\n");
+        assert_eq!(
+            delete_lines(&mut d, "f", 2, 3, Some("b\nX"))
+                .unwrap_err()
+                .code,
+            Code::ContentConflict
+        );
+        delete_lines(&mut d, "f", 2, 3, Some("b\nc\n")).unwrap();
+        assert_eq!(d.to_bytes(), b"a\n");
+    }
+}

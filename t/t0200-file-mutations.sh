@@ -1,0 +1,856 @@
+#!/bin/sh
+test_description='keeper file create, write, copy, move and delete: journaled whole-file changes
+
+Every success is one flat JSON object in the specification'"'"'s shape (ok, workspace, path,
+changed, before_hash, after_hash, summary, operation_id, undo_available, dry_run, warnings,
+items) whose hashes are the sha256 of the bytes on disk. Content comes from --content, --input
+or stdin and lands byte for byte (CRLF, no final newline, NUL bytes). create refuses an existing
+file unless --allow-existing; write --expected-hash refuses a stale hash with CONTENT_CONFLICT
+and records nothing; copy and move name both ends and record source_path; move is a rename; a
+delete keeps the deleted bytes recoverable. --actor and --task-id are recorded. Unsafe targets
+are refused with their stable codes and change nothing; limits are enforced; a file above the
+history cap is written without its bytes stored; a git-ignored target warns. No temp file is
+left behind and fsck is clean at the end.'
+. ./test-lib.sh
+
+# sha FILE: the content id keeper reports for FILE, sha256:<hex> of its bytes.
+sha () {
+	printf "sha256:%s\n" "$(sha256sum <"$1" | cut -d" " -f1)"
+}
+
+# size_of FILE: FILE's size in bytes.
+size_of () {
+	wc -c <"$1" | tr -d " "
+}
+
+# journal SQL: runs SQL on the workspace's journal.
+journal () {
+	sqlite3 "$WS/.filekeeper/journal.sqlite3" "$1"
+}
+
+# op_count: how many operations the workspace journal holds.
+op_count () {
+	journal "SELECT count(*) FROM operations"
+}
+
+# object_path ID: where the store keeps the blob ID, relative to the workspace root.
+object_path () {
+	hex=${1#sha256:}
+	echo ".filekeeper/objects/$(echo "$hex" | cut -c1-2)/$(echo "$hex" | cut -c3-)"
+}
+
+# test_mutation_shape FILE: FILE is the success document of a committed mutation in workspace
+# "test", in the specification's shape: exactly the documented fields in the documented order
+# (source_path and history_skipped may follow), a real operation id, and items with exactly
+# path, change, kind, before_hash, after_hash and size_bytes.
+test_mutation_shape () {
+	jq -e '
+		(keys_unsorted[0:12] == ["ok", "workspace", "path", "changed", "before_hash",
+			"after_hash", "summary", "operation_id", "undo_available", "dry_run", "warnings",
+			"items"]) and
+		((keys_unsorted[12:] - ["source_path", "history_skipped"]) == []) and
+		.ok == true and .workspace == "test" and
+		(.path | type == "string") and
+		(.changed | type == "boolean") and
+		(.summary | type == "string" and length > 0) and
+		(.operation_id | type == "string" and test("^op_[0-9a-f]{16}$")) and
+		(.undo_available | type == "boolean") and
+		.dry_run == false and
+		(.warnings | type == "array") and
+		(.items | type == "array" and length > 0) and
+		all(.items[]; keys_unsorted == ["path", "change", "kind", "before_hash", "after_hash",
+			"size_bytes"])
+	' "$1" >/dev/null || { echo >&2 "not a mutation result in the spec's shape:"; cat >&2 "$1"; return 1; }
+}
+
+# refused EXIT CODE PATH ARGS...: `keeper --json file ARGS...` exits EXIT with a CODE failure
+# document naming PATH (the caller's own spelling) in details.path. The document is left in
+# refusal.json.
+refused () {
+	want_exit=$1 want_code=$2 want_path=$3
+	shift 3
+	test_expect_code "$want_exit" timeout 20 keeper --json file "$@" >refusal.json &&
+	test_error_code "$want_code" refusal.json &&
+	test "$(jq -r .error.details.path refusal.json)" = "$want_path" || {
+		echo >&2 "refusal of: keeper file $*"
+		cat >&2 refusal.json
+		return 1
+	}
+}
+
+# refusal_state FILE: what a refused command must not change: the refuse/ fixtures, the
+# anchor file, everything outside the workspace, .filekeeper/'s top level (SQLite's own -wal
+# and -shm files aside) and the journal's rows.
+refusal_state () {
+	{
+		find refuse "$OUTSIDE" | LC_ALL=C sort &&
+		find refuse "$OUTSIDE" -type f | LC_ALL=C sort | xargs -r -d "\n" sha256sum &&
+		find refuse -type l | LC_ALL=C sort | xargs -r -d "\n" readlink &&
+		sha256sum anchor.txt &&
+		ls -a .filekeeper | grep -v "^journal\.sqlite3-" &&
+		journal "SELECT count(*), max(seq) FROM operations" &&
+		journal "SELECT count(*) FROM operation_items"
+	} >"$1"
+}
+
+# no_temp_files: no .fk-tmp-* file is left anywhere in the trash directory.
+no_temp_files () {
+	find "$TRASH" -name ".fk-tmp-*" >leftovers &&
+	test ! -s leftovers || { cat leftovers; return 1; }
+}
+
+test_expect_success 'setup: inputs with CRLF, no final newline, and NUL bytes' '
+	printf "one\r\ntwo\r\nthree" >crlf.expect &&
+	printf "\000\001binary\000\377\r\n\000" >binary.in &&
+	printf "piped\r\nthrough stdin" >stdin.expect
+'
+
+# create
+
+test_expect_success 'file create --content reports the spec'"'"'s shape with real hashes' '
+	cr=$(printf "\r") &&
+	keeper --json --actor agent-7 --task-id T-create file create notes.txt \
+		--content "one$cr
+two$cr
+three" >create.json &&
+	test_mutation_shape create.json &&
+	json_get .operation_id create.json >create.op &&
+	test "$(json_get .path create.json)" = notes.txt &&
+	test "$(json_get .changed create.json)" = true &&
+	test "$(json_get .before_hash create.json)" = null &&
+	test "$(json_get .after_hash create.json)" = "$(sha crlf.expect)" &&
+	test "$(json_get .undo_available create.json)" = true &&
+	test "$(json_get .warnings create.json)" = "[]" &&
+	test_no_host_path create.json
+'
+
+test_expect_success 'file create --content writes CRLF and no final newline byte for byte' '
+	test_cmp crlf.expect notes.txt
+'
+
+test_expect_success 'file create reports one created file item with its hash and size' '
+	printf "notes.txt\tcreated\tfile\tnull\t%s\t%s\n" "$(sha crlf.expect)" "$(size_of crlf.expect)" >expect &&
+	jq -r ".items[] | [.path, .change, .kind, (.before_hash // \"null\"), .after_hash, .size_bytes] | @tsv" \
+		create.json >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'file create summary names the path' '
+	json_get .summary create.json | grep -F notes.txt
+'
+
+test_expect_success 'file create --input FILE writes binary content with NUL bytes exactly' '
+	keeper --json file create blob.bin --input binary.in >out &&
+	test_mutation_shape out &&
+	cmp binary.in blob.bin &&
+	test "$(json_get .after_hash out)" = "$(sha binary.in)" &&
+	test "$(json_get ".items[0].size_bytes" out)" = "$(size_of binary.in)"
+'
+
+test_expect_success 'file create reads the content from stdin when neither flag is given' '
+	printf "piped\r\nthrough stdin" | keeper --json file create piped.txt >out &&
+	test_mutation_shape out &&
+	test_cmp stdin.expect piped.txt &&
+	test "$(json_get .after_hash out)" = "$(sha stdin.expect)"
+'
+
+test_expect_success 'file create with an empty, non-terminal stdin creates an empty file' '
+	keeper --json file create empty.txt </dev/null >out &&
+	test -f empty.txt &&
+	test ! -s empty.txt &&
+	test "$(json_get .after_hash out)" = "$(sha /dev/null)"
+'
+
+test_expect_success 'the journal records the mode a created file got' '
+	keeper --json file create created-mode.txt --content x >out &&
+	echo $((0$(stat -c %a created-mode.txt))) >expect &&
+	journal "SELECT after_mode FROM operation_items
+		WHERE op_id = '"'"'$(json_get .operation_id out)'"'"'" >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'file create with both --content and --input is a usage error (exit 2)' '
+	test_expect_code 2 keeper --json file create both.txt --content x --input binary.in >out &&
+	test_error_code INVALID_ARGUMENT out &&
+	test ! -e both.txt
+'
+
+test_expect_success 'file create refuses an existing file with ALREADY_EXISTS (exit 14), untouched' '
+	stat -c "%i %a %s %Y" notes.txt >before &&
+	ops=$(op_count) &&
+	test_expect_code 14 keeper --json file create notes.txt --content clobbered >out &&
+	test_error_code ALREADY_EXISTS out &&
+	test "$(json_get .error.details.path out)" = notes.txt &&
+	test_no_host_path out &&
+	test_cmp crlf.expect notes.txt &&
+	stat -c "%i %a %s %Y" notes.txt >after &&
+	test_cmp before after &&
+	test "$(op_count)" = "$ops"
+'
+
+test_expect_success 'file create --allow-existing replaces an existing file, as a modification' '
+	printf "replaced\n" >expect &&
+	keeper --json file create notes.txt --allow-existing --content "replaced
+" >out &&
+	test_mutation_shape out &&
+	test_cmp expect notes.txt &&
+	test "$(json_get .before_hash out)" = "$(sha crlf.expect)" &&
+	test "$(json_get .after_hash out)" = "$(sha expect)" &&
+	test "$(json_get ".items[0].change" out)" = modified
+'
+
+test_expect_success 'file create --allow-existing keeps the file'"'"'s mode (600 stays 600)' '
+	printf "private\n" >private.txt &&
+	chmod 600 private.txt &&
+	keeper file create private.txt --allow-existing --content "still private
+" >/dev/null &&
+	echo 600 >expect &&
+	stat -c %a private.txt >actual &&
+	test_cmp expect actual
+'
+
+# write
+
+test_expect_success 'setup: a file to write over' '
+	printf "first version\n" >doc.txt &&
+	cp doc.txt doc.v1
+'
+
+test_expect_success 'file write --content replaces the content and reports both hashes' '
+	printf "second version\nwith two lines\n" >doc.v2 &&
+	keeper --json --actor agent-7 --task-id T-write file write doc.txt --content "second version
+with two lines
+" >write.json &&
+	test_mutation_shape write.json &&
+	json_get .operation_id write.json >write.op &&
+	test_cmp doc.v2 doc.txt &&
+	test "$(json_get .changed write.json)" = true &&
+	test "$(json_get .before_hash write.json)" = "$(sha doc.v1)" &&
+	test "$(json_get .after_hash write.json)" = "$(sha doc.v2)" &&
+	printf "doc.txt\tmodified\tfile\t%s\t%s\t%s\n" "$(sha doc.v1)" "$(sha doc.v2)" "$(size_of doc.v2)" >expect &&
+	jq -r ".items[] | [.path, .change, .kind, .before_hash, .after_hash, .size_bytes] | @tsv" \
+		write.json >actual &&
+	test_cmp expect actual &&
+	json_get .summary write.json | grep -F doc.txt
+'
+
+test_expect_success 'file write reads stdin: CRLF and no final newline survive exactly' '
+	printf "piped\r\nthrough stdin" | keeper --json file write doc.txt >out &&
+	test_mutation_shape out &&
+	test_cmp stdin.expect doc.txt &&
+	test "$(json_get .after_hash out)" = "$(sha stdin.expect)"
+'
+
+test_expect_success 'file write --input FILE writes binary content with NUL bytes exactly' '
+	keeper --json file write doc.txt --input binary.in >out &&
+	test_mutation_shape out &&
+	cmp binary.in doc.txt &&
+	test "$(json_get .before_hash out)" = "$(sha stdin.expect)" &&
+	test "$(json_get .after_hash out)" = "$(sha binary.in)"
+'
+
+test_expect_success 'file write of a missing file creates it' '
+	keeper --json file write brand-new.txt --content "new
+" >out &&
+	test_mutation_shape out &&
+	test "$(json_get ".items[0].change" out)" = created &&
+	test "$(json_get .before_hash out)" = null &&
+	echo new >expect &&
+	test_cmp expect brand-new.txt
+'
+
+test_expect_success 'file write keeps the file'"'"'s mode (640 stays 640)' '
+	printf "group readable\n" >mode.txt &&
+	chmod 640 mode.txt &&
+	keeper file write mode.txt --content "rewritten
+" >/dev/null &&
+	echo 640 >expect &&
+	stat -c %a mode.txt >actual &&
+	test_cmp expect actual &&
+	echo rewritten >expect &&
+	test_cmp expect mode.txt
+'
+
+test_expect_success 'file write --expected-hash with the current hash succeeds' '
+	printf "guarded v1\n" >guarded.txt &&
+	cp guarded.txt guarded.v1 &&
+	keeper --json file write guarded.txt --expected-hash "$(sha guarded.txt)" --content "guarded v2
+" >out &&
+	test_mutation_shape out &&
+	echo "guarded v2" >expect &&
+	test_cmp expect guarded.txt
+'
+
+test_expect_success 'file write --expected-hash with a stale hash is CONTENT_CONFLICT (exit 15)' '
+	sha guarded.v1 >stale.id &&
+	sha guarded.txt >current.id &&
+	cp guarded.txt guarded.before &&
+	stat -c "%i %a %s %Y" guarded.txt >stat.before &&
+	op_count >ops.before &&
+	test_expect_code 15 keeper --json file write guarded.txt --expected-hash "$(cat stale.id)" \
+		--content "lost update
+" >conflict.json &&
+	test_error_code CONTENT_CONFLICT conflict.json &&
+	test_no_host_path conflict.json
+'
+
+test_expect_success 'the stale-hash conflict is not retryable and names path, both hashes and a recovery' '
+	test "$(json_get .error.retryable conflict.json)" = false &&
+	test "$(json_get .error.details.path conflict.json)" = guarded.txt &&
+	test "$(json_get .error.details.expected_hash conflict.json)" = "$(cat stale.id)" &&
+	test "$(json_get .error.details.actual_hash conflict.json)" = "$(cat current.id)" &&
+	json_get .error.details.recovery conflict.json | grep .
+'
+
+test_expect_success 'the stale-hash conflict leaves the file untouched and records no operation' '
+	test_cmp guarded.before guarded.txt &&
+	stat -c "%i %a %s %Y" guarded.txt >stat.after &&
+	test_cmp stat.before stat.after &&
+	op_count >ops.after &&
+	test_cmp ops.before ops.after
+'
+
+test_expect_success 'file write of identical content reports changed false but records the operation' '
+	ops=$(op_count) &&
+	keeper --json file write guarded.txt --content "guarded v2
+" >out &&
+	test_mutation_shape out &&
+	test "$(json_get .changed out)" = false &&
+	test "$(json_get .before_hash out)" = "$(sha guarded.txt)" &&
+	test "$(json_get .after_hash out)" = "$(sha guarded.txt)" &&
+	test "$(json_get ".items[0].change" out)" = unchanged &&
+	test "$(op_count)" = $((ops + 1)) &&
+	test "$(journal "SELECT count(*) FROM operations WHERE id = '"'"'$(json_get .operation_id out)'"'"'")" = 1
+'
+
+# copy
+
+test_expect_success 'setup: a source file to copy and move' '
+	printf "source bytes\r\nsecond line" >src.txt &&
+	cp src.txt src.orig
+'
+
+test_expect_success 'file copy reports the shape with source_path, and the copy is byte-identical' '
+	keeper --json --actor agent-7 --task-id T-copy file copy src.txt copy.txt >copy.json &&
+	test_mutation_shape copy.json &&
+	json_get .operation_id copy.json >copy.op &&
+	test "$(json_get .path copy.json)" = copy.txt &&
+	test "$(json_get .source_path copy.json)" = src.txt &&
+	test "$(json_get .before_hash copy.json)" = null &&
+	test "$(json_get .after_hash copy.json)" = "$(sha src.orig)" &&
+	test "$(json_get ".items[0].change" copy.json)" = created &&
+	test "$(json_get ".items[0].size_bytes" copy.json)" = "$(size_of src.orig)" &&
+	cmp src.orig copy.txt &&
+	cmp src.orig src.txt
+'
+
+test_expect_success 'file copy summary names both ends' '
+	json_get .summary copy.json >summary &&
+	grep -F src.txt summary &&
+	grep -F copy.txt summary
+'
+
+test_expect_success 'file copy records source_path in the journal row and in its metadata' '
+	printf "copy|src.txt|src.txt|copy.txt\n" >expect &&
+	journal "SELECT kind, source_path, json_extract(metadata, '"'"'\$.source_path'"'"'), target_path
+		FROM operations WHERE id = '"'"'$(cat copy.op)'"'"'" >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'file copy onto an existing destination is ALREADY_EXISTS (exit 14), untouched' '
+	printf "destination bytes\n" >dest.txt &&
+	cp dest.txt dest.orig &&
+	ops=$(op_count) &&
+	test_expect_code 14 keeper --json file copy src.txt dest.txt >out &&
+	test_error_code ALREADY_EXISTS out &&
+	test "$(json_get .error.details.path out)" = dest.txt &&
+	test_no_host_path out &&
+	test_cmp dest.orig dest.txt &&
+	test "$(op_count)" = "$ops"
+'
+
+test_expect_success 'file copy --expected-destination-hash with a stale hash is CONTENT_CONFLICT' '
+	ops=$(op_count) &&
+	test_expect_code 15 keeper --json file copy src.txt dest.txt \
+		--expected-destination-hash "$(sha src.orig)" >out &&
+	test_error_code CONTENT_CONFLICT out &&
+	test "$(json_get .error.details.actual_hash out)" = "$(sha dest.orig)" &&
+	test_cmp dest.orig dest.txt &&
+	test "$(op_count)" = "$ops"
+'
+
+test_expect_success 'file copy --expected-destination-hash naming the current content replaces it' '
+	keeper --json file copy src.txt dest.txt --expected-destination-hash "$(sha dest.orig)" >out &&
+	test_mutation_shape out &&
+	cmp src.orig dest.txt &&
+	test "$(json_get .before_hash out)" = "$(sha dest.orig)" &&
+	test "$(json_get .after_hash out)" = "$(sha src.orig)" &&
+	test "$(json_get ".items[0].change" out)" = modified
+'
+
+# move
+
+test_expect_success 'file move is a rename: the inode is kept and the source is gone' '
+	cp src.orig tomove.txt &&
+	stat -c %i tomove.txt >inode.before &&
+	keeper --json --actor agent-7 --task-id T-move file move tomove.txt moved.txt >move.json &&
+	test_mutation_shape move.json &&
+	json_get .operation_id move.json >move.op &&
+	test ! -e tomove.txt &&
+	cmp src.orig moved.txt &&
+	stat -c %i moved.txt >inode.after &&
+	test_cmp inode.before inode.after
+'
+
+test_expect_success 'file move reports source_path, both ends in the summary, and an item per end' '
+	test "$(json_get .path move.json)" = moved.txt &&
+	test "$(json_get .source_path move.json)" = tomove.txt &&
+	test "$(json_get .after_hash move.json)" = "$(sha src.orig)" &&
+	json_get .summary move.json >summary &&
+	grep -F tomove.txt summary &&
+	grep -F moved.txt summary &&
+	printf "tomove.txt\tdeleted\t%s\tnull\nmoved.txt\tcreated\tnull\t%s\n" "$(sha src.orig)" "$(sha src.orig)" >expect &&
+	jq -r ".items[] | [.path, .change, (.before_hash // \"null\"), (.after_hash // \"null\")] | @tsv" \
+		move.json >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'file move records source_path in the journal row and in its metadata' '
+	printf "move|tomove.txt|tomove.txt|moved.txt\n" >expect &&
+	journal "SELECT kind, source_path, json_extract(metadata, '"'"'\$.source_path'"'"'), target_path
+		FROM operations WHERE id = '"'"'$(cat move.op)'"'"'" >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'file move onto an existing destination is ALREADY_EXISTS (exit 14), both untouched' '
+	printf "mover\n" >mover.txt &&
+	printf "occupied\n" >occupied.txt &&
+	cp mover.txt mover.orig &&
+	cp occupied.txt occupied.orig &&
+	ops=$(op_count) &&
+	test_expect_code 14 keeper --json file move mover.txt occupied.txt >out &&
+	test_error_code ALREADY_EXISTS out &&
+	test "$(json_get .error.details.path out)" = occupied.txt &&
+	test_cmp mover.orig mover.txt &&
+	test_cmp occupied.orig occupied.txt &&
+	test "$(op_count)" = "$ops"
+'
+
+test_expect_success 'file move --overwrite replaces the destination by rename' '
+	stat -c %i mover.txt >inode.before &&
+	keeper --json file move mover.txt occupied.txt --overwrite >out &&
+	test_mutation_shape out &&
+	test ! -e mover.txt &&
+	test_cmp mover.orig occupied.txt &&
+	stat -c %i occupied.txt >inode.after &&
+	test_cmp inode.before inode.after &&
+	test "$(json_get ".items[] | select(.path == \"occupied.txt\") | .change" out)" = modified &&
+	test "$(json_get ".items[] | select(.path == \"occupied.txt\") | .before_hash" out)" = "$(sha occupied.orig)"
+'
+
+# delete
+
+test_expect_success 'file delete removes the file and reports its before hash' '
+	printf "doomed\r\nbytes\000here" >doomed.txt &&
+	cp doomed.txt doomed.orig &&
+	keeper --json --actor agent-7 --task-id T-delete file delete doomed.txt >delete.json &&
+	test_mutation_shape delete.json &&
+	json_get .operation_id delete.json >delete.op &&
+	test ! -e doomed.txt &&
+	test "$(json_get .before_hash delete.json)" = "$(sha doomed.orig)" &&
+	test "$(json_get .after_hash delete.json)" = null &&
+	printf "doomed.txt\tdeleted\tfile\t%s\tnull\tnull\n" "$(sha doomed.orig)" >expect &&
+	jq -r ".items[] | [.path, .change, .kind, .before_hash, (.after_hash // \"null\"), (.size_bytes // \"null\")] | @tsv" \
+		delete.json >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'the journal item of a delete keeps the before hash' '
+	printf "doomed.txt|deleted|1|0|%s|\n" "$(sha doomed.orig)" >expect &&
+	journal "SELECT path, change, before_exists, after_exists, before_hash, after_hash
+		FROM operation_items WHERE op_id = '"'"'$(cat delete.op)'"'"'" >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'the deleted bytes are recoverable with cat-blob of the recorded hash' '
+	journal "SELECT before_hash FROM operation_items WHERE op_id = '"'"'$(cat delete.op)'"'"'" >id &&
+	keeper cat-blob "$(cat id)" >recovered &&
+	cmp doomed.orig recovered
+'
+
+test_expect_success 'file delete --expected-hash with a stale hash is CONTENT_CONFLICT and keeps the file' '
+	printf "keep me\n" >kept.txt &&
+	ops=$(op_count) &&
+	test_expect_code 15 keeper --json file delete kept.txt --expected-hash "$(sha src.orig)" >out &&
+	test_error_code CONTENT_CONFLICT out &&
+	echo "keep me" >expect &&
+	test_cmp expect kept.txt &&
+	test "$(op_count)" = "$ops"
+'
+
+test_expect_success 'file delete of a missing file is PATH_NOT_FOUND (exit 3)' '
+	test_expect_code 3 keeper --json file delete no-such-file.txt >out &&
+	test_error_code PATH_NOT_FOUND out &&
+	test "$(json_get .error.details.path out)" = no-such-file.txt
+'
+
+# audit metadata
+
+test_expect_success 'every command records --actor and --task-id in its journal row' '
+	cat >expect <<-\EOF &&
+	create|agent-7|T-create|committed
+	write|agent-7|T-write|committed
+	copy|agent-7|T-copy|committed
+	move|agent-7|T-move|committed
+	delete|agent-7|T-delete|committed
+	EOF
+	for cmd in create write copy move delete
+	do
+		journal "SELECT kind, actor, task_id, status FROM operations
+			WHERE id = '"'"'$(cat $cmd.op)'"'"'" || exit 1
+	done >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'without --actor and --task-id both are recorded as absent' '
+	keeper --json file write unattributed.txt --content x >out &&
+	echo "NULL|NULL" >expect &&
+	journal "SELECT quote(actor), quote(task_id) FROM operations
+		WHERE id = '"'"'$(json_get .operation_id out)'"'"'" >actual &&
+	test_cmp expect actual
+'
+
+# refusals
+
+test_expect_success 'setup: refusal fixtures (a link, links leading outside, a FIFO, a directory)' '
+	printf "anchor\n" >anchor.txt &&
+	mkdir -p refuse/adir refuse/.ssh &&
+	printf "link target\n" >refuse/target.txt &&
+	ln -s target.txt refuse/link &&
+	printf "outside victim\n" >"$OUTSIDE/victim.txt" &&
+	ln -s "$OUTSIDE" refuse/outdir &&
+	ln -s "$OUTSIDE/victim.txt" refuse/outfile &&
+	mkfifo refuse/fifo
+'
+
+test_expect_success 'a path with .. is PATH_OUTSIDE_WORKSPACE (exit 4) for every command; nothing changes' '
+	refusal_state before &&
+	refused 4 PATH_OUTSIDE_WORKSPACE ../outside/new.txt create ../outside/new.txt --content x &&
+	test_no_host_path refusal.json &&
+	refused 4 PATH_OUTSIDE_WORKSPACE ../outside/victim.txt write ../outside/victim.txt --content x &&
+	refused 4 PATH_OUTSIDE_WORKSPACE ../outside/new.txt copy anchor.txt ../outside/new.txt &&
+	refused 4 PATH_OUTSIDE_WORKSPACE ../outside/new.txt move anchor.txt ../outside/new.txt &&
+	refused 4 PATH_OUTSIDE_WORKSPACE ../outside/victim.txt delete ../outside/victim.txt &&
+	refused 4 PATH_OUTSIDE_WORKSPACE refuse/../../outside/new.txt write refuse/../../outside/new.txt --content x &&
+	refusal_state after &&
+	test_cmp before after
+'
+
+test_expect_success 'an absolute path outside is ABSOLUTE_PATH_OUTSIDE_WORKSPACE (exit 6); nothing changes' '
+	refusal_state before &&
+	refused 6 ABSOLUTE_PATH_OUTSIDE_WORKSPACE "$OUTSIDE/new.txt" create "$OUTSIDE/new.txt" --content x &&
+	refused 6 ABSOLUTE_PATH_OUTSIDE_WORKSPACE "$OUTSIDE/victim.txt" write "$OUTSIDE/victim.txt" --content x &&
+	refused 6 ABSOLUTE_PATH_OUTSIDE_WORKSPACE "$OUTSIDE/new.txt" copy anchor.txt "$OUTSIDE/new.txt" &&
+	refused 6 ABSOLUTE_PATH_OUTSIDE_WORKSPACE "$OUTSIDE/new.txt" move anchor.txt "$OUTSIDE/new.txt" &&
+	refused 6 ABSOLUTE_PATH_OUTSIDE_WORKSPACE "$OUTSIDE/victim.txt" delete "$OUTSIDE/victim.txt" &&
+	refusal_state after &&
+	test_cmp before after
+'
+
+test_expect_success 'an absolute path inside the workspace is accepted' '
+	keeper --json file write "$WS/absolute.txt" --content "absolute
+" >out &&
+	test "$(json_get .ok out)" = true &&
+	echo absolute >expect &&
+	test_cmp expect absolute.txt
+'
+
+test_expect_success 'a symlink as the target is SYMLINK_WRITE_REFUSED (exit 9); link and target untouched' '
+	refusal_state before &&
+	refused 9 SYMLINK_WRITE_REFUSED refuse/link create refuse/link --content x &&
+	test_no_host_path refusal.json &&
+	refused 9 SYMLINK_WRITE_REFUSED refuse/link create refuse/link --allow-existing --content x &&
+	refused 9 SYMLINK_WRITE_REFUSED refuse/link write refuse/link --content x &&
+	refused 9 SYMLINK_WRITE_REFUSED refuse/link copy anchor.txt refuse/link &&
+	refused 9 SYMLINK_WRITE_REFUSED refuse/link move anchor.txt refuse/link --overwrite &&
+	refused 9 SYMLINK_WRITE_REFUSED refuse/link delete refuse/link &&
+	refusal_state after &&
+	test_cmp before after &&
+	test -h refuse/link
+'
+
+test_expect_success 'a symlink leading outside is SYMLINK_ESCAPE_REFUSED (exit 11); outside untouched' '
+	refusal_state before &&
+	refused 11 SYMLINK_ESCAPE_REFUSED refuse/outdir/new.txt create refuse/outdir/new.txt --content x &&
+	test_no_host_path refusal.json &&
+	refused 11 SYMLINK_ESCAPE_REFUSED refuse/outdir/victim.txt write refuse/outdir/victim.txt --content x &&
+	refused 11 SYMLINK_ESCAPE_REFUSED refuse/outfile write refuse/outfile --content x &&
+	refused 11 SYMLINK_ESCAPE_REFUSED refuse/outdir/new.txt copy anchor.txt refuse/outdir/new.txt &&
+	refused 11 SYMLINK_ESCAPE_REFUSED refuse/outdir/new.txt move anchor.txt refuse/outdir/new.txt &&
+	refused 11 SYMLINK_ESCAPE_REFUSED refuse/outdir/victim.txt delete refuse/outdir/victim.txt &&
+	refused 11 SYMLINK_ESCAPE_REFUSED refuse/outfile copy refuse/outfile stolen.txt &&
+	refusal_state after &&
+	test_cmp before after &&
+	test ! -e stolen.txt
+'
+
+test_expect_success 'a path inside .filekeeper/ is PATH_IS_STATE_PATH (exit 8); the state is untouched' '
+	refusal_state before &&
+	refused 8 PATH_IS_STATE_PATH .filekeeper/x create .filekeeper/x --content x &&
+	test_no_host_path refusal.json &&
+	refused 8 PATH_IS_STATE_PATH .filekeeper/journal.sqlite3 write .filekeeper/journal.sqlite3 --content x &&
+	refused 8 PATH_IS_STATE_PATH .filekeeper/x copy anchor.txt .filekeeper/x &&
+	refused 8 PATH_IS_STATE_PATH .filekeeper/x move anchor.txt .filekeeper/x &&
+	refused 8 PATH_IS_STATE_PATH .filekeeper/lock delete .filekeeper/lock &&
+	refused 8 PATH_IS_STATE_PATH .filekeeper/lock copy .filekeeper/lock lock-copy &&
+	refusal_state after &&
+	test_cmp before after &&
+	test ! -e .filekeeper/x &&
+	test ! -e lock-copy
+'
+
+test_expect_success 'a FIFO is SPECIAL_FILE_REFUSED (exit 13) as target and as source, and stays a FIFO' '
+	refusal_state before &&
+	refused 13 SPECIAL_FILE_REFUSED refuse/fifo create refuse/fifo --allow-existing --content x &&
+	test_no_host_path refusal.json &&
+	refused 13 SPECIAL_FILE_REFUSED refuse/fifo write refuse/fifo --content x &&
+	refused 13 SPECIAL_FILE_REFUSED refuse/fifo copy anchor.txt refuse/fifo &&
+	refused 13 SPECIAL_FILE_REFUSED refuse/fifo move anchor.txt refuse/fifo --overwrite &&
+	refused 13 SPECIAL_FILE_REFUSED refuse/fifo delete refuse/fifo &&
+	refused 13 SPECIAL_FILE_REFUSED refuse/fifo copy refuse/fifo from-fifo.txt &&
+	refusal_state after &&
+	test_cmp before after &&
+	test -p refuse/fifo &&
+	test ! -e from-fifo.txt
+'
+
+test_expect_success 'a directory as a file target is NOT_A_FILE (exit 5) and stays a directory' '
+	refusal_state before &&
+	refused 5 NOT_A_FILE refuse/adir create refuse/adir --content x &&
+	test_no_host_path refusal.json &&
+	refused 5 NOT_A_FILE refuse/adir write refuse/adir --content x &&
+	refused 5 NOT_A_FILE refuse/adir copy anchor.txt refuse/adir &&
+	refused 5 NOT_A_FILE refuse/adir move anchor.txt refuse/adir --overwrite &&
+	refused 5 NOT_A_FILE refuse/adir delete refuse/adir &&
+	refused 5 NOT_A_FILE refuse/adir copy refuse/adir adir-copy &&
+	refused 5 NOT_A_FILE refuse/adir move refuse/adir adir-moved &&
+	refusal_state after &&
+	test_cmp before after &&
+	test -d refuse/adir
+'
+
+test_expect_success 'credential-shaped targets are SENSITIVE_PATH_REFUSED (exit 10); nothing written' '
+	refusal_state before &&
+	for path in refuse/.env refuse/.env.local refuse/x.pem refuse/server.key refuse/id_rsa refuse/.ssh/config
+	do
+		refused 10 SENSITIVE_PATH_REFUSED $path write $path --content secret &&
+		refused 10 SENSITIVE_PATH_REFUSED $path create $path --content secret &&
+		refused 10 SENSITIVE_PATH_REFUSED $path copy anchor.txt $path &&
+		refused 10 SENSITIVE_PATH_REFUSED $path move anchor.txt $path || exit 1
+	done &&
+	test_no_host_path refusal.json &&
+	refusal_state after &&
+	test_cmp before after
+'
+
+test_expect_success 'the SENSITIVE_PATH_REFUSED message names --i-accept-secret-write-risk, and no other surface'"'"'s argument' '
+	refused 10 SENSITIVE_PATH_REFUSED refuse/.env write refuse/.env --content secret &&
+	json_get .error.message refusal.json >message &&
+	grep -e "--i-accept-secret-write-risk" message &&
+	! grep -e allow_sensitive_write -e i_accept_secret_write_risk message
+'
+
+test_expect_success '--i-accept-secret-write-risk writes .env, x.pem and .ssh/config' '
+	for path in refuse/.env refuse/x.pem refuse/.ssh/config
+	do
+		keeper --json file write $path --i-accept-secret-write-risk --content "accepted risk
+" >out &&
+		test_mutation_shape out &&
+		echo "accepted risk" >expect &&
+		test_cmp expect $path || exit 1
+	done
+'
+
+test_expect_success '--i-accept-secret-write-risk lets copy reach a credential-shaped destination' '
+	keeper --json file copy anchor.txt refuse/copied.key --i-accept-secret-write-risk >out &&
+	test_mutation_shape out &&
+	test_cmp anchor.txt refuse/copied.key
+'
+
+test_expect_success 'a refused first mutation in a fresh workspace does not create .filekeeper/' '
+	mkdir "$TRASH/fresh" &&
+	printf "existing\n" >"$TRASH/fresh/existing.txt" &&
+	printf "other\n" >"$TRASH/fresh/other.txt" &&
+	mkdir "$TRASH/fresh/dir" &&
+	keeper workspace create fresh "$TRASH/fresh" >/dev/null &&
+	test_expect_code 14 keeper --json --workspace fresh file create existing.txt --content x >out &&
+	test_expect_code 15 keeper --json --workspace fresh file write existing.txt --content x \
+		--expected-hash "$(sha src.orig)" >out &&
+	test_expect_code 10 keeper --json --workspace fresh file write .env --content x >out &&
+	test_expect_code 4 keeper --json --workspace fresh file write ../x --content x >out &&
+	test_expect_code 5 keeper --json --workspace fresh file write dir --content x >out &&
+	test_expect_code 14 keeper --json --workspace fresh file copy existing.txt other.txt >out &&
+	test_expect_code 3 keeper --json --workspace fresh file move missing.txt new.txt >out &&
+	test_expect_code 3 keeper --json --workspace fresh file delete missing.txt >out &&
+	test ! -e "$TRASH/fresh/.filekeeper" &&
+	echo existing >expect &&
+	test_cmp expect "$TRASH/fresh/existing.txt"
+'
+
+# limits
+
+test_expect_success 'setup: a second home with max_write_bytes = 1000 and max_history_blob_bytes = 100' '
+	H2=$TRASH/home2 &&
+	keeper --home "$H2" init >/dev/null &&
+	printf "[filekeeper]\nmax_write_bytes = 1000\nmax_history_blob_bytes = 100\n" >"$H2/config.toml" &&
+	mkdir "$TRASH/capped" &&
+	keeper --home "$H2" workspace create capped "$TRASH/capped" >/dev/null &&
+	head -c 1001 /dev/zero | tr "\000" a >over.in &&
+	head -c 1000 /dev/zero | tr "\000" b >limit.in &&
+	head -c 150 /dev/zero | tr "\000" c >big.in &&
+	head -c 160 /dev/zero | tr "\000" d >big2.in
+'
+
+test_expect_success 'content above max_write_bytes is LIMIT_EXCEEDED (exit 21) from --content, --input and stdin' '
+	C="$TRASH/capped" &&
+	test_expect_code 21 keeper --json --home "$TRASH/home2" --workspace capped \
+		file write over.txt --content "$(cat over.in)" >out &&
+	test_error_code LIMIT_EXCEEDED out &&
+	test_expect_code 21 keeper --json --home "$TRASH/home2" --workspace capped \
+		file write over.txt --input over.in >out &&
+	test_error_code LIMIT_EXCEEDED out &&
+	test_expect_code 21 keeper --json --home "$TRASH/home2" --workspace capped \
+		file create over.txt <over.in >out &&
+	test_error_code LIMIT_EXCEEDED out &&
+	test "$(json_get .error.details.path out)" = over.txt &&
+	test_no_host_path out &&
+	test ! -e "$C/over.txt" &&
+	test ! -e "$C/.filekeeper"
+'
+
+test_expect_success 'content of exactly max_write_bytes is written' '
+	keeper --json --home "$TRASH/home2" --workspace capped file write limit.txt --input limit.in >out &&
+	test "$(json_get .ok out)" = true &&
+	cmp limit.in "$TRASH/capped/limit.txt"
+'
+
+test_expect_success 'a copy of a file above max_write_bytes is LIMIT_EXCEEDED' '
+	cp over.in "$TRASH/capped/over-src.txt" &&
+	test_expect_code 21 keeper --json --home "$TRASH/home2" --workspace capped \
+		file copy over-src.txt over-copy.txt >out &&
+	test_error_code LIMIT_EXCEEDED out &&
+	test ! -e "$TRASH/capped/over-copy.txt"
+'
+
+test_expect_success 'a file above max_history_blob_bytes is written and history_skipped names it' '
+	keeper --json --home "$TRASH/home2" --workspace capped file write big.txt --input big.in >big.json &&
+	test "$(json_get .ok big.json)" = true &&
+	cmp big.in "$TRASH/capped/big.txt" &&
+	json_get .operation_id big.json | grep "^op_[0-9a-f]\{16\}$" &&
+	echo "[\"big.txt\"]" >expect &&
+	jq -c .history_skipped big.json >actual &&
+	test_cmp expect actual &&
+	test "$(json_get .undo_available big.json)" = false &&
+	test "$(json_get .after_hash big.json)" = "$(sha big.in)"
+'
+
+test_expect_success 'no blob of the skipped bytes exists in .filekeeper/objects' '
+	test ! -e "$TRASH/capped/$(object_path "$(sha big.in)")" &&
+	find "$TRASH/capped/.filekeeper" -path "*/objects/*" -type f >objects &&
+	while read -r obj
+	do
+		! zstd -dcq <"$obj" | cmp -s - big.in || exit 1
+	done <objects &&
+	test_must_fail keeper --home "$TRASH/home2" --workspace capped cat-blob "$(sha big.in)"
+'
+
+test_expect_success 'the journal marks the skipped item history_skipped' '
+	echo "big.txt|1" >expect &&
+	sqlite3 "$TRASH/capped/.filekeeper/journal.sqlite3" "SELECT path, history_skipped FROM operation_items
+		WHERE op_id = '"'"'$(json_get .operation_id big.json)'"'"'" >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'overwriting a file above the cap skips its old bytes too' '
+	keeper --json --home "$TRASH/home2" --workspace capped file write big.txt --input big2.in >out &&
+	cmp big2.in "$TRASH/capped/big.txt" &&
+	json_get ".history_skipped[]" out >actual &&
+	echo big.txt >expect &&
+	test_cmp expect actual &&
+	test "$(json_get .undo_available out)" = false &&
+	test ! -e "$TRASH/capped/$(object_path "$(sha big.in)")" &&
+	test ! -e "$TRASH/capped/$(object_path "$(sha big2.in)")"
+'
+
+test_expect_success 'a file within the cap is stored as usual: history_skipped absent, undo available' '
+	keeper --json --home "$TRASH/home2" --workspace capped file write small.txt --content "small
+" >out &&
+	test "$(json_get "has(\"history_skipped\") | not" out)" = true &&
+	test "$(json_get .undo_available out)" = true &&
+	echo small >expect &&
+	test -f "$TRASH/capped/$(object_path "$(sha expect)")"
+'
+
+test_expect_success 'deleting a file above the cap works; history_skipped names it, undo unavailable' '
+	cp big.in "$TRASH/capped/big-doomed.txt" &&
+	keeper --json --home "$TRASH/home2" --workspace capped file delete big-doomed.txt >out &&
+	test "$(json_get .ok out)" = true &&
+	test ! -e "$TRASH/capped/big-doomed.txt" &&
+	json_get ".history_skipped[]" out >actual &&
+	echo big-doomed.txt >expect &&
+	test_cmp expect actual &&
+	test "$(json_get .undo_available out)" = false
+'
+
+test_expect_success 'fsck of the capped workspace does not count skipped bytes as missing' '
+	keeper --json --home "$TRASH/home2" --workspace capped fsck >out &&
+	test "$(json_get .ok out)" = true &&
+	test "$(json_get ".missing_objects | length" out)" = 0 &&
+	test "$(json_get ".damaged_objects | length" out)" = 0
+'
+
+# git
+
+test_expect_success 'setup: a workspace that is a git repository ignoring *.log' '
+	mkdir "$TRASH/gitws" &&
+	git init -q "$TRASH/gitws" &&
+	printf "*.log\n" >"$TRASH/gitws/.gitignore" &&
+	keeper workspace create gitws "$TRASH/gitws" >/dev/null &&
+	keeper --json --workspace gitws file write tracked.txt --content "first
+" >out
+'
+
+test_expect_success 'writing a git-ignored path succeeds with a warning that mentions git' '
+	keeper --json --workspace gitws file write debug.log --content "ignored
+" >out &&
+	test "$(json_get .ok out)" = true &&
+	test "$(json_get .changed out)" = true &&
+	echo ignored >expect &&
+	test_cmp expect "$TRASH/gitws/debug.log" &&
+	json_get ".warnings[]" out >warnings &&
+	grep -F debug.log warnings >named &&
+	grep -i git named
+'
+
+test_expect_success 'writing a path git does not ignore carries no warning' '
+	keeper --json --workspace gitws file write tracked.txt --content "second
+" >out &&
+	test "$(json_get ".warnings | length" out)" = 0
+'
+
+# the end
+
+test_expect_success 'no .fk-tmp- file is left anywhere' '
+	no_temp_files
+'
+
+test_expect_success 'keeper fsck is clean after every mutation above' '
+	keeper --json fsck >out &&
+	test "$(json_get .ok out)" = true &&
+	test "$(json_get ".pending_operations | length" out)" = 0 &&
+	test "$(json_get ".damaged_objects | length" out)" = 0 &&
+	test "$(json_get ".missing_objects | length" out)" = 0 &&
+	test "$(json_get .operations out)" = "$(op_count)"
+'
+
+test_done

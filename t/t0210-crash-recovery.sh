@@ -1,0 +1,333 @@
+#!/bin/sh
+test_description='crashing keeper at every step of every mutating command loses nothing
+
+Each case builds a fresh workspace (a new directory, used through --root), runs one mutating
+command with FILEKEEPER_TEST_CRASH_AT naming one crash point that command passes through, and
+checks that keeper died on the spot (exit 134). Then:
+
+  - every path holds exactly its complete old or its complete new state, compared with a
+    before and an after snapshot built with plain shell commands; nothing else appeared;
+  - a crash after the pending record was begun leaves exactly that one row pending, of the
+    command'"'"'s kind; a crash while the blobs were stored recorded nothing at all;
+  - keeper recover resolves the row honestly: committed when every path holds its after state,
+    rolled_back when every path holds its before state, partial otherwise (PARTIAL_RECOVERY,
+    exit 19), and names exactly the paths that changed;
+  - afterwards recover has changed no path, nothing is pending, no .fk-tmp-* file is left, and
+    keeper fsck is clean.
+
+Finally the next mutation, instead of keeper recover, resolves a pending record the same way.'
+. ./test-lib.sh
+
+CASES=$TRASH/crash
+
+# crash POINT CMD...: runs CMD with the crash point armed; keeper must die of SIGABRT.
+crash () {
+	(
+		FILEKEEPER_TEST_CRASH_AT=$1
+		export FILEKEEPER_TEST_CRASH_AT
+		shift
+		"$@"
+	)
+	code=$?
+	test $code -eq 134 || { echo >&2 "expected a crash at $1, got exit $code"; return 1; }
+}
+
+# in_case ARGS...: keeper on the current case's workspace.
+in_case () {
+	keeper --root "$PWD/ws" "$@"
+}
+
+# rows SQL: a query on the current case's journal.
+rows () {
+	sqlite3 ws/.filekeeper/journal.sqlite3 "$1"
+}
+
+# For each command: before_CMD builds, in the current directory, the tree as it is before the
+# command; after_CMD turns a copy of it into the tree as it must be after, with plain shell
+# commands; run_CMD is the keeper command itself, run in the case directory.
+
+before_file_create () { printf "bystander\n" >bystander.txt; }
+after_file_create () { cp "$TRASH/new.txt" created.txt; }
+run_file_create () { in_case file create created.txt --input "$TRASH/new.txt"; }
+
+before_file_write () { printf "bystander\n" >bystander.txt && cp "$TRASH/old.txt" doc.txt; }
+after_file_write () { cp "$TRASH/new.txt" doc.txt; }
+run_file_write () { in_case file write doc.txt --input "$TRASH/new.txt"; }
+
+before_file_copy () { printf "bystander\n" >bystander.txt && cp "$TRASH/new.txt" src.txt; }
+after_file_copy () { cp src.txt copy.txt; }
+run_file_copy () { in_case file copy src.txt copy.txt; }
+
+before_file_move () {
+	printf "bystander\n" >bystander.txt &&
+	mkdir from to &&
+	cp "$TRASH/old.txt" from/moving.txt
+}
+after_file_move () { mv from/moving.txt to/moved.txt; }
+run_file_move () { in_case file move from/moving.txt to/moved.txt; }
+
+before_file_delete () { printf "bystander\n" >bystander.txt && cp "$TRASH/old.txt" doomed.txt; }
+after_file_delete () { rm doomed.txt; }
+run_file_delete () { in_case file delete doomed.txt; }
+
+before_dir_create () { printf "bystander\n" >bystander.txt; }
+after_dir_create () { mkdir -p a/b/c; }
+run_dir_create () { in_case dir create a/b/c --parents; }
+
+before_dir_move () {
+	printf "bystander\n" >bystander.txt &&
+	mkdir -p olddir/sub &&
+	cp "$TRASH/old.txt" olddir/x.txt &&
+	cp "$TRASH/new.txt" olddir/sub/y.txt
+}
+after_dir_move () { mv olddir newdir; }
+run_dir_move () { in_case dir move olddir newdir; }
+
+# Three files in two directories: five steps (three removals, then tree/sub, then tree).
+before_dir_delete () {
+	printf "bystander\n" >bystander.txt &&
+	mkdir -p tree/sub &&
+	cp "$TRASH/old.txt" tree/one.txt &&
+	cp "$TRASH/new.txt" tree/sub/two.txt &&
+	printf "three\n" >tree/sub/three.txt
+}
+after_dir_delete () { rm -r tree; }
+run_dir_delete () { in_case dir delete tree --recursive --confirm-recursive; }
+
+# make_case CMD DIR: DIR/before and DIR/after are the snapshots, DIR/ws the workspace (a copy
+# of before, with no Filekeeper state yet).
+make_case () {
+	mkdir -p "$2/before" &&
+	(cd "$2/before" && "before_$1") &&
+	cp -a "$2/before" "$2/after" &&
+	(cd "$2/after" && "after_$1") &&
+	cp -a "$2/before" "$2/ws"
+}
+
+# holds SNAPSHOT PATH: ws/PATH is what SNAPSHOT/PATH is: the same bytes, a directory, or absent.
+holds () {
+	if test -d "$1/$2"; then
+		test -d "ws/$2" && ! test -h "ws/$2"
+	elif test -f "$1/$2"; then
+		test -f "ws/$2" && ! test -h "ws/$2" && cmp -s "$1/$2" "ws/$2"
+	else
+		! test -e "ws/$2" && ! test -h "ws/$2"
+	fi
+}
+
+# survey: compares every path of both snapshots with the workspace. Fails, naming them, when a
+# path holds neither its complete old nor its complete new state, or when the workspace holds a
+# path neither snapshot has (our own .filekeeper/ and .fk-tmp-* aside). Otherwise prints
+# "before" when every path holds its before state, "after" when every path holds its after
+# state, and "mixed" otherwise; the file "changed" lists the paths that differ from before.
+survey () {
+	(cd before && find . -mindepth 1 && cd ../after && find . -mindepth 1) |
+		sed "s|^\./||" | sort -u >paths &&
+	(cd ws && find . -mindepth 1 \( -name .filekeeper -prune -o -name ".fk-tmp-*" -prune -o -print \)) |
+		sed "s|^\./||" | sort >present &&
+	comm -13 paths present >strays &&
+	if test -s strays; then
+		echo >&2 "paths neither snapshot has:" && cat >&2 strays && return 1
+	fi &&
+	: >changed && : >not-after && : >torn &&
+	while read -r p; do
+		old=yes new=yes
+		holds before "$p" || old=no
+		holds after "$p" || new=no
+		if test $old = no; then echo "$p" >>changed; fi
+		if test $new = no; then echo "$p" >>not-after; fi
+		if test $old$new = nono; then echo "$p" >>torn; fi
+	done <paths &&
+	if test -s torn; then
+		echo >&2 "torn: neither the complete old nor the complete new state:" &&
+		cat >&2 torn && return 1
+	fi &&
+	if ! test -s not-after; then
+		echo after
+	elif ! test -s changed; then
+		echo before
+	else
+		echo mixed
+	fi
+}
+
+# journal_after_crash STATUS KIND: a crash before the record (STATUS none) recorded nothing;
+# any later one left exactly one pending operation of KIND, whose id goes to the file "pending".
+journal_after_crash () {
+	if test "$1" = none; then
+		test "$(rows "SELECT count(*) FROM operations")" = 0
+	else
+		rows "SELECT id FROM operations WHERE status = 'pending'" >pending &&
+		test_line_count = 1 pending &&
+		test "$(rows "SELECT kind FROM operations WHERE id = '$(cat pending)'")" = "$2"
+	fi
+}
+
+# recover_resolves STATUS: keeper recover resolves the pending operation as STATUS, names as
+# changed exactly the paths the survey found changed, and the journal row says STATUS. With
+# STATUS none there is nothing to resolve.
+recover_resolves () {
+	case $1 in
+	none)
+		in_case --json recover >recover.json &&
+		json_get ".ok and .resolved == []" recover.json
+		return
+		;;
+	partial)
+		test_expect_code 19 in_case --json recover >recover.json &&
+		test_error_code PARTIAL_RECOVERY recover.json &&
+		jq ".error.details.resolved" recover.json >resolved.json
+		;;
+	*)
+		in_case --json recover >recover.json &&
+		json_get ".ok" recover.json &&
+		jq ".resolved" recover.json >resolved.json
+		;;
+	esac &&
+	json_get "length == 1" resolved.json &&
+	test "$(json_get ".[0].operation_id" resolved.json)" = "$(cat pending)" &&
+	test "$(json_get ".[0].status" resolved.json)" = "$1" &&
+	json_get ".[0].changed_paths[]" resolved.json | sort >reported &&
+	sort changed >expect-changed &&
+	test_cmp expect-changed reported &&
+	test "$(rows "SELECT status FROM operations WHERE id = '$(cat pending)'")" = "$1"
+}
+
+# pending_count: how many operations of the current case are pending.
+pending_count () {
+	rows "SELECT count(*) FROM operations WHERE status = 'pending'"
+}
+
+# no_temp_files: no .fk-tmp-* file anywhere in the workspace.
+no_temp_files () {
+	find ws -name ".fk-tmp-*" >leftovers &&
+	test ! -s leftovers || { cat >&2 leftovers; return 1; }
+}
+
+test_expect_success 'this keeper is the test build, with crash points armed' '
+	mkdir "$TRASH/probe" &&
+	test_expect_code 134 env FILEKEEPER_TEST_CRASH_AT=mutation-after-begin \
+		keeper --root "$TRASH/probe" file create probe.txt --content probe
+'
+
+test_expect_success 'setup: an old and a new version, long enough that a torn file shows' '
+	awk "BEGIN { for (i = 1; i <= 300; i++) printf \"old line %d of the first version\n\", i }" \
+		>"$TRASH/old.txt" &&
+	awk "BEGIN { for (i = 1; i <= 400; i++) printf \"new line %d, rewritten for the second version\n\", i }" \
+		>"$TRASH/new.txt" &&
+	! cmp -s "$TRASH/old.txt" "$TRASH/new.txt"
+'
+
+# One row per command: the command, its journal kind, whether it stores blobs before the record
+# (so passes object-before-rename), its number of steps, and the crash points inside its steps
+# with the status recovery must find there. To these the loop adds object-before-rename (when
+# blobs are stored: nothing recorded), mutation-after-begin (nothing applied: rolled_back), and
+# mutation-after-step-1..N (partial until the last step, committed after it).
+cases=0
+while read -r cmd kind blobs steps inner; do
+	points=
+	if test "$blobs" = yes; then
+		points="object-before-rename=none"
+	fi
+	points="$points mutation-after-begin=rolled_back $inner"
+	n=1
+	while test $n -le "$steps"; do
+		if test $n -eq "$steps"; then
+			points="$points mutation-after-step-$n=committed"
+		else
+			points="$points mutation-after-step-$n=partial"
+		fi
+		n=$((n + 1))
+	done
+	for pair in $points; do
+		point=${pair%=*}
+		status=${pair#*=}
+		case $status in
+		none) expect_tree=before outcome="nothing is recorded and every path keeps its old state" ;;
+		rolled_back) expect_tree=before outcome="every path keeps its old state; recover says rolled_back" ;;
+		committed) expect_tree=after outcome="every path holds its new state; recover says committed" ;;
+		partial) expect_tree=mixed outcome="each path is old or new, none torn; recover says partial (exit 19)" ;;
+		esac
+		cases=$((cases + 1))
+		test_expect_success "$(echo "$cmd" | tr _ " ") crashed at $point: $outcome" '
+			make_case $cmd "$CASES/$cmd.$point" &&
+			cd "$CASES/$cmd.$point" &&
+			crash $point run_$cmd &&
+			survey >state &&
+			echo $expect_tree >expect &&
+			test_cmp expect state &&
+			journal_after_crash $status $kind &&
+			recover_resolves $status &&
+			survey >state &&
+			test_cmp expect state &&
+			test "$(pending_count)" = 0 &&
+			no_temp_files &&
+			in_case fsck >/dev/null
+		' </dev/null
+	done
+done <<EOF
+file_create create     yes 1 publish-before-rename=rolled_back publish-before-dir-sync=committed
+file_write  write      yes 1 publish-before-rename=rolled_back publish-before-dir-sync=committed
+file_copy   copy       yes 1 publish-before-rename=rolled_back publish-before-dir-sync=committed
+file_move   move       yes 1 rename-before-dir-sync=committed
+file_delete delete     yes 1 remove-before-dir-sync=committed
+dir_create  dir_create no  3 mkdir-before-dir-sync=partial
+dir_move    dir_move   yes 1 rename-before-dir-sync=committed
+dir_delete  dir_delete yes 5 remove-before-dir-sync=partial rmdir-before-dir-sync=partial
+EOF
+
+test_expect_success "the $cases crash cases covered 8 mutating commands and all 9 kinds of crash point" '
+	ls "$CASES" >ran &&
+	test_line_count = $cases ran &&
+	sed "s/^[a-z_]*\.//; s/-[0-9]*\$//" ran | sort -u >kinds &&
+	cat >expect <<-\EOF &&
+	mkdir-before-dir-sync
+	mutation-after-begin
+	mutation-after-step
+	object-before-rename
+	publish-before-dir-sync
+	publish-before-rename
+	remove-before-dir-sync
+	rename-before-dir-sync
+	rmdir-before-dir-sync
+	EOF
+	test_cmp expect kinds &&
+	sed "s/\..*//" ran | sort -u >commands &&
+	test_line_count = 8 commands
+'
+
+# next_mutation_resolves CMD POINT STATUS: after a crash, a mutation of another path (not keeper
+# recover) resolves the pending record as STATUS and says so in its warnings.
+next_mutation_resolves () {
+	make_case $1 "$TRASH/next/$1.$2" &&
+	cd "$TRASH/next/$1.$2" &&
+	crash $2 run_$1 &&
+	survey >/dev/null &&
+	rows "SELECT id FROM operations WHERE status = 'pending'" >pending &&
+	test_line_count = 1 pending &&
+	in_case --json file create unrelated.txt --content "next\n" >out &&
+	json_get ".ok" out &&
+	json_get ".warnings[]" out >warnings &&
+	grep -F "recovered $(cat pending) " warnings &&
+	test "$(rows "SELECT status FROM operations WHERE id = '$(cat pending)'")" = "$3" &&
+	test "$(pending_count)" = 0 &&
+	no_temp_files &&
+	in_case fsck >/dev/null
+}
+
+test_expect_success 'the next mutation, not only keeper recover, rolls back a write crashed before its rename' '
+	next_mutation_resolves file_write publish-before-rename rolled_back &&
+	grep -F "left by an interrupted process: rolled_back" warnings
+'
+
+test_expect_success 'the next mutation commits a write crashed after its last step' '
+	next_mutation_resolves file_write mutation-after-step-1 committed &&
+	grep -F "left by an interrupted process: committed" warnings
+'
+
+test_expect_success 'the next mutation records a half-done recursive delete as partial and names its changed paths' '
+	next_mutation_resolves dir_delete mutation-after-step-2 partial &&
+	grep -F "as partial: 2 path(s) changed" warnings
+'
+
+test_done

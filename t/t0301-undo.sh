@@ -1,0 +1,786 @@
+#!/bin/sh
+test_description='keeper history undo and undo-last: safe, not best-effort, and an honest ledger
+
+Undo of every mutation kind (file create, write, copy, move, delete; dir create, move, delete)
+puts back exactly the before state: bytes, mode and existence. The undo is itself an operation
+(kind undo, undoes = its target) and undoing it goes forward again; an operation is never
+undone twice. When a path has moved on since the operation, the undo is refused as a whole with
+UNDO_CONFLICT (exit 12) naming the blocking paths, nothing changes, and the ledger gains an
+undo_refused row without items that undo-last skips. undo-last walks back through history, only
+in the selected workspace and, with --actor, only among that actor'"'"'s operations. A history-
+skipped operation is HISTORY_UNAVAILABLE. Every recorded path is workspace-relative, so the
+history travels with the tree: undo works after the workspace directory is moved. A dry run
+records nothing, and fsck is clean at the end.'
+. ./test-lib.sh
+
+# sha FILE: the content id keeper reports for FILE, sha256:<hex> of its bytes.
+sha () {
+	printf "sha256:%s\n" "$(sha256sum <"$1" | cut -d" " -f1)"
+}
+
+# op_of FILE: the operation id of the mutation result in FILE.
+op_of () {
+	jq -e -r .operation_id "$1"
+}
+
+# mode_of FILE: FILE's permission bits in octal, as stat prints them (644, 755, ...).
+mode_of () {
+	stat -c %a "$1"
+}
+
+# journal SQL [DIR]: runs SQL on the journal of the workspace at DIR (default $WS).
+journal () {
+	sqlite3 "${2:-$WS}/.filekeeper/journal.sqlite3" "$1"
+}
+
+# op_count [DIR]: how many operations the journal of the workspace at DIR holds.
+op_count () {
+	journal "SELECT count(*) FROM operations" "$@"
+}
+
+# snapshot DIR: every entry below DIR, one a line, sorted: a file with its mode and the sha256
+# of its bytes, anything else with its type. Two equal snapshots are the same tree.
+snapshot () {
+	(
+		cd "$1" &&
+		find . | LC_ALL=C sort | while read -r p; do
+			if test -f "$p"; then
+				echo "$p file $(mode_of "$p") $(sha256sum <"$p" | cut -d" " -f1)"
+			else
+				echo "$p $(stat -c %F "$p")"
+			fi
+		done
+	)
+}
+
+# undo_conflicts OP PATH...: `keeper history undo OP` is refused with UNDO_CONFLICT (exit 12)
+# and details.blocking_paths names exactly the PATHs. The document is left in refusal.json.
+undo_conflicts () {
+	op=$1
+	shift
+	test_expect_code 12 keeper --json history undo "$op" >refusal.json &&
+	test_error_code UNDO_CONFLICT refusal.json &&
+	test_no_host_path refusal.json &&
+	printf "%s\n" "$@" >expect.blocking &&
+	jq -r ".error.details.blocking_paths[]" refusal.json >actual.blocking &&
+	test_cmp expect.blocking actual.blocking
+}
+
+# Undo of each mutation kind.
+
+test_expect_success 'undo of a file create removes the created file' '
+	mkdir k-create &&
+	keeper --json file create k-create/new.txt --content "brand new" >out &&
+	op_of out >op.create &&
+	test -f k-create/new.txt &&
+	keeper --json history undo "$(cat op.create)" >undo.json &&
+	op_of undo.json >undo.create &&
+	test ! -e k-create/new.txt &&
+	test -d k-create
+'
+
+test_expect_success 'the undo result is a mutation result with its own operation id and the item deleted' '
+	json_get ".ok and .workspace == \"test\" and .dry_run == false and .changed == true" undo.json &&
+	grep -E "^op_[0-9a-f]{16}$" undo.create &&
+	test "$(cat undo.create)" != "$(cat op.create)" &&
+	printf "k-create/new.txt deleted file %s null\n" "$(printf "brand new" | sha /dev/stdin)" >expect &&
+	json_get ".items[] | \"\(.path) \(.change) \(.kind) \(.before_hash) \(.after_hash)\"" undo.json >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'setup: a file of mode 640, then a write of new bytes' '
+	mkdir k-write &&
+	printf "old bytes\nsecond line\n" >k-write/f.txt &&
+	chmod 640 k-write/f.txt &&
+	cp -p k-write/f.txt write.old &&
+	printf "new bytes\n" >write.new &&
+	keeper --json file write k-write/f.txt --input write.new >out &&
+	op_of out >op.write &&
+	test_cmp write.new k-write/f.txt
+'
+
+test_expect_success 'undo of a write puts the old bytes back' '
+	keeper --json history undo "$(cat op.write)" >undo.json &&
+	op_of undo.json >undo.write &&
+	cmp write.old k-write/f.txt
+'
+
+test_expect_success 'undo of a write keeps the old mode' '
+	echo 640 >expect &&
+	mode_of k-write/f.txt >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'the undo result swaps the hashes of the write' '
+	test "$(json_get .before_hash undo.json)" = "$(sha write.new)" &&
+	test "$(json_get .after_hash undo.json)" = "$(sha write.old)" &&
+	test "$(json_get .path undo.json)" = k-write/f.txt
+'
+
+test_expect_success 'the undo result reports the restored file'"'"'s size' '
+	wc -c <write.old | tr -d " " >expect &&
+	jq -r ".items[0].size_bytes" undo.json >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'the undo is an operation of kind undo whose undoes names the write' '
+	keeper --json history show "$(cat undo.write)" >out &&
+	test "$(json_get .operation.kind out)" = undo &&
+	test "$(json_get .operation.status out)" = committed &&
+	test "$(json_get .operation.undoes out)" = "$(cat op.write)" &&
+	test "$(json_get .operation.target_path out)" = k-write/f.txt
+'
+
+test_expect_success 'history list lists the undo, newest first, right after the write' '
+	cat undo.write op.write >expect &&
+	keeper --json history list --limit 2 >out &&
+	json_get ".operations[].id" out >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'the undone write shows undone_by the undo and is no longer undoable' '
+	keeper --json history show "$(cat op.write)" >out &&
+	test "$(json_get .undone_by out)" = "$(cat undo.write)" &&
+	test "$(json_get .undoable out)" = false &&
+	keeper --json history list --path k-write/f.txt >out &&
+	json_get ".operations[] | select(.id == \"$(cat op.write)\") | .undone_by == \"$(cat undo.write)\" and .undoable == false" out
+'
+
+test_expect_success 'the human history list marks the undone write' '
+	keeper history list --limit 2 >table &&
+	grep "^$(cat op.write) .*undone" table
+'
+
+test_expect_success 'undoing the write a second time is INVALID_ARGUMENT (exit 2) naming undone_by' '
+	ops=$(op_count) &&
+	test_expect_code 2 keeper --json history undo "$(cat op.write)" >out &&
+	test_error_code INVALID_ARGUMENT out &&
+	test "$(json_get .error.details.undone_by out)" = "$(cat undo.write)" &&
+	test_no_host_path out &&
+	test "$(op_count)" = "$ops"
+'
+
+test_expect_success 'the refused second undo changed nothing' '
+	cmp write.old k-write/f.txt &&
+	echo 640 >expect &&
+	mode_of k-write/f.txt >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'undoing the undo goes forward again: the written bytes are back' '
+	keeper --json history undo "$(cat undo.write)" >out &&
+	op_of out >redo.write &&
+	test_cmp write.new k-write/f.txt &&
+	echo 640 >expect &&
+	mode_of k-write/f.txt >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'the undo of the undo is recorded as an undo of the undo' '
+	keeper --json history show "$(cat redo.write)" >out &&
+	test "$(json_get .operation.kind out)" = undo &&
+	test "$(json_get .operation.undoes out)" = "$(cat undo.write)" &&
+	keeper --json history show "$(cat undo.write)" >out &&
+	test "$(json_get .undone_by out)" = "$(cat redo.write)"
+'
+
+test_expect_success 'the undo records the global --actor and --task-id' '
+	printf "v1\n" >k-write/actor.txt &&
+	keeper --json file write k-write/actor.txt --content "v2" >out &&
+	keeper --json --actor undoer --task-id T-undo history undo "$(op_of out)" >undo.json &&
+	keeper --json history show "$(op_of undo.json)" >out &&
+	test "$(json_get .operation.actor out)" = undoer &&
+	test "$(json_get .operation.task_id out)" = T-undo
+'
+
+test_expect_success 'undo of a copy to a new destination removes the destination' '
+	mkdir k-copy &&
+	printf "copied bytes\n" >k-copy/src.txt &&
+	cp k-copy/src.txt copy.src &&
+	keeper --json file copy k-copy/src.txt k-copy/dst.txt >out &&
+	test -f k-copy/dst.txt &&
+	keeper --json history undo "$(op_of out)" >undo.json &&
+	test ! -e k-copy/dst.txt &&
+	cmp copy.src k-copy/src.txt
+'
+
+test_expect_success 'undo of a copy over an existing destination puts its old bytes and mode back' '
+	printf "destination before\n" >k-copy/old-dst.txt &&
+	chmod 600 k-copy/old-dst.txt &&
+	cp -p k-copy/old-dst.txt copy.old-dst &&
+	keeper --json file copy k-copy/src.txt k-copy/old-dst.txt \
+		--expected-destination-hash "$(sha k-copy/old-dst.txt)" >out &&
+	cmp copy.src k-copy/old-dst.txt &&
+	keeper --json history undo "$(op_of out)" >undo.json &&
+	cmp copy.old-dst k-copy/old-dst.txt &&
+	echo 600 >expect &&
+	mode_of k-copy/old-dst.txt >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'undo of a move puts the file back at its source with its mode' '
+	mkdir k-move &&
+	printf "moving bytes\n" >k-move/m.txt &&
+	chmod 600 k-move/m.txt &&
+	cp -p k-move/m.txt move.orig &&
+	keeper --json file move k-move/m.txt k-move/moved.txt >out &&
+	test ! -e k-move/m.txt &&
+	keeper --json history undo "$(op_of out)" >undo.json &&
+	cmp move.orig k-move/m.txt &&
+	echo 600 >expect &&
+	mode_of k-move/m.txt >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'undo of a move removes the destination' '
+	test ! -e k-move/moved.txt
+'
+
+test_expect_success 'undo of a move --overwrite puts back both the source and the old destination' '
+	printf "the source\n" >k-move/s.txt &&
+	printf "the old destination\n" >k-move/d.txt &&
+	chmod 755 k-move/d.txt &&
+	cp -p k-move/s.txt move.s &&
+	cp -p k-move/d.txt move.d &&
+	keeper --json file move --overwrite k-move/s.txt k-move/d.txt >out &&
+	cmp move.s k-move/d.txt &&
+	keeper --json history undo "$(op_of out)" >undo.json &&
+	cmp move.s k-move/s.txt &&
+	cmp move.d k-move/d.txt &&
+	echo 755 >expect &&
+	mode_of k-move/d.txt >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'undo of a delete brings the file back with its bytes and mode' '
+	mkdir k-delete &&
+	printf "\000binary\377\r\nno final newline" >k-delete/x.bin &&
+	chmod 751 k-delete/x.bin &&
+	cp -p k-delete/x.bin delete.orig &&
+	keeper --json file delete k-delete/x.bin >out &&
+	test ! -e k-delete/x.bin &&
+	keeper --json history undo "$(op_of out)" >undo.json &&
+	cmp delete.orig k-delete/x.bin &&
+	echo 751 >expect &&
+	mode_of k-delete/x.bin >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'undo of dir create --parents removes every level it created' '
+	mkdir k-dir &&
+	keeper --json dir create --parents k-dir/a/b/c >out &&
+	test -d k-dir/a/b/c &&
+	keeper --json history undo "$(op_of out)" >undo.json &&
+	test ! -e k-dir/a &&
+	test -d k-dir
+'
+
+test_expect_success 'undo of dir create --parents keeps the levels that existed before' '
+	mkdir -p k-dir/kept &&
+	keeper --json dir create --parents k-dir/kept/new/deeper >out &&
+	keeper --json history undo "$(op_of out)" >undo.json &&
+	test ! -e k-dir/kept/new &&
+	test -d k-dir/kept
+'
+
+test_expect_success 'setup: a tree with nested files of several modes and an empty directory' '
+	mkdir -p k-dmove/src/sub/deep k-dmove/src/empty &&
+	printf "top\n" >k-dmove/src/top.txt &&
+	printf "\000bin\377" >k-dmove/src/sub/data.bin &&
+	printf "#!/bin/sh\n" >k-dmove/src/sub/deep/run.sh &&
+	: >k-dmove/src/sub/empty.txt &&
+	chmod 600 k-dmove/src/top.txt &&
+	chmod 755 k-dmove/src/sub/deep/run.sh &&
+	chmod 444 k-dmove/src/sub/empty.txt &&
+	cp -a k-dmove/src k-ddel-tree &&
+	snapshot k-dmove/src >dmove.before
+'
+
+test_expect_success 'undo of a dir move puts the whole tree back at its source' '
+	keeper --json dir move k-dmove/src k-dmove/dst >out &&
+	test ! -e k-dmove/src &&
+	keeper --json history undo "$(op_of out)" >undo.json &&
+	snapshot k-dmove/src >dmove.after &&
+	test_cmp dmove.before dmove.after
+'
+
+test_expect_success 'undo of a dir move removes the destination' '
+	test ! -e k-dmove/dst
+'
+
+test_expect_success 'undo of dir delete --recursive brings back every file with its bytes and mode' '
+	mkdir k-ddel &&
+	mv k-ddel-tree k-ddel/tree &&
+	snapshot k-ddel/tree >ddel.before &&
+	keeper --json dir delete --recursive --confirm-recursive k-ddel/tree >out &&
+	test ! -e k-ddel/tree &&
+	keeper --json history undo "$(op_of out)" >undo.json &&
+	snapshot k-ddel/tree >ddel.after &&
+	test_cmp ddel.before ddel.after
+'
+
+# Refusals: UNDO_CONFLICT changes nothing and names the blocking paths.
+
+test_expect_success 'setup: a write, then the file edited by hand' '
+	mkdir r-write &&
+	printf "original\n" >r-write/f.txt &&
+	keeper --json file write r-write/f.txt --content "written" >out &&
+	op_of out >op.r-write &&
+	printf "edited by hand\n" >r-write/f.txt &&
+	snapshot r-write >r-write.before
+'
+
+test_expect_success 'undo of a write whose file was edited since is UNDO_CONFLICT naming it' '
+	op_count >ops.before &&
+	undo_conflicts "$(cat op.r-write)" r-write/f.txt &&
+	json_get .error.details.refusal_id refusal.json >refusal.id
+'
+
+test_expect_success 'the refused undo of the edited write changed nothing' '
+	snapshot r-write >r-write.after &&
+	test_cmp r-write.before r-write.after &&
+	echo "edited by hand" >expect &&
+	test_cmp expect r-write/f.txt
+'
+
+test_expect_success 'a refused undo adds exactly one row: undo_refused, and no committed undo' '
+	echo $(($(cat ops.before) + 1)) >expect &&
+	op_count >actual &&
+	test_cmp expect actual &&
+	keeper --json history list --limit 1 >out &&
+	test "$(json_get ".operations[0].id" out)" = "$(cat refusal.id)" &&
+	test "$(json_get ".operations[0].status" out)" = undo_refused &&
+	test "$(json_get ".operations[0].kind" out)" = undo &&
+	test "$(json_get ".operations[0].undoes" out)" = "$(cat op.r-write)"
+'
+
+test_expect_success 'the undo_refused row names the target path, the conflict code and the blocking paths' '
+	keeper --json history show "$(cat refusal.id)" >out &&
+	test "$(json_get .operation.target_path out)" = r-write/f.txt &&
+	test "$(json_get .operation.metadata.conflict_code out)" = UNDO_CONFLICT &&
+	echo r-write/f.txt >expect &&
+	json_get ".operation.metadata.blocking_paths[]" out >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'the journal holds the undo_refused row with its target path and no items' '
+	id=$(cat refusal.id) &&
+	echo "undo|undo_refused|r-write/f.txt|$(cat op.r-write)" >expect &&
+	journal "SELECT kind, status, target_path, undoes FROM operations WHERE id = '"'"'$id'"'"'" >actual &&
+	test_cmp expect actual &&
+	echo 0 >expect &&
+	journal "SELECT count(*) FROM operation_items WHERE op_id = '"'"'$id'"'"'" >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'the undo_refused row has no items and is not undoable' '
+	keeper --json history show "$(cat refusal.id)" >out &&
+	json_get ".operation.items == [] and .undoable == false and .undone_by == null" out
+'
+
+test_expect_success 'undoing the undo_refused row is refused and changes nothing' '
+	ops=$(op_count) &&
+	test_expect_code 2 keeper --json history undo "$(cat refusal.id)" >out &&
+	test_error_code INVALID_ARGUMENT out &&
+	test "$(op_count)" = "$ops" &&
+	snapshot r-write >r-write.after &&
+	test_cmp r-write.before r-write.after
+'
+
+test_expect_success 'the refused target is not marked undone and stays undoable' '
+	keeper --json history show "$(cat op.r-write)" >out &&
+	json_get ".undone_by == null and .undoable == true" out
+'
+
+test_expect_success 'a file whose mode changed since the write blocks its undo' '
+	printf "mode original\n" >r-write/mode.txt &&
+	chmod 644 r-write/mode.txt &&
+	keeper --json file write r-write/mode.txt --content "mode written" >out &&
+	chmod 600 r-write/mode.txt &&
+	snapshot r-write >before &&
+	undo_conflicts "$(op_of out)" r-write/mode.txt &&
+	snapshot r-write >after &&
+	test_cmp before after
+'
+
+test_expect_success 'undo of a create whose file was edited since is UNDO_CONFLICT and keeps the edit' '
+	mkdir r-create &&
+	keeper --json file create r-create/c.txt --content "created" >out &&
+	printf "edited after create\n" >r-create/c.txt &&
+	snapshot r-create >before &&
+	undo_conflicts "$(op_of out)" r-create/c.txt &&
+	snapshot r-create >after &&
+	test_cmp before after
+'
+
+test_expect_success 'undo of a delete whose path was re-created is UNDO_CONFLICT and keeps the new file' '
+	mkdir r-delete &&
+	printf "to be deleted\n" >r-delete/d.txt &&
+	keeper --json file delete r-delete/d.txt >out &&
+	printf "someone else'"'"'s new file\n" >r-delete/d.txt &&
+	snapshot r-delete >before &&
+	undo_conflicts "$(op_of out)" r-delete/d.txt &&
+	snapshot r-delete >after &&
+	test_cmp before after
+'
+
+test_expect_success 'undo of a move whose destination was edited is UNDO_CONFLICT and changes nothing' '
+	mkdir r-move &&
+	printf "moved content\n" >r-move/from.txt &&
+	keeper --json file move r-move/from.txt r-move/to.txt >out &&
+	printf "edited at the destination\n" >r-move/to.txt &&
+	snapshot r-move >before &&
+	undo_conflicts "$(op_of out)" r-move/to.txt &&
+	snapshot r-move >after &&
+	test_cmp before after &&
+	test ! -e r-move/from.txt
+'
+
+test_expect_success 'undo of a move whose source was re-created is UNDO_CONFLICT: both ends are checked' '
+	printf "moved again\n" >r-move/src2.txt &&
+	keeper --json file move r-move/src2.txt r-move/dst2.txt >out &&
+	printf "a new file at the old name\n" >r-move/src2.txt &&
+	snapshot r-move >before &&
+	undo_conflicts "$(op_of out)" r-move/src2.txt &&
+	snapshot r-move >after &&
+	test_cmp before after
+'
+
+test_expect_success 'undo of a recursive dir delete with one file re-created is UNDO_CONFLICT naming that file' '
+	mkdir -p r-ddel/tree/sub &&
+	printf "one\n" >r-ddel/tree/one.txt &&
+	printf "two\n" >r-ddel/tree/sub/two.txt &&
+	printf "three\n" >r-ddel/tree/sub/three.txt &&
+	keeper --json dir delete --recursive --confirm-recursive r-ddel/tree >out &&
+	mkdir -p r-ddel/tree/sub &&
+	printf "a different two\n" >r-ddel/tree/sub/two.txt &&
+	snapshot r-ddel >before &&
+	test_expect_code 12 keeper --json history undo "$(op_of out)" >refusal.json &&
+	test_error_code UNDO_CONFLICT refusal.json &&
+	json_get ".error.details.blocking_paths | index(\"r-ddel/tree/sub/two.txt\") != null" refusal.json &&
+	json_get ".error.details.blocking_paths | all(.[]; . != \"r-ddel/tree/one.txt\" and . != \"r-ddel/tree/sub/three.txt\")" refusal.json &&
+	snapshot r-ddel >after &&
+	test_cmp before after &&
+	test ! -e r-ddel/tree/one.txt &&
+	test ! -e r-ddel/tree/sub/three.txt
+'
+
+test_expect_success 'undo of a dir move with a file edited inside the moved tree is UNDO_CONFLICT' '
+	mkdir -p r-dmove/src/sub &&
+	printf "a\n" >r-dmove/src/a.txt &&
+	printf "b\n" >r-dmove/src/sub/b.txt &&
+	keeper --json dir move r-dmove/src r-dmove/dst >out &&
+	printf "b, edited\n" >r-dmove/dst/sub/b.txt &&
+	snapshot r-dmove >before &&
+	undo_conflicts "$(op_of out)" r-dmove/dst/sub/b.txt &&
+	snapshot r-dmove >after &&
+	test_cmp before after &&
+	test ! -e r-dmove/src
+'
+
+test_expect_success 'undo of a dir create whose tree gained a file is UNDO_CONFLICT and changes nothing' '
+	mkdir r-dir &&
+	keeper --json dir create --parents r-dir/x/y >out &&
+	printf "new\n" >r-dir/x/added.txt &&
+	snapshot r-dir >before &&
+	ops=$(op_count) &&
+	test_expect_code 12 keeper --json history undo "$(op_of out)" >refusal.json &&
+	test_error_code UNDO_CONFLICT refusal.json &&
+	json_get ".error.details.blocking_paths | length > 0 and all(.[]; startswith(\"r-dir/x\"))" refusal.json &&
+	snapshot r-dir >after &&
+	test_cmp before after &&
+	journal "SELECT count(*) FROM operations WHERE kind = '"'"'undo'"'"' AND status NOT IN ('"'"'undo_refused'"'"') AND seq > $ops" >actual &&
+	echo 0 >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'undo of a dir move whose moved tree gained a file is UNDO_CONFLICT and changes nothing' '
+	mkdir -p r-dmove2/src &&
+	printf "kept\n" >r-dmove2/src/kept.txt &&
+	keeper --json dir move r-dmove2/src r-dmove2/dst >out &&
+	printf "new\n" >r-dmove2/dst/added.txt &&
+	snapshot r-dmove2 >before &&
+	ops=$(op_count) &&
+	test_expect_code 12 keeper --json history undo "$(op_of out)" >refusal.json &&
+	test_error_code UNDO_CONFLICT refusal.json &&
+	json_get ".error.details.blocking_paths | length > 0 and all(.[]; startswith(\"r-dmove2/dst\"))" refusal.json &&
+	snapshot r-dmove2 >after &&
+	test_cmp before after &&
+	journal "SELECT count(*) FROM operations WHERE kind = '"'"'undo'"'"' AND status NOT IN ('"'"'undo_refused'"'"') AND seq > $ops" >actual &&
+	echo 0 >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'every refusal above left an undo_refused row with its blocking paths and no items' '
+	keeper --json history list --limit 200 >out &&
+	json_get "[.operations[] | select(.status == \"undo_refused\")] | length >= 8" out &&
+	json_get "all(.operations[] | select(.status == \"undo_refused\");
+		.kind == \"undo\" and .items == [] and .undoable == false and
+		.metadata.conflict_code == \"UNDO_CONFLICT\" and (.metadata.blocking_paths | length > 0) and
+		(.target_path | type == \"string\"))" out
+'
+
+# --dry-run
+
+test_expect_success 'setup: a write to preview the undo of' '
+	mkdir k-dry &&
+	printf "dry before\n" >k-dry/f.txt &&
+	keeper --json file write k-dry/f.txt --content "dry after" >out &&
+	op_of out >op.dry
+'
+
+test_expect_success 'undo --dry-run reports a preview and changes nothing' '
+	ops=$(op_count) &&
+	keeper --json history undo "$(cat op.dry)" --dry-run >out &&
+	json_get ".ok and .dry_run == true and .changed == false and .operation_id == null" out &&
+	printf "dry after" >expect &&
+	test_cmp expect k-dry/f.txt &&
+	test "$(op_count)" = "$ops"
+'
+
+test_expect_success 'after undo --dry-run the operation is still not undone' '
+	keeper --json history show "$(cat op.dry)" >out &&
+	json_get ".undone_by == null and .undoable == true" out
+'
+
+test_expect_success 'undo --dry-run of a conflicting undo records no undo_refused row' '
+	printf "dry edited\n" >k-dry/f.txt &&
+	ops=$(op_count) &&
+	test_expect_code 12 keeper --json history undo "$(cat op.dry)" --dry-run >out &&
+	test_error_code UNDO_CONFLICT out &&
+	test "$(op_count)" = "$ops" &&
+	echo "dry edited" >expect &&
+	test_cmp expect k-dry/f.txt
+'
+
+# undo-last, in its own workspace so its history is known exactly.
+
+test_expect_success 'setup: workspace "last": create l.txt, then write it twice' '
+	mkdir "$TRASH/last" &&
+	keeper workspace create last "$TRASH/last" >/dev/null &&
+	printf "v1\n" >l.v1 && printf "v2\n" >l.v2 && printf "v3\n" >l.v3 &&
+	keeper --json --workspace last file create l.txt --input "$WS/l.v1" >out &&
+	op_of out >op.l1 &&
+	keeper --json --workspace last file write l.txt --input "$WS/l.v2" >out &&
+	op_of out >op.l2 &&
+	keeper --json --workspace last file write l.txt --input "$WS/l.v3" >out &&
+	op_of out >op.l3
+'
+
+test_expect_success 'undo-last undoes the newest operation' '
+	keeper --json --workspace last history undo-last >out &&
+	cmp l.v2 "$TRASH/last/l.txt" &&
+	keeper --json --workspace last history show "$(op_of out)" >show.json &&
+	test "$(json_get .operation.undoes show.json)" = "$(cat op.l3)"
+'
+
+test_expect_success 'undo-last again walks back to the operation before, not undoing its own undo' '
+	keeper --json --workspace last history undo-last >out &&
+	cmp l.v1 "$TRASH/last/l.txt" &&
+	keeper --json --workspace last history show "$(op_of out)" >show.json &&
+	test "$(json_get .operation.undoes show.json)" = "$(cat op.l2)"
+'
+
+test_expect_success 'undo-last a third time undoes the create: the file is gone' '
+	keeper --json --workspace last history undo-last >out &&
+	test ! -e "$TRASH/last/l.txt" &&
+	keeper --json --workspace last history show "$(op_of out)" >show.json &&
+	test "$(json_get .operation.undoes show.json)" = "$(cat op.l1)"
+'
+
+test_expect_success 'undo-last with everything undone is OPERATION_NOT_FOUND (exit 28) and records nothing' '
+	ops=$(op_count "$TRASH/last") &&
+	test_expect_code 28 keeper --json --workspace last history undo-last >out &&
+	test_error_code OPERATION_NOT_FOUND out &&
+	test_no_host_path out &&
+	test "$(op_count "$TRASH/last")" = "$ops" &&
+	test ! -e "$TRASH/last/l.txt"
+'
+
+test_expect_success 'setup: in "last", a write of n.txt whose undo was refused' '
+	printf "n before\n" >"$TRASH/last/n.txt" &&
+	printf "n after\n" >n.after &&
+	keeper --json --workspace last file write n.txt --input "$WS/n.after" >out &&
+	op_of out >op.n &&
+	printf "n edited\n" >"$TRASH/last/n.txt" &&
+	test_expect_code 12 keeper --json --workspace last history undo "$(cat op.n)" >out &&
+	json_get .error.details.refusal_id out >refusal.n &&
+	keeper --json --workspace last history list --limit 1 >out &&
+	test "$(json_get ".operations[0].status" out)" = undo_refused
+'
+
+test_expect_success 'undo-last skips the undo_refused row and undoes the operation before it' '
+	cp n.after "$TRASH/last/n.txt" &&
+	keeper --json --workspace last history undo-last >out &&
+	keeper --json --workspace last history show "$(op_of out)" >show.json &&
+	test "$(json_get .operation.undoes show.json)" = "$(cat op.n)" &&
+	echo "n before" >expect &&
+	test_cmp expect "$TRASH/last/n.txt"
+'
+
+test_expect_success 'setup: in "last", alice creates alice.txt, then bob creates bob.txt' '
+	keeper --json --workspace last --actor alice file create alice.txt --content "alice" >out &&
+	op_of out >op.alice &&
+	keeper --json --workspace last --actor bob file create bob.txt --content "bob" >out &&
+	op_of out >op.bob
+'
+
+test_expect_success 'undo-last with --actor alice undoes alice'"'"'s newest operation, not bob'"'"'s newer one' '
+	keeper --json --workspace last --actor alice history undo-last >out &&
+	test ! -e "$TRASH/last/alice.txt" &&
+	test -f "$TRASH/last/bob.txt" &&
+	keeper --json --workspace last history show "$(op_of out)" >show.json &&
+	test "$(json_get .operation.undoes show.json)" = "$(cat op.alice)" &&
+	test "$(json_get .operation.actor show.json)" = alice
+'
+
+test_expect_success 'undo-last with --actor of someone with nothing to undo is OPERATION_NOT_FOUND (exit 28)' '
+	ops=$(op_count "$TRASH/last") &&
+	test_expect_code 28 keeper --json --workspace last --actor carol history undo-last >out &&
+	test_error_code OPERATION_NOT_FOUND out &&
+	test "$(op_count "$TRASH/last")" = "$ops" &&
+	test -f "$TRASH/last/bob.txt"
+'
+
+test_expect_success 'undo-last in a workspace whose only operations are elsewhere is OPERATION_NOT_FOUND (exit 28)' '
+	mkdir "$TRASH/quiet" &&
+	keeper workspace create quiet "$TRASH/quiet" >/dev/null &&
+	ops_ws=$(op_count) &&
+	ops_last=$(op_count "$TRASH/last") &&
+	test_expect_code 28 keeper --json --workspace quiet history undo-last >out &&
+	test_error_code OPERATION_NOT_FOUND out &&
+	test_no_host_path out &&
+	test "$(op_count)" = "$ops_ws" &&
+	test "$(op_count "$TRASH/last")" = "$ops_last" &&
+	test -f "$TRASH/last/bob.txt"
+'
+
+test_expect_success 'undo-last with --root of a directory inside this workspace never reaches the outer history' '
+	mkdir nested &&
+	ops_ws=$(op_count) &&
+	test_expect_code 28 keeper --json --root "$WS/nested" history undo-last >out &&
+	test_error_code OPERATION_NOT_FOUND out &&
+	test "$(op_count)" = "$ops_ws" &&
+	echo "dry edited" >expect &&
+	test_cmp expect k-dry/f.txt
+'
+
+test_expect_success 'undo-last in this workspace undoes this workspace'"'"'s newest and leaves "last" alone' '
+	printf "ours before\n" >ours.txt &&
+	keeper --json file write ours.txt --content "ours after" >out &&
+	op_of out >op.ours &&
+	ops_last=$(op_count "$TRASH/last") &&
+	keeper --json history undo-last >out &&
+	keeper --json history show "$(op_of out)" >show.json &&
+	test "$(json_get .operation.undoes show.json)" = "$(cat op.ours)" &&
+	echo "ours before" >expect &&
+	test_cmp expect ours.txt &&
+	test "$(op_count "$TRASH/last")" = "$ops_last" &&
+	test -f "$TRASH/last/bob.txt"
+'
+
+# HISTORY_UNAVAILABLE
+
+test_expect_success 'setup: a home with max_history_blob_bytes = 100 and a write above the cap' '
+	H2=$TRASH/home2 &&
+	keeper --home "$H2" init >/dev/null &&
+	printf "[filekeeper]\nmax_history_blob_bytes = 100\n" >"$H2/config.toml" &&
+	mkdir "$TRASH/capped" &&
+	keeper --home "$H2" workspace create capped "$TRASH/capped" >/dev/null &&
+	seq 1 50 | sed "s/^/big line /" >"$TRASH/capped/big.txt" &&
+	seq 1 50 | sed "s/^/BIG LINE /" >big.new &&
+	keeper --json --home "$H2" --workspace capped file write big.txt --input "$WS/big.new" >out &&
+	op_of out >op.big &&
+	json_get ".undo_available == false and .history_skipped == [\"big.txt\"]" out
+'
+
+test_expect_success 'undo of a history-skipped write is HISTORY_UNAVAILABLE (exit 29)' '
+	test_expect_code 29 keeper --json --home "$TRASH/home2" --workspace capped \
+		history undo "$(cat op.big)" >out &&
+	test_error_code HISTORY_UNAVAILABLE out &&
+	test_no_host_path out
+'
+
+test_expect_success 'the refused history-skipped undo changed nothing' '
+	cmp big.new "$TRASH/capped/big.txt" &&
+	keeper --json --home "$TRASH/home2" --workspace capped history show "$(cat op.big)" >out &&
+	json_get ".undone_by == null" out
+'
+
+# Workspace-relative paths, and travel.
+
+test_expect_success 'no host path is recorded anywhere in the journal' '
+	sqlite3 .filekeeper/journal.sqlite3 .dump >dump &&
+	test_must_fail grep -F "$TRASH" dump &&
+	sqlite3 "$TRASH/last/.filekeeper/journal.sqlite3" .dump >dump &&
+	test_must_fail grep -F "$TRASH" dump &&
+	sqlite3 "$TRASH/capped/.filekeeper/journal.sqlite3" .dump >dump &&
+	test_must_fail grep -F "$TRASH" dump
+'
+
+test_expect_success 'every recorded item path is workspace-relative' '
+	journal "SELECT path FROM operation_items UNION SELECT target_path FROM operations
+		WHERE target_path IS NOT NULL UNION SELECT source_path FROM operations WHERE source_path IS NOT NULL" >paths &&
+	test -s paths &&
+	test_must_fail grep -E "^/|(^|/)\.\.(/|$)" paths
+'
+
+test_expect_success 'setup: workspace "travel" with a file created and then written' '
+	mkdir "$TRASH/travel-a" &&
+	keeper workspace create travel "$TRASH/travel-a" >/dev/null &&
+	printf "travel v1\n" >travel.v1 &&
+	printf "travel v2\n" >travel.v2 &&
+	keeper --json --workspace travel file create t.txt --input "$WS/travel.v1" >out &&
+	op_of out >op.t1 &&
+	keeper --json --workspace travel file write t.txt --input "$WS/travel.v2" >out &&
+	op_of out >op.t2
+'
+
+test_expect_success 'setup: the workspace directory moved elsewhere and registered again' '
+	mv "$TRASH/travel-a" "$TRASH/travel-b" &&
+	keeper workspace create travel-moved "$TRASH/travel-b" >/dev/null &&
+	test -f "$TRASH/travel-b/.filekeeper/journal.sqlite3"
+'
+
+test_expect_success 'the moved workspace keeps its history' '
+	cat op.t2 op.t1 >expect &&
+	keeper --json --workspace travel-moved history list >out &&
+	json_get ".operations[].id" out >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'history undo of an operation recorded before the move works after it' '
+	keeper --json --workspace travel-moved history undo "$(cat op.t2)" >out &&
+	json_get ".ok" out &&
+	cmp travel.v1 "$TRASH/travel-b/t.txt"
+'
+
+test_expect_success 'history undo of the create recorded before the move removes the file' '
+	keeper --json --workspace travel-moved history undo "$(cat op.t1)" >out &&
+	test ! -e "$TRASH/travel-b/t.txt"
+'
+
+test_expect_success 'the travelled journal names no host path, old or new' '
+	sqlite3 "$TRASH/travel-b/.filekeeper/journal.sqlite3" .dump >dump &&
+	test_must_fail grep -F "$TRASH" dump
+'
+
+# The end.
+
+test_expect_success 'fsck is clean at the end' '
+	keeper --json fsck >out &&
+	json_get ".ok" out &&
+	test "$(json_get ".pending_operations | length" out)" = 0 &&
+	test "$(json_get ".damaged_objects | length" out)" = 0 &&
+	test "$(json_get ".missing_objects | length" out)" = 0
+'
+
+test_expect_success 'fsck is clean in the other workspaces too' '
+	keeper --json --workspace last fsck >out &&
+	json_get ".ok" out &&
+	keeper --json --workspace travel-moved fsck >out &&
+	json_get ".ok" out &&
+	test "$(json_get ".missing_objects | length" out)" = 0
+'
+
+test_done
