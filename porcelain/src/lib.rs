@@ -8,6 +8,7 @@ pub use filekeeper_plumbing as plumbing;
 pub use plumbing::{Code, Error, ObjectId, Result};
 
 mod edit;
+pub mod envelope;
 mod grep;
 mod history;
 mod listing;

@@ -41,10 +41,11 @@ impl Reply {
 pub fn success(style: Style, reply: Reply) -> i32 {
     let mut stdout = std::io::stdout().lock();
     if style.json {
-        let mut doc = Map::new();
-        doc.insert("ok".into(), Value::Bool(true));
-        doc.extend(reply.fields);
-        let _ = writeln!(stdout, "{}", Value::Object(doc));
+        let _ = writeln!(
+            stdout,
+            "{}",
+            crate::envelope::success_document(reply.fields)
+        );
     } else {
         let _ = stdout.write_all(&reply.human);
         let _ = stdout.flush();
@@ -69,18 +70,7 @@ pub fn success(style: Style, reply: Reply) -> i32 {
     reply.exit
 }
 
-/// The JSON document of a failure: exactly `ok` and `error`.
-pub fn error_document(err: &Error) -> Value {
-    let mut error = Map::new();
-    error.insert("code".into(), err.code.as_str().into());
-    error.insert("message".into(), err.message.clone().into());
-    error.insert("retryable".into(), err.retryable.into());
-    error.insert("details".into(), Value::Object(err.details.clone()));
-    let mut doc = Map::new();
-    doc.insert("ok".into(), Value::Bool(false));
-    doc.insert("error".into(), Value::Object(error));
-    Value::Object(doc)
-}
+pub use crate::envelope::error_document;
 
 fn plain(value: &Value) -> String {
     match value {
