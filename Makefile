@@ -5,9 +5,20 @@ PROVE ?= prove
 # The test build arms the crash points the t/ crash tests use; an installed keeper has none.
 TEST_FEATURES = --features filekeeper/crash-points
 
-.PHONY: test lint build rust-tests shell-tests
+# The MCP client tests use the official Python SDK, installed into .venv.
+PYTHON ?= python3
+MCP_SDK = mcp==2.3.0
 
-test: lint build rust-tests shell-tests
+.PHONY: test lint build rust-tests shell-tests venv
+
+test: lint build venv rust-tests shell-tests
+
+venv: .venv/.installed
+
+.venv/.installed:
+	$(PYTHON) -m venv .venv
+	.venv/bin/pip install --quiet '$(MCP_SDK)'
+	touch $@
 
 lint:
 	$(CARGO) fmt --all -- --check
