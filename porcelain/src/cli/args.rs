@@ -123,6 +123,22 @@ pub enum Command {
     /// Verify every stored object and every journal reference; exit non-zero on any damage.
     Fsck,
 
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    ///
+    /// Example:
+    ///   keeper completions bash > ~/.local/share/bash-completion/completions/keeper
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+
+    /// Print the manual page (roff), generated from the same definitions as --help.
+    ///
+    /// Example:
+    ///   keeper man | man -l -
+    Man,
+
     /// Resolve operations an interrupted keeper left pending (every mutation also does this
     /// first); PARTIAL_RECOVERY when one was only partly applied.
     Recover,

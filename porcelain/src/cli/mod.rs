@@ -58,6 +58,26 @@ pub(crate) fn name_override(mut err: Error) -> Error {
 }
 
 fn dispatch(cli: &Cli) -> crate::Result<output::Reply> {
+    match &cli.command {
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(
+                *shell,
+                &mut <Cli as clap::CommandFactory>::command(),
+                "keeper",
+                &mut out,
+            );
+            return Ok(output::Reply::new(serde_json::Map::new(), out));
+        }
+        Command::Man => {
+            let mut out = Vec::new();
+            clap_mangen::Man::new(<Cli as clap::CommandFactory>::command())
+                .render(&mut out)
+                .map_err(|e| Error::storage("rendering the manual", &e))?;
+            return Ok(output::Reply::new(serde_json::Map::new(), out));
+        }
+        _ => {}
+    }
     let keeper = Filekeeper::new(cli.global.home.as_deref())?;
     match &cli.command {
         Command::Init => workspace_cmds::init(&keeper),
@@ -81,6 +101,7 @@ fn dispatch(cli: &Cli) -> crate::Result<output::Reply> {
                 keeper.workspace(cli.global.workspace.as_deref(), cli.global.root.as_deref())?;
             change_cmds::dir(&ws, cmd, &cli.global)
         }
+        Command::Completions { .. } | Command::Man => Err(Error::internal("handled above")),
         other => plumbing_cmds::run(&keeper, &cli.global, other),
     }
 }
@@ -177,5 +198,39 @@ mod errors_doc {
             .map(|c| (c.as_str().to_owned(), c.exit_code()))
             .collect();
         assert_eq!(rows, expected);
+    }
+}
+
+#[cfg(test)]
+mod help_text {
+    use clap::CommandFactory;
+
+    fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+        for arg in cmd.get_arguments() {
+            let id = arg.get_id().as_str();
+            if matches!(id, "help" | "version") {
+                continue;
+            }
+            if arg.get_help().is_none() {
+                missing.push(format!("{path} {id}"));
+            }
+        }
+        for sub in cmd.get_subcommands() {
+            let name = format!("{path} {}", sub.get_name());
+            if sub.get_about().is_none() && sub.get_name() != "help" {
+                missing.push(name.clone());
+            }
+            walk(sub, &name, missing);
+        }
+    }
+
+    /// Help, completions and man pages come from the same definitions, so every flag and
+    /// every command documented once is documented everywhere.
+    #[test]
+    fn every_command_and_flag_has_a_help_line() {
+        let mut missing = Vec::new();
+        walk(&super::Cli::command(), "keeper", &mut missing);
+        assert!(missing.is_empty(), "without help: {missing:?}");
+        super::Cli::command().debug_assert();
     }
 }

@@ -102,7 +102,9 @@ pub fn run(keeper: &Filekeeper, global: &Global, command: &Command) -> Result<Re
         | Command::Workspace(_)
         | Command::File(_)
         | Command::Dir(_)
-        | Command::History(_) => {
+        | Command::History(_)
+        | Command::Completions { .. }
+        | Command::Man => {
             unreachable!("dispatched elsewhere")
         }
     };
