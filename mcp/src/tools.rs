@@ -532,12 +532,7 @@ pub struct Audit {
 }
 
 fn fields(ws: &Workspace, value: impl serde::Serialize) -> Map<String, Value> {
-    let mut out = Map::new();
-    out.insert("workspace".into(), json!(ws.name()));
-    if let Ok(Value::Object(map)) = serde_json::to_value(value) {
-        out.extend(map);
-    }
-    out
+    filekeeper::envelope::result_fields(ws.name(), value)
 }
 
 /// Runs one tool. `Ok` is the success fields (beside `ok: true`).

@@ -11,6 +11,17 @@ pub fn success_document(fields: Map<String, Value>) -> Value {
     Value::Object(doc)
 }
 
+/// The fields of a result: `workspace` (the name, or null for a `--root` workspace) first,
+/// then the serialized result's own fields.
+pub fn result_fields(workspace: Option<&str>, value: impl serde::Serialize) -> Map<String, Value> {
+    let mut out = Map::new();
+    out.insert("workspace".into(), workspace.into());
+    if let Ok(Value::Object(map)) = serde_json::to_value(value) {
+        out.extend(map);
+    }
+    out
+}
+
 /// A failure document: exactly `ok` and `error`, and `error` exactly `code`, `message`,
 /// `retryable` and `details`.
 pub fn error_document(err: &Error) -> Value {

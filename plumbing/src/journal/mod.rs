@@ -358,66 +358,37 @@ impl Journal {
         );
         let mut stmt = self.conn.prepare(&sql)?;
         let rows = stmt.query_map(args, |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, String>(3)?,
-                r.get::<_, String>(4)?,
-                r.get::<_, String>(5)?,
-                r.get::<_, Option<String>>(6)?,
-                r.get::<_, Option<String>>(7)?,
-                r.get::<_, String>(8)?,
-                r.get::<_, Option<String>>(9)?,
-                r.get::<_, Option<String>>(10)?,
-                r.get::<_, Option<String>>(11)?,
-                r.get::<_, String>(12)?,
-                r.get::<_, bool>(13)?,
-            ))
+            let status: String = r.get(3)?;
+            let status = Status::parse(&status).ok_or_else(|| {
+                rusqlite::Error::FromSqlConversionFailure(
+                    3,
+                    rusqlite::types::Type::Text,
+                    format!("unknown operation status {status:?}").into(),
+                )
+            })?;
+            Ok(Operation {
+                seq: r.get(0)?,
+                id: r.get(1)?,
+                kind: r.get(2)?,
+                status,
+                created_at: r.get(4)?,
+                updated_at: r.get(5)?,
+                actor: r.get(6)?,
+                task_id: r.get(7)?,
+                summary: r.get(8)?,
+                target_path: r.get(9)?,
+                source_path: r.get(10)?,
+                undoes: r.get(11)?,
+                metadata: serde_json::from_str(&r.get::<_, String>(12)?).unwrap_or(Value::Null),
+                under_lock: r.get(13)?,
+                items: Vec::new(),
+            })
         })?;
         let mut ops = Vec::new();
         for row in rows {
-            let (
-                seq,
-                id,
-                kind,
-                status,
-                created_at,
-                updated_at,
-                actor,
-                task_id,
-                summary,
-                target_path,
-                source_path,
-                undoes,
-                metadata,
-                under_lock,
-            ) = row?;
-            let status = Status::parse(&status).ok_or_else(|| {
-                Error::new(
-                    Code::StorageError,
-                    format!("operation {id} has an unknown status {status:?}"),
-                )
-            })?;
-            let metadata = serde_json::from_str(&metadata).unwrap_or(Value::Null);
-            let items = self.items(&id)?;
-            ops.push(Operation {
-                seq,
-                id,
-                kind,
-                status,
-                created_at,
-                updated_at,
-                actor,
-                task_id,
-                summary,
-                target_path,
-                source_path,
-                undoes,
-                under_lock,
-                metadata,
-                items,
-            });
+            let mut op = row?;
+            op.items = self.items(&op.id)?;
+            ops.push(op);
         }
         Ok(ops)
     }

@@ -7,7 +7,6 @@ use super::output::Reply;
 use crate::{
     EditGuards, Error, MutationOptions, MutationResult, Policy, Position, Result, Workspace,
 };
-use serde_json::{Map, Value, json};
 use std::io::{IsTerminal, Read};
 
 fn edit_guards(args: &EditGuardArgs) -> EditGuards {
@@ -32,7 +31,7 @@ fn text_arg(
     std::fs::read_to_string(path).map_err(|e| Error::storage(&format!("reading {flag}"), &e))
 }
 
-fn options(global: &Global, args: &MutationArgs) -> MutationOptions {
+pub(crate) fn options(global: &Global, args: &MutationArgs) -> MutationOptions {
     MutationOptions {
         dry_run: args.dry_run,
         actor: global.actor.clone(),
@@ -70,11 +69,7 @@ fn content(source: &ContentSource, limit: u64) -> Result<Vec<u8>> {
 }
 
 pub(crate) fn reply(ws: &Workspace, result: MutationResult) -> Reply {
-    let mut fields = Map::new();
-    fields.insert("workspace".into(), json!(ws.name()));
-    if let Ok(Value::Object(map)) = serde_json::to_value(&result) {
-        fields.extend(map);
-    }
+    let fields = crate::envelope::result_fields(ws.name(), &result);
     if result.dry_run {
         let mut reply = Reply::new(fields, result.preview_diff.clone().unwrap_or_default());
         reply.notes = vec![format!(

@@ -8,12 +8,7 @@ use crate::{
 use serde_json::{Map, Value, json};
 
 fn fields(workspace: &Workspace, value: impl serde::Serialize) -> Map<String, Value> {
-    let mut out = Map::new();
-    out.insert("workspace".into(), json!(workspace.name()));
-    if let Ok(Value::Object(map)) = serde_json::to_value(value) {
-        out.extend(map);
-    }
-    out
+    crate::envelope::result_fields(workspace.name(), value)
 }
 
 pub fn run(ws: &Workspace, cmd: &FileCommand, json: bool) -> Result<Reply> {

@@ -1,17 +1,12 @@
 //! `keeper history …`.
 
-use super::args::{Global, HistoryCommand, MutationArgs};
+use super::args::{Global, HistoryCommand};
 use super::output::Reply;
-use crate::{HistoryFilter, MutationOptions, Result, Workspace};
+use crate::{HistoryFilter, Result, Workspace};
 use serde_json::{Map, Value, json};
 
 fn fields(ws: &Workspace, value: impl serde::Serialize) -> Map<String, Value> {
-    let mut out = Map::new();
-    out.insert("workspace".into(), json!(ws.name()));
-    if let Ok(Value::Object(map)) = serde_json::to_value(value) {
-        out.extend(map);
-    }
-    out
+    crate::envelope::result_fields(ws.name(), value)
 }
 
 fn text(v: &Value) -> String {
@@ -105,22 +100,16 @@ pub fn run(ws: &Workspace, cmd: &HistoryCommand, global: &Global) -> Result<Repl
             operation_id,
             mutation,
         } => {
-            let result = ws.undo(operation_id, &options(global, mutation))?;
+            let result = ws.undo(operation_id, &super::change_cmds::options(global, mutation))?;
             Ok(super::change_cmds::reply(ws, result))
         }
         HistoryCommand::UndoLast { mutation } => {
-            let result = ws.undo_last(global.actor.as_deref(), &options(global, mutation))?;
+            let result = ws.undo_last(
+                global.actor.as_deref(),
+                &super::change_cmds::options(global, mutation),
+            )?;
             Ok(super::change_cmds::reply(ws, result))
         }
-    }
-}
-
-fn options(global: &Global, args: &MutationArgs) -> MutationOptions {
-    MutationOptions {
-        dry_run: args.dry_run,
-        actor: global.actor.clone(),
-        task_id: global.task_id.clone(),
-        allow_sensitive_write: args.i_accept_secret_write_risk,
     }
 }
 
