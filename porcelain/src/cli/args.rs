@@ -360,7 +360,7 @@ pub enum FileCommand {
         /// The file, workspace-relative.
         path: String,
         /// The exact text to find (literal).
-        #[arg(long, value_name = "TEXT")]
+        #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
         old: Option<String>,
         /// Read the text to find from a file (for text a shell would mangle).
         #[arg(long, value_name = "FILE")]

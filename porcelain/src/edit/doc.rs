@@ -50,6 +50,16 @@ impl Doc {
         })
     }
 
+    /// Parses text the way `diff` sees it, for patching: lines end only at `\n` (a lone `\r`
+    /// is part of its line) and a BOM stays part of line 1, as it is in `diff -u` output.
+    pub fn parse_for_patch(path: &str, bytes: &[u8]) -> Result<Doc> {
+        let mut doc = Doc::parse(path, bytes)?;
+        let text = std::str::from_utf8(bytes).unwrap_or_default();
+        doc.bom = false;
+        doc.lines = split_lf(text);
+        Ok(doc)
+    }
+
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = String::new();
         if self.bom {
@@ -167,6 +177,24 @@ pub(crate) fn split_lines(text: &str) -> Vec<Line> {
             text: text[start..].to_owned(),
             eol: "",
         });
+    }
+    lines
+}
+
+/// Splits text at `\n` only (`\r\n` is one terminator; a lone `\r` stays in its line).
+fn split_lf(text: &str) -> Vec<Line> {
+    let mut lines = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find('\n') {
+        let (line, eol) = match rest[..i].strip_suffix('\r') {
+            Some(line) => (line, "\r\n"),
+            None => (&rest[..i], "\n"),
+        };
+        lines.push(Line { text: line.to_owned(), eol });
+        rest = &rest[i + 1..];
+    }
+    if !rest.is_empty() {
+        lines.push(Line { text: rest.to_owned(), eol: "" });
     }
     lines
 }

@@ -118,8 +118,15 @@ pub(crate) fn insert_lines(
         (Position::Before, Some(n)) => range(doc, path, n, n)?.0,
         (Position::After, Some(n)) => range(doc, path, n, n)?.1,
     };
-    if let (Some(n), Some(_)) = (line, expected) {
-        let (from, to) = range(doc, path, n, n)?;
+    // The guard is the anchor line: the line inserted before or after, or for the end the
+    // current last line (an empty file has none, and only an empty guard matches it).
+    if expected.is_some() {
+        let anchor = match (position, line) {
+            (Position::End, _) => doc.lines.len(),
+            (_, Some(n)) => n as usize,
+            (_, None) => 0,
+        };
+        let (from, to) = if anchor == 0 { (0, 0) } else { range(doc, path, anchor as u64, anchor as u64)? };
         guard_region(doc, path, from, to, expected)?;
     }
     doc.splice(at, at, new);

@@ -202,6 +202,27 @@ impl Workspace {
         self.mutate(options, |ws| ws.patch_plan(&files, options))
     }
 
+    /// Which file a patch section edits, as GNU patch chooses: a creation names the new path;
+    /// otherwise the named path that exists (the fewer components, then the shorter, when
+    /// both do, as with `diff -u file.orig file`), else the old name.
+    fn patch_target(&self, file: &patch::FilePatch) -> String {
+        let (Some(old), Some(new)) = (&file.old_path, &file.new_path) else {
+            return file.path().to_owned();
+        };
+        if old == new {
+            return old.clone();
+        }
+        let exists = |p: &str| {
+            self.inner
+                .root
+                .resolve(p, filekeeper_plumbing::resolve::Intent::Read)
+                .is_ok_and(|r| r.kind == Some(Kind::File))
+        };
+        let mut found: Vec<&String> = [old, new].into_iter().filter(|p| exists(p)).collect();
+        found.sort_by_key(|p| (p.matches('/').count(), p.len()));
+        found.first().map_or_else(|| old.clone(), |p| (*p).clone())
+    }
+
     fn patch_plan(&self, files: &[patch::FilePatch], options: &MutationOptions) -> Result<Plan> {
         let cap = self.inner.limits.max_history_blob_bytes;
         let mut items = Vec::new();
@@ -211,7 +232,8 @@ impl Workspace {
         let mut failed = false;
         let mut preview = crate::mutate::Preview::default();
         for file in files {
-            let path = file.path();
+            let path = self.patch_target(file);
+            let path = path.as_str();
             let target = self.resolve_target(path, options)?;
             if items.iter().any(|p: &Planned| p.item.path == target.rel) {
                 return Err(Error::new(
@@ -224,7 +246,7 @@ impl Workspace {
             let (mut doc, before) = match (file.old_path.is_some(), target.kind) {
                 (true, Some(Kind::File)) => {
                     let (bytes, seen) = self.see_for_edit(&target)?;
-                    (Doc::parse(path, &bytes)?, Some(seen))
+                    (Doc::parse_for_patch(path, &bytes)?, Some(seen))
                 }
                 (false, None) => (Doc::parse(path, b"")?, None),
                 (false, Some(_)) => {

@@ -28,8 +28,8 @@ struct Hunk {
     old_no_eol: bool,
     /// The new side's last line has no terminator.
     new_no_eol: bool,
-    /// Every added line ended with CR in the patch: a new file written as CRLF.
-    crlf: bool,
+    /// For each added line, whether it ended with CR in the patch.
+    add_crs: Vec<bool>,
 }
 
 #[derive(Clone, Debug)]
@@ -42,10 +42,12 @@ pub(crate) struct FilePatch {
 
 impl FilePatch {
     /// The workspace path the patch changes.
+    /// The file a modification edits is the old name (as GNU patch does for `diff -u old
+    /// new` with different names); a creation names only the new one.
     pub fn path(&self) -> &str {
-        self.new_path
+        self.old_path
             .as_deref()
-            .or(self.old_path.as_deref())
+            .or(self.new_path.as_deref())
             .unwrap_or_default()
     }
 }
@@ -80,14 +82,45 @@ fn failed(message: String, line: usize, reason: &str) -> Error {
         .with("reason", reason)
 }
 
-/// The path named by a `---`/`+++` header: the part before a tab (a timestamp follows it).
+/// The path named by a `---`/`+++` header: the part before a tab (a timestamp follows it),
+/// unquoted when git quoted it.
 fn header_path(rest: &str) -> Option<String> {
     let path = rest.split('\t').next().unwrap_or(rest).trim_end();
-    let path = path
-        .strip_prefix('"')
-        .and_then(|p| p.strip_suffix('"'))
-        .unwrap_or(path);
-    (path != "/dev/null").then(|| path.to_owned())
+    let path = match path.strip_prefix('"').and_then(|p| p.strip_suffix('"')) {
+        Some(quoted) => unquote(quoted),
+        None => path.to_owned(),
+    };
+    (path != "/dev/null").then_some(path)
+}
+
+/// Undoes git's C-style quoting of unusual file names: `\\`, `\"`, `\t`, `\n`, and octal
+/// bytes such as `\303\251` (UTF-8 for é).
+fn unquote(quoted: &str) -> String {
+    let bytes = quoted.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' || i + 1 == bytes.len() {
+            out.push(bytes[i]);
+            i += 1;
+            continue;
+        }
+        let octal = bytes
+            .get(i + 1..i + 4)
+            .filter(|d| d.iter().all(|b| (b'0'..=b'7').contains(b)));
+        if let Some(d) = octal {
+            out.push((d[0] - b'0') * 64 + (d[1] - b'0') * 8 + (d[2] - b'0'));
+            i += 4;
+            continue;
+        }
+        out.push(match bytes[i + 1] {
+            b't' => b'\t',
+            b'n' => b'\n',
+            other => other,
+        });
+        i += 2;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn hunk_range(text: &str) -> Option<(usize, usize)> {
@@ -167,9 +200,9 @@ pub(crate) fn parse(text: &str) -> Result<Vec<FilePatch>> {
                 lines: Vec::new(),
                 old_no_eol: false,
                 new_no_eol: false,
-                crlf: true,
+                add_crs: Vec::new(),
             };
-            let (mut seen_old, mut seen_new, mut adds) = (0usize, 0usize, 0usize);
+            let (mut seen_old, mut seen_new) = (0usize, 0usize);
             i += 1;
             while seen_old < old_count || seen_new < new_count {
                 let Some(body) = raw.get(i) else { break };
@@ -196,8 +229,7 @@ pub(crate) fn parse(text: &str) -> Result<Vec<FilePatch>> {
                     }
                     Some('+') => {
                         hunk.lines.push(HunkLine::Add(body[1..].to_owned()));
-                        hunk.crlf &= cr;
-                        adds += 1;
+                        hunk.add_crs.push(cr);
                         seen_new += 1;
                     }
                     Some('\\') => mark_no_eol(&mut hunk),
@@ -229,7 +261,6 @@ pub(crate) fn parse(text: &str) -> Result<Vec<FilePatch>> {
                     break;
                 }
             }
-            hunk.crlf &= adds > 0;
             file.hunks.push(hunk);
             continue;
         }
@@ -262,18 +293,22 @@ fn mark_no_eol(hunk: &mut Hunk) {
     }
 }
 
+fn patch_convention(file: &FilePatch) -> &'static str {
+    let mut crs = file.hunks.iter().flat_map(|h| {
+        let terminated = if h.new_no_eol { h.add_crs.len().saturating_sub(1) } else { h.add_crs.len() };
+        h.add_crs[..terminated].iter().copied()
+    });
+    let first = crs.next();
+    if first == Some(true) && crs.all(|cr| cr) { "\r\n" } else { "\n" }
+}
+
 /// Applies a file's hunks to `doc` (empty for a created file). Returns the per-hunk report;
 /// on any failed or ambiguous hunk the report says so and `doc` must not be used.
 pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) {
-    let eol = if file.old_path.is_none() {
-        if file.hunks.iter().all(|h| h.crlf) {
-            "\r\n"
-        } else {
-            "\n"
-        }
-    } else {
-        doc.eol()
-    };
+    // New lines take the file's convention; a file with no terminator yet (new or empty)
+    // takes the patch's: CRLF when every added line that has a terminator carried a CR.
+    let has_eol = doc.lines.iter().any(|l| !l.eol.is_empty());
+    let eol = if has_eol { doc.eol() } else { patch_convention(file) };
     let old = std::mem::take(&mut doc.lines);
     let mut out: Vec<Line> = Vec::with_capacity(old.len());
     let mut cursor = 0usize;

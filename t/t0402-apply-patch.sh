@@ -1,0 +1,691 @@
+#!/bin/sh
+test_description='keeper file apply-patch: validated unified diffs, one operation per patch
+
+Plain diff -u output and git diff output (a/ and b/ prefixes, /dev/null for created and deleted
+files, "\ No newline at end of file", several files in one patch) apply. The whole patch is
+parsed and every hunk checked before anything is written: a failed or ambiguous hunk rejects
+the patch as a whole with PATCH_FAILED (exit 18), nothing written, and details.patch_files
+giving every file'"'"'s and every hunk'"'"'s status. A hunk applies at its stated line or at one
+unique offset, reported as applies_at_offset with the offset; context is never dropped. A
+multi-file patch is one operation and history undo restores every file. A CRLF file patched
+with an LF patch stays CRLF; the BOM and the mode stay. A hunk whose header and body disagree
+is PATCH_FAILED with the declared and supplied counts in details and in the message, and the
+patch text is never echoed. A patch over 1 MiB is LIMIT_EXCEEDED (exit 21). The patch comes from
+a file or standard input; --dry-run reports every file and hunk and writes nothing; every path
+in a patch is confined to the workspace.'
+. ./test-lib.sh
+
+SCRATCH=$TRASH/scratch
+mkdir -p "$SCRATCH"
+
+# sha FILE: the content id keeper reports for FILE, sha256:<hex> of its bytes.
+sha () {
+	printf "sha256:%s\n" "$(sha256sum <"$1" | cut -d" " -f1)"
+}
+
+# op_count: how many operations the workspace journal holds (0 before the first mutation).
+op_count () {
+	if test -f "$WS/.filekeeper/journal.sqlite3"
+	then
+		sqlite3 "$WS/.filekeeper/journal.sqlite3" "SELECT count(*) FROM operations"
+	else
+		echo 0
+	fi
+}
+
+# tree_state OUT PATH...: for each workspace PATH its type, mode, inode, size, mtime and hash
+# (or "absent"), every entry in $OUTSIDE likewise, and the journal's rows, into OUT. Two equal
+# states mean nothing was written to those paths and nothing was recorded.
+tree_state () {
+	out=$1
+	shift
+	{
+		for p in "$@" $(find "$OUTSIDE" | LC_ALL=C sort)
+		do
+			if test -e "$p" || test -L "$p"
+			then
+				stat -c "%F %a %i %s %Y.%y $p" "$p" &&
+				if test -f "$p"; then sha256sum "$p"; fi
+			else
+				echo "absent $p"
+			fi
+		done &&
+		if test -f .filekeeper/journal.sqlite3
+		then
+			sqlite3 .filekeeper/journal.sqlite3 "SELECT count(*), max(seq) FROM operations;
+				SELECT count(*) FROM operation_items"
+		fi
+	} >"$out"
+}
+
+# refused EXIT CODE ARGS...: `keeper --json file ARGS...` exits EXIT with a CODE failure
+# document, left in refusal.json, that leaks no host path.
+refused () {
+	want_exit=$1 want_code=$2
+	shift 2
+	test_expect_code "$want_exit" keeper --json file "$@" >refusal.json &&
+	test_error_code "$want_code" refusal.json &&
+	test_no_host_path refusal.json
+}
+
+# patched ARGS...: `keeper --json file apply-patch ARGS...` succeeds with a committed operation;
+# the result is left in out.json.
+patched () {
+	keeper --json file apply-patch "$@" >out.json &&
+	test "$(json_get .ok out.json)" = true &&
+	json_get .operation_id out.json | grep -E "^op_[0-9a-f]{16}$" >/dev/null || {
+		echo >&2 "apply-patch $* did not commit:"
+		cat >&2 out.json
+		return 1
+	}
+}
+
+# numbered N: the lines "line 1" to "line N".
+numbered () {
+	seq -f "line %g" "$1"
+}
+
+# edit_numbered: numbered lines on stdin with line 5 changed, line 12 deleted and a line added
+# after line 18.
+edit_numbered () {
+	sed -e 's/^line 5$/line five/' -e '/^line 12$/d' -e '/^line 18$/a\
+line 18.5'
+}
+
+# big_patch: a well-formed patch creating big.txt, over 1 MiB.
+big_patch () {
+	awk 'BEGIN {
+		print "--- /dev/null"; print "+++ b/big.txt"; print "@@ -0,0 +1,20000 @@"
+		for (i = 0; i < 20000; i++) printf "+%059d\n", i
+	}'
+}
+
+# in_git DIR: runs git in DIR with a fixed identity.
+in_git () {
+	dir=$1
+	shift
+	git -C "$dir" -c user.name=t -c user.email=t@example.com -c core.autocrlf=false "$@"
+}
+
+# diff -u and git diff
+
+test_expect_success 'a plain diff -u patch applies to the file it names' '
+	numbered 20 >plain.txt &&
+	numbered 20 >"$SCRATCH/plain.txt.orig" &&
+	numbered 20 | edit_numbered >"$SCRATCH/plain.txt" &&
+	(cd "$SCRATCH" && test_expect_code 1 diff -u plain.txt.orig plain.txt >plain.patch) &&
+	patched "$SCRATCH/plain.patch" &&
+	cmp "$SCRATCH/plain.txt" plain.txt
+'
+
+test_expect_success 'the result names every file and hunk with its status and the operation'"'"'s items' '
+	test "$(json_get ".patch_files | length" out.json)" = 1 &&
+	test "$(json_get ".patch_files[0].path" out.json)" = plain.txt &&
+	test "$(json_get ".patch_files[0].change" out.json)" = modified &&
+	test "$(json_get ".patch_files[0].status" out.json)" = applies &&
+	json_get "[.patch_files[0].hunks[] | .status] | unique == [\"applies\"]" out.json &&
+	json_get "[.patch_files[0].hunks[] | .offset] | unique == [0]" out.json &&
+	test "$(json_get ".patch_files[0].hunks | length" out.json)" = \
+		"$(grep -c "^@@ " "$SCRATCH/plain.patch")" &&
+	test "$(json_get ".items[0].after_hash" out.json)" = "$(sha plain.txt)" &&
+	test "$(json_get .dry_run out.json)" = false
+'
+
+test_expect_success 'a diff -u patch naming a file in a subdirectory applies there' '
+	mkdir -p sub/dir "$SCRATCH/sub/dir" &&
+	numbered 8 >sub/dir/deep.txt &&
+	numbered 8 >"$SCRATCH/sub/dir/deep.txt.orig" &&
+	numbered 8 | sed "s/^line 8$/LINE 8/" >"$SCRATCH/sub/dir/deep.txt" &&
+	(cd "$SCRATCH" &&
+		test_expect_code 1 diff -u sub/dir/deep.txt.orig sub/dir/deep.txt >deep.patch) &&
+	patched "$SCRATCH/deep.patch" &&
+	cmp "$SCRATCH/sub/dir/deep.txt" sub/dir/deep.txt
+'
+
+test_expect_success 'setup: a scratch git repository' '
+	git init -q "$SCRATCH/repo" &&
+	numbered 30 >"$SCRATCH/repo/gitted.txt" &&
+	printf "keep\n" >"$SCRATCH/repo/other.txt" &&
+	in_git "$SCRATCH/repo" add . &&
+	in_git "$SCRATCH/repo" commit -q -m base &&
+	cp "$SCRATCH/repo/gitted.txt" gitted.txt
+'
+
+test_expect_success 'a git diff patch with a/ and b/ prefixes applies' '
+	numbered 30 | edit_numbered | sed "s/^line 29$/line twenty-nine/" \
+		>"$SCRATCH/repo/gitted.txt" &&
+	in_git "$SCRATCH/repo" diff >git.patch &&
+	grep -e "^--- a/gitted.txt" git.patch &&
+	patched git.patch &&
+	cmp "$SCRATCH/repo/gitted.txt" gitted.txt &&
+	test "$(json_get ".patch_files[0].path" out.json)" = gitted.txt
+'
+
+test_expect_success 'a git diff --no-index patch between trees a/ and b/ applies' '
+	mkdir -p "$SCRATCH/noindex/a" "$SCRATCH/noindex/b" &&
+	numbered 12 >noindex.txt &&
+	numbered 12 >"$SCRATCH/noindex/a/noindex.txt" &&
+	numbered 12 | sed -e "s/^line 1$/first/" -e "/^line 9$/d" >"$SCRATCH/noindex/b/noindex.txt" &&
+	(cd "$SCRATCH/noindex" && test_expect_code 1 \
+		git diff --no-index --no-prefix a/noindex.txt b/noindex.txt) >noindex.patch &&
+	grep -x -e "diff --git a/noindex.txt b/noindex.txt" noindex.patch &&
+	patched noindex.patch &&
+	cmp "$SCRATCH/noindex/b/noindex.txt" noindex.txt
+'
+
+test_expect_success 'a git diff of a file with a non-ASCII name (quoted by git) applies' '
+	printf "a\nb\n" >"$SCRATCH/repo/caf$(printf "\303\251").txt" &&
+	in_git "$SCRATCH/repo" add . &&
+	in_git "$SCRATCH/repo" commit -q -m cafe &&
+	printf "a\nB\n" >"$SCRATCH/repo/caf$(printf "\303\251").txt" &&
+	in_git "$SCRATCH/repo" diff >cafe.patch &&
+	grep -F "\"a/caf\\303\\251.txt\"" cafe.patch &&
+	printf "a\nb\n" >"caf$(printf "\303\251").txt" &&
+	patched cafe.patch &&
+	printf "a\nB\n" >expect &&
+	cmp expect "caf$(printf "\303\251").txt"
+'
+
+test_expect_success 'a patch read from standard input applies' '
+	numbered 6 >stdin.txt &&
+	printf -- "--- a/stdin.txt\n+++ b/stdin.txt\n@@ -2,3 +2,3 @@\n line 2\n-line 3\n+line three\n line 4\n" |
+		keeper --json file apply-patch >out.json &&
+	test "$(json_get .ok out.json)" = true &&
+	numbered 6 | sed "s/^line 3$/line three/" >expect &&
+	cmp expect stdin.txt
+'
+
+test_expect_success 'history undo of a one-file patch restores the exact old bytes' '
+	numbered 6 >expect &&
+	keeper --json history undo "$(json_get .operation_id out.json)" >undo.json &&
+	test "$(json_get .ok undo.json)" = true &&
+	cmp expect stdin.txt
+'
+
+# several files in one patch
+
+test_expect_success 'setup: a git patch that modifies one file, deletes another and creates a third' '
+	git init -q "$SCRATCH/multi" &&
+	numbered 10 >"$SCRATCH/multi/a1.txt" &&
+	printf "doomed\nfile\n" >"$SCRATCH/multi/b2.txt" &&
+	in_git "$SCRATCH/multi" add . &&
+	in_git "$SCRATCH/multi" commit -q -m base &&
+	cp "$SCRATCH/multi/a1.txt" "$SCRATCH/multi/b2.txt" . &&
+	cp a1.txt a1.orig && cp b2.txt b2.orig &&
+	numbered 10 | sed "s/^line 3$/line III/" >"$SCRATCH/multi/a1.txt" &&
+	rm "$SCRATCH/multi/b2.txt" &&
+	printf "brand\nnew\n" >"$SCRATCH/multi/c3.txt" &&
+	in_git "$SCRATCH/multi" add -A &&
+	in_git "$SCRATCH/multi" diff --cached >multi.patch &&
+	grep -x -e "--- /dev/null" multi.patch &&
+	grep -x -e "+++ /dev/null" multi.patch
+'
+
+test_expect_success 'a multi-file patch applies every file: modified, deleted and created' '
+	op_count >ops.before &&
+	patched multi.patch &&
+	cmp "$SCRATCH/multi/a1.txt" a1.txt &&
+	test ! -e b2.txt &&
+	cmp "$SCRATCH/multi/c3.txt" c3.txt
+'
+
+test_expect_success 'a multi-file patch is one operation with an item per file' '
+	test $(op_count) = $(($(cat ops.before) + 1)) &&
+	json_get ".operation_id" out.json >multi.op &&
+	keeper --json history show "$(cat multi.op)" >show.json &&
+	test "$(json_get .operation.kind show.json)" = apply_patch &&
+	jq -r ".operation.items[] | \"\(.path) \(.change)\"" show.json | sort >actual &&
+	printf "a1.txt modified\nb2.txt deleted\nc3.txt created\n" >expect &&
+	test_cmp expect actual &&
+	jq -r ".patch_files[] | \"\(.path) \(.change) \(.status)\"" out.json | sort >actual &&
+	printf "a1.txt modified applies\nb2.txt deleted applies\nc3.txt created applies\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'history undo of a multi-file patch restores every file and removes the created one' '
+	keeper --json history undo "$(cat multi.op)" >undo.json &&
+	test "$(json_get .ok undo.json)" = true &&
+	cmp a1.orig a1.txt &&
+	cmp b2.orig b2.txt &&
+	test ! -e c3.txt
+'
+
+test_expect_success 'setup: a three-file patch and a tree where its second file has moved on' '
+	numbered 10 >x1.txt &&
+	numbered 10 >x2.txt &&
+	mkdir -p "$SCRATCH/three/a" "$SCRATCH/three/b" &&
+	cp x1.txt x2.txt "$SCRATCH/three/a/" &&
+	sed "s/^line 2$/line two/" x1.txt >"$SCRATCH/three/b/x1.txt" &&
+	sed "s/^line 7$/line seven/" x2.txt >"$SCRATCH/three/b/x2.txt" &&
+	printf "created\n" >"$SCRATCH/three/b/x3.txt" &&
+	(cd "$SCRATCH/three" &&
+		test_expect_code 1 diff -u a/x1.txt b/x1.txt &&
+		test_expect_code 1 diff -u a/x2.txt b/x2.txt &&
+		test_expect_code 1 diff -u --label /dev/null --label b/x3.txt /dev/null b/x3.txt
+	) >three.patch &&
+	numbered 10 | sed "s/^line 6$/line 6 edited meanwhile/" >x2.txt &&
+	tree_state "$TRASH/three.before" x1.txt x2.txt x3.txt
+'
+
+test_expect_success 'a patch whose second file does not apply is PATCH_FAILED (exit 18) as a whole' '
+	refused 18 PATCH_FAILED apply-patch three.patch &&
+	test "$(json_get .error.details.path refusal.json)" = x2.txt &&
+	test "$(json_get .error.details.reason refusal.json)" = failed
+'
+
+test_expect_success 'a rejected patch writes nothing: all three files as they were, no operation recorded' '
+	tree_state "$TRASH/three.after" x1.txt x2.txt x3.txt &&
+	test_cmp "$TRASH/three.before" "$TRASH/three.after" &&
+	test ! -e x3.txt
+'
+
+test_expect_success 'a rejected patch reports every file'"'"'s and every hunk'"'"'s status' '
+	jq -r ".error.details.patch_files[] |
+		\"\(.path) \(.change) \(.status) \([.hunks[].status] | join(\",\"))\"" \
+		refusal.json >actual &&
+	cat >expect <<-\EOF &&
+	x1.txt modified applies applies
+	x2.txt modified failed failed
+	x3.txt created applies applies
+	EOF
+	test_cmp expect actual
+'
+
+# positions: stated, offset, ambiguous
+
+test_expect_success 'setup: a patch made against ten lines' '
+	numbered 10 >"$SCRATCH/ten.txt" &&
+	numbered 10 | sed "s/^line 7$/line seven/" >"$SCRATCH/ten.new" &&
+	(cd "$SCRATCH" && test_expect_code 1 diff -u --label a/shift.txt --label b/shift.txt \
+		ten.txt ten.new >shift.patch) &&
+	grep -x -e "@@ -4,7 +4,7 @@" "$SCRATCH/shift.patch"
+'
+
+test_expect_success 'a hunk two lines further down applies at offset 2, reported' '
+	{ printf "new header 1\nnew header 2\n" && numbered 10; } >shift.txt &&
+	patched "$SCRATCH/shift.patch" &&
+	{ printf "new header 1\nnew header 2\n" && cat "$SCRATCH/ten.new"; } >expect &&
+	cmp expect shift.txt &&
+	test "$(json_get ".patch_files[0].hunks[0].status" out.json)" = applies_at_offset &&
+	test "$(json_get ".patch_files[0].hunks[0].offset" out.json)" = 2
+'
+
+test_expect_success 'a hunk two lines further up applies at offset -2, reported' '
+	numbered 10 | sed 1,2d >shift.txt &&
+	patched "$SCRATCH/shift.patch" &&
+	sed 1,2d "$SCRATCH/ten.new" >expect &&
+	cmp expect shift.txt &&
+	test "$(json_get ".patch_files[0].hunks[0].status" out.json)" = applies_at_offset &&
+	test "$(json_get ".patch_files[0].hunks[0].offset" out.json)" = -2
+'
+
+test_expect_success 'setup: a file holding the same block twice' '
+	printf "head\nblock a\nblock b\nblock c\nmiddle\nblock a\nblock b\nblock c\ntail\n" >twice.txt &&
+	cp twice.txt twice.orig
+'
+
+test_expect_success 'a hunk whose context occurs twice is refused as ambiguous when its stated position is wrong' '
+	printf -- "--- a/twice.txt\n+++ b/twice.txt\n@@ -1,3 +1,3 @@\n block a\n-block b\n+BLOCK B\n block c\n" \
+		>ambiguous.patch &&
+	refused 18 PATCH_FAILED apply-patch ambiguous.patch &&
+	test "$(json_get .error.details.reason refusal.json)" = ambiguous &&
+	test "$(json_get ".error.details.patch_files[0].hunks[0].status" refusal.json)" = ambiguous &&
+	cmp twice.orig twice.txt
+'
+
+test_expect_success 'a hunk whose context occurs twice applies at its stated position when that matches' '
+	printf -- "--- a/twice.txt\n+++ b/twice.txt\n@@ -6,3 +6,3 @@\n block a\n-block b\n+BLOCK B\n block c\n" \
+		>stated.patch &&
+	patched stated.patch &&
+	test "$(json_get ".patch_files[0].hunks[0].status" out.json)" = applies &&
+	printf "head\nblock a\nblock b\nblock c\nmiddle\nblock a\nBLOCK B\nblock c\ntail\n" >expect &&
+	cmp expect twice.txt
+'
+
+test_expect_success 'a hunk whose context is nowhere in the file is PATCH_FAILED with status failed' '
+	cp twice.txt twice.now &&
+	printf -- "--- a/twice.txt\n+++ b/twice.txt\n@@ -2,3 +2,3 @@\n block a\n-block x\n+block y\n block c\n" \
+		>nowhere.patch &&
+	refused 18 PATCH_FAILED apply-patch nowhere.patch &&
+	test "$(json_get ".error.details.patch_files[0].hunks[0].status" refusal.json)" = failed &&
+	cmp twice.now twice.txt
+'
+
+test_expect_success 'a hunk is never applied with fuzz: one changed context line refuses it' '
+	numbered 10 | sed "s/^line 4$/line 4 changed/" >fuzz.txt &&
+	cp fuzz.txt fuzz.orig &&
+	sed "s/shift.txt/fuzz.txt/" "$SCRATCH/shift.patch" >fuzz.patch &&
+	refused 18 PATCH_FAILED apply-patch fuzz.patch &&
+	cmp fuzz.orig fuzz.txt
+'
+
+# final newline, CRLF, BOM, mode
+
+test_expect_success 'a patch adding the final newline ("\ No newline" on the old side) applies' '
+	printf "a\nb\nc" >eol1.txt &&
+	printf "a\nb\nc" >"$SCRATCH/eol1.old" &&
+	printf "a\nb\nc\n" >"$SCRATCH/eol1.new" &&
+	(cd "$SCRATCH" && test_expect_code 1 diff -u --label a/eol1.txt --label b/eol1.txt \
+		eol1.old eol1.new >eol1.patch) &&
+	grep -x -e "\\\\ No newline at end of file" "$SCRATCH/eol1.patch" &&
+	patched "$SCRATCH/eol1.patch" &&
+	cmp "$SCRATCH/eol1.new" eol1.txt
+'
+
+test_expect_success 'a patch removing the final newline ("\ No newline" on the new side) applies' '
+	printf "a\nb\nc\n" >eol2.txt &&
+	cp eol2.txt "$SCRATCH/eol2.old" &&
+	printf "a\nb\nC" >"$SCRATCH/eol2.new" &&
+	(cd "$SCRATCH" && test_expect_code 1 diff -u --label a/eol2.txt --label b/eol2.txt \
+		eol2.old eol2.new >eol2.patch) &&
+	patched "$SCRATCH/eol2.patch" &&
+	cmp "$SCRATCH/eol2.new" eol2.txt
+'
+
+test_expect_success 'a patch changing the last line of a file without a final newline keeps it without one' '
+	printf "a\nb\nc" >eol3.txt &&
+	cp eol3.txt "$SCRATCH/eol3.old" &&
+	printf "a\nb\nC" >"$SCRATCH/eol3.new" &&
+	(cd "$SCRATCH" && test_expect_code 1 diff -u --label a/eol3.txt --label b/eol3.txt \
+		eol3.old eol3.new >eol3.patch) &&
+	test "$(grep -c "No newline at end of file" "$SCRATCH/eol3.patch")" = 2 &&
+	patched "$SCRATCH/eol3.patch" &&
+	cmp "$SCRATCH/eol3.new" eol3.txt
+'
+
+test_expect_success 'a patch away from the end of a file without a final newline leaves its end alone' '
+	numbered 12 | head -c -1 >eol4.txt &&
+	numbered 12 | head -c -1 >"$SCRATCH/eol4.old" &&
+	numbered 12 | head -c -1 | sed "s/^line 2$/line two/" >"$SCRATCH/eol4.new" &&
+	(cd "$SCRATCH" && test_expect_code 1 diff -u --label a/eol4.txt --label b/eol4.txt \
+		eol4.old eol4.new >eol4.patch) &&
+	patched "$SCRATCH/eol4.patch" &&
+	cmp "$SCRATCH/eol4.new" eol4.txt
+'
+
+test_expect_success 'a CRLF file patched with an LF patch stays CRLF' '
+	numbered 8 | sed "s/\$/$(printf "\r")/" >crlf.txt &&
+	numbered 8 >"$SCRATCH/crlf.lf" &&
+	numbered 8 | sed -e "s/^line 4$/line four/" -e "/^line 6$/a\\
+line 6.5" >"$SCRATCH/crlf.lf.new" &&
+	(cd "$SCRATCH" && test_expect_code 1 diff -u --label a/crlf.txt --label b/crlf.txt \
+		crlf.lf crlf.lf.new >crlf.patch) &&
+	! grep "$(printf "\r")" "$SCRATCH/crlf.patch" &&
+	patched "$SCRATCH/crlf.patch" &&
+	sed "s/\$/$(printf "\r")/" "$SCRATCH/crlf.lf.new" >expect &&
+	cmp expect crlf.txt
+'
+
+test_expect_success 'a CRLF file patched with a CRLF patch (diff -u of CRLF files) is byte-identical' '
+	numbered 8 | sed "s/\$/$(printf "\r")/" >crlf2.txt &&
+	cp crlf2.txt "$SCRATCH/crlf2.old" &&
+	sed -e "s/^line 1/line one/" -e "s/^line 8/line eight/" "$SCRATCH/crlf2.old" \
+		>"$SCRATCH/crlf2.new" &&
+	(cd "$SCRATCH" && test_expect_code 1 diff -u --label a/crlf2.txt --label b/crlf2.txt \
+		crlf2.old crlf2.new >crlf2.patch) &&
+	patched "$SCRATCH/crlf2.patch" &&
+	cmp "$SCRATCH/crlf2.new" crlf2.txt
+'
+
+# new_file_patch NAME NEW: diff -u of /dev/null against NEW, creating NAME (b/NAME).
+new_file_patch () {
+	diff -u --label /dev/null --label "b/$1" /dev/null "$2"
+	test $? = 1
+}
+
+test_expect_success 'a file created from /dev/null with CRLF lines is written CRLF' '
+	printf "one\r\ntwo\r\n" >"$SCRATCH/made-crlf.txt" &&
+	new_file_patch made-crlf.txt "$SCRATCH/made-crlf.txt" >made-crlf.patch &&
+	patched made-crlf.patch &&
+	test "$(json_get ".patch_files[0].change" out.json)" = created &&
+	cmp "$SCRATCH/made-crlf.txt" made-crlf.txt
+'
+
+test_expect_success 'a file created from /dev/null without a final newline has none' '
+	printf "one\ntwo" >"$SCRATCH/made-nf.txt" &&
+	new_file_patch made-nf.txt "$SCRATCH/made-nf.txt" >made-nf.patch &&
+	patched made-nf.patch &&
+	cmp "$SCRATCH/made-nf.txt" made-nf.txt
+'
+
+test_expect_success 'a CRLF file created from /dev/null without a final newline is still CRLF' '
+	printf "one\r\ntwo\r\nthree" >"$SCRATCH/made-crlf-nf.txt" &&
+	new_file_patch made-crlf-nf.txt "$SCRATCH/made-crlf-nf.txt" >made-crlf-nf.patch &&
+	patched made-crlf-nf.patch &&
+	cmp "$SCRATCH/made-crlf-nf.txt" made-crlf-nf.txt
+'
+
+test_expect_success 'an empty file patched with the CRLF lines of diff -u gives exactly NEW' '
+	: >empty-crlf.txt &&
+	: >"$SCRATCH/empty-crlf.old" &&
+	printf "one\r\ntwo\r\n" >"$SCRATCH/empty-crlf.new" &&
+	(cd "$SCRATCH" && test_expect_code 1 diff -u --label a/empty-crlf.txt \
+		--label b/empty-crlf.txt empty-crlf.old empty-crlf.new >empty-crlf.patch) &&
+	patched "$SCRATCH/empty-crlf.patch" &&
+	cmp "$SCRATCH/empty-crlf.new" empty-crlf.txt
+'
+
+test_expect_success 'a carriage return inside a line is part of that line, as diff -u sees it' '
+	printf "one\nprogress 10%%\rprogress 100%%\nthree\nfour\n" >stray.txt &&
+	cp stray.txt "$SCRATCH/stray.old" &&
+	sed "s/^three$/THREE/" "$SCRATCH/stray.old" >"$SCRATCH/stray.new" &&
+	(cd "$SCRATCH" && test_expect_code 1 diff -u --label a/stray.txt --label b/stray.txt \
+		stray.old stray.new >stray.patch) &&
+	patched "$SCRATCH/stray.patch" &&
+	cmp "$SCRATCH/stray.new" stray.txt
+'
+
+test_expect_success 'a patch away from line 1 keeps the byte-order mark' '
+	{ printf "\357\273\277" && numbered 10; } >bom.txt &&
+	cp bom.txt "$SCRATCH/bom.old" &&
+	sed "s/^line 8$/line eight/" "$SCRATCH/bom.old" >"$SCRATCH/bom.new" &&
+	(cd "$SCRATCH" && test_expect_code 1 diff -u --label a/bom.txt --label b/bom.txt \
+		bom.old bom.new >bom.patch) &&
+	patched "$SCRATCH/bom.patch" &&
+	cmp "$SCRATCH/bom.new" bom.txt
+'
+
+test_expect_success 'a diff -u patch whose hunk covers line 1 of a file with a BOM applies (as GNU patch does)' '
+	{ printf "\357\273\277" && numbered 6; } >bom1.txt &&
+	cp bom1.txt "$SCRATCH/bom1.old" &&
+	sed "s/^line 2$/line two/" "$SCRATCH/bom1.old" >"$SCRATCH/bom1.new" &&
+	(cd "$SCRATCH" && test_expect_code 1 diff -u --label a/bom1.txt --label b/bom1.txt \
+		bom1.old bom1.new >bom1.patch) &&
+	cp bom1.txt "$SCRATCH/bom1.gnu" &&
+	patch -s --dry-run --fuzz=0 "$SCRATCH/bom1.gnu" <"$SCRATCH/bom1.patch" &&
+	patched "$SCRATCH/bom1.patch" &&
+	cmp "$SCRATCH/bom1.new" bom1.txt
+'
+
+test_expect_success 'a patched file keeps its mode' '
+	numbered 5 >mode.sh &&
+	chmod 750 mode.sh &&
+	printf -- "--- a/mode.sh\n+++ b/mode.sh\n@@ -5 +5 @@\n-line 5\n+line V\n" >mode.patch &&
+	patched mode.patch &&
+	test "$(stat -c %a mode.sh)" = 750 &&
+	numbered 5 | sed "s/^line 5$/line V/" >expect &&
+	cmp expect mode.sh
+'
+
+test_expect_success 'a patch to a binary file is BINARY_CONTENT_REFUSED and writes nothing' '
+	printf "a\000\nb\n" >blob.bin &&
+	cp blob.bin blob.orig &&
+	printf -- "--- a/blob.bin\n+++ b/blob.bin\n@@ -2 +2 @@\n-b\n+c\n" >blob.patch &&
+	refused 20 BINARY_CONTENT_REFUSED apply-patch blob.patch &&
+	cmp blob.orig blob.bin
+'
+
+# malformed patches
+
+test_expect_success 'setup: a hunk whose header declares more lines than its body supplies' '
+	printf "SECRET-CONTEXT-ALPHA\nSECRET-OLD-BETA\n" >short.txt &&
+	cp short.txt short.orig &&
+	cat >short.patch <<-\EOF
+	diff --git a/short.txt b/short.txt
+	index 1111111..2222222 100644
+	--- a/short.txt
+	+++ b/short.txt
+	@@ -1,7 +1,9 @@
+	 SECRET-CONTEXT-ALPHA
+	-SECRET-OLD-BETA
+	+SECRET-NEW-GAMMA
+	+SECRET-NEW-DELTA
+	EOF
+'
+
+test_expect_success 'a hunk cut short is PATCH_FAILED with the declared and supplied counts in details' '
+	refused 18 PATCH_FAILED apply-patch short.patch &&
+	test "$(json_get .error.details.expected_old_lines refusal.json)" = 7 &&
+	test "$(json_get .error.details.expected_new_lines refusal.json)" = 9 &&
+	test "$(json_get .error.details.actual_old_lines refusal.json)" = 2 &&
+	test "$(json_get .error.details.actual_new_lines refusal.json)" = 3 &&
+	test "$(json_get .error.details.line refusal.json)" = 5 &&
+	json_get .error.details.reason refusal.json >reason &&
+	test -s reason &&
+	cmp short.orig short.txt
+'
+
+test_expect_success 'the message of a cut-short hunk states both counts and the line' '
+	json_get .error.message refusal.json >message &&
+	for n in 7 9 2 3 5
+	do
+		grep -w "$n" message || exit 1
+	done
+'
+
+test_expect_success 'the patch text is never echoed into the error' '
+	! grep -F SECRET refusal.json
+'
+
+test_expect_success 'a line whose prefix is not space, + or - cuts the hunk short: PATCH_FAILED with counts' '
+	printf -- "--- a/short.txt\n+++ b/short.txt\n@@ -1,2 +1,2 @@\n SECRET-CONTEXT-ALPHA\n*SECRET-OLD-BETA\n+x\n" \
+		>prefix.patch &&
+	refused 18 PATCH_FAILED apply-patch prefix.patch &&
+	test "$(json_get .error.details.expected_old_lines refusal.json)" = 2 &&
+	test "$(json_get .error.details.actual_old_lines refusal.json)" = 1 &&
+	test "$(json_get .error.details.line refusal.json)" = 3 &&
+	! grep -F SECRET refusal.json &&
+	cmp short.orig short.txt
+'
+
+test_expect_success 'text holding no file change is PATCH_FAILED' '
+	echo "this is not a patch" >garbage.patch &&
+	refused 18 PATCH_FAILED apply-patch garbage.patch
+'
+
+test_expect_success 'a patch over 1 MiB is LIMIT_EXCEEDED (exit 21) and creates nothing' '
+	big_patch >big.patch &&
+	test $(wc -c <big.patch) -gt 1048576 &&
+	refused 21 LIMIT_EXCEEDED apply-patch big.patch &&
+	test ! -e big.txt
+'
+
+test_expect_success 'a patch over 1 MiB on standard input is LIMIT_EXCEEDED too' '
+	big_patch | test_expect_code 21 keeper --json file apply-patch >refusal.json &&
+	test_error_code LIMIT_EXCEEDED refusal.json &&
+	test ! -e big.txt
+'
+
+test_expect_success 'a patch creating a file that exists is ALREADY_EXISTS and writes nothing' '
+	printf "there\n" >exists.txt &&
+	printf -- "--- /dev/null\n+++ b/exists.txt\n@@ -0,0 +1 @@\n+other\n" >exists.patch &&
+	refused 14 ALREADY_EXISTS apply-patch exists.patch &&
+	printf "there\n" >expect &&
+	cmp expect exists.txt
+'
+
+test_expect_success 'a patch modifying a missing file is PATH_NOT_FOUND' '
+	printf -- "--- a/missing.txt\n+++ b/missing.txt\n@@ -1 +1 @@\n-a\n+b\n" >missing.patch &&
+	refused 3 PATH_NOT_FOUND apply-patch missing.patch &&
+	test ! -e missing.txt
+'
+
+# dry run
+
+test_expect_success 'apply-patch --dry-run reports every file and hunk, offsets included' '
+	numbered 10 >dry1.txt &&
+	{ printf "extra\n" && numbered 10; } >dry2.txt &&
+	sed "s/shift.txt/dry1.txt/" "$SCRATCH/shift.patch" >dry.patch &&
+	sed "s/shift.txt/dry2.txt/" "$SCRATCH/shift.patch" >>dry.patch &&
+	tree_state "$TRASH/dry.before" dry1.txt dry2.txt &&
+	keeper --json file apply-patch --dry-run dry.patch >dry.json &&
+	tree_state "$TRASH/dry.after" dry1.txt dry2.txt &&
+	test "$(json_get .dry_run dry.json)" = true &&
+	test "$(json_get .operation_id dry.json)" = null &&
+	jq -r ".patch_files[] | \"\(.path) \(.status) \(.hunks[0].status) \(.hunks[0].offset)\"" \
+		dry.json >actual &&
+	printf "dry1.txt applies applies 0\ndry2.txt applies applies_at_offset 1\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'apply-patch --dry-run writes nothing' '
+	test_cmp "$TRASH/dry.before" "$TRASH/dry.after"
+'
+
+test_expect_success 'apply-patch --dry-run prints a unified diff of what would change' '
+	keeper file apply-patch --dry-run dry.patch >"$TRASH/dry.diff" &&
+	grep -x -e "--- a/dry1.txt" "$TRASH/dry.diff" &&
+	grep -x -e "+++ b/dry2.txt" "$TRASH/dry.diff" &&
+	test "$(grep -c -x -e "+line seven" "$TRASH/dry.diff")" = 2 &&
+	numbered 10 >expect &&
+	cmp expect dry1.txt
+'
+
+test_expect_success 'apply-patch --dry-run of a failing patch is PATCH_FAILED with the same statuses' '
+	tree_state "$TRASH/dry.before" x1.txt x2.txt x3.txt &&
+	refused 18 PATCH_FAILED apply-patch --dry-run three.patch &&
+	tree_state "$TRASH/dry.after" x1.txt x2.txt x3.txt &&
+	test_cmp "$TRASH/dry.before" "$TRASH/dry.after" &&
+	jq -r ".error.details.patch_files[] | .status" refusal.json >actual &&
+	printf "applies\nfailed\napplies\n" >expect &&
+	test_cmp expect actual
+'
+
+# confinement
+
+test_expect_success 'a patch touching ../x is PATH_OUTSIDE_WORKSPACE (exit 4) and writes nothing' '
+	printf "outside\n" >"$OUTSIDE/x" &&
+	tree_state "$TRASH/conf.before" ../outside/x &&
+	printf -- "--- a/../outside/x\n+++ b/../outside/x\n@@ -1 +1 @@\n-outside\n+owned\n" \
+		>escape.patch &&
+	refused 4 PATH_OUTSIDE_WORKSPACE apply-patch escape.patch &&
+	tree_state "$TRASH/conf.after" ../outside/x &&
+	test_cmp "$TRASH/conf.before" "$TRASH/conf.after"
+'
+
+test_expect_success 'a patch whose later file leaves the workspace writes none of its files' '
+	numbered 3 >inside.txt &&
+	tree_state "$TRASH/conf.before" inside.txt &&
+	{
+		printf -- "--- a/inside.txt\n+++ b/inside.txt\n@@ -1 +1 @@\n-line 1\n+LINE 1\n" &&
+		printf -- "--- /dev/null\n+++ b/../outside/new\n@@ -0,0 +1 @@\n+planted\n"
+	} >escape2.patch &&
+	refused 4 PATH_OUTSIDE_WORKSPACE apply-patch escape2.patch &&
+	tree_state "$TRASH/conf.after" inside.txt &&
+	test_cmp "$TRASH/conf.before" "$TRASH/conf.after" &&
+	test ! -e "$OUTSIDE/new"
+'
+
+test_expect_success 'a patch naming an absolute path outside the workspace is refused (exit 6)' '
+	tree_state "$TRASH/conf.before" &&
+	printf -- "--- %s\n+++ %s\n@@ -1 +1 @@\n-outside\n+owned\n" "$OUTSIDE/x" "$OUTSIDE/x" \
+		>absolute.patch &&
+	test_expect_code 6 keeper --json file apply-patch absolute.patch >refusal.json &&
+	test_error_code ABSOLUTE_PATH_OUTSIDE_WORKSPACE refusal.json &&
+	tree_state "$TRASH/conf.after" &&
+	test_cmp "$TRASH/conf.before" "$TRASH/conf.after"
+'
+
+test_expect_success 'a patch into .filekeeper/ is PATH_IS_STATE_PATH (exit 8)' '
+	printf -- "--- /dev/null\n+++ b/.filekeeper/planted\n@@ -0,0 +1 @@\n+x\n" >state.patch &&
+	refused 8 PATH_IS_STATE_PATH apply-patch state.patch &&
+	test ! -e .filekeeper/planted
+'
+
+test_expect_success 'a patch creating .env is SENSITIVE_PATH_REFUSED (exit 10)' '
+	printf -- "--- /dev/null\n+++ b/.env\n@@ -0,0 +1 @@\n+TOKEN=x\n" >env.patch &&
+	refused 10 SENSITIVE_PATH_REFUSED apply-patch env.patch &&
+	test ! -e .env
+'
+
+test_done
