@@ -190,11 +190,17 @@ fn split_lf(text: &str) -> Vec<Line> {
             Some(line) => (line, "\r\n"),
             None => (&rest[..i], "\n"),
         };
-        lines.push(Line { text: line.to_owned(), eol });
+        lines.push(Line {
+            text: line.to_owned(),
+            eol,
+        });
         rest = &rest[i + 1..];
     }
     if !rest.is_empty() {
-        lines.push(Line { text: rest.to_owned(), eol: "" });
+        lines.push(Line {
+            text: rest.to_owned(),
+            eol: "",
+        });
     }
     lines
 }

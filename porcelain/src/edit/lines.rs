@@ -126,7 +126,11 @@ pub(crate) fn insert_lines(
             (_, Some(n)) => n as usize,
             (_, None) => 0,
         };
-        let (from, to) = if anchor == 0 { (0, 0) } else { range(doc, path, anchor as u64, anchor as u64)? };
+        let (from, to) = if anchor == 0 {
+            (0, 0)
+        } else {
+            range(doc, path, anchor as u64, anchor as u64)?
+        };
         guard_region(doc, path, from, to, expected)?;
     }
     doc.splice(at, at, new);

@@ -295,11 +295,19 @@ fn mark_no_eol(hunk: &mut Hunk) {
 
 fn patch_convention(file: &FilePatch) -> &'static str {
     let mut crs = file.hunks.iter().flat_map(|h| {
-        let terminated = if h.new_no_eol { h.add_crs.len().saturating_sub(1) } else { h.add_crs.len() };
+        let terminated = if h.new_no_eol {
+            h.add_crs.len().saturating_sub(1)
+        } else {
+            h.add_crs.len()
+        };
         h.add_crs[..terminated].iter().copied()
     });
     let first = crs.next();
-    if first == Some(true) && crs.all(|cr| cr) { "\r\n" } else { "\n" }
+    if first == Some(true) && crs.all(|cr| cr) {
+        "\r\n"
+    } else {
+        "\n"
+    }
 }
 
 /// Applies a file's hunks to `doc` (empty for a created file). Returns the per-hunk report;
@@ -308,7 +316,11 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
     // New lines take the file's convention; a file with no terminator yet (new or empty)
     // takes the patch's: CRLF when every added line that has a terminator carried a CR.
     let has_eol = doc.lines.iter().any(|l| !l.eol.is_empty());
-    let eol = if has_eol { doc.eol() } else { patch_convention(file) };
+    let eol = if has_eol {
+        doc.eol()
+    } else {
+        patch_convention(file)
+    };
     let old = std::mem::take(&mut doc.lines);
     let mut out: Vec<Line> = Vec::with_capacity(old.len());
     let mut cursor = 0usize;
