@@ -149,6 +149,66 @@ impl ServerHandler for Server {
     }
 }
 
+/// Copies stdin to the protocol handler line by line. A line that is not JSON at all gets a
+/// JSON-RPC parse error (-32700, id null) instead of vanishing, as the specification asks.
+async fn forward_requests(
+    mut to_server: tokio::io::DuplexStream,
+    errors: tokio::sync::mpsc::UnboundedSender<String>,
+) {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        if line.trim().is_empty() {
+            continue;
+        }
+        if serde_json::from_str::<serde_json::Value>(&line).is_err() {
+            let reply = serde_json::json!({
+                "jsonrpc": "2.0",
+                "id": null,
+                "error": {"code": -32700, "message": "parse error: the line is not JSON"}
+            });
+            let _ = errors.send(reply.to_string());
+            continue;
+        }
+        if to_server
+            .write_all(format!("{line}\n").as_bytes())
+            .await
+            .is_err()
+        {
+            break;
+        }
+    }
+    let _ = to_server.shutdown().await;
+}
+
+/// Writes the handler's messages and the parse errors to stdout, whole lines only, so the two
+/// never interleave.
+async fn write_responses(
+    from_server: tokio::io::DuplexStream,
+    mut parse_errors: tokio::sync::mpsc::UnboundedReceiver<String>,
+) {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let mut stdout = tokio::io::stdout();
+    let mut lines = tokio::io::BufReader::new(from_server).lines();
+    loop {
+        let line = tokio::select! {
+            line = lines.next_line() => match line {
+                Ok(Some(line)) => line,
+                _ => break,
+            },
+            Some(error) = parse_errors.recv() => error,
+        };
+        if stdout
+            .write_all(format!("{line}\n").as_bytes())
+            .await
+            .is_err()
+            || stdout.flush().await.is_err()
+        {
+            break;
+        }
+    }
+}
+
 fn fail(err: &Error) -> ! {
     eprintln!("filekeeper-mcp: error[{}]: {}", err.code, err.message);
     if let Some(how) = err.details.get("recovery").and_then(|v| v.as_str()) {
@@ -177,15 +237,22 @@ fn main() {
         .build()
         .unwrap_or_else(|e| fail(&Error::storage("starting the runtime", &e)));
     let served = runtime.block_on(async move {
+        let (to_server, from_client) = tokio::io::duplex(1 << 20);
+        let (to_client, from_server) = tokio::io::duplex(1 << 20);
+        let (errors, parse_errors) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(forward_requests(to_server, errors));
+        let writer = tokio::spawn(write_responses(from_server, parse_errors));
         let service = server
-            .serve(rmcp::transport::stdio())
+            .serve((from_client, to_client))
             .await
             .map_err(|e| e.to_string())?;
-        service
+        let outcome = service
             .waiting()
             .await
             .map(|_| ())
-            .map_err(|e| e.to_string())
+            .map_err(|e| e.to_string());
+        let _ = writer.await;
+        outcome
     });
     if let Err(reason) = served
         && cli.log_level != "error"

@@ -486,13 +486,14 @@ pub const TOOLS: &[ToolSpec] = &[
         params: &[
             ("operation_id", "string", "The operation to undo.", true),
             DRY_RUN,
+            SECRET,
         ],
         description: "Restore every path of an operation to its state before it. Safe, not best-effort: if any path changed since, nothing is modified and the result is UNDO_CONFLICT naming the blocking paths. The undo is itself an operation, so undoing it goes forward again.",
     },
     ToolSpec {
         name: "undo_last",
         effect: Effect::Change,
-        params: &[DRY_RUN],
+        params: &[DRY_RUN, SECRET],
         description: "Undo the newest operation of this workspace that is not an undo and not already undone, recorded by this server's actor when one was configured. Same safety as undo_operation.",
     },
 ];
@@ -613,9 +614,10 @@ pub fn call(
                 .read_many(&a.str_list("paths")?, &options)?
                 .into_iter()
                 .map(|item| match item {
-                    ManyItem::Read(read) => {
-                        filekeeper::envelope::success_document(fields(ws, &read))
-                    }
+                    ManyItem::Read(read) => match serde_json::to_value(&read) {
+                        Ok(Value::Object(map)) => filekeeper::envelope::success_document(map),
+                        _ => json!({"ok": false}),
+                    },
                     ManyItem::Failed { path, error } => {
                         let mut doc = filekeeper::envelope::error_document(&name_argument(error));
                         doc["path"] = json!(path);

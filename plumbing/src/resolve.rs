@@ -226,6 +226,13 @@ fn relative_components(root: &Root, given: &str) -> Result<Vec<Vec<u8>>> {
     if given.contains('\0') {
         return Err(Error::invalid("the path contains a NUL byte").path(given));
     }
+    if given.len() > 4096 {
+        // Never echo a huge argument back: name its size, not its text.
+        return Err(Error::invalid(format!(
+            "the path is {} bytes long; paths are at most 4096",
+            given.len()
+        )));
+    }
     let path = Path::new(given);
     if path.components().any(|c| c == Component::ParentDir) {
         return Err(Error::new(

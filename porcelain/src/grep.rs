@@ -72,7 +72,8 @@ impl Workspace {
             options.max_results,
             limits.max_search_results,
             "max_results",
-        )? as usize;
+        )
+        .map_err(|e| e.path(path))? as usize;
         if query.is_empty() {
             return Err(Error::invalid("the query is empty"));
         }

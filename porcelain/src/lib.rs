@@ -27,6 +27,16 @@ pub use read::{Existence, FileInfo, ManyItem, ReadOptions, ReadResult};
 use plumbing::home::{Home, Registration};
 use std::path::Path;
 
+/// LIMIT_EXCEEDED for an input above a configured size, the same from every surface.
+pub fn too_large(what: &str, len: u64, limit_name: &str, limit: u64) -> Error {
+    Error::new(
+        Code::LimitExceeded,
+        format!("the {what} is {len} bytes, above {limit_name} {limit}"),
+    )
+    .with("limit", limit)
+    .with("requested", len)
+}
+
 /// One selected workspace: the operations of the library API.
 pub struct Workspace {
     inner: plumbing::workspace::Workspace,

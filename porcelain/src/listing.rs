@@ -94,7 +94,8 @@ impl Workspace {
             options.max_entries,
             limits.max_directory_entries,
             "max_entries",
-        )?;
+        )
+        .map_err(|e| e.path(path.unwrap_or(".")))?;
         let matcher = options
             .glob
             .as_deref()
@@ -120,7 +121,8 @@ impl Workspace {
     /// `pattern`. Honours git's ignore rules and skips `.git/`.
     pub fn search(&self, path: &str, pattern: &str, max_results: Option<u64>) -> Result<Listing> {
         let limits = &self.inner.limits;
-        let max = bound(max_results, limits.max_search_results, "max_results")?;
+        let max = bound(max_results, limits.max_search_results, "max_results")
+            .map_err(|e| e.path(path))?;
         let matcher = glob(pattern).map_err(|e| e.path(path))?;
         self.collect(
             path,

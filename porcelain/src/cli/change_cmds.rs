@@ -40,31 +40,39 @@ pub(crate) fn options(global: &Global, args: &MutationArgs) -> MutationOptions {
     }
 }
 
-/// The new content: --content, --input, or standard input when it is not a terminal. Reads at
-/// most one byte more than the limit, so an oversized input is refused without being held.
-fn content(source: &ContentSource, limit: u64) -> Result<Vec<u8>> {
+/// The new content: --content, --input, or standard input when it is not a terminal. Holds at
+/// most one byte more than the limit: an oversized input is counted to its end, not kept, and
+/// refused with its real size, as the library would refuse it.
+fn content(source: &ContentSource, limit: u64, what: &str, limit_name: &str) -> Result<Vec<u8>> {
     if let Some(text) = &source.content {
         return Ok(text.clone().into_bytes());
     }
-    let mut bytes = Vec::new();
-    let read = if let Some(path) = &source.input {
-        std::fs::File::open(path)
-            .map_err(|e| {
-                Error::storage("opening --input", &e).with("input", path.display().to_string())
-            })?
-            .take(limit + 1)
-            .read_to_end(&mut bytes)
+    let mut reader: Box<dyn Read> = if let Some(path) = &source.input {
+        Box::new(std::fs::File::open(path).map_err(|e| {
+            Error::storage("opening --input", &e).with("input", path.display().to_string())
+        })?)
     } else if std::io::stdin().is_terminal() {
         return Err(Error::invalid(
             "no content: pass --content TEXT, --input FILE, or pipe it on stdin",
         ));
     } else {
-        std::io::stdin()
-            .lock()
-            .take(limit + 1)
-            .read_to_end(&mut bytes)
+        Box::new(std::io::stdin().lock())
     };
-    read.map_err(|e| Error::storage("reading the new content", &e))?;
+    let mut bytes = Vec::new();
+    let reading = |e: std::io::Error| Error::storage("reading the new content", &e);
+    (&mut reader)
+        .take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(reading)?;
+    if bytes.len() as u64 > limit {
+        let rest = std::io::copy(&mut reader, &mut std::io::sink()).map_err(reading)?;
+        return Err(crate::too_large(
+            what,
+            bytes.len() as u64 + rest,
+            limit_name,
+            limit,
+        ));
+    }
     Ok(bytes)
 }
 
@@ -106,7 +114,7 @@ pub fn file(ws: &Workspace, cmd: &FileCommand, global: &Global) -> Result<Reply>
             mutation,
         } => ws.create_file(
             path,
-            &content(source, limit)?,
+            &content(source, limit, "content", "max_write_bytes").map_err(|e| e.path(path))?,
             *allow_existing,
             &options(global, mutation),
         )?,
@@ -117,7 +125,7 @@ pub fn file(ws: &Workspace, cmd: &FileCommand, global: &Global) -> Result<Reply>
             mutation,
         } => ws.write_file(
             path,
-            &content(source, limit)?,
+            &content(source, limit, "content", "max_write_bytes").map_err(|e| e.path(path))?,
             expected_hash.as_deref(),
             &options(global, mutation),
         )?,
@@ -224,7 +232,7 @@ pub fn file(ws: &Workspace, cmd: &FileCommand, global: &Global) -> Result<Reply>
                 content: None,
                 input: patch.clone(),
             };
-            let bytes = content(&source, limit)?;
+            let bytes = content(&source, limit, "patch", "max_patch_bytes")?;
             let text = String::from_utf8(bytes).map_err(|_| {
                 Error::new(crate::Code::PatchFailed, "the patch is not UTF-8 text")
                     .with("reason", "not_utf8")

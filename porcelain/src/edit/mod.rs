@@ -189,14 +189,12 @@ impl Workspace {
     ) -> Result<MutationResult> {
         let limit = self.inner.limits.max_patch_bytes;
         if patch_text.len() as u64 > limit {
-            return Err(Error::new(
-                Code::LimitExceeded,
-                format!(
-                    "the patch is {} bytes, above max_patch_bytes {limit}",
-                    patch_text.len()
-                ),
-            )
-            .with("limit", limit));
+            return Err(crate::too_large(
+                "patch",
+                patch_text.len() as u64,
+                "max_patch_bytes",
+                limit,
+            ));
         }
         let files = patch::parse(patch_text)?;
         self.mutate(options, |ws| ws.patch_plan(&files, options))

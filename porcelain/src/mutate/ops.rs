@@ -90,12 +90,7 @@ impl Workspace {
     pub(crate) fn check_size(&self, path: &str, len: usize) -> Result<()> {
         let max = self.inner.limits.max_write_bytes;
         if len as u64 > max {
-            return Err(Error::new(
-                Code::LimitExceeded,
-                format!("the content is {len} bytes, above max_write_bytes {max}"),
-            )
-            .path(path)
-            .with("limit", max));
+            return Err(crate::too_large("content", len as u64, "max_write_bytes", max).path(path));
         }
         Ok(())
     }
