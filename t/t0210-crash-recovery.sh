@@ -193,6 +193,20 @@ recover_resolves () {
 	test "$(rows "SELECT status FROM operations WHERE id = '$(cat pending)'")" = "$1"
 }
 
+# undo_restores STATUS: after a committed or partial resolution, history undo of the operation
+# brings every path back to its complete old state (nothing to undo otherwise).
+undo_restores () {
+	case $1 in
+	committed|partial)
+		in_case history undo "$(cat pending)" >/dev/null &&
+		survey >state &&
+		echo before >expect &&
+		test_cmp expect state &&
+		in_case fsck >/dev/null
+		;;
+	esac
+}
+
 # pending_count: how many operations of the current case are pending.
 pending_count () {
 	rows "SELECT count(*) FROM operations WHERE status = 'pending'"
@@ -262,7 +276,8 @@ while read -r cmd kind blobs steps inner; do
 			test_cmp expect state &&
 			test "$(pending_count)" = 0 &&
 			no_temp_files &&
-			in_case fsck >/dev/null
+			in_case fsck >/dev/null &&
+			undo_restores $status
 		' </dev/null
 	done
 done <<EOF

@@ -28,6 +28,21 @@ pub fn crash_point(name: &str) {
     let _ = name;
 }
 
+/// The environment variable that names a failure point for tests.
+pub const FAIL_ENV: &str = "FILEKEEPER_TEST_FAIL_AT";
+
+/// Fails with an injected I/O error (EIO) when `FILEKEEPER_TEST_FAIL_AT` names this point, so
+/// tests can exercise the paths that handle a failing step (rollback, PARTIAL_RECOVERY). Like
+/// the crash points, only the `crash-points` build has them.
+pub fn fail_point(name: &str) -> std::io::Result<()> {
+    #[cfg(feature = "crash-points")]
+    if std::env::var_os(FAIL_ENV).is_some_and(|v| v == name) {
+        return Err(std::io::Error::from_raw_os_error(5));
+    }
+    let _ = name;
+    Ok(())
+}
+
 /// Whether this build has crash points (so tests can tell a real miss from a disarmed point).
 pub const CRASH_POINTS_ARMED: bool = cfg!(feature = "crash-points");
 

@@ -263,7 +263,10 @@ impl Workspace {
         let id = journal.begin(&op)?;
         filekeeper_plumbing::durable::crash_point("mutation-after-begin");
         for (done, step) in plan.steps.iter().enumerate() {
-            if let Err(err) = self.apply(step, options) {
+            let injected =
+                filekeeper_plumbing::durable::fail_point(&format!("mutation-step-{}", done + 1))
+                    .map_err(|e| Error::storage("applying a step", &e));
+            if let Err(err) = injected.and_then(|()| self.apply(step, options)) {
                 return Err(self.roll_back(&mut journal, &id, &plan, done, err, &store));
             }
             if filekeeper_plumbing::durable::CRASH_POINTS_ARMED {
