@@ -13,11 +13,6 @@ history cap is written without its bytes stored; a git-ignored target warns. No 
 left behind and fsck is clean at the end.'
 . ./test-lib.sh
 
-# sha FILE: the content id keeper reports for FILE, sha256:<hex> of its bytes.
-sha () {
-	printf "sha256:%s\n" "$(sha256sum <"$1" | cut -d" " -f1)"
-}
-
 # size_of FILE: FILE's size in bytes.
 size_of () {
 	wc -c <"$1" | tr -d " "

@@ -10,11 +10,6 @@ after which every deleted file'"'"'s bytes are still recoverable from the journa
 Trees holding a symlink are refused and left as they were.'
 . ./test-lib.sh
 
-# sha FILE: the content id keeper reports for FILE, sha256:<hex> of its bytes.
-sha () {
-	printf "sha256:%s\n" "$(sha256sum <"$1" | cut -d" " -f1)"
-}
-
 # journal SQL: runs SQL on the workspace's journal.
 journal () {
 	sqlite3 "$WS/.filekeeper/journal.sqlite3" "$1"

@@ -12,11 +12,6 @@ and the journal are identical before and after, and a dry run in a fresh workspa
 
 DRY=$TRASH/dry
 
-# sha FILE: the content id keeper reports for FILE, sha256:<hex> of its bytes.
-sha () {
-	printf "sha256:%s\n" "$(sha256sum <"$1" | cut -d" " -f1)"
-}
-
 # dry_state FILE: everything a dry run must leave alone in the workspace "dry": every path with
 # its type, mode, inode, size and mtime; every file's hash; the state directory's entries
 # (SQLite's -wal and -shm aside); the journal file's bytes after a checkpoint; its rows.

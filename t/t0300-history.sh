@@ -10,11 +10,6 @@ diff of just the change, from the stored blobs, with /dev/null for a missing sid
 history-skipped paths are said to be so, never dumped. The human list is a table.'
 . ./test-lib.sh
 
-# sha FILE: the content id keeper reports for FILE, sha256:<hex> of its bytes.
-sha () {
-	printf "sha256:%s\n" "$(sha256sum <"$1" | cut -d" " -f1)"
-}
-
 # op_of FILE: the operation id of the mutation result in FILE.
 op_of () {
 	jq -e -r .operation_id "$1"

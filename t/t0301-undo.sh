@@ -13,11 +13,6 @@ history travels with the tree: undo works after the workspace directory is moved
 records nothing, and fsck is clean at the end.'
 . ./test-lib.sh
 
-# sha FILE: the content id keeper reports for FILE, sha256:<hex> of its bytes.
-sha () {
-	printf "sha256:%s\n" "$(sha256sum <"$1" | cut -d" " -f1)"
-}
-
 # op_of FILE: the operation id of the mutation result in FILE.
 op_of () {
 	jq -e -r .operation_id "$1"

@@ -16,11 +16,6 @@ to the exact old bytes; --dry-run prints a unified diff and writes nothing. A re
 changes neither the file nor the journal.'
 . ./test-lib.sh
 
-# sha FILE: the content id keeper reports for FILE, sha256:<hex> of its bytes.
-sha () {
-	printf "sha256:%s\n" "$(sha256sum <"$1" | cut -d" " -f1)"
-}
-
 # op_count: how many operations the workspace journal holds (0 before the first mutation).
 op_count () {
 	if test -f "$WS/.filekeeper/journal.sqlite3"

@@ -12,11 +12,6 @@ last line is replaced, appended to or deleted. --expected-content guards the ran
 writes nothing; every edit is an operation that history undo reverts to the exact old bytes.'
 . ./test-lib.sh
 
-# sha FILE: the content id keeper reports for FILE, sha256:<hex> of its bytes.
-sha () {
-	printf "sha256:%s\n" "$(sha256sum <"$1" | cut -d" " -f1)"
-}
-
 # op_count: how many operations the workspace journal holds (0 before the first mutation).
 op_count () {
 	if test -f "$WS/.filekeeper/journal.sqlite3"

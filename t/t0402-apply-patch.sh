@@ -18,11 +18,6 @@ in a patch is confined to the workspace.'
 SCRATCH=$TRASH/scratch
 mkdir -p "$SCRATCH"
 
-# sha FILE: the content id keeper reports for FILE, sha256:<hex> of its bytes.
-sha () {
-	printf "sha256:%s\n" "$(sha256sum <"$1" | cut -d" " -f1)"
-}
-
 # op_count: how many operations the workspace journal holds (0 before the first mutation).
 op_count () {
 	if test -f "$WS/.filekeeper/journal.sqlite3"

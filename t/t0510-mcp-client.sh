@@ -28,11 +28,6 @@ MUTATING="file_create file_write file_copy file_move file_delete directory_creat
 directory_delete file_replace_text file_replace_lines file_insert_lines file_delete_lines
 file_apply_patch undo_operation undo_last"
 
-# sha FILE: the content id Filekeeper reports for FILE's bytes.
-sha () {
-	printf "sha256:%s\n" "$(sha256sum <"$1" | cut -d" " -f1)"
-}
-
 # words LIST: the whitespace-separated words of LIST, one per line, sorted.
 words () {
 	printf "%s\n" $1 | LC_ALL=C sort

@@ -129,6 +129,11 @@ test_no_host_path () {
 	fi
 }
 
+# sha FILE: the content id keeper gives FILE's bytes, sha256:<hex>, computed by sha256sum.
+sha () {
+	printf "sha256:%s\n" "$(sha256sum <"$1" | cut -d" " -f1)"
+}
+
 test_done () {
 	echo "1..$test_count"
 	if test $test_failures -gt 0; then
