@@ -9,7 +9,6 @@ use crate::durable::{replace_file, sync_dir};
 use crate::error::{Code, Error, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 pub const CONFIG_FILE: &str = "config.toml";
 pub const REGISTRY_FILE: &str = "registry.sqlite3";
@@ -107,39 +106,34 @@ impl Home {
                 sync_dir(parent).map_err(|e| Error::storage("creating the Filekeeper home", &e))?;
             }
         }
-        let conn = Connection::open(&path)?;
-        conn.busy_timeout(Duration::from_secs(30))?;
-        conn.pragma_update(None, "synchronous", "FULL")?;
-        let app: i64 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
-        let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-        match (app, version) {
-            (REGISTRY_APPLICATION_ID, 1) => {}
-            (0, 0) => {
-                conn.execute_batch(&format!(
-                    "BEGIN IMMEDIATE; {REGISTRY_SCHEMA} PRAGMA application_id = {REGISTRY_APPLICATION_ID}; PRAGMA user_version = 1; COMMIT;"
-                ))
-                .or_else(|e| {
-                    // Another process may have created it first; accept its schema.
-                    let _ = conn.execute_batch("ROLLBACK");
-                    let v: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-                    if v == 1 { Ok(()) } else { Err(e) }
-                })?;
-            }
-            (REGISTRY_APPLICATION_ID, v) if v > 1 => {
-                return Err(Error::new(
+        let conn = crate::sqlite::open(&path, true, |conn| {
+            let app: i64 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
+            let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+            match (app, version) {
+                (REGISTRY_APPLICATION_ID, 1) => Ok(()),
+                (0, 0) => conn
+                    .execute_batch(&format!(
+                        "BEGIN IMMEDIATE; {REGISTRY_SCHEMA} PRAGMA application_id = {REGISTRY_APPLICATION_ID}; PRAGMA user_version = 1; COMMIT;"
+                    ))
+                    .or_else(|e| {
+                        // Another process may have created it first; accept its schema.
+                        let _ = conn.execute_batch("ROLLBACK");
+                        let v: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+                        if v == 1 { Ok(()) } else { Err(e) }
+                    })
+                    .map_err(Error::from),
+                (REGISTRY_APPLICATION_ID, v) if v > 1 => Err(Error::new(
                     Code::MigrationError,
                     format!(
                         "the workspace registry has schema version {v}, newer than this build's 1; upgrade keeper"
                     ),
-                ));
-            }
-            _ => {
-                return Err(Error::new(
+                )),
+                _ => Err(Error::new(
                     Code::MigrationError,
                     "registry.sqlite3 in the Filekeeper home is not a Filekeeper registry",
-                ));
+                )),
             }
-        }
+        })?;
         Ok(Some(Registry { conn }))
     }
 

@@ -27,6 +27,7 @@ pub mod publish;
 pub mod recover;
 pub mod resolve;
 pub mod sensitive;
+mod sqlite;
 pub mod tree;
 pub mod walk;
 pub mod workspace;

@@ -288,7 +288,7 @@ impl Workspace {
             .with("operation_id", id)
             .with("paths", bad));
         }
-        journal.set_status(&id, &[Status::Pending], Status::Committed)?;
+        journal.commit_under_lock(&id)?;
         drop(lock);
         let mut result = self.result(&plan, Some(id), warnings)?;
         result.undo_available = result.history_skipped.is_empty();
