@@ -40,6 +40,16 @@ pub struct Global {
     #[arg(long, short, global = true)]
     pub verbose: bool,
 
+    /// Colour diffs: auto (when stdout is a terminal and NO_COLOR is unset), always or never.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value = "auto",
+        value_name = "WHEN"
+    )]
+    pub color: ColorWhen,
+
     /// The Filekeeper home directory (default: $FILEKEEPER_HOME, else
     /// $XDG_DATA_HOME/filekeeper, else ~/.local/share/filekeeper).
     #[arg(long, global = true, value_name = "PATH")]
@@ -648,4 +658,12 @@ pub enum HistoryCommand {
         #[command(flatten)]
         mutation: MutationArgs,
     },
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorWhen {
+    Auto,
+    Always,
+    Never,
 }

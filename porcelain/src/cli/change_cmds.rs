@@ -80,6 +80,7 @@ pub(crate) fn reply(ws: &Workspace, result: MutationResult) -> Reply {
     let fields = crate::envelope::result_fields(ws.name(), &result);
     if result.dry_run {
         let mut reply = Reply::new(fields, result.preview_diff.clone().unwrap_or_default());
+        reply.diff = true;
         reply.notes = vec![format!(
             "dry run: {} (nothing was changed)",
             if result.would_change == Some(true) {

@@ -94,7 +94,9 @@ pub fn run(ws: &Workspace, cmd: &HistoryCommand, global: &Global) -> Result<Repl
                     (None, _) => human.push_str(&format!("{} unchanged\n", p.path)),
                 }
             }
-            Ok(Reply::new(fields(ws, &diff), human))
+            let mut reply = Reply::new(fields(ws, &diff), human);
+            reply.diff = true;
+            Ok(reply)
         }
         HistoryCommand::Undo {
             operation_id,

@@ -32,10 +32,20 @@ pub fn run(argv: Vec<OsString>) -> i32 {
         Ok(cli) => cli,
         Err(e) => return usage_error(e, json),
     };
+    let color = match cli.global.color {
+        args::ColorWhen::Always => true,
+        args::ColorWhen::Never => false,
+        args::ColorWhen::Auto => {
+            use std::io::IsTerminal;
+            std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
+    };
     let style = Style {
         json: cli.global.json,
         quiet: cli.global.quiet,
         verbose: cli.global.verbose,
+        color,
     };
     match dispatch(&cli) {
         Ok(reply) => output::success(style, reply),
@@ -151,6 +161,7 @@ fn usage_error(err: clap::Error, json: bool) -> i32 {
                 json: true,
                 quiet: false,
                 verbose: false,
+                color: false,
             },
             &e,
         )

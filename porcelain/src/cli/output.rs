@@ -11,6 +11,8 @@ pub struct Style {
     pub json: bool,
     pub quiet: bool,
     pub verbose: bool,
+    /// Colour diffs in human output.
+    pub color: bool,
 }
 
 /// A successful command's result.
@@ -24,6 +26,8 @@ pub struct Reply {
     pub notes: Vec<String>,
     /// The process exit code (0, or 3 for a predicate answering "no").
     pub exit: i32,
+    /// The human output is a unified diff (coloured when colour is on).
+    pub diff: bool,
 }
 
 impl Reply {
@@ -33,6 +37,7 @@ impl Reply {
             human: human.into(),
             notes: Vec::new(),
             exit: 0,
+            diff: false,
         }
     }
 }
@@ -47,7 +52,11 @@ pub fn success(style: Style, reply: Reply) -> i32 {
             crate::envelope::success_document(reply.fields)
         );
     } else {
-        let _ = stdout.write_all(&reply.human);
+        if reply.diff && style.color {
+            let _ = stdout.write_all(colorize(&String::from_utf8_lossy(&reply.human)).as_bytes());
+        } else {
+            let _ = stdout.write_all(&reply.human);
+        }
         let _ = stdout.flush();
         if !style.quiet {
             for note in &reply.notes {
@@ -111,4 +120,41 @@ pub fn failure(style: Style, err: &Error) -> i32 {
         }
     }
     err.code.exit_code()
+}
+
+/// ANSI colours for a unified diff: headers bold, hunk headers cyan, removals red, additions
+/// green; every other line as it is.
+fn colorize(diff: &str) -> String {
+    diff.split_inclusive('\n')
+        .map(|line| {
+            let (body, nl) = match line.strip_suffix('\n') {
+                Some(body) => (body, "\n"),
+                None => (line, ""),
+            };
+            let code = if body.starts_with("+++") || body.starts_with("---") {
+                "1"
+            } else if body.starts_with("@@") {
+                "36"
+            } else if body.starts_with('+') {
+                "32"
+            } else if body.starts_with('-') {
+                "31"
+            } else {
+                return line.to_owned();
+            };
+            format!("\x1b[{code}m{body}\x1b[0m{nl}")
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn diffs_are_coloured_line_by_line() {
+        let out = super::colorize("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-old\n+new\n same\n");
+        assert!(out.contains("\x1b[31m-old\x1b[0m\n"));
+        assert!(out.contains("\x1b[32m+new\x1b[0m\n"));
+        assert!(out.contains("\x1b[36m@@ -1 +1 @@\x1b[0m"));
+        assert!(out.ends_with(" same\n"));
+    }
 }
