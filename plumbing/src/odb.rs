@@ -67,26 +67,43 @@ impl ObjectStore {
             let file = File::create_new(&tmp).map_err(|e| Error::storage("writing object", &e))?;
             let mut encoder = zstd::stream::Encoder::new(file, LEVEL)
                 .map_err(|e| Error::storage("writing object", &e))?;
-            let mut hasher = Hasher::default();
-            let mut buf = vec![0u8; 256 * 1024];
-            loop {
-                let n = match reader.read(&mut buf) {
-                    Ok(0) => break,
-                    Ok(n) => n,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => return Err(Error::storage("reading input", &e)),
-                };
-                hasher.update(&buf[..n]);
-                encoder
-                    .write_all(&buf[..n])
+            // Hashing and compressing are each about as costly as the other: this thread
+            // reads and hashes while a second one compresses, a few chunks apart.
+            let (chunks, received) = std::sync::mpsc::sync_channel::<Vec<u8>>(4);
+            std::thread::scope(|scope| {
+                let compressor = scope.spawn(move || -> io::Result<File> {
+                    for chunk in received {
+                        encoder.write_all(&chunk)?;
+                    }
+                    encoder.finish()
+                });
+                let mut hasher = Hasher::default();
+                let read = (|| -> Result<()> {
+                    loop {
+                        let mut buf = vec![0u8; 1024 * 1024];
+                        let n = match reader.read(&mut buf) {
+                            Ok(0) => return Ok(()),
+                            Ok(n) => n,
+                            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                            Err(e) => return Err(Error::storage("reading input", &e)),
+                        };
+                        buf.truncate(n);
+                        hasher.update(&buf);
+                        if chunks.send(buf).is_err() {
+                            return Ok(()); // the compressor failed; its error is reported below
+                        }
+                    }
+                })();
+                drop(chunks);
+                let file = compressor
+                    .join()
+                    .map_err(|_| Error::internal("the compressing thread stopped unexpectedly"))?
                     .map_err(|e| Error::storage("writing object", &e))?;
-            }
-            let file = encoder
-                .finish()
-                .map_err(|e| Error::storage("writing object", &e))?;
-            file.sync_all()
-                .map_err(|e| Error::storage("syncing object", &e))?;
-            Ok(hasher.finish())
+                read?;
+                file.sync_all()
+                    .map_err(|e| Error::storage("syncing object", &e))?;
+                Ok(hasher.finish())
+            })
         })();
         let (id, len) = match result {
             Ok(found) => found,
