@@ -134,6 +134,43 @@ sha () {
 	printf "sha256:%s\n" "$(sha256sum <"$1" | cut -d" " -f1)"
 }
 
+# op_count: how many operations the workspace journal holds (0 before the first mutation).
+op_count () {
+	if test -f "$WS/.filekeeper/journal.sqlite3"
+	then
+		sqlite3 "$WS/.filekeeper/journal.sqlite3" "SELECT count(*) FROM operations"
+	else
+		echo 0
+	fi
+}
+
+# save FILE: remembers FILE's bytes and the journal's operation count, for untouched.
+save () {
+	mkdir -p "$TRASH/saved" &&
+	cp "$1" "$TRASH/saved/$1" &&
+	op_count >"$TRASH/saved/$1.ops"
+}
+
+# untouched FILE: FILE holds exactly the bytes saved by `save FILE`, and the journal gained no
+# operation since.
+untouched () {
+	cmp "$TRASH/saved/$1" "$1" &&
+	test "$(op_count)" = "$(cat "$TRASH/saved/$1.ops")" || {
+		echo >&2 "$1 or the journal changed"
+		return 1
+	}
+}
+
+# refused EXIT CODE ARGS...: `keeper --json file ARGS...` exits EXIT with a CODE failure
+# document, left in refusal.json, that leaks no host path.
+refused () {
+	want_exit=$1 want_code=$2
+	shift 2
+	test_expect_code "$want_exit" keeper --json file "$@" >refusal.json &&
+	test_error_code "$want_code" refusal.json &&
+	test_no_host_path refusal.json
+}
+
 test_done () {
 	echo "1..$test_count"
 	if test $test_failures -gt 0; then

@@ -274,14 +274,9 @@ pub fn journal_begin(
     if op.target_path.is_none() {
         op.target_path = op.items.first().map(|i| i.path.clone());
     }
-    // Under the lock, so no recovery takes this operation for a dead process's.
-    let (_, _lock) = ws.lock()?;
-    let state = match existing {
-        Some(state) => state,
-        None => ws
-            .state(true)?
-            .ok_or_else(|| Error::internal("state was not created"))?,
-    };
+    // Under the lock (which creates the state when this is the first record), so no recovery
+    // takes this operation for a dead process's.
+    let (state, _lock) = ws.lock()?;
     let id = state.journal()?.begin(&op)?;
     let out = fields(json!({"operation_id": id, "status": Status::Pending.as_str()}));
     Ok(with_notices(out, Some(&state)))

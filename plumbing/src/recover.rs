@@ -53,7 +53,6 @@ pub fn recover(
         for item in &op.items {
             dirs.insert(parent_of(&item.path).to_owned());
         }
-        journal.set_status(&op.id, &[Status::Pending], status)?;
         let changed_paths = op
             .items
             .iter()
@@ -66,8 +65,14 @@ pub fn recover(
             changed_paths,
         });
     }
+    // Temp files first, statuses after: a recovery that is itself killed in between finds the
+    // operations still pending next time and cleans again; the other order could leave a temp
+    // file that no later recovery would look for.
     for dir in dirs {
         remove_temp_files(ws, &dir)?;
+    }
+    for r in &resolved {
+        journal.set_status(&r.operation_id, &[Status::Pending], r.status)?;
     }
     Ok(resolved)
 }
