@@ -17,6 +17,7 @@ checks that keeper died on the spot (exit 134). Then:
 
 Finally the next mutation, instead of keeper recover, resolves a pending record the same way.'
 . ./test-lib.sh
+. "$TEST_DIRECTORY"/lib-mutation-cases.sh
 
 CASES=$TRASH/crash
 
@@ -30,125 +31,6 @@ crash () {
 	)
 	code=$?
 	test $code -eq 134 || { echo >&2 "expected a crash at $1, got exit $code"; return 1; }
-}
-
-# in_case ARGS...: keeper on the current case's workspace.
-in_case () {
-	keeper --root "$PWD/ws" "$@"
-}
-
-# rows SQL: a query on the current case's journal.
-rows () {
-	sqlite3 ws/.filekeeper/journal.sqlite3 "$1"
-}
-
-# For each command: before_CMD builds, in the current directory, the tree as it is before the
-# command; after_CMD turns a copy of it into the tree as it must be after, with plain shell
-# commands; run_CMD is the keeper command itself, run in the case directory.
-
-before_file_create () { printf "bystander\n" >bystander.txt; }
-after_file_create () { cp "$TRASH/new.txt" created.txt; }
-run_file_create () { in_case file create created.txt --input "$TRASH/new.txt"; }
-
-before_file_write () { printf "bystander\n" >bystander.txt && cp "$TRASH/old.txt" doc.txt; }
-after_file_write () { cp "$TRASH/new.txt" doc.txt; }
-run_file_write () { in_case file write doc.txt --input "$TRASH/new.txt"; }
-
-before_file_copy () { printf "bystander\n" >bystander.txt && cp "$TRASH/new.txt" src.txt; }
-after_file_copy () { cp src.txt copy.txt; }
-run_file_copy () { in_case file copy src.txt copy.txt; }
-
-before_file_move () {
-	printf "bystander\n" >bystander.txt &&
-	mkdir from to &&
-	cp "$TRASH/old.txt" from/moving.txt
-}
-after_file_move () { mv from/moving.txt to/moved.txt; }
-run_file_move () { in_case file move from/moving.txt to/moved.txt; }
-
-before_file_delete () { printf "bystander\n" >bystander.txt && cp "$TRASH/old.txt" doomed.txt; }
-after_file_delete () { rm doomed.txt; }
-run_file_delete () { in_case file delete doomed.txt; }
-
-before_dir_create () { printf "bystander\n" >bystander.txt; }
-after_dir_create () { mkdir -p a/b/c; }
-run_dir_create () { in_case dir create a/b/c --parents; }
-
-before_dir_move () {
-	printf "bystander\n" >bystander.txt &&
-	mkdir -p olddir/sub &&
-	cp "$TRASH/old.txt" olddir/x.txt &&
-	cp "$TRASH/new.txt" olddir/sub/y.txt
-}
-after_dir_move () { mv olddir newdir; }
-run_dir_move () { in_case dir move olddir newdir; }
-
-# Three files in two directories: five steps (three removals, then tree/sub, then tree).
-before_dir_delete () {
-	printf "bystander\n" >bystander.txt &&
-	mkdir -p tree/sub &&
-	cp "$TRASH/old.txt" tree/one.txt &&
-	cp "$TRASH/new.txt" tree/sub/two.txt &&
-	printf "three\n" >tree/sub/three.txt
-}
-after_dir_delete () { rm -r tree; }
-run_dir_delete () { in_case dir delete tree --recursive --confirm-recursive; }
-
-# make_case CMD DIR: DIR/before and DIR/after are the snapshots, DIR/ws the workspace (a copy
-# of before, with no Filekeeper state yet).
-make_case () {
-	mkdir -p "$2/before" &&
-	(cd "$2/before" && "before_$1") &&
-	cp -a "$2/before" "$2/after" &&
-	(cd "$2/after" && "after_$1") &&
-	cp -a "$2/before" "$2/ws"
-}
-
-# holds SNAPSHOT PATH: ws/PATH is what SNAPSHOT/PATH is: the same bytes, a directory, or absent.
-holds () {
-	if test -d "$1/$2"; then
-		test -d "ws/$2" && ! test -h "ws/$2"
-	elif test -f "$1/$2"; then
-		test -f "ws/$2" && ! test -h "ws/$2" && cmp -s "$1/$2" "ws/$2"
-	else
-		! test -e "ws/$2" && ! test -h "ws/$2"
-	fi
-}
-
-# survey: compares every path of both snapshots with the workspace. Fails, naming them, when a
-# path holds neither its complete old nor its complete new state, or when the workspace holds a
-# path neither snapshot has (our own .filekeeper/ and .fk-tmp-* aside). Otherwise prints
-# "before" when every path holds its before state, "after" when every path holds its after
-# state, and "mixed" otherwise; the file "changed" lists the paths that differ from before.
-survey () {
-	(cd before && find . -mindepth 1 && cd ../after && find . -mindepth 1) |
-		sed "s|^\./||" | sort -u >paths &&
-	(cd ws && find . -mindepth 1 \( -name .filekeeper -prune -o -name ".fk-tmp-*" -prune -o -print \)) |
-		sed "s|^\./||" | sort >present &&
-	comm -13 paths present >strays &&
-	if test -s strays; then
-		echo >&2 "paths neither snapshot has:" && cat >&2 strays && return 1
-	fi &&
-	: >changed && : >not-after && : >torn &&
-	while read -r p; do
-		old=yes new=yes
-		holds before "$p" || old=no
-		holds after "$p" || new=no
-		if test $old = no; then echo "$p" >>changed; fi
-		if test $new = no; then echo "$p" >>not-after; fi
-		if test $old$new = nono; then echo "$p" >>torn; fi
-	done <paths &&
-	if test -s torn; then
-		echo >&2 "torn: neither the complete old nor the complete new state:" &&
-		cat >&2 torn && return 1
-	fi &&
-	if ! test -s not-after; then
-		echo after
-	elif ! test -s changed; then
-		echo before
-	else
-		echo mixed
-	fi
 }
 
 # journal_after_crash STATUS KIND: a crash before the record (STATUS none) recorded nothing;
@@ -207,17 +89,6 @@ undo_restores () {
 	esac
 }
 
-# pending_count: how many operations of the current case are pending.
-pending_count () {
-	rows "SELECT count(*) FROM operations WHERE status = 'pending'"
-}
-
-# no_temp_files: no .fk-tmp-* file anywhere in the workspace.
-no_temp_files () {
-	find ws -name ".fk-tmp-*" >leftovers &&
-	test ! -s leftovers || { cat >&2 leftovers; return 1; }
-}
-
 test_expect_success 'this keeper is the test build, with crash points armed' '
 	mkdir "$TRASH/probe" &&
 	test_expect_code 134 env FILEKEEPER_TEST_CRASH_AT=mutation-after-begin \
@@ -225,11 +96,7 @@ test_expect_success 'this keeper is the test build, with crash points armed' '
 '
 
 test_expect_success 'setup: an old and a new version, long enough that a torn file shows' '
-	awk "BEGIN { for (i = 1; i <= 300; i++) printf \"old line %d of the first version\n\", i }" \
-		>"$TRASH/old.txt" &&
-	awk "BEGIN { for (i = 1; i <= 400; i++) printf \"new line %d, rewritten for the second version\n\", i }" \
-		>"$TRASH/new.txt" &&
-	! cmp -s "$TRASH/old.txt" "$TRASH/new.txt"
+	make_versions
 '
 
 # One row per command: the command, its journal kind, whether it stores blobs before the record

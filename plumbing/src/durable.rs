@@ -43,6 +43,111 @@ pub fn fail_point(name: &str) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The environment variable of the I/O fault sweep: `N:eio`, `N:enospc` or `N:die`.
+pub const FAULT_ENV: &str = "FILEKEEPER_TEST_FAULT";
+
+/// The environment variable naming a file to which every counted call appends `N name`, so a
+/// test can learn how many calls a command makes before it sweeps them.
+pub const FAULT_LOG_ENV: &str = "FILEKEEPER_TEST_FAULT_LOG";
+
+/// An error value a counted call can be made to return.
+pub trait Injectable {
+    fn injected(call: &str, errno: i32) -> Self;
+}
+
+impl Injectable for io::Error {
+    fn injected(_call: &str, errno: i32) -> Self {
+        io::Error::from_raw_os_error(errno)
+    }
+}
+
+impl Injectable for rustix::io::Errno {
+    fn injected(_call: &str, errno: i32) -> Self {
+        rustix::io::Errno::from_raw_os_error(errno)
+    }
+}
+
+impl Injectable for crate::Error {
+    fn injected(call: &str, errno: i32) -> Self {
+        crate::Error::storage(call, &io::Error::from_raw_os_error(errno))
+    }
+}
+
+/// Runs one effectful filesystem or journal call. Every call that changes durable state goes
+/// through here, in a fixed order per command, so the fault sweep can name one by number:
+/// with `FILEKEEPER_TEST_FAULT=N:eio` (or `enospc`) the Nth call fails without running, and
+/// with `N:die` it runs and the process aborts right after it, as a power cut would leave it.
+/// Only the `crash-points` build counts; in any other build this is the call itself.
+#[inline(always)]
+pub fn counted<T, E: Injectable>(
+    name: &'static str,
+    call: impl FnOnce() -> Result<T, E>,
+) -> Result<T, E> {
+    #[cfg(feature = "crash-points")]
+    {
+        sweep::around(name, call)
+    }
+    #[cfg(not(feature = "crash-points"))]
+    {
+        let _ = name;
+        call()
+    }
+}
+
+#[cfg(feature = "crash-points")]
+mod sweep {
+    use super::{FAULT_ENV, FAULT_LOG_ENV, Injectable};
+    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    enum Fault {
+        Fail(i32),
+        Die,
+    }
+
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+
+    fn planned() -> Option<&'static (u64, Fault)> {
+        static PLAN: OnceLock<Option<(u64, Fault)>> = OnceLock::new();
+        PLAN.get_or_init(|| {
+            let text = std::env::var(FAULT_ENV).ok()?;
+            let (at, kind) = text.split_once(':')?;
+            let fault = match kind {
+                "eio" => Fault::Fail(5),
+                "enospc" => Fault::Fail(28),
+                "die" => Fault::Die,
+                _ => return None,
+            };
+            Some((at.parse().ok()?, fault))
+        })
+        .as_ref()
+    }
+
+    pub(super) fn around<T, E: Injectable>(
+        name: &'static str,
+        call: impl FnOnce() -> Result<T, E>,
+    ) -> Result<T, E> {
+        let n = CALLS.fetch_add(1, Ordering::SeqCst) + 1;
+        if let Some(log) = std::env::var_os(FAULT_LOG_ENV) {
+            use std::io::Write;
+            let line = format!("{n} {name}\n");
+            let _ = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(log)
+                .and_then(|mut f| f.write_all(line.as_bytes()));
+        }
+        match planned() {
+            Some((at, Fault::Fail(errno))) if *at == n => Err(E::injected(name, *errno)),
+            Some((at, Fault::Die)) if *at == n => {
+                let _ = call();
+                std::process::abort()
+            }
+            _ => call(),
+        }
+    }
+}
+
 /// Whether this build has crash points (so tests can tell a real miss from a disarmed point).
 pub const CRASH_POINTS_ARMED: bool = cfg!(feature = "crash-points");
 
@@ -90,13 +195,13 @@ pub fn new_file_mode() -> u32 {
 
 /// Fsyncs a directory so that entries created or renamed in it survive a crash.
 pub fn sync_dir(dir: &Path) -> io::Result<()> {
-    File::open(dir)?.sync_all()
+    counted("sync directory", || File::open(dir)?.sync_all())
 }
 
 /// Creates `dir` if missing. Returns whether it was created, so the caller knows the parent
 /// directory needs an fsync.
 pub fn create_dir_if_missing(dir: &Path) -> io::Result<bool> {
-    match fs::create_dir(dir) {
+    match counted("create directory", || fs::create_dir(dir)) {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
         Err(e) => Err(e),
@@ -110,13 +215,15 @@ pub fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let tmp = dir.join(format!(".fk-tmp-{}", random_hex16()));
     let result = (|| {
-        let mut file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
-        io::Write::write_all(&mut file, bytes)?;
-        file.sync_all()?;
-        fs::rename(&tmp, path)?;
+        let mut file = counted("create temporary file", || {
+            fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)
+        })?;
+        counted("write file data", || io::Write::write_all(&mut file, bytes))?;
+        counted("sync file", || file.sync_all())?;
+        counted("rename into place", || fs::rename(&tmp, path))?;
         sync_dir(dir)
     })();
     if result.is_err() {

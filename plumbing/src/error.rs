@@ -191,15 +191,27 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// SQLITE_IOERR | 19 << 8: see `From<rusqlite::Error>`.
+const SQLITE_IOERR_SHMSIZE: std::ffi::c_int = 4874;
+
 impl From<rusqlite::Error> for Error {
     fn from(err: rusqlite::Error) -> Self {
         let busy = matches!(
             err.sqlite_error_code(),
             Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
         );
-        let full = matches!(err.sqlite_error_code(), Some(rusqlite::ErrorCode::DiskFull));
-        let e =
-            Error::new(Code::StorageError, format!("SQLite error: {err}")).retryable(busy || full);
+        // SQLite reports a full disk as SQLITE_FULL, except when growing the shared-memory
+        // file of a WAL database fails, which it reports as SQLITE_IOERR_SHMSIZE: on a local
+        // filesystem that only happens when there is no space for it.
+        let shm_full = matches!(&err, rusqlite::Error::SqliteFailure(f, _) if f.extended_code == SQLITE_IOERR_SHMSIZE);
+        let full =
+            shm_full || matches!(err.sqlite_error_code(), Some(rusqlite::ErrorCode::DiskFull));
+        let message = if shm_full {
+            "SQLite error: no space to grow the journal's shared-memory file".to_owned()
+        } else {
+            format!("SQLite error: {err}")
+        };
+        let e = Error::new(Code::StorageError, message).retryable(busy || full);
         if busy {
             e.recovery("another keeper process holds the database; retry the same request")
         } else if full {

@@ -5,7 +5,7 @@
 //! bytes do not match its name is reported as damaged, never returned. Any object can be
 //! recovered by hand with `zstd -dc objects/ab/cd…`.
 
-use crate::durable::{create_dir_if_missing, random_hex16, sync_dir};
+use crate::durable::{counted, create_dir_if_missing, random_hex16, sync_dir};
 use crate::error::{Code, Error, Result};
 use crate::oid::{Hasher, ObjectId};
 use std::fs::{self, File};
@@ -64,7 +64,8 @@ impl ObjectStore {
             .map_err(|e| Error::storage("creating object store", &e))?;
         let tmp = self.dir.join(format!("{TEMP_PREFIX}{}", random_hex16()));
         let result = (|| -> Result<(ObjectId, u64)> {
-            let file = File::create_new(&tmp).map_err(|e| Error::storage("writing object", &e))?;
+            let file = counted("create temporary file", || File::create_new(&tmp))
+                .map_err(|e| Error::storage("writing object", &e))?;
             let mut encoder = zstd::stream::Encoder::new(file, LEVEL)
                 .map_err(|e| Error::storage("writing object", &e))?;
             // Hashing and compressing are each about as costly as the other: this thread
@@ -100,7 +101,7 @@ impl ObjectStore {
                     .map_err(|_| Error::internal("the compressing thread stopped unexpectedly"))?
                     .map_err(|e| Error::storage("writing object", &e))?;
                 read?;
-                file.sync_all()
+                counted("sync file", || file.sync_all())
                     .map_err(|e| Error::storage("syncing object", &e))?;
                 Ok(hasher.finish())
             })
@@ -118,7 +119,8 @@ impl ObjectStore {
         }
         let fanout = self.ensure_fanout(&id)?;
         crate::durable::crash_point("object-before-rename");
-        let rename = fs::rename(&tmp, self.path_of(&id)).and_then(|()| sync_dir(&fanout));
+        let rename = counted("rename into place", || fs::rename(&tmp, self.path_of(&id)))
+            .and_then(|()| sync_dir(&fanout));
         if let Err(e) = rename {
             let _ = fs::remove_file(&tmp);
             return Err(Error::storage("storing object", &e));
@@ -153,11 +155,11 @@ impl ObjectStore {
         fill: impl FnOnce(&mut File) -> io::Result<()>,
     ) -> Result<()> {
         let result = (|| {
-            let mut file = File::create_new(tmp)?;
-            fill(&mut file)?;
-            file.sync_all()?;
+            let mut file = counted("create temporary file", || File::create_new(tmp))?;
+            counted("write file data", || fill(&mut file))?;
+            counted("sync file", || file.sync_all())?;
             crate::durable::crash_point("object-before-rename");
-            fs::rename(tmp, self.path_of(id))?;
+            counted("rename into place", || fs::rename(tmp, self.path_of(id)))?;
             sync_dir(tmp.parent().unwrap_or(&self.dir))
         })();
         result.map_err(|e| {

@@ -6,6 +6,7 @@
 //! or the complete new one, never a mix. Creation uses `RENAME_NOREPLACE`, so a file another
 //! process created first is never clobbered.
 
+use crate::durable::counted;
 use crate::error::{Code, Error, Result};
 use crate::oid::{Hasher, ObjectId};
 use crate::resolve::{Kind, Resolved, io_error};
@@ -102,12 +103,14 @@ pub fn publish(
 
     let tmp_name = format!("{TEMP_PREFIX}{}", crate::durable::random_hex16());
     let parent = target.parent();
-    let fd = rustix::fs::openat(
-        parent,
-        tmp_name.as_str(),
-        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::from_raw_mode(0o666),
-    )
+    let fd = counted("create temporary file", || {
+        rustix::fs::openat(
+            parent,
+            tmp_name.as_str(),
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o666),
+        )
+    })
     .map_err(|e| io_error("creating temporary file", e))?;
     let remove_tmp = || {
         let _ = rustix::fs::unlinkat(parent, tmp_name.as_str(), rustix::fs::AtFlags::empty());
@@ -117,15 +120,16 @@ pub fn publish(
         hasher: Hasher::default(),
     };
     let written = (|| -> Result<u32> {
-        fill(&mut file)?;
+        counted("write file data", || fill(&mut file))?;
         let keep = mode.or(before_mode);
         if let Some(bits) = keep {
-            file.file
-                .set_permissions(std::fs::Permissions::from_mode(bits))
-                .map_err(|e| Error::storage("setting file mode", &e))?;
+            counted("set file mode", || {
+                file.file
+                    .set_permissions(std::fs::Permissions::from_mode(bits))
+            })
+            .map_err(|e| Error::storage("setting file mode", &e))?;
         }
-        file.file
-            .sync_all()
+        counted("sync file", || file.file.sync_all())
             .map_err(|e| Error::storage("syncing file", &e))?;
         let final_mode = file
             .file
@@ -154,11 +158,13 @@ pub fn publish(
     }
     crate::durable::crash_point("publish-before-rename");
 
-    let renamed = if expect == Expect::Absent {
-        rename_noreplace(parent, &tmp_name, name)
-    } else {
-        rustix::fs::renameat(parent, tmp_name.as_str(), parent, name)
-    };
+    let renamed = counted("rename into place", || {
+        if expect == Expect::Absent {
+            rename_noreplace(parent, &tmp_name, name)
+        } else {
+            rustix::fs::renameat(parent, tmp_name.as_str(), parent, name)
+        }
+    });
     if let Err(errno) = renamed {
         remove_tmp();
         return Err(match errno {
@@ -168,9 +174,8 @@ pub fn publish(
         });
     }
     crate::durable::crash_point("publish-before-dir-sync");
-    target
-        .parent_for_sync()?
-        .sync_all()
+    let dir = target.parent_for_sync()?;
+    counted("sync directory", || dir.sync_all())
         .map_err(|e| Error::storage("syncing directory", &e))?;
     Ok(Published {
         before_hash,

@@ -2,7 +2,7 @@
 //! creating and removing a directory, renaming. Each is one system call relative to resolved
 //! parent handles, followed by an fsync of every directory whose entries changed.
 
-use crate::durable::crash_point;
+use crate::durable::{counted, crash_point};
 use crate::error::{Code, Error, Result};
 use crate::resolve::{Kind, Resolved, io_error};
 use rustix::fs::{AtFlags, Mode, RenameFlags};
@@ -15,9 +15,8 @@ fn name_of(target: &Resolved) -> Result<&std::ffi::OsStr> {
 }
 
 fn sync_parent(target: &Resolved) -> Result<()> {
-    target
-        .parent_for_sync()?
-        .sync_all()
+    let dir = target.parent_for_sync()?;
+    counted("sync directory", || dir.sync_all())
         .map_err(|e| Error::storage("syncing directory", &e))
 }
 
@@ -26,23 +25,24 @@ pub fn remove_file(target: &Resolved) -> Result<()> {
     if target.kind != Some(Kind::File) {
         return Err(Error::new(Code::NotAFile, "the path is not a file").path(&target.given));
     }
-    rustix::fs::unlinkat(target.parent(), name_of(target)?, AtFlags::empty()).map_err(
-        |e| match e {
-            Errno::NOENT => Error::new(Code::PathNotFound, "the file vanished").path(&target.given),
-            e => io_error("removing file", e),
-        },
-    )?;
+    let name = name_of(target)?;
+    counted("remove file", || {
+        rustix::fs::unlinkat(target.parent(), name, AtFlags::empty())
+    })
+    .map_err(|e| match e {
+        Errno::NOENT => Error::new(Code::PathNotFound, "the file vanished").path(&target.given),
+        e => io_error("removing file", e),
+    })?;
     crash_point("remove-before-dir-sync");
     sync_parent(target)
 }
 
 /// Creates the directory at `target` (its parent must exist).
 pub fn make_dir(target: &Resolved) -> Result<()> {
-    rustix::fs::mkdirat(
-        target.parent(),
-        name_of(target)?,
-        Mode::from_raw_mode(0o777),
-    )
+    let name = name_of(target)?;
+    counted("create directory", || {
+        rustix::fs::mkdirat(target.parent(), name, Mode::from_raw_mode(0o777))
+    })
     .map_err(|e| match e {
         Errno::EXIST => {
             Error::new(Code::AlreadyExists, "the path already exists").path(&target.given)
@@ -55,7 +55,11 @@ pub fn make_dir(target: &Resolved) -> Result<()> {
 
 /// Removes the empty directory at `target`.
 pub fn remove_dir(target: &Resolved) -> Result<()> {
-    rustix::fs::unlinkat(target.parent(), name_of(target)?, AtFlags::REMOVEDIR).map_err(|e| {
+    let name = name_of(target)?;
+    counted("remove directory", || {
+        rustix::fs::unlinkat(target.parent(), name, AtFlags::REMOVEDIR)
+    })
+    .map_err(|e| {
         match e {
             Errno::NOTEMPTY | Errno::EXIST => Error::new(
                 Code::InvalidArgument,
@@ -74,29 +78,31 @@ pub fn remove_dir(target: &Resolved) -> Result<()> {
 /// replaced (`RENAME_NOREPLACE`, or link-then-unlink for files where it is unsupported).
 pub fn rename(from: &Resolved, to: &Resolved, replace: bool) -> Result<()> {
     let (from_name, to_name) = (name_of(from)?, name_of(to)?);
-    let result = if replace {
-        rustix::fs::renameat(from.parent(), from_name, to.parent(), to_name)
-    } else {
-        match rustix::fs::renameat_with(
-            from.parent(),
-            from_name,
-            to.parent(),
-            to_name,
-            RenameFlags::NOREPLACE,
-        ) {
-            Err(Errno::INVAL | Errno::NOSYS) if from.kind == Some(Kind::File) => {
-                rustix::fs::linkat(
-                    from.parent(),
-                    from_name,
-                    to.parent(),
-                    to_name,
-                    AtFlags::empty(),
-                )
-                .and_then(|()| rustix::fs::unlinkat(from.parent(), from_name, AtFlags::empty()))
+    let result = counted("rename", || {
+        if replace {
+            rustix::fs::renameat(from.parent(), from_name, to.parent(), to_name)
+        } else {
+            match rustix::fs::renameat_with(
+                from.parent(),
+                from_name,
+                to.parent(),
+                to_name,
+                RenameFlags::NOREPLACE,
+            ) {
+                Err(Errno::INVAL | Errno::NOSYS) if from.kind == Some(Kind::File) => {
+                    rustix::fs::linkat(
+                        from.parent(),
+                        from_name,
+                        to.parent(),
+                        to_name,
+                        AtFlags::empty(),
+                    )
+                    .and_then(|()| rustix::fs::unlinkat(from.parent(), from_name, AtFlags::empty()))
+                }
+                other => other,
             }
-            other => other,
         }
-    };
+    });
     result.map_err(|e| match e {
         Errno::EXIST | Errno::NOTEMPTY => {
             Error::new(Code::AlreadyExists, "the destination already exists").path(&to.given)

@@ -194,7 +194,9 @@ impl Journal {
                 ],
             )?;
         }
-        tx.commit()?;
+        crate::durable::counted("journal: record operation", || {
+            tx.commit().map_err(Error::from)
+        })?;
         Ok(id)
     }
 
@@ -203,11 +205,14 @@ impl Journal {
     pub fn set_status(&mut self, id: &str, from: &[Status], to: Status) -> Result<()> {
         let current = self.status(id)?;
         let changed = if from.contains(&current) {
-            self.conn.execute(
-                "UPDATE operations SET status = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-                 WHERE id = ?1 AND status = ?3",
-                params![id, to.as_str(), current.as_str()],
-            )?
+            crate::durable::counted("journal: set status", || {
+                self.conn.execute(
+                    "UPDATE operations SET status = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+                     WHERE id = ?1 AND status = ?3",
+                    params![id, to.as_str(), current.as_str()],
+                )
+                .map_err(Error::from)
+            })?
         } else {
             0
         };
@@ -232,19 +237,21 @@ impl Journal {
     /// path at its after state, commits it again. One fsync fewer per mutation.
     pub fn commit_under_lock(&mut self, id: &str) -> Result<()> {
         let conn = &self.conn;
-        crate::sqlite::relaxed(conn, |conn| {
-            let changed = conn.execute(
+        crate::durable::counted("journal: commit operation", || {
+            crate::sqlite::relaxed(conn, |conn| {
+                let changed = conn.execute(
                 "UPDATE operations SET status = 'committed', updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
                  WHERE id = ?1 AND status = 'pending' AND under_lock = 1",
                 [id],
             )?;
-            if changed == 1 {
-                Ok(())
-            } else {
-                Err(Error::internal(format!(
-                    "operation {id} was not pending under the lock"
-                )))
-            }
+                if changed == 1 {
+                    Ok(())
+                } else {
+                    Err(Error::internal(format!(
+                        "operation {id} was not pending under the lock"
+                    )))
+                }
+            })
         })
     }
 

@@ -97,10 +97,17 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
     for (index, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
         let tx = conn.transaction()?;
         tx.execute_batch(sql).map_err(|e| {
-            Error::new(
-                Code::MigrationError,
-                format!("migrating the journal failed: {e}"),
-            )
+            let storage = Error::from(e);
+            if storage.retryable {
+                // A full disk or a busy database is not a fault of the schema: the same
+                // request succeeds once there is space, so it is STORAGE_ERROR, retryable.
+                storage
+            } else {
+                Error::new(
+                    Code::MigrationError,
+                    format!("migrating the journal failed: {}", storage.message),
+                )
+            }
         })?;
         tx.pragma_update(None, "application_id", APPLICATION_ID)?;
         tx.pragma_update(None, "user_version", index as i64 + 1)?;

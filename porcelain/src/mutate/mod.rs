@@ -288,7 +288,16 @@ impl Workspace {
             .with("operation_id", id)
             .with("paths", bad));
         }
-        journal.commit_under_lock(&id)?;
+        if let Err(err) = journal.commit_under_lock(&id) {
+            // Every path holds its after state (checked just above) and the durable pending
+            // record says what changed, so the next process's recovery records the operation
+            // committed. Reporting a failure would be false: the change is made, and a caller
+            // retrying it would meet its own result as a conflict.
+            warnings.push(format!(
+                "the change is made, but its commit record could not be written ({}); the next keeper command records {id} as committed",
+                err.message
+            ));
+        }
         drop(lock);
         let mut result = self.result(&plan, Some(id), warnings)?;
         result.undo_available = result.history_skipped.is_empty();

@@ -1,0 +1,165 @@
+#!/bin/sh
+test_description='an I/O fault at any call of any mutating command loses nothing
+
+The test build counts every call that changes durable state (creating, writing, syncing,
+renaming and removing files and directories, taking the lock, and each journal transaction)
+in the order a command makes them. FILEKEEPER_TEST_FAULT=N:eio or N:enospc makes the Nth call
+fail without running; N:die runs it and kills the process on the spot, as a power cut right
+after it would. For each mutating command, a first clean run counts its calls (C); then the
+sweep runs the command once for every N in 1..C and every fault, each time on a fresh copy of
+the case (see lib-mutation-cases.sh). After each:
+
+  - an injected error is reported as STORAGE_ERROR (retryable for ENOSPC), never a crash,
+    except at the commit record, when the change is already made: then the command succeeds
+    and warns that the record will be completed by the next process; a death exits 134;
+  - every path holds exactly its complete old or its complete new state (after an error, all
+    of one or all of the other);
+  - after a fresh start (keeper recover) nothing is pending, no .fk-tmp-* file is left, and
+    keeper fsck is clean;
+  - undo of the operation, when it ended committed or partial, restores every old byte.
+
+The last test checks how many cases ran, so a sweep that silently stopped short fails.'
+. ./test-lib.sh
+. "$TEST_DIRECTORY"/lib-mutation-cases.sh
+
+SWEEP=$TRASH/sweep
+COMMANDS="file_create file_write file_copy file_move file_delete dir_create dir_move
+dir_delete replace_text apply_patch history_undo"
+
+test_expect_success 'setup: an old and a new version, long enough that a torn file shows' '
+	make_versions
+'
+
+test_expect_success 'the calls are numbered the same in every run, and a plan fails exactly the named one' '
+	mkdir logged faulted &&
+	FILEKEEPER_TEST_FAULT_LOG=$PWD/calls keeper --root "$PWD/logged" file create p.txt --content x &&
+	n=$(sed -n "s/ take workspace lock\$//p" calls) &&
+	test -n "$n" &&
+	test_expect_code 26 env FILEKEEPER_TEST_FAULT=$n:eio \
+		keeper --json --root "$PWD/faulted" file create p.txt --content x >out &&
+	test_error_code STORAGE_ERROR out &&
+	grep "taking the workspace lock" out &&
+	! test -e faulted/p.txt &&
+	keeper --root "$PWD/faulted" file create p.txt --content x >/dev/null &&
+	test -f faulted/p.txt
+'
+
+# calls_of CMD: how many counted calls CMD makes on a fresh case, from a clean logged run.
+calls_of () {
+	rm -rf "$SWEEP/count" &&
+	make_case $1 "$SWEEP/count" &&
+	(
+		cd "$SWEEP/count" &&
+		FILEKEEPER_TEST_FAULT_LOG=$SWEEP/count/log "run_$1" >/dev/null &&
+		survey >state && test "$(cat state)" = after &&
+		wc -l <log | tr -d " "
+	)
+}
+
+# ops_of_case: every operation id of the current case, oldest first.
+ops_of_case () {
+	if test -f ws/.filekeeper/journal.sqlite3; then
+		rows "SELECT id FROM operations ORDER BY seq"
+	fi
+}
+
+# injected CMD FAULT: runs CMD with FAULT armed and checks how it ended.
+injected () {
+	(FILEKEEPER_TEST_FAULT=$2 && export FILEKEEPER_TEST_FAULT && "run_$1" --json) >result
+	code=$?
+	case $2 in
+	*:die)
+		test $code -eq 134 || { echo >&2 "expected death, got exit $code"; return 1; }
+		;;
+	*:eio|*:enospc)
+		if test $code -eq 0; then
+			# Only the commit record may fail after the change is made: success, said plainly.
+			json_get ".warnings[]" result | grep "commit record could not be written" &&
+			return
+		fi
+		test $code -eq 26 || { echo >&2 "expected exit 26, got $code"; cat >&2 result; return 1; }
+		test_error_code STORAGE_ERROR result &&
+		case $2 in
+		*:enospc) json_get ".error.retryable == true" result ;;
+		esac &&
+		test_no_host_path result
+		;;
+	esac
+}
+
+# fresh_start: what the next process finds: recover resolves whatever is pending (exit 19 when
+# an operation was only partly applied), then nothing is pending or left over and fsck is clean.
+fresh_start () {
+	in_case --json recover >recover.json
+	code=$?
+	test $code -eq 0 || test $code -eq 19 || { cat >&2 recover.json; return 1; }
+	if test -f ws/.filekeeper/journal.sqlite3; then
+		test "$(pending_count)" = 0
+	fi &&
+	no_temp_files &&
+	in_case fsck >/dev/null
+}
+
+# undo_new_ops: undoes every operation the faulted command left committed or partial (newest
+# first); then every path must hold its old state again.
+undo_new_ops () {
+	ops_of_case | grep -vxF -f ops-before >new-ops
+	for op in $(tac new-ops); do
+		status=$(rows "SELECT status FROM operations WHERE id = '$op'")
+		case $status in
+		committed|partial) in_case history undo "$op" >/dev/null || return 1 ;;
+		esac
+	done &&
+	survey >state &&
+	test "$(cat state)" = before &&
+	in_case fsck >/dev/null
+}
+
+# sweep CMD FAULT CALLS: one case per call; prints the number of cases run.
+sweep_cases () {
+	n=1
+	while test $n -le $3; do
+		dir=$SWEEP/$1.$2.$n
+		make_case $1 "$dir" &&
+		(
+			cd "$dir" &&
+			{ ops_of_case >ops-before && echo none >>ops-before; } &&
+			injected $1 "$n:$2" &&
+			survey >state &&
+			case $2 in
+			die) grep -qx "before\|after\|mixed" state ;;
+			*) grep -qx "before\|after" state ;;
+			esac &&
+			fresh_start &&
+			survey >state-recovered &&
+			test_cmp state state-recovered &&
+			undo_new_ops
+		) || { echo >&2 "failed at $1 with fault $n:$2"; return 1; }
+		rm -rf "$dir"
+		echo "$1 $2 $n" >>"$SWEEP/ran"
+		n=$((n + 1))
+	done
+}
+
+mkdir -p "$SWEEP"
+expected_cases=0
+for cmd in $COMMANDS; do
+	calls=$(calls_of $cmd) || calls=0
+	test_expect_success "$(echo $cmd | tr _ " "): a clean run makes counted calls ($calls)" '
+		test "$calls" -gt 0
+	'
+	for fault in eio enospc die; do
+		expected_cases=$((expected_cases + calls))
+		test_expect_success "$(echo $cmd | tr _ " "): $fault at each of its $calls calls loses nothing" '
+			sweep_cases $cmd $fault $calls
+		'
+	done
+done
+
+test_expect_success "the sweep ran every case ($expected_cases)" '
+	test_line_count = $expected_cases "$SWEEP/ran" &&
+	cut -d" " -f1 "$SWEEP/ran" | sort -u >commands &&
+	test_line_count = 11 commands
+'
+
+test_done
