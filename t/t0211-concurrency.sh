@@ -1,12 +1,10 @@
 #!/bin/sh
-test_description='concurrent keeper processes on one workspace: no lost update, no clobber, no torn read
+test_description='concurrent keeper processes on one workspace: no clobber, no torn read
 
-Three races, each run through the CLI by background processes and joined with wait (no sleeps):
+Two races, each run through the CLI by background processes and joined with wait (no sleeps).
+(Guarded read-modify-write increments racing on one counter, the lost-update case, are
+t0710-counter.sh, through the CLI and through one MCP session.)
 
-  - WORKERS processes each make ROUNDS guarded read-modify-write increments of one counter file
-    (file hash, cat, file write --expected-hash). Every attempt either commits or fails with
-    CONTENT_CONFLICT; the counter ends at the number of successes; each value was written
-    exactly once; the journal holds exactly the winners, chained one after another.
   - Two processes create the same new file at once, RACES times: one wins, the other gets
     ALREADY_EXISTS, and the file holds the winner'"'"'s content entirely.
   - Two writers replace a 1 MiB file with different complete versions while two readers (raw
@@ -15,8 +13,6 @@ Three races, each run through the CLI by background processes and joined with wa
 Afterwards nothing is pending, no .fk-tmp-* file is left and keeper fsck is clean.'
 . ./test-lib.sh
 
-WORKERS=8
-ROUNDS=25
 RACES=20
 WRITES=6
 MAX_READS=3000
@@ -40,31 +36,9 @@ uncommitted_count () {
 	rows "SELECT count(*) FROM operations WHERE status != 'committed'"
 }
 
-# write_chain: before and after hash of every committed write of counter, oldest first.
-write_chain () {
-	rows "SELECT i.before_hash, i.after_hash FROM operations o
-		JOIN operation_items i ON i.op_id = o.id
-		WHERE o.kind = 'write' AND o.target_path = 'counter' AND o.status = 'committed'
-		ORDER BY o.seq"
-}
-
 # sha256_of FILE: FILE's content hash, as keeper spells it.
 sha256_of () {
 	printf 'sha256:%s\n' "$(sha256sum <"$1" | cut -d" " -f1)"
-}
-
-# increment WORKER: ROUNDS guarded read-modify-write increments of counter. Each attempt's JSON
-# document is appended to rmw.WORKER.json and its exit code to rmw.WORKER.codes.
-increment () {
-	i=0
-	while test $i -lt $ROUNDS; do
-		h=$(keeper file hash counter) &&
-		v=$(cat counter) &&
-		keeper --json file write counter --content "$((v + 1))" --expected-hash "$h" \
-			>>"$LOGS/rmw.$1.json"
-		echo $? >>"$LOGS/rmw.$1.codes"
-		i=$((i + 1))
-	done
 }
 
 # replace WRITER FIRST: WRITES unguarded replacements of big.txt, cycling through the four
@@ -96,77 +70,6 @@ observe () {
 		fi
 	done
 }
-
-test_expect_success 'setup: a counter file holding 0' '
-	keeper file create counter --content 0 >/dev/null &&
-	test "$(cat counter)" = 0
-'
-
-test_expect_success "$WORKERS processes race $ROUNDS guarded increments each on one counter" '
-	w=1 &&
-	while test $w -le $WORKERS; do
-		increment $w &
-		w=$((w + 1))
-	done &&
-	wait &&
-	cat "$LOGS"/rmw.*.codes >"$LOGS/codes" &&
-	cat "$LOGS"/rmw.*.json >"$LOGS/docs" &&
-	test_line_count = $((WORKERS * ROUNDS)) "$LOGS/codes" &&
-	test_line_count = $((WORKERS * ROUNDS)) "$LOGS/docs"
-'
-
-test_expect_success 'every attempt either committed (exit 0) or was refused with exit 15, nothing else' '
-	! grep -v -x -e 0 -e 15 "$LOGS/codes" &&
-	grep -c -x 0 "$LOGS/codes" >"$LOGS/successes" &&
-	test "$(cat "$LOGS/successes")" -gt 0
-'
-
-test_expect_success 'every refusal is CONTENT_CONFLICT, not retryable, saying to re-read' '
-	jq -c "select(.ok == false)" "$LOGS/docs" >failures &&
-	test_line_count = $(grep -c -x 15 "$LOGS/codes") failures &&
-	jq -e -s "all(.[]; keys_unsorted == [\"ok\", \"error\"] and .error.code == \"CONTENT_CONFLICT\"
-		and .error.retryable == false and (.error.details.recovery | test(\"re-read\")))" failures
-'
-
-test_expect_success 'the counter ends at the number of successful increments: no update was lost' '
-	test "$(cat counter)" = "$(cat "$LOGS/successes")"
-'
-
-test_expect_success 'each value from 1 to the number of successes was written exactly once' '
-	jq -r "select(.ok) | .after_hash" "$LOGS/docs" | sort >written &&
-	: >values &&
-	i=1 &&
-	while test $i -le "$(cat "$LOGS/successes")"; do
-		printf %s $i >value &&
-		sha256_of value >>values || return 1
-		i=$((i + 1))
-	done &&
-	sort values >expect &&
-	test_cmp expect written
-'
-
-test_expect_success 'the journal holds exactly the successful writes, under the operation ids they reported' '
-	jq -r "select(.ok) | .operation_id" "$LOGS/docs" | sort >reported &&
-	committed_ops write counter | sort >recorded &&
-	test_cmp reported recorded
-'
-
-test_expect_success 'the committed writes form one chain: each started from what the previous one left' '
-	write_chain >chain &&
-	test_line_count = "$(cat "$LOGS/successes")" chain &&
-	printf 0 >zero &&
-	awk -F"|" -v start="$(sha256_of zero)" "
-		(NR == 1 && \$1 != start) || (NR > 1 && \$1 != prev) { print \"broken at \" NR; bad = 1 }
-		{ prev = \$2 }
-		END { exit bad }
-	" chain
-'
-
-test_expect_success 'the refused attempts recorded nothing: only the create and the winners are in the journal' '
-	rows "SELECT status, count(*) FROM operations GROUP BY status" >actual &&
-	echo "committed|$(($(cat "$LOGS/successes") + 1))" >expect &&
-	test_cmp expect actual
-'
 
 test_expect_success 'setup: two contenders of 256 KiB each, differing on every line' '
 	awk "BEGIN { for (i = 0; i < 4096; i++) printf \"%05d %-57s\n\", i, \"contender a, all of it\" }" \
