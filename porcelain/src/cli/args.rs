@@ -246,6 +246,19 @@ pub struct PublishArgs {
     pub i_accept_secret_write_risk: bool,
 }
 
+/// `keeper file read`'s arguments, a struct of their own so that `file read` can be parsed
+/// without building the whole command tree (see `cli::parse`).
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    /// The file, workspace-relative.
+    pub path: String,
+    #[command(flatten)]
+    pub range: LineRange,
+    /// Return at most N bytes, cut at a whole line (default and ceiling: max_read_bytes).
+    #[arg(long, value_name = "N")]
+    pub max_bytes: Option<u64>,
+}
+
 #[derive(Debug, Args)]
 pub struct LineRange {
     /// First line to read, 1-based.
@@ -474,15 +487,7 @@ pub enum FileCommand {
     ///   keeper file read notes.md
     ///   keeper file read src/main.rs --from-line 10 --to-line 20
     ///   keeper --json file read big.log --max-bytes 65536
-    Read {
-        /// The file, workspace-relative.
-        path: String,
-        #[command(flatten)]
-        range: LineRange,
-        /// Return at most N bytes, cut at a whole line (default and ceiling: max_read_bytes).
-        #[arg(long, value_name = "N")]
-        max_bytes: Option<u64>,
-    },
+    Read(ReadArgs),
     /// Read several files; each succeeds or fails on its own (at most max_read_many_paths).
     ReadMany {
         /// The files, workspace-relative.

@@ -1,6 +1,6 @@
 //! `keeper file …`: the read-only file commands.
 
-use super::args::FileCommand;
+use super::args::{FileCommand, ReadArgs};
 use super::output::Reply;
 use crate::{
     GrepOptions, ListOptions, Listing, ManyItem, ReadOptions, ReadResult, Result, Workspace,
@@ -13,11 +13,11 @@ fn fields(workspace: &Workspace, value: impl serde::Serialize) -> Map<String, Va
 
 pub fn run(ws: &Workspace, cmd: &FileCommand, json: bool) -> Result<Reply> {
     match cmd {
-        FileCommand::Read {
+        FileCommand::Read(ReadArgs {
             path,
             range,
             max_bytes,
-        } => {
+        }) => {
             let options = ReadOptions {
                 from_line: range.from_line,
                 to_line: range.to_line,

@@ -28,7 +28,7 @@ pub const VERSION_TEXT: &str = concat!(
 /// Runs one invocation and returns the process exit code.
 pub fn run(argv: Vec<OsString>) -> i32 {
     let json = argv.iter().skip(1).any(|a| a == "--json");
-    let cli = match Cli::try_parse_from(&argv) {
+    let cli = match parse(&argv) {
         Ok(cli) => cli,
         Err(e) => return usage_error(e, json),
     };
@@ -51,6 +51,28 @@ pub fn run(argv: Vec<OsString>) -> i32 {
         Ok(reply) => output::success(style, reply),
         Err(err) => output::failure(style, &name_override(err)),
     }
+}
+
+/// Parses the command line. Building clap's definition of every command is most of what a
+/// small `keeper file read` costs, and agents and scripts call it more than anything else, so
+/// `keeper file read` is first parsed against a tree holding only the global options and that
+/// one command: the same definitions, so the same result. Anything that tree does not accept
+/// (help, a typo, another command) goes to the whole tree, which gives the canonical answer.
+fn parse(argv: &[OsString]) -> std::result::Result<Cli, clap::Error> {
+    use clap::{Args, FromArgMatches};
+    if argv.get(1).is_some_and(|a| a == "file") && argv.get(2).is_some_and(|a| a == "read") {
+        let narrow = args::Global::augment_args(clap::Command::new("keeper")).subcommand(
+            clap::Command::new("file")
+                .subcommand(args::ReadArgs::augment_args(clap::Command::new("read"))),
+        );
+        if let Ok(cli) = narrow
+            .try_get_matches_from(argv)
+            .and_then(|m| Cli::from_arg_matches(&m))
+        {
+            return Ok(cli);
+        }
+    }
+    Cli::try_parse_from(argv)
 }
 
 /// A refusal that points to an argument names this interface's own flag in the message; the
