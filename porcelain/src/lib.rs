@@ -3,6 +3,54 @@
 //! [`Filekeeper`] is the entry point: it finds the home, manages the workspace registry and
 //! opens a [`Workspace`]. Every effect is performed by [`plumbing`]; this crate only composes
 //! it, and the `keeper` binary is a thin command line over this API.
+//!
+//! # A tour
+//!
+//! Open a workspace, read a file, write it back guarded by the hash the read returned, look
+//! at the history, and undo:
+//!
+//! ```
+//! use filekeeper::{Code, Filekeeper, HistoryFilter, MutationOptions, ReadOptions};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let home_dir = tempfile::tempdir()?;
+//! # let project = tempfile::tempdir()?;
+//! # std::fs::write(project.path().join("notes.md"), "first draft\n")?;
+//! // A home holds the registry of workspaces (here a temporary one).
+//! let keeper = Filekeeper::new(Some(home_dir.path()))?;
+//! keeper.init()?;
+//! keeper.create_workspace("notes", project.path())?;
+//! let ws = keeper.workspace(Some("notes"), None)?;
+//!
+//! // A read returns the text and the hash of the whole file.
+//! let read = ws.read_file("notes.md", &ReadOptions::default())?;
+//! assert_eq!(read.content, "first draft\n");
+//!
+//! // A write guarded by that hash succeeds only if nobody changed the file since.
+//! let options = MutationOptions::default();
+//! let written = ws.write_file(
+//!     "notes.md",
+//!     b"second draft\n",
+//!     Some(&read.content_hash),
+//!     &options,
+//! )?;
+//! assert!(written.changed);
+//!
+//! // The same guard is now stale: CONTENT_CONFLICT, and nothing changes.
+//! let stale = ws.write_file("notes.md", b"lost\n", Some(&read.content_hash), &options);
+//! assert_eq!(stale.unwrap_err().code, Code::ContentConflict);
+//!
+//! // Every change is an operation in the journal, newest first.
+//! let history = ws.list_history(&HistoryFilter::default())?;
+//! assert_eq!(history.len(), 1);
+//! assert!(history[0].undoable);
+//!
+//! // Undo puts the old bytes back (and is itself an operation that can be undone).
+//! ws.undo_last(None, &options)?;
+//! assert_eq!(std::fs::read(project.path().join("notes.md"))?, b"first draft\n");
+//! # Ok(())
+//! # }
+//! ```
 
 pub use filekeeper_plumbing as plumbing;
 pub use plumbing::{Code, Error, ObjectId, Result};

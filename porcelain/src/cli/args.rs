@@ -134,9 +134,8 @@ pub enum Command {
     Fsck,
 
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
-    ///
-    /// Example:
-    ///   keeper completions bash > ~/.local/share/bash-completion/completions/keeper
+    #[command(after_long_help = r#"Example:
+  keeper completions bash > ~/.local/share/bash-completion/completions/keeper"#)]
     Completions {
         /// The shell.
         #[arg(value_enum)]
@@ -144,9 +143,8 @@ pub enum Command {
     },
 
     /// Print the manual page (roff), generated from the same definitions as --help.
-    ///
-    /// Example:
-    ///   keeper man | man -l -
+    #[command(after_long_help = r#"Example:
+  keeper man | man -l -"#)]
     Man,
 
     /// Resolve operations an interrupted keeper left pending (every mutation also does this
@@ -316,10 +314,9 @@ pub struct MutationArgs {
 #[derive(Debug, Subcommand)]
 pub enum FileCommand {
     /// Create a file; an existing one is ALREADY_EXISTS unless --allow-existing.
-    ///
-    /// Examples:
-    ///   keeper file create notes.md --content "first line"
-    ///   printf '# Todo\n' | keeper file create todo.md
+    #[command(after_long_help = r#"Examples:
+  keeper file create notes.md --content "first line"
+  printf '# Todo\n' | keeper file create todo.md"#)]
     Create {
         /// The new file, workspace-relative; its directory must exist.
         path: String,
@@ -372,10 +369,9 @@ pub enum FileCommand {
     },
     /// Replace literal text: exact match first, then with indentation and trailing whitespace
     /// normalised (warned), else NO_MATCH naming the nearest lines. Never a regex.
-    ///
-    /// Examples:
-    ///   keeper file replace-text src/lib.rs --old 'fn old()' --new 'fn new()' --first
-    ///   keeper file replace-text notes.md --old TODO --new DONE --all --expected-match-count 3
+    #[command(after_long_help = r#"Examples:
+  keeper file replace-text src/lib.rs --old 'fn old()' --new 'fn new()' --first
+  keeper file replace-text notes.md --old TODO --new DONE --all --expected-match-count 3"#)]
     #[command(group(clap::ArgGroup::new("policy").required(true).args(["first", "all"])))]
     #[command(group(clap::ArgGroup::new("old_text").required(true).args(["old", "old_file"])))]
     #[command(group(clap::ArgGroup::new("new_text").required(true).args(["new", "new_file"])))]
@@ -461,10 +457,9 @@ pub enum FileCommand {
     },
     /// Apply a unified diff (diff -u or git diff) from a file or stdin: every hunk is checked
     /// before anything is written; a failed or ambiguous hunk rejects the whole patch.
-    ///
-    /// Examples:
-    ///   git diff > change.patch; keeper file apply-patch change.patch --dry-run
-    ///   diff -u old.txt new.txt | keeper file apply-patch
+    #[command(after_long_help = r#"Examples:
+  git diff > change.patch; keeper file apply-patch change.patch --dry-run
+  diff -u old.txt new.txt | keeper file apply-patch"#)]
     ApplyPatch {
         /// The patch file (default: standard input).
         patch: Option<std::path::PathBuf>,
@@ -482,11 +477,10 @@ pub enum FileCommand {
         mutation: MutationArgs,
     },
     /// Print lines of a text file byte-for-byte on stdout; metadata goes to stderr.
-    ///
-    /// Examples:
-    ///   keeper file read notes.md
-    ///   keeper file read src/main.rs --from-line 10 --to-line 20
-    ///   keeper --json file read big.log --max-bytes 65536
+    #[command(after_long_help = r#"Examples:
+  keeper file read notes.md
+  keeper file read src/main.rs --from-line 10 --to-line 20
+  keeper --json file read big.log --max-bytes 65536"#)]
     Read(ReadArgs),
     /// Read several files; each succeeds or fails on its own (at most max_read_many_paths).
     ReadMany {
@@ -510,9 +504,8 @@ pub enum FileCommand {
         path: String,
     },
     /// Exit 0 when the path exists and 3 when it does not: a shell predicate.
-    ///
-    /// Example:
-    ///   keeper file exists notes.md && echo present
+    #[command(after_long_help = r#"Example:
+  keeper file exists notes.md && echo present"#)]
     Exists {
         /// The path, workspace-relative.
         path: String,
@@ -532,9 +525,8 @@ pub enum FileCommand {
         max_entries: Option<u64>,
     },
     /// Find paths by glob, honouring .gitignore and skipping .git/.
-    ///
-    /// Example:
-    ///   keeper file search . '*.md'
+    #[command(after_long_help = r#"Example:
+  keeper file search . '*.md'"#)]
     Search {
         /// The directory to search.
         path: String,
@@ -545,10 +537,9 @@ pub enum FileCommand {
         max_results: Option<u64>,
     },
     /// Find lines containing text (literal unless --regex), honouring .gitignore.
-    ///
-    /// Examples:
-    ///   keeper file grep . 'TODO'
-    ///   keeper file grep src 'fn \w+_test' --regex --glob '*.rs'
+    #[command(after_long_help = r#"Examples:
+  keeper file grep . 'TODO'
+  keeper file grep src 'fn \w+_test' --regex --glob '*.rs'"#)]
     Grep {
         /// The directory (or file) to search.
         path: String,
@@ -628,9 +619,8 @@ impl FileCommand {
 pub enum HistoryCommand {
     /// List operations of this workspace, newest first. The global --actor and --task-id
     /// filter the list.
-    ///
-    /// Example:
-    ///   keeper history list --path notes.md --actor agent-7 --limit 5
+    #[command(after_long_help = r#"Example:
+  keeper history list --path notes.md --actor agent-7 --limit 5"#)]
     List {
         /// Only operations that touched this path.
         #[arg(long, value_name = "PATH")]
