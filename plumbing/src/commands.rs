@@ -448,7 +448,10 @@ pub fn fsck(ws: &Workspace) -> Result<Fields> {
     let mut strays = Vec::new();
     let mut temporary = Vec::new();
     let mut objects = 0u64;
-    for entry in store.scan()? {
+    let entries = store.scan()?;
+    let mut progress = crate::progress::Task::new("verifying objects", Some(entries.len() as u64));
+    for entry in entries {
+        progress.step(1);
         match entry {
             Entry::Object(id, _) => {
                 objects += 1;

@@ -8,6 +8,7 @@
 //! - [`lock`] and [`recover`]: one mutation at a time, and resolving what a crash left;
 //! - [`walk`] and [`ignore`]: sorted, confined tree walks honouring git's ignore rules;
 //! - [`home`] and [`workspace`]: the registry of workspaces and where their state lives;
+//! - [`progress`]: progress of long work, for a terminal to draw;
 //! - [`commands`]: the plumbing subcommands (`hash-object`, `cat-blob`, `journal-*`,
 //!   `publish`, `resolve-path`, `fsck`) as functions returning their JSON result.
 //!
@@ -23,6 +24,7 @@ pub mod journal;
 pub mod lock;
 pub mod odb;
 pub mod oid;
+pub mod progress;
 pub mod publish;
 pub mod recover;
 pub mod resolve;

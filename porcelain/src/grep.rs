@@ -217,11 +217,13 @@ fn pipeline(
         drop(out_tx);
         let mut waiting = BTreeMap::new();
         let mut next = 0;
+        let mut progress = filekeeper_plumbing::progress::Task::new("searching files", None);
         'absorb: for (index, outcomes) in out_rx {
             waiting.insert(index, outcomes);
             while let Some(outcomes) = waiting.remove(&next) {
                 next += 1;
                 for outcome in outcomes {
+                    progress.step(1);
                     absorb(result, outcome, max);
                     if result.truncated {
                         break 'absorb;

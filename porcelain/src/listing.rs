@@ -153,7 +153,9 @@ impl Workspace {
         let mut walk = walk::walk(root, &start, options)?;
         let mut entries = Vec::new();
         let mut seen = 0u64;
+        let mut progress = filekeeper_plumbing::progress::Task::new("walking", None);
         for entry in walk.by_ref() {
+            progress.step(1);
             let entry = entry?;
             if !keep(&entry.rel[prefix_len..]) {
                 continue;

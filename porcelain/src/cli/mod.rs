@@ -6,6 +6,7 @@ mod file_cmds;
 mod history_cmds;
 mod output;
 mod plumbing_cmds;
+mod progress;
 mod workspace_cmds;
 
 pub use args::Cli;
@@ -47,6 +48,9 @@ pub fn run(argv: Vec<OsString>) -> i32 {
         verbose: cli.global.verbose,
         color,
     };
+    if !style.json && !style.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        progress::TerminalProgress::install();
+    }
     match dispatch(&cli) {
         Ok(reply) => output::success(style, reply),
         Err(err) => output::failure(style, &name_override(err)),

@@ -23,6 +23,7 @@ pub(crate) use ops::guard;
 use crate::{Code, Error, ObjectId, Result, Workspace};
 use filekeeper_plumbing::commands::mismatched_paths;
 use filekeeper_plumbing::journal::{Item, Journal, NewOperation, Status};
+use filekeeper_plumbing::progress::Task;
 use filekeeper_plumbing::publish::Expect;
 use filekeeper_plumbing::recover::{Resolution, recover};
 use serde::Serialize;
@@ -237,9 +238,12 @@ impl Workspace {
         let mut warnings: Vec<String> = state.notices.clone();
         warnings.extend(recovery_warnings(&recovered));
         let store = state.store();
+        let mut storing = Task::new("storing old contents", Some(plan.blobs.len() as u64));
         for blob in &plan.blobs {
             store.write(blob)?;
+            storing.step(1);
         }
+        drop(storing);
         let op = NewOperation {
             kind: plan.kind.to_owned(),
             actor: options.actor.clone(),
@@ -262,7 +266,9 @@ impl Workspace {
         };
         let id = journal.begin(&op)?;
         filekeeper_plumbing::durable::crash_point("mutation-after-begin");
+        let mut applying = Task::new("applying changes", Some(plan.steps.len() as u64));
         for (done, step) in plan.steps.iter().enumerate() {
+            applying.step(1);
             let injected =
                 filekeeper_plumbing::durable::fail_point(&format!("mutation-step-{}", done + 1))
                     .map_err(|e| Error::storage("applying a step", &e));
