@@ -149,23 +149,38 @@ impl ServerHandler for Server {
     }
 }
 
-/// Copies stdin to the protocol handler line by line. A line that is not JSON at all gets a
-/// JSON-RPC parse error (-32700, id null) instead of vanishing, as the specification asks.
+/// Copies stdin to the protocol handler line by line. A line that is not JSON at all, or not
+/// UTF-8, gets a JSON-RPC parse error (-32700, id null) instead of vanishing or ending the
+/// session, as the specification asks; the next line is read as usual.
 async fn forward_requests(
     mut to_server: tokio::io::DuplexStream,
     errors: tokio::sync::mpsc::UnboundedSender<String>,
 ) {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
-    let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        if line.trim().is_empty() {
-            continue;
+    let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
+    let mut bytes = Vec::new();
+    loop {
+        bytes.clear();
+        match stdin.read_until(b'\n', &mut bytes).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
         }
-        if serde_json::from_str::<serde_json::Value>(&line).is_err() {
+        let (line, problem) = match std::str::from_utf8(&bytes) {
+            Err(_) => ("", Some("parse error: the line is not valid UTF-8")),
+            Ok(text) => {
+                let line = text.trim_end_matches(['\n', '\r']);
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let json = serde_json::from_str::<serde_json::Value>(line).is_ok();
+                (line, (!json).then_some("parse error: the line is not JSON"))
+            }
+        };
+        if let Some(message) = problem {
             let reply = serde_json::json!({
                 "jsonrpc": "2.0",
                 "id": null,
-                "error": {"code": -32700, "message": "parse error: the line is not JSON"}
+                "error": {"code": -32700, "message": message}
             });
             let _ = errors.send(reply.to_string());
             continue;

@@ -366,6 +366,13 @@ fn resolve(root: &Root, given: &str, intent: Intent) -> Result<Resolved> {
                 )
                 .path(given));
             }
+            Err(Errno::NAMETOOLONG) => {
+                return Err(Error::invalid(format!(
+                    "the name {} is longer than the filesystem allows",
+                    text(&component[..component.len().min(64)])
+                ))
+                .path(given));
+            }
             Err(e) => return Err(io_error("resolving path", e)),
         };
         let stat = rustix::fs::fstat(&fd).map_err(|e| io_error("resolving path", e))?;
@@ -379,7 +386,10 @@ fn resolve(root: &Root, given: &str, intent: Intent) -> Result<Resolved> {
                 let target = target.as_bytes();
                 let escapes = link_escapes(root, &stack, target);
                 if is_last && matches!(intent, Intent::Write { .. }) {
-                    return Err(if escapes {
+                    // The first hop may stay inside while a later one leaves: follow the
+                    // whole chain to say which refusal this is.
+                    let leaves = escapes || chain_escapes(root, &stack, &component);
+                    return Err(if leaves {
                         escape()
                     } else {
                         Error::new(
@@ -457,6 +467,22 @@ fn resolve(root: &Root, given: &str, intent: Intent) -> Result<Resolved> {
     }
 }
 
+/// Whether the link `name` in the directory at the top of `stack`, followed to its end, leads
+/// outside the root. Only asked to choose a refusal's code, so a name that is not text, or any
+/// other failure, counts as not leaving.
+fn chain_escapes(root: &Root, stack: &[(OwnedFd, Vec<u8>)], name: &[u8]) -> bool {
+    let parts: Option<Vec<&str>> = stack
+        .iter()
+        .map(|(_, n)| n.as_slice())
+        .chain([name])
+        .map(|c| std::str::from_utf8(c).ok())
+        .collect();
+    parts.is_some_and(|parts| {
+        resolve(root, &parts.join("/"), Intent::Read)
+            .is_err_and(|e| e.code == Code::SymlinkEscapeRefused)
+    })
+}
+
 /// Whether following `target` from the directory at the top of `stack` leaves the root.
 /// Only the lexical shape is judged here; links inside the target are judged when walked.
 fn link_escapes(root: &Root, stack: &[(OwnedFd, Vec<u8>)], target: &[u8]) -> bool {
@@ -490,6 +516,16 @@ fn finish(
     real.push(name.clone());
     // The real path may differ from the given one when links were followed: judge it too.
     check_write_rules(given, &real, intent)?;
+    if matches!(intent, Intent::Write { .. })
+        && real.iter().any(|c| std::str::from_utf8(c).is_err())
+    {
+        // The journal records paths as text: a name that is not UTF-8 could only be recorded
+        // lossily, and a lossy path names another file when it is resolved again.
+        return Err(Error::invalid(
+            "the path passes through a name that is not valid UTF-8; Filekeeper can only change files whose path is text",
+        )
+        .path(given));
+    }
     let rel = real.iter().map(|c| text(c)).collect::<Vec<_>>().join("/");
     let parent = rustix::io::dup(dir).map_err(|e| io_error("resolving path", e))?;
     Ok(Resolved {

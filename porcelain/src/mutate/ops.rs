@@ -455,7 +455,10 @@ impl Workspace {
     ) -> Result<MutationResult> {
         self.mutate(options, |ws| {
             let rel = ws.inner.root.relative(path)?;
-            let mut missing = Vec::new();
+            // Real workspace-relative paths of the directories to create, outermost first.
+            let mut missing: Vec<String> = Vec::new();
+            // The real path of the deepest ancestor found (or planned) so far.
+            let mut real = String::new();
             let mut prefix = String::new();
             let parts: Vec<&str> = rel.split('/').collect();
             for (i, part) in parts.iter().enumerate() {
@@ -465,15 +468,27 @@ impl Workspace {
                     format!("{prefix}/{part}")
                 };
                 let last = i + 1 == parts.len();
-                match ws.resolve_target(&prefix, options) {
+                // Existing ancestors are followed as any read would (a link to a directory
+                // inside is fine); the target itself, and what will be created, are judged
+                // as write targets.
+                let found = if last {
+                    ws.resolve_target(&prefix, options)
+                } else if missing.is_empty() {
+                    ws.inner.root.resolve(&prefix, Intent::Read)
+                } else {
+                    Err(Error::new(Code::PathNotFound, "not created yet"))
+                };
+                let created = match found {
                     Ok(r) if r.kind == Some(Kind::Directory) => {
-                        if last && !parents && missing.is_empty() {
+                        if last && !parents {
                             return Err(Error::new(
                                 Code::AlreadyExists,
                                 "the directory already exists",
                             )
                             .path(path));
                         }
+                        real = r.rel;
+                        continue;
                     }
                     Ok(r) if r.kind == Some(Kind::File) => {
                         return Err(Error::new(
@@ -482,13 +497,25 @@ impl Workspace {
                         )
                         .path(path));
                     }
-                    Ok(r) => missing.push(r.rel),
+                    Ok(_) => ws.resolve_target(&prefix, options).map(|r| r.rel),
                     Err(e) if e.code == Code::PathNotFound && parents => {
-                        missing.push(prefix.clone())
+                        // Its parent is planned, not there: the write rules are still judged
+                        // on the name (they are checked before the walk needs the parent).
+                        match ws.resolve_target(&prefix, options) {
+                            Err(e) if e.code == Code::PathNotFound => Ok(if real.is_empty() {
+                                (*part).to_owned()
+                            } else {
+                                format!("{real}/{part}")
+                            }),
+                            other => other.map(|r| r.rel),
+                        }
                     }
-                    Err(e) => return Err(e),
-                }
-                if !last && !parents && !missing.is_empty() {
+                    Err(e) => Err(e),
+                };
+                let created = created.map_err(|e| e.path(path))?;
+                real.clone_from(&created);
+                missing.push(created);
+                if !last && !parents {
                     return Err(Error::new(
                         Code::PathNotFound,
                         format!("the parent directory {prefix} does not exist"),
