@@ -2,48 +2,62 @@
 //! write every other byte back exactly as it was: BOM, newline convention, final newline.
 
 use crate::{Code, Error, Result};
+use std::borrow::Cow;
 
 const BOM: &str = "\u{feff}";
 
+/// One line. Lines an edit did not touch borrow their text from the file as read, so a large
+/// file is not copied line by line.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Line {
-    pub text: String,
+pub(crate) struct Line<'a> {
+    pub text: Cow<'a, str>,
     /// `"\n"`, `"\r\n"`, `"\r"`, or `""` for a last line without terminator.
     pub eol: &'static str,
 }
 
 #[derive(Clone, Debug)]
-pub(crate) struct Doc {
+pub(crate) struct Doc<'a> {
     pub bom: bool,
-    pub lines: Vec<Line>,
+    pub lines: Vec<Line<'a>>,
 }
 
-impl Doc {
-    /// Parses UTF-8 text. Binary content (a NUL in the first 8 KiB) and invalid UTF-8 are
-    /// refused: an edit never writes mojibake back.
-    pub fn parse(path: &str, bytes: &[u8]) -> Result<Doc> {
-        let sniff = &bytes[..bytes.len().min(crate::text::BINARY_SNIFF_BYTES)];
-        if sniff.contains(&0) {
-            return Err(Error::new(
-                Code::BinaryContentRefused,
-                "refusing to edit binary content",
-            )
-            .path(path));
-        }
-        let text = std::str::from_utf8(bytes).map_err(|e| {
-            Error::new(
-                Code::BinaryContentRefused,
-                format!(
-                    "refusing to edit: the file is not valid UTF-8 (byte {})",
-                    e.valid_up_to()
-                ),
-            )
-            .path(path)
-        })?;
-        let (bom, body) = match text.strip_prefix(BOM) {
-            Some(rest) => (true, rest),
-            None => (false, text),
-        };
+/// The bytes as editable text. Binary content (a NUL in the first 8 KiB) and invalid UTF-8
+/// are refused: an edit never writes mojibake back.
+pub(crate) fn text_of<'a>(path: &str, bytes: &'a [u8]) -> Result<&'a str> {
+    let sniff = &bytes[..bytes.len().min(crate::text::BINARY_SNIFF_BYTES)];
+    if sniff.contains(&0) {
+        return Err(Error::new(
+            Code::BinaryContentRefused,
+            "refusing to edit binary content",
+        )
+        .path(path));
+    }
+    std::str::from_utf8(bytes).map_err(|e| {
+        Error::new(
+            Code::BinaryContentRefused,
+            format!(
+                "refusing to edit: the file is not valid UTF-8 (byte {})",
+                e.valid_up_to()
+            ),
+        )
+        .path(path)
+    })
+}
+
+/// `text` without its UTF-8 BOM, and whether it had one.
+pub(crate) fn strip_bom(text: &str) -> (bool, &str) {
+    match text.strip_prefix(BOM) {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    }
+}
+
+impl<'a> Doc<'a> {
+    /// Parses UTF-8 text (see [`text_of`] for what is refused). Edits go through
+    /// [`Editable`], which splits lines only when needed; the tests parse directly.
+    #[cfg(test)]
+    pub fn parse(path: &str, bytes: &'a [u8]) -> Result<Doc<'a>> {
+        let (bom, body) = strip_bom(text_of(path, bytes)?);
         Ok(Doc {
             bom,
             lines: split_lines(body),
@@ -52,16 +66,20 @@ impl Doc {
 
     /// Parses text the way `diff` sees it, for patching: lines end only at `\n` (a lone `\r`
     /// is part of its line) and a BOM stays part of line 1, as it is in `diff -u` output.
-    pub fn parse_for_patch(path: &str, bytes: &[u8]) -> Result<Doc> {
-        let mut doc = Doc::parse(path, bytes)?;
-        let text = std::str::from_utf8(bytes).unwrap_or_default();
-        doc.bom = false;
-        doc.lines = split_lf(text);
-        Ok(doc)
+    pub fn parse_for_patch(path: &str, bytes: &'a [u8]) -> Result<Doc<'a>> {
+        Ok(Doc {
+            bom: false,
+            lines: split_lf(text_of(path, bytes)?),
+        })
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = String::new();
+        let len = self
+            .lines
+            .iter()
+            .map(|l| l.text.len() + l.eol.len())
+            .sum::<usize>();
+        let mut out = String::with_capacity(BOM.len() + len);
         if self.bom {
             out.push_str(BOM);
         }
@@ -72,40 +90,9 @@ impl Doc {
         out.into_bytes()
     }
 
-    /// The body without BOM, as one string.
-    pub fn body(&self) -> String {
-        self.lines
-            .iter()
-            .map(|l| format!("{}{}", l.text, l.eol))
-            .collect()
-    }
-
     /// The convention new lines get: the file's own, LF when it has none or mixes them.
     pub fn eol(&self) -> &'static str {
-        let mut counts = [0usize; 3];
-        for line in &self.lines {
-            match line.eol {
-                "\n" => counts[0] += 1,
-                "\r\n" => counts[1] += 1,
-                "\r" => counts[2] += 1,
-                _ => {}
-            }
-        }
-        match counts {
-            [0, c, 0] if c > 0 => "\r\n",
-            [0, 0, r] if r > 0 => "\r",
-            [_, c, r] if c > 0 || r > 0 => {
-                // Mixed: the most common one.
-                if c >= r && c >= counts[0] {
-                    "\r\n"
-                } else if r > c && r >= counts[0] {
-                    "\r"
-                } else {
-                    "\n"
-                }
-            }
-            _ => "\n",
-        }
+        convention(self.lines.iter().map(|l| l.eol))
     }
 
     /// Whether the last line has a terminator (an empty file counts as ending with one).
@@ -120,7 +107,13 @@ impl Doc {
         let eol = self.eol();
         let at_end = end == self.lines.len();
         let final_newline = self.ends_with_newline();
-        let mut lines: Vec<Line> = new.into_iter().map(|text| Line { text, eol }).collect();
+        let mut lines: Vec<Line> = new
+            .into_iter()
+            .map(|text| Line {
+                text: text.into(),
+                eol,
+            })
+            .collect();
         if at_end && !final_newline {
             if start == end && start > 0 && !lines.is_empty() {
                 // Appending after a last line without terminator: it needs one now.
@@ -137,8 +130,117 @@ impl Doc {
     }
 }
 
+/// The convention of a text whose line terminators are `eols`: the one it uses, the most
+/// common one when it mixes them, LF when it has none.
+fn convention<'a>(eols: impl Iterator<Item = &'a str>) -> &'static str {
+    let mut counts = [0usize; 3];
+    for eol in eols {
+        match eol {
+            "\n" => counts[0] += 1,
+            "\r\n" => counts[1] += 1,
+            "\r" => counts[2] += 1,
+            _ => {}
+        }
+    }
+    match counts {
+        [0, c, 0] if c > 0 => "\r\n",
+        [0, 0, r] if r > 0 => "\r",
+        [_, c, r] if c > 0 || r > 0 => {
+            // Mixed: the most common one.
+            if c >= r && c >= counts[0] {
+                "\r\n"
+            } else if r > c && r >= counts[0] {
+                "\r"
+            } else {
+                "\n"
+            }
+        }
+        _ => "\n",
+    }
+}
+
+/// The terminators of `text`, as [`split_lines`] cuts it, without building the lines.
+fn terminators(text: &str) -> impl Iterator<Item = &'static str> + '_ {
+    let bytes = text.as_bytes();
+    memchr::memchr2_iter(b'\n', b'\r', bytes).filter_map(move |i| match bytes[i] {
+        b'\n' if i > 0 && bytes[i - 1] == b'\r' => None, // counted at its \r
+        b'\n' => Some("\n"),
+        _ if bytes.get(i + 1) == Some(&b'\n') => Some("\r\n"),
+        _ => Some("\r"),
+    })
+}
+
+/// A file being edited: its text as read, split into lines only when an edit needs lines, so
+/// an edit of literal text (the common one) never holds a large file as a line per string.
+pub(crate) struct Editable<'a> {
+    bom: bool,
+    body: &'a str,
+    doc: Option<Doc<'a>>,
+    /// The whole new text, BOM included, when an edit rewrote it as text.
+    rewritten: Option<String>,
+}
+
+impl<'a> Editable<'a> {
+    pub fn new(path: &str, bytes: &'a [u8]) -> Result<Editable<'a>> {
+        let (bom, body) = strip_bom(text_of(path, bytes)?);
+        Ok(Editable {
+            bom,
+            body,
+            doc: None,
+            rewritten: None,
+        })
+    }
+
+    /// The text as read, without its BOM. Only for edits that have not changed it yet.
+    pub fn body(&self) -> &'a str {
+        self.body
+    }
+
+    /// The newline convention of the text as read.
+    pub fn eol(&self) -> &'static str {
+        convention(terminators(self.body))
+    }
+
+    /// The text as lines, split on first use.
+    pub fn doc(&mut self) -> &mut Doc<'a> {
+        let (bom, body) = (self.bom, self.body);
+        self.doc.get_or_insert_with(|| Doc {
+            bom,
+            lines: split_lines(body),
+        })
+    }
+
+    /// A buffer that already holds the BOM, for building a new text without a copy; hand it
+    /// back with [`Editable::set_text`].
+    pub fn new_text(&self, capacity: usize) -> String {
+        let mut text = String::with_capacity(BOM.len() + capacity);
+        if self.bom {
+            text.push_str(BOM);
+        }
+        text
+    }
+
+    /// Replaces the whole text with `text`, which came from [`Editable::new_text`].
+    pub fn set_text(&mut self, text: String) {
+        self.doc = None;
+        self.rewritten = Some(text);
+    }
+
+    pub fn into_bytes(self) -> Vec<u8> {
+        if let Some(text) = self.rewritten {
+            return text.into_bytes();
+        }
+        if let Some(doc) = &self.doc {
+            return doc.to_bytes();
+        }
+        let mut text = self.new_text(self.body.len());
+        text.push_str(self.body);
+        text.into_bytes()
+    }
+}
+
 /// Splits text at `\n`, `\r\n` and lone `\r`, keeping each terminator.
-pub(crate) fn split_lines(text: &str) -> Vec<Line> {
+pub(crate) fn split_lines(text: &str) -> Vec<Line<'_>> {
     let mut lines = Vec::new();
     let bytes = text.as_bytes();
     let mut start = 0;
@@ -147,7 +249,7 @@ pub(crate) fn split_lines(text: &str) -> Vec<Line> {
         match bytes[i] {
             b'\n' => {
                 lines.push(Line {
-                    text: text[start..i].to_owned(),
+                    text: Cow::Borrowed(&text[start..i]),
                     eol: "\n",
                 });
                 i += 1;
@@ -155,7 +257,7 @@ pub(crate) fn split_lines(text: &str) -> Vec<Line> {
             }
             b'\r' if bytes.get(i + 1) == Some(&b'\n') => {
                 lines.push(Line {
-                    text: text[start..i].to_owned(),
+                    text: Cow::Borrowed(&text[start..i]),
                     eol: "\r\n",
                 });
                 i += 2;
@@ -163,7 +265,7 @@ pub(crate) fn split_lines(text: &str) -> Vec<Line> {
             }
             b'\r' => {
                 lines.push(Line {
-                    text: text[start..i].to_owned(),
+                    text: Cow::Borrowed(&text[start..i]),
                     eol: "\r",
                 });
                 i += 1;
@@ -174,7 +276,7 @@ pub(crate) fn split_lines(text: &str) -> Vec<Line> {
     }
     if start < bytes.len() {
         lines.push(Line {
-            text: text[start..].to_owned(),
+            text: Cow::Borrowed(&text[start..]),
             eol: "",
         });
     }
@@ -182,7 +284,7 @@ pub(crate) fn split_lines(text: &str) -> Vec<Line> {
 }
 
 /// Splits text at `\n` only (`\r\n` is one terminator; a lone `\r` stays in its line).
-fn split_lf(text: &str) -> Vec<Line> {
+fn split_lf(text: &str) -> Vec<Line<'_>> {
     let mut lines = Vec::new();
     let mut rest = text;
     while let Some(i) = rest.find('\n') {
@@ -191,14 +293,14 @@ fn split_lf(text: &str) -> Vec<Line> {
             None => (&rest[..i], "\n"),
         };
         lines.push(Line {
-            text: line.to_owned(),
+            text: Cow::Borrowed(line),
             eol,
         });
         rest = &rest[i + 1..];
     }
     if !rest.is_empty() {
         lines.push(Line {
-            text: rest.to_owned(),
+            text: Cow::Borrowed(rest),
             eol: "",
         });
     }
@@ -207,12 +309,48 @@ fn split_lf(text: &str) -> Vec<Line> {
 
 /// Caller text as lines (terminators dropped); a trailing newline does not add an empty line.
 pub(crate) fn caller_lines(text: &str) -> Vec<String> {
-    split_lines(text).into_iter().map(|l| l.text).collect()
+    split_lines(text)
+        .into_iter()
+        .map(|l| l.text.into_owned())
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn editable_text_sees_the_same_convention_as_its_lines() {
+        for text in [
+            "",
+            "a",
+            "a\n",
+            "a\r\nb\r\n",
+            "a\rb\r",
+            "a\r\nb\nc\r\n",
+            "a\rb\nc\r",
+            "\r\n\r",
+            "x\r",
+        ] {
+            let ed = Editable::new("f", text.as_bytes()).unwrap();
+            let doc = Doc::parse("f", text.as_bytes()).unwrap();
+            assert_eq!(ed.eol(), doc.eol(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn editable_keeps_the_bom_and_unchanged_bytes() {
+        let bytes = "\u{feff}one\r\ntwo".as_bytes();
+        assert_eq!(Editable::new("f", bytes).unwrap().into_bytes(), bytes);
+        let mut ed = Editable::new("f", bytes).unwrap();
+        let mut text = ed.new_text(3);
+        text.push_str("new");
+        ed.set_text(text);
+        assert_eq!(ed.into_bytes(), "\u{feff}new".as_bytes());
+        let mut ed = Editable::new("f", bytes).unwrap();
+        ed.doc().lines[1].text = "2".into();
+        assert_eq!(ed.into_bytes(), "\u{feff}one\r\n2".as_bytes());
+    }
 
     fn round_trip(bytes: &[u8]) {
         assert_eq!(Doc::parse("f", bytes).unwrap().to_bytes(), bytes);

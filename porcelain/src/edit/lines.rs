@@ -43,7 +43,7 @@ pub(crate) fn range(doc: &Doc, path: &str, start: u64, end: u64) -> Result<(usiz
 pub(crate) fn region_text(doc: &Doc, from: usize, to: usize) -> String {
     doc.lines[from..to]
         .iter()
-        .map(|l| l.text.as_str())
+        .map(|l| l.text.as_ref())
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -141,7 +141,7 @@ pub(crate) fn insert_lines(
 mod tests {
     use super::*;
 
-    fn doc(t: &[u8]) -> Doc {
+    fn doc(t: &[u8]) -> Doc<'_> {
         Doc::parse("f", t).unwrap()
     }
 

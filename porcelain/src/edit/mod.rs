@@ -14,7 +14,7 @@ pub use replace::Policy;
 
 use crate::mutate::{MutationOptions, MutationResult, Plan, Planned, Step};
 use crate::{Code, Error, ObjectId, Result, Workspace};
-use doc::Doc;
+use doc::{Doc, Editable};
 use filekeeper_plumbing::journal::Item;
 use filekeeper_plumbing::publish::Expect;
 use filekeeper_plumbing::resolve::Kind;
@@ -38,7 +38,7 @@ impl Workspace {
         path: &str,
         guards: &EditGuards,
         options: &MutationOptions,
-        edit: impl FnOnce(&mut Doc) -> Result<serde_json::Map<String, serde_json::Value>>,
+        edit: impl FnOnce(&mut Editable) -> Result<serde_json::Map<String, serde_json::Value>>,
     ) -> Result<Plan> {
         let expected = guards
             .expected_hash
@@ -63,12 +63,14 @@ impl Workspace {
         if let Some(expected) = expected {
             crate::mutate::guard(path, expected, Some(seen.hash))?;
         }
-        let mut doc = Doc::parse(path, &bytes)?;
-        let extra = edit(&mut doc)?;
-        let new = doc.to_bytes();
+        let mut editable = Editable::new(path, &bytes)?;
+        let extra = edit(&mut editable)?;
+        let new = editable.into_bytes();
+        drop(bytes); // `seen` keeps the old bytes when they go to history; nothing else needs them
         self.check_size(path, new.len())?;
         let verb = format!("Edited ({kind})");
-        let mut plan = self.content_plan(kind, &verb, path, &target, Some(seen), &new, None)?;
+        let mut plan =
+            self.content_plan(kind, &verb, path, &target, Some(seen), Arc::new(new), None)?;
         plan.summary = format!("Edited {} ({}).", target.rel, kind.replace('_', " "));
         if let Some(serde_json::Value::Array(w)) = extra.get("warnings") {
             plan.warnings
@@ -94,9 +96,9 @@ impl Workspace {
         options: &MutationOptions,
     ) -> Result<MutationResult> {
         self.mutate(options, |ws| {
-            ws.edit_plan("replace_text", path, guards, options, |doc| {
+            ws.edit_plan("replace_text", path, guards, options, |ed| {
                 let r = replace::replace(
-                    doc,
+                    ed,
                     path,
                     old,
                     new,
@@ -124,9 +126,9 @@ impl Workspace {
         options: &MutationOptions,
     ) -> Result<MutationResult> {
         self.mutate(options, |ws| {
-            ws.edit_plan("replace_lines", path, guards, options, |doc| {
+            ws.edit_plan("replace_lines", path, guards, options, |ed| {
                 lines::replace_lines(
-                    doc,
+                    ed.doc(),
                     path,
                     start,
                     end,
@@ -149,9 +151,9 @@ impl Workspace {
         options: &MutationOptions,
     ) -> Result<MutationResult> {
         self.mutate(options, |ws| {
-            ws.edit_plan("insert_lines", path, guards, options, |doc| {
+            ws.edit_plan("insert_lines", path, guards, options, |ed| {
                 lines::insert_lines(
-                    doc,
+                    ed.doc(),
                     path,
                     position,
                     line,
@@ -173,8 +175,14 @@ impl Workspace {
         options: &MutationOptions,
     ) -> Result<MutationResult> {
         self.mutate(options, |ws| {
-            ws.edit_plan("delete_lines", path, guards, options, |doc| {
-                lines::delete_lines(doc, path, start, end, guards.expected_content.as_deref())?;
+            ws.edit_plan("delete_lines", path, guards, options, |ed| {
+                lines::delete_lines(
+                    ed.doc(),
+                    path,
+                    start,
+                    end,
+                    guards.expected_content.as_deref(),
+                )?;
                 Ok(serde_json::Map::new())
             })
         })
@@ -241,12 +249,12 @@ impl Workspace {
                 .path(path)
                 .with("reason", "duplicate_file"));
             }
-            let (mut doc, before) = match (file.old_path.is_some(), target.kind) {
+            let (old_bytes, before) = match (file.old_path.is_some(), target.kind) {
                 (true, Some(Kind::File)) => {
                     let (bytes, seen) = self.see_for_edit(&target)?;
-                    (Doc::parse_for_patch(path, &bytes)?, Some(seen))
+                    (bytes, Some(seen))
                 }
-                (false, None) => (Doc::parse(path, b"")?, None),
+                (false, None) => (Arc::default(), None),
                 (false, Some(_)) => {
                     return Err(Error::new(
                         Code::AlreadyExists,
@@ -265,7 +273,7 @@ impl Workspace {
                     .path(path));
                 }
             };
-            let old_bytes = doc.to_bytes();
+            let mut doc = Doc::parse_for_patch(path, &old_bytes)?;
             let (ok, hunks) = patch::apply(file, &mut doc);
             let change = match (file.old_path.is_some(), file.new_path.is_some()) {
                 (false, _) => "created",
@@ -297,7 +305,7 @@ impl Workspace {
             preview.0.push(crate::mutate::PreviewPart::Diff {
                 rel: target.rel.clone(),
                 existed: before.is_some(),
-                before: before.is_some().then(|| Arc::new(old_bytes)),
+                before: before.is_some().then(|| Arc::clone(&old_bytes)),
                 after: (change != "deleted").then(|| Arc::clone(&new)),
             });
             if let Some(bytes) = before.as_ref().and_then(|b| b.bytes.clone()) {

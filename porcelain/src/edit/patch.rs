@@ -396,7 +396,7 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
                 }
                 HunkLine::Remove(_) => k += 1,
                 HunkLine::Add(text) => out.push(Line {
-                    text: text.clone(),
+                    text: text.clone().into(),
                     eol,
                 }),
             }

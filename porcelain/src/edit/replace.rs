@@ -1,6 +1,6 @@
 //! Staged literal text replacement: exact, then normalised, then a useful NO_MATCH.
 
-use super::doc::{Doc, caller_lines};
+use super::doc::{Doc, Editable, caller_lines};
 use crate::{Code, Error, Result};
 
 /// Which occurrences to replace. There is no default: the caller says.
@@ -36,7 +36,7 @@ fn leading_ws(s: &str) -> &str {
 
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn replace(
-    doc: &mut Doc,
+    ed: &mut Editable,
     path: &str,
     old: &str,
     new: &str,
@@ -47,9 +47,10 @@ pub(crate) fn replace(
     if old.is_empty() {
         return Err(Error::invalid("the old text is empty").path(path));
     }
-    let eol = doc.eol();
+    let eol = ed.eol();
     let (old_c, new_c) = (in_convention(old, eol), in_convention(new, eol));
-    let body = doc.body();
+    // Exact matches are replaced in the text as read, in one pass: no line is split.
+    let body = ed.body();
     let starts: Vec<usize> = body.match_indices(&old_c).map(|(i, _)| i).collect();
     if !starts.is_empty() {
         check_count(path, starts.len(), policy, expected_count)?;
@@ -57,15 +58,20 @@ pub(crate) fn replace(
             check_single(path, starts.len(), policy)?;
             guard_region(path, &old_c, expected, eol)?;
         }
-        let replaced = match policy {
-            Policy::All => body.replace(&old_c, &new_c),
-            Policy::First => body.replacen(&old_c, &new_c, 1),
+        let replacing = match policy {
+            Policy::All => &starts[..],
+            Policy::First => &starts[..1],
         };
-        let bom = doc.bom;
-        *doc = Doc {
-            bom,
-            lines: super::doc::split_lines(&replaced),
-        };
+        let grown = replacing.len() * new_c.len().saturating_sub(old_c.len());
+        let mut text = ed.new_text(body.len() + grown);
+        let mut copied = 0;
+        for &at in replacing {
+            text.push_str(&body[copied..at]);
+            text.push_str(&new_c);
+            copied = at + old_c.len();
+        }
+        text.push_str(&body[copied..]);
+        ed.set_text(text);
         return Ok(Replaced {
             stage: "exact",
             count: starts.len(),
@@ -73,6 +79,7 @@ pub(crate) fn replace(
         });
     }
     // Normalised: whole lines, equal once indentation and trailing whitespace are ignored.
+    let doc = ed.doc();
     let mut wanted = caller_lines(old);
     while wanted.first().is_some_and(|l| l.trim().is_empty()) {
         wanted.remove(0);
@@ -107,7 +114,7 @@ pub(crate) fn replace(
         check_single(path, chosen.len(), policy)?;
         let region: Vec<&str> = doc.lines[chosen[0]..chosen[0] + wanted.len()]
             .iter()
-            .map(|l| l.text.as_str())
+            .map(|l| l.text.as_ref())
             .collect();
         guard_region(path, &region.join("\n"), expected, "\n")?;
     }
@@ -238,14 +245,10 @@ fn no_match(doc: &Doc, path: &str, old: &str) -> Error {
 mod tests {
     use super::*;
 
-    fn doc(text: &str) -> Doc {
-        Doc::parse("f", text.as_bytes()).unwrap()
-    }
-
     fn run(text: &str, old: &str, new: &str, policy: Policy) -> Result<(String, Replaced)> {
-        let mut d = doc(text);
-        let r = replace(&mut d, "f", old, new, policy, None, None)?;
-        Ok((String::from_utf8(d.to_bytes()).unwrap(), r))
+        let mut ed = Editable::new("f", text.as_bytes())?;
+        let r = replace(&mut ed, "f", old, new, policy, None, None)?;
+        Ok((String::from_utf8(ed.into_bytes()).unwrap(), r))
     }
 
     #[test]
@@ -258,9 +261,9 @@ mod tests {
             run("a b a\n", "a", "x", Policy::First).err().unwrap().code,
             Code::MatchCountMismatch
         );
-        let mut d = doc("a b a\n");
-        let r = replace(&mut d, "f", "a", "x", Policy::First, Some(2), None).unwrap();
-        assert_eq!((d.to_bytes(), r.count), (b"x b a\n".to_vec(), 2));
+        let mut ed = Editable::new("f", b"a b a\n").unwrap();
+        let r = replace(&mut ed, "f", "a", "x", Policy::First, Some(2), None).unwrap();
+        assert_eq!((ed.into_bytes(), r.count), (b"x b a\n".to_vec(), 2));
     }
 
     #[test]

@@ -37,7 +37,8 @@ impl Workspace {
     }
 
     /// A text file's whole content for editing (at most `max_write_bytes`), with its state.
-    pub(crate) fn see_for_edit(&self, target: &Resolved) -> Result<(Vec<u8>, Seen)> {
+    /// The bytes are shared with the returned state, not copied: a large file is held once.
+    pub(crate) fn see_for_edit(&self, target: &Resolved) -> Result<(Arc<Vec<u8>>, Seen)> {
         let mut file = target.open_file()?;
         let meta = file
             .metadata()
@@ -47,11 +48,12 @@ impl Workspace {
         file.read_to_end(&mut bytes)
             .map_err(|e| Error::storage("reading file", &e))?;
         let stored = bytes.len() as u64 <= self.inner.limits.max_history_blob_bytes;
+        let bytes = Arc::new(bytes);
         let seen = Seen {
             hash: ObjectId::of(&bytes),
             mode: meta.permissions().mode() & 0o7777,
             size: bytes.len() as u64,
-            bytes: stored.then(|| Arc::new(bytes.clone())),
+            bytes: stored.then(|| Arc::clone(&bytes)),
         };
         Ok((bytes, seen))
     }
@@ -135,6 +137,7 @@ impl Workspace {
             } else {
                 "Created"
             };
+            let content = Arc::new(content.to_vec());
             ws.content_plan("create", verb, path, &target, before, content, None)
         })
     }
@@ -160,6 +163,7 @@ impl Workspace {
             if let Some(expected) = expected {
                 guard(path, expected, before.as_ref().map(|b| b.hash))?;
             }
+            let content = Arc::new(content.to_vec());
             ws.content_plan("write", "Wrote", path, &target, before, content, None)
         })
     }
@@ -201,7 +205,7 @@ impl Workspace {
             }
             let mode = before.is_none().then(|| meta.permissions().mode() & 0o7777);
             let summary = format!("Copied {} to {}.", from.rel, target.rel);
-            let mut plan = ws.content_plan("copy", "", destination, &target, before, &bytes, mode)?;
+            let mut plan = ws.content_plan("copy", "", destination, &target, before, Arc::new(bytes), mode)?;
             plan.summary = summary;
             plan.source = Some(from.rel.clone());
             Ok(plan)
@@ -217,11 +221,11 @@ impl Workspace {
         given: &str,
         target: &Resolved,
         before: Option<Seen>,
-        content: &[u8],
+        content: Arc<Vec<u8>>,
         new_mode: Option<u32>,
     ) -> Result<Plan> {
         let cap = self.inner.limits.max_history_blob_bytes;
-        let after_hash = ObjectId::of(content);
+        let after_hash = ObjectId::of(&content);
         // A new file's mode is decided here, so the journal records exactly what is written.
         let new_mode = new_mode.or_else(|| {
             before
@@ -229,7 +233,6 @@ impl Workspace {
                 .then(filekeeper_plumbing::durable::new_file_mode)
         });
         let after_mode = before.as_ref().map(|b| b.mode).or(new_mode);
-        let content = Arc::new(content.to_vec());
         let mut blobs = Vec::new();
         if let Some(bytes) = before.as_ref().and_then(|b| b.bytes.clone()) {
             blobs.push(bytes);

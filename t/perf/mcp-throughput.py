@@ -1,0 +1,223 @@
+"""MCP throughput: tool calls per second over stdio, filekeeper-mcp against the reference MCP
+filesystem server, both driven by the official Python MCP SDK client. Used by
+p0600-mcp-throughput.sh.
+
+usage:
+    mcp-throughput.py --ours BINARY --ours-root DIR [--ref-js INDEX.js --ref-root DIR]
+                      [--node NODE] [--files 200] [--rounds 5] [--errlog LOG] [--json OUT.json]
+
+Both roots must be empty directories: the driver writes the same FILES small text files into
+each. One session per server, started once (start-up is not timed). A round is, per server,
+FILES reads, then FILES writes (new content each round), then FILES single replacements (one
+unique occurrence in each file), each a sequential call awaited before the next, as an agent
+works. Within a round the servers take turns kind by kind, the first alternating between
+rounds, so a load change on the machine hits both alike; the first round is an untimed
+warm-up. Each call's result is checked (a failed call would make a fast benchmark of
+nothing), and the files' final bytes must be the same in both trees.
+
+Prints calls/s (the median round of each kind) for both servers and the ratio against the
+target; exits 1 when a target is missed, 2 when the workload itself fails.
+Targets: reads >= 2.5x the reference server's rate; writes and edits >= 1.0x.
+"""
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import statistics
+import sys
+import time
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+TARGETS = {"read": 2.5, "write": 1.0, "edit": 1.0}
+
+WORDS = (
+    "the of and to in is that for it as with was on be by this are from at or an which have "
+    "not had but one were all their more when there can been has will would other into some "
+    "time could than then them these only new after also first made most over such where "
+    "through back years much before should well because any each just those people how too "
+    "little under might very still while own same last never read write file path line data "
+    "value error result state config buffer index"
+).split()
+
+
+def body(i, round_no):
+    """About 1.5 KiB of text for file I in ROUND_NO, ending with a unique status line."""
+    lines = []
+    seed = i * 7919 + round_no * 104729
+    for n in range(24):
+        seed = (seed * 1103515245 + 12345) % 2**31
+        k = 6 + seed % 8
+        words = [WORDS[(seed >> s) % len(WORDS)] for s in range(k)]
+        lines.append(f"{n + 1:3d}: " + " ".join(words))
+    lines.append(f"status: draft {i} round {round_no}")
+    return "\n".join(lines) + "\n"
+
+
+def name(i):
+    return f"notes/f{i:03d}.txt"
+
+
+class Server:
+    """One server's session and how its tools are called."""
+
+    def __init__(self, label, params, root, path_of, tools):
+        self.label, self.params, self.root = label, params, root
+        self.path_of = path_of  # file name -> the path argument this server takes
+        self.tools = tools  # kind -> (tool name, arguments builder)
+        self.session = None
+        self.rates = {kind: [] for kind in TARGETS}
+
+    def check(self, kind, i, result, expect=None):
+        text = "".join(b.text for b in (result.content or []) if getattr(b, "type", "") == "text")
+        ok = not result.is_error
+        if ok and result.structured_content is not None and "ok" in result.structured_content:
+            ok = result.structured_content["ok"] is True
+        if ok and expect is not None:
+            ok = expect in text
+        if not ok:
+            raise SystemExit(f"{self.label}: {kind} of {name(i)} failed: {text[:500]}")
+
+
+async def run_phase(server, kind, round_no, files):
+    tool, build = server.tools[kind]
+    t0 = time.perf_counter()
+    for i in range(files):
+        result = await server.session.call_tool(tool, build(server.path_of(name(i)), i, round_no))
+        # Reads return the file, which holds the previous round's edit.
+        server.check(kind, i, result, f"final {i} round {round_no - 1}" if kind == "read" else None)
+    return files / (time.perf_counter() - t0)
+
+
+async def run(opts):
+    env = {k: os.environ[k] for k in ("FILEKEEPER_HOME", "HOME", "PATH", "TMPDIR") if k in os.environ}
+    servers = []
+
+    def ours_tools():
+        return {
+            "read": ("file_read", lambda p, i, r: {"path": p}),
+            "write": ("file_write", lambda p, i, r: {"path": p, "content": body(i, r)}),
+            "edit": ("file_replace_text", lambda p, i, r: {
+                "path": p, "old": f"status: draft {i} round {r}",
+                "new": f"status: final {i} round {r}", "policy": "first"}),
+        }
+
+    servers.append(Server(
+        "filekeeper-mcp",
+        StdioServerParameters(command=opts.ours, args=["--root", opts.ours_root], env=env),
+        opts.ours_root, lambda n: n, ours_tools()))
+    if opts.ref_js:
+        root = os.path.realpath(opts.ref_root)
+        servers.append(Server(
+            "reference",
+            StdioServerParameters(command=opts.node, args=[opts.ref_js, root], env=env),
+            root, lambda n, root=root: os.path.join(root, n), None))
+
+    # Identical trees; "round 0" is the state the warm-up round reads.
+    for s in servers:
+        os.makedirs(os.path.join(s.root, "notes"), exist_ok=True)
+        for i in range(opts.files):
+            with open(os.path.join(s.root, name(i)), "w", encoding="utf-8") as f:
+                f.write(body(i, 0).replace("status: draft", "status: final"))
+
+    errlog = open(opts.errlog or os.devnull, "a")
+    async with contextlib.AsyncExitStack() as stack:
+        for s in servers:
+            read, write = await stack.enter_async_context(stdio_client(s.params, errlog=errlog))
+            s.session = await stack.enter_async_context(
+                ClientSession(read, write, read_timeout_seconds=60))
+            info = await s.session.initialize()
+            listing = await s.session.list_tools()  # the SDK caches output schemas from it
+            names = {t.name for t in listing.tools}
+            if s.tools is None:
+                # The reference server: read_text_file in current versions, read_file before.
+                read_tool = "read_text_file" if "read_text_file" in names else "read_file"
+                s.tools = {
+                    "read": (read_tool, lambda p, i, r: {"path": p}),
+                    "write": ("write_file", lambda p, i, r: {"path": p, "content": body(i, r)}),
+                    "edit": ("edit_file", lambda p, i, r: {"path": p, "edits": [{
+                        "oldText": f"status: draft {i} round {r}",
+                        "newText": f"status: final {i} round {r}"}]}),
+                }
+            missing = {tool for tool, _ in s.tools.values()} - names
+            if missing:
+                raise SystemExit(f"{s.label} lacks the tools {sorted(missing)}")
+            s.version = f"{info.server_info.name} {info.server_info.version}"
+
+        for round_no in range(1, opts.rounds + 2):
+            # The servers take turns kind by kind (each still reads, writes, then edits), and
+            # the one that goes first alternates, so both measure a kind at nearly the same
+            # moment: the load of a shared machine drifts within seconds.
+            order = servers if round_no % 2 else servers[::-1]
+            for kind in ("read", "write", "edit"):
+                for s in order:
+                    rate = await run_phase(s, kind, round_no, opts.files)
+                    if round_no > 1:  # round 1 warms caches and creates state
+                        s.rates[kind].append(rate)
+
+    # Both trees end with the same bytes: the last round's content, edited.
+    last = opts.rounds + 1
+    for s in servers:
+        for i in range(opts.files):
+            with open(os.path.join(s.root, name(i)), encoding="utf-8") as f:
+                if f.read() != body(i, last).replace("status: draft", "status: final"):
+                    raise SystemExit(f"{s.label}: {name(i)} does not hold the expected content")
+    return servers
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--ours", required=True)
+    parser.add_argument("--ours-root", required=True)
+    parser.add_argument("--ref-js")
+    parser.add_argument("--ref-root")
+    parser.add_argument("--node", default="node")
+    parser.add_argument("--files", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--errlog", help="where the servers' stderr goes (default: nowhere)")
+    parser.add_argument("--json")
+    opts = parser.parse_args()
+    if opts.files < 1 or opts.rounds < 1:
+        parser.error("--files and --rounds must be at least 1")
+
+    try:
+        servers = asyncio.run(run(opts))
+    except SystemExit as e:
+        print(f"mcp-throughput: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:  # a server that died or hung: the workload failed, no figures
+        print(f"mcp-throughput: the session failed: {e!r}", file=sys.stderr)
+        return 2
+
+    ours = servers[0]
+    ref = servers[1] if len(servers) > 1 else None
+    med = {s.label: {k: statistics.median(v) for k, v in s.rates.items()} for s in servers}
+    print(f"{opts.files} files, {opts.rounds} rounds after a warm-up, medians; "
+          + "; ".join(s.version for s in servers))
+    print(f"{'calls/s over stdio':<26} {'filekeeper-mcp':>15} {'reference':>12} {'ratio':>8} {'target':>8}")
+    status = 0
+    rows = {}
+    for kind, label in (("read", "file read"), ("write", "file write"), ("edit", "single replacement")):
+        a = med[ours.label][kind]
+        if ref is None:
+            print(f"{label:<26} {a:13.0f}/s {'-':>12}")
+            continue
+        b = med[ref.label][kind]
+        ratio = a / b
+        missed = ratio < TARGETS[kind]
+        status |= missed
+        rows[kind] = {"ours": a, "reference": b, "ratio": ratio, "target": TARGETS[kind]}
+        print(f"{label:<26} {a:13.0f}/s {b:10.0f}/s {ratio:8.2f} {'>=' + str(TARGETS[kind]):>8}"
+              + ("  MISSED" if missed else ""))
+    if opts.json:
+        with open(opts.json, "w") as f:
+            json.dump({"files": opts.files, "rounds": opts.rounds, "rows": rows,
+                       "rates": {s.label: s.rates for s in servers}}, f, indent=1)
+    return 1 if status else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
