@@ -13,12 +13,7 @@ Every limit refuses with LIMIT_EXCEEDED instead of truncating. Concurrent reques
 session are safe: guarded increments of one counter either win or get CONTENT_CONFLICT.'
 . ./test-lib.sh
 
-PY=${KEEPER_TEST_PYTHON:-$TEST_DIRECTORY/../.venv/bin/python}
-if ! test -x "$PY" || ! "$PY" -c "import mcp" 2>/dev/null; then
-	echo "Bail out! no Python with the MCP SDK at $PY; run 'make venv' or set KEEPER_TEST_PYTHON"
-	exit 1
-fi
-MCP=$TEST_DIRECTORY/mcp
+need_mcp_sdk
 OUT=$TRASH/transcript
 mkdir -p "$OUT"
 

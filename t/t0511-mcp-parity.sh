@@ -12,12 +12,7 @@ and error.details; for a success the same result fields, operation ids and times
 Only the message differs, and then only where it names the surface'"'"'s own argument.'
 . ./test-lib.sh
 
-PY=${KEEPER_TEST_PYTHON:-$TEST_DIRECTORY/../.venv/bin/python}
-if ! test -x "$PY" || ! "$PY" -c "import mcp" 2>/dev/null; then
-	echo "Bail out! no Python with the MCP SDK at $PY; run 'make venv' or set KEEPER_TEST_PYTHON"
-	exit 1
-fi
-MCP=$TEST_DIRECTORY/mcp
+need_mcp_sdk
 TPL=$TRASH/tpl
 ROWS=$TRASH/rows.jsonl
 ZERO_HASH=sha256:0000000000000000000000000000000000000000000000000000000000000000

@@ -25,11 +25,7 @@ LOGS=$TRASH/logs
 M=$TRASH/mcp-ws
 mkdir -p "$LOGS" "$M"
 
-PY=${KEEPER_TEST_PYTHON:-$TEST_DIRECTORY/../.venv/bin/python}
-if ! test -x "$PY" || ! "$PY" -c "import mcp" 2>/dev/null; then
-	echo "Bail out! no Python with the MCP SDK at $PY; run 'make venv' or set KEEPER_TEST_PYTHON"
-	exit 1
-fi
+need_mcp_sdk
 
 # root SURFACE: the workspace root the surface (cli or mcp) raced on.
 root () {

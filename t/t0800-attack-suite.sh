@@ -25,12 +25,7 @@ path argument to keeper, writes through a link to a directory whose name is not 
 must not land in its U+FFFD twin), and a non-UTF-8 request line to filekeeper-mcp.'
 . ./test-lib.sh
 
-PY=${KEEPER_TEST_PYTHON:-$TEST_DIRECTORY/../.venv/bin/python}
-if ! test -x "$PY" || ! "$PY" -c "import mcp" 2>/dev/null; then
-	echo "Bail out! no Python with the MCP SDK at $PY; run 'make venv' or set KEEPER_TEST_PYTHON"
-	exit 1
-fi
-MCP=$TEST_DIRECTORY/mcp
+need_mcp_sdk
 EVIL=${WS}-evil
 R=$TRASH/probe
 ROWS=$R/rows.jsonl

@@ -54,6 +54,17 @@ keeper workspace use test >/dev/null || {
 	exit 1
 }
 
+# need_mcp_sdk: PY is a Python with the official MCP SDK (the .venv that `make venv` builds,
+# or KEEPER_TEST_PYTHON) and MCP the folder of the t/mcp helpers; bails out without one.
+need_mcp_sdk () {
+	PY=${KEEPER_TEST_PYTHON:-$TEST_DIRECTORY/../.venv/bin/python}
+	MCP=$TEST_DIRECTORY/mcp
+	if ! test -x "$PY" || ! "$PY" -c "import mcp" 2>/dev/null; then
+		echo "Bail out! no Python with the MCP SDK at $PY; run 'make venv' or set KEEPER_TEST_PYTHON"
+		exit 1
+	fi
+}
+
 test_count=0
 test_failures=0
 

@@ -78,34 +78,20 @@ restore () {
 # file, the restore outside the timing. TARGET "-" prints the ratio without a target. When
 # EXPECTED is given, both results must equal it (the benchmark times the same edit).
 edit_compare () {
-	name=$1 target=$2 ours=$3 theirs=$4 expected=$5
-	: >"$PERF_TRASH/ours" && : >"$PERF_TRASH/theirs"
+	expected=$5
 	# One untimed run of each, and a check that both made the same edit.
-	restore "$ws" && sh -c "$ours" >/dev/null 2>&1 || { echo "$name: keeper failed: $ours" >&2; return 1; }
-	restore "$base" && sh -c "$theirs" >/dev/null 2>&1 || { echo "$name: baseline failed" >&2; return 1; }
+	restore "$ws" && sh -c "$3" >/dev/null 2>&1 || { echo "$1: keeper failed: $3" >&2; return 1; }
+	restore "$base" && sh -c "$4" >/dev/null 2>&1 || { echo "$1: baseline failed" >&2; return 1; }
 	if test -n "$expected"; then
 		cmp -s "$ws/big.txt" "$expected" && cmp -s "$base/big.txt" "$expected" ||
-			{ echo "$name: the two sides did not make the expected edit" >&2; return 1; }
+			{ echo "$1: the two sides did not make the expected edit" >&2; return 1; }
 	fi
-	i=0
-	while test $i -lt "$PERF_RUNS"; do
-		restore "$ws" || return 1
-		t0=$(now_ns); sh -c "$ours" >/dev/null 2>&1; t1=$(now_ns)
-		echo $((t1 - t0)) >>"$PERF_TRASH/ours"
-		restore "$base" || return 1
-		t0=$(now_ns); sh -c "$theirs" >/dev/null 2>&1; t1=$(now_ns)
-		echo $((t1 - t0)) >>"$PERF_TRASH/theirs"
-		i=$((i + 1))
-	done
-	a=$(median "$PERF_TRASH/ours")
-	b=$(median "$PERF_TRASH/theirs")
-	perf_header
-	awk -v n="$name" -v a="$a" -v b="$b" -v t="$target" 'BEGIN {
-		r = a / b
-		if (t == "-") { printf "%-44s %10.1fms %10.1fms %8.2f %7s\n", n, a / 1e6, b / 1e6, r, "(info)"; exit 0 }
-		printf "%-44s %10.1fms %10.1fms %8.2f %7s%s\n", n, a / 1e6, b / 1e6, r, "<=" t, (r <= t ? "" : "  MISSED")
-		exit (r <= t ? 0 : 1)
-	}'
+	PERF_BEFORE_OURS='restore "$ws"'
+	PERF_BEFORE_THEIRS='restore "$base"'
+	perf_compare "$1" "$2" "$3" "$4"
+	status=$?
+	unset PERF_BEFORE_OURS PERF_BEFORE_THEIRS
+	return $status
 }
 
 # peak_rss NAME KEEPER_CMD BASELINE_CMD: peak resident memory (GNU time, KiB) of one run of
