@@ -683,4 +683,20 @@ test_expect_success 'a patch creating .env is SENSITIVE_PATH_REFUSED (exit 10)' 
 	test ! -e .env
 '
 
+test_expect_success 'a patch file that cannot be read is INVALID_ARGUMENT naming the patch file' '
+	test_expect_code 2 keeper --json file apply-patch no-such.patch >out &&
+	test_error_code INVALID_ARGUMENT out &&
+	json_get ".error.message" out | grep "cannot read the patch file: no such file" &&
+	mkdir -p patchdir &&
+	test_expect_code 2 keeper --json file apply-patch patchdir >out &&
+	json_get ".error.message" out | grep "it is a directory"
+'
+
+test_expect_success 'with no patch file and a terminal on stdin, the hint names what apply-patch takes' '
+	if ! command -v script >/dev/null; then return 0; fi &&
+	script -qec "keeper file apply-patch" /dev/null >screen 2>&1 </dev/null;
+	grep -a "no patch: name a patch file, or pipe the patch on stdin" screen &&
+	! grep -a -- "--input" screen
+'
+
 test_done

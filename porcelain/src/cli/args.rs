@@ -67,6 +67,9 @@ pub struct Global {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Create the home directory, config.toml and the workspace registry.
+    #[command(after_long_help = r#"Examples:
+  keeper init
+  keeper --home /tmp/fk-test/home init"#)]
     Init,
 
     /// Register, list, inspect, select and forget workspaces.
@@ -86,15 +89,25 @@ pub enum Command {
     History(HistoryCommand),
 
     /// Compute a blob id (sha256:...) of a workspace file or stdin; -w also stores it.
+    #[command(after_long_help = r#"Examples:
+  old=$(keeper hash-object -w notes.md)
+  new=$(keeper hash-object -w --stdin < new.md)
+  keeper hash-object notes.md"#)]
     HashObject(HashObjectArgs),
 
     /// Print a stored blob's bytes, verified against its id.
+    #[command(after_long_help = r#"Examples:
+  keeper cat-blob "$old" | diff - notes.md
+  keeper cat-blob sha256:43c7d27ae644edba5e18ebf1f44dfe26d532ed1759ebe1ffc5c1adc059d0ec2a"#)]
     CatBlob {
         /// The blob id, sha256:<64 hex>.
         id: String,
     },
 
     /// Show where a path lands inside the workspace, or why it is refused.
+    #[command(after_long_help = r#"Examples:
+  keeper resolve-path docs/new.md --for-write
+  keeper --json resolve-path link.md"#)]
     ResolvePath {
         /// A workspace-relative path, or an absolute path inside the root.
         path: String,
@@ -107,30 +120,48 @@ pub enum Command {
     },
 
     /// Record a pending operation; prints its id. Items' blobs must already be stored.
+    #[command(after_long_help = r#"Examples:
+  op=$(keeper journal-begin --kind create --item "{\"path\": \"new.md\", \"after_hash\": \"$new\"}")
+  keeper --actor deploy journal-begin --stdin < operation.json"#)]
     JournalBegin(JournalBeginArgs),
 
     /// Mark a pending operation committed, after verifying every path holds its after state.
+    #[command(after_long_help = r#"Examples:
+  keeper publish notes.md --blob "$new" --expected-hash "$old" && keeper journal-commit "$op"
+  keeper journal-commit op_1a2b3c4d5e6f7a8b"#)]
     JournalCommit {
         /// The operation id, op_<16 hex>.
         operation_id: String,
     },
 
     /// Mark a pending operation rolled back, after verifying every path holds its before state.
+    #[command(after_long_help = r#"Examples:
+  keeper publish notes.md --blob "$new" --expected-hash "$old" || keeper journal-abort "$op"
+  keeper journal-abort op_1a2b3c4d5e6f7a8b"#)]
     JournalAbort {
         /// The operation id, op_<16 hex>.
         operation_id: String,
     },
 
     /// Show one journal record with its items.
+    #[command(after_long_help = r#"Examples:
+  keeper journal-show "$op"
+  keeper --json journal-show op_1a2b3c4d5e6f7a8b"#)]
     JournalShow {
         /// The operation id, op_<16 hex>.
         operation_id: String,
     },
 
     /// Atomically replace a workspace file with a stored blob (temp file, fsync, rename, dir fsync).
+    #[command(after_long_help = r#"Examples:
+  keeper publish notes.md --blob "$new" --expected-hash "$old"
+  keeper publish new.md --blob "$new" --create --mode 644"#)]
     Publish(PublishArgs),
 
     /// Verify every stored object and every journal reference; exit non-zero on any damage.
+    #[command(after_long_help = r#"Examples:
+  keeper fsck
+  keeper --json fsck"#)]
     Fsck,
 
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
@@ -149,12 +180,18 @@ pub enum Command {
 
     /// Resolve operations an interrupted keeper left pending (every mutation also does this
     /// first); PARTIAL_RECOVERY when one was only partly applied.
+    #[command(after_long_help = r#"Examples:
+  keeper recover
+  keeper --json recover"#)]
     Recover,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum WorkspaceCommand {
     /// Register ROOT (an existing directory) as workspace NAME.
+    #[command(after_long_help = r#"Examples:
+  keeper workspace create notes ~/notes
+  keeper workspace create project ."#)]
     Create {
         /// 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit.
         name: String,
@@ -162,18 +199,28 @@ pub enum WorkspaceCommand {
         root: PathBuf,
     },
     /// List registered workspaces.
+    #[command(after_long_help = r#"Examples:
+  keeper workspace list
+  keeper --json workspace list"#)]
     List,
     /// Show one workspace.
+    #[command(after_long_help = r#"Examples:
+  keeper workspace show notes
+  keeper --json workspace show notes"#)]
     Show {
         /// The workspace name.
         name: String,
     },
     /// Make NAME the default workspace.
+    #[command(after_long_help = r#"Example:
+  keeper workspace use notes"#)]
     Use {
         /// The workspace name.
         name: String,
     },
     /// Forget a registration; the workspace's files and history are left in place.
+    #[command(after_long_help = r#"Example:
+  keeper workspace remove notes"#)]
     Remove {
         /// The workspace name.
         name: String,
@@ -329,9 +376,10 @@ pub enum FileCommand {
         mutation: MutationArgs,
     },
     /// Replace a file's whole content, atomically (creating it when absent).
-    ///
-    /// Example (a guarded read-modify-write):
-    ///   h=$(keeper file hash notes.md); ...; keeper file write notes.md --input new.md --expected-hash "$h"
+    #[command(after_long_help = r#"Examples:
+  h=$(keeper file hash notes.md)
+  keeper file write notes.md --input new.md --expected-hash "$h"
+  keeper file write notes.md --input new.md --dry-run"#)]
     Write {
         /// The file, workspace-relative.
         path: String,
@@ -344,6 +392,10 @@ pub enum FileCommand {
         mutation: MutationArgs,
     },
     /// Copy a file; an existing destination is replaced only against its current hash.
+    #[command(after_long_help = r#"Examples:
+  keeper file copy todo.md backup/todo.md
+  h=$(keeper file hash backup/todo.md)
+  keeper file copy todo.md backup/todo.md --expected-destination-hash "$h""#)]
     Copy {
         /// The file to copy.
         source: String,
@@ -356,6 +408,9 @@ pub enum FileCommand {
         mutation: MutationArgs,
     },
     /// Move (rename) a file atomically; an existing destination needs --overwrite.
+    #[command(after_long_help = r#"Examples:
+  keeper file move draft.md docs/final.md
+  keeper file move notes.new notes.md --overwrite --dry-run"#)]
     Move {
         /// The file to move.
         source: String,
@@ -405,6 +460,9 @@ pub enum FileCommand {
         mutation: MutationArgs,
     },
     /// Replace lines START..=END (1-based, inclusive) with new text.
+    #[command(after_long_help = r#"Examples:
+  keeper file replace-lines VERSION --start 1 --end 1 --replacement 1.3 --expected-content 1.2
+  keeper file replace-lines todo.md --start 2 --end 4 --replacement '- merged' --dry-run"#)]
     ReplaceLines {
         /// The file, workspace-relative.
         path: String,
@@ -423,6 +481,10 @@ pub enum FileCommand {
         mutation: MutationArgs,
     },
     /// Insert lines before or after line N, or with --position end after the last line.
+    #[command(after_long_help = r#"Examples:
+  h=$(keeper file hash todo.md)
+  keeper file insert-lines todo.md --position end --content '- ship it' --expected-hash "$h"
+  keeper file insert-lines todo.md --position after --line 1 --content '- first' --dry-run"#)]
     InsertLines {
         /// The file, workspace-relative.
         path: String,
@@ -441,6 +503,9 @@ pub enum FileCommand {
         mutation: MutationArgs,
     },
     /// Delete lines START..=END (1-based, inclusive).
+    #[command(after_long_help = r#"Examples:
+  keeper file delete-lines todo.md --start 2 --end 2 --expected-content '- done'
+  keeper file delete-lines todo.md --start 2 --end 3 --dry-run"#)]
     DeleteLines {
         /// The file, workspace-relative.
         path: String,
@@ -458,7 +523,8 @@ pub enum FileCommand {
     /// Apply a unified diff (diff -u or git diff) from a file or stdin: every hunk is checked
     /// before anything is written; a failed or ambiguous hunk rejects the whole patch.
     #[command(after_long_help = r#"Examples:
-  git diff > change.patch; keeper file apply-patch change.patch --dry-run
+  keeper file apply-patch fix.patch --dry-run
+  git -C ../upstream diff | keeper file apply-patch
   diff -u old.txt new.txt | keeper file apply-patch"#)]
     ApplyPatch {
         /// The patch file (default: standard input).
@@ -467,6 +533,10 @@ pub enum FileCommand {
         mutation: MutationArgs,
     },
     /// Delete a file (its bytes stay in history, so the deletion can be undone).
+    #[command(after_long_help = r#"Examples:
+  h=$(keeper file hash old.md)
+  keeper file delete old.md --expected-hash "$h"
+  keeper file delete draft.md --dry-run"#)]
     Delete {
         /// The file, workspace-relative.
         path: String,
@@ -483,6 +553,9 @@ pub enum FileCommand {
   keeper --json file read big.log --max-bytes 65536"#)]
     Read(ReadArgs),
     /// Read several files; each succeeds or fails on its own (at most max_read_many_paths).
+    #[command(after_long_help = r#"Examples:
+  keeper file read-many README.md docs/intro.md
+  keeper --json file read-many src/a.rs src/b.rs --max-bytes-per-file 4096"#)]
     ReadMany {
         /// The files, workspace-relative.
         #[arg(required = true)]
@@ -494,11 +567,17 @@ pub enum FileCommand {
         max_bytes_per_file: Option<u64>,
     },
     /// Show kind, size, mode, modification time, and for files the text facts and hash.
+    #[command(after_long_help = r#"Examples:
+  keeper file info notes.md
+  keeper --json file info notes.md"#)]
     Info {
         /// The path, workspace-relative.
         path: String,
     },
     /// Print a file's content hash (sha256:..., the id `--expected-hash` takes).
+    #[command(after_long_help = r#"Examples:
+  keeper file hash notes.md
+  keeper --json file hash notes.md"#)]
     Hash {
         /// The file, workspace-relative.
         path: String,
@@ -511,6 +590,9 @@ pub enum FileCommand {
         path: String,
     },
     /// List a directory, sorted; .filekeeper/ is never listed and links are never followed.
+    #[command(after_long_help = r#"Examples:
+  keeper file list
+  keeper file list docs --recursive --glob '*.md'"#)]
     List {
         /// The directory (default: the workspace root).
         path: Option<String>,
@@ -563,6 +645,9 @@ pub enum FileCommand {
 #[derive(Debug, Subcommand)]
 pub enum DirCommand {
     /// Create a directory.
+    #[command(after_long_help = r#"Examples:
+  keeper dir create notes/2026/03 --parents
+  keeper dir create build --dry-run"#)]
     Create {
         /// The directory, workspace-relative.
         path: String,
@@ -573,6 +658,9 @@ pub enum DirCommand {
         mutation: MutationArgs,
     },
     /// Move (rename) a directory and everything in it, atomically, to a new path.
+    #[command(after_long_help = r#"Examples:
+  keeper dir move src/utils src/helpers --dry-run
+  keeper dir move src/utils src/helpers"#)]
     Move {
         /// The directory to move.
         source: String,
@@ -582,6 +670,9 @@ pub enum DirCommand {
         mutation: MutationArgs,
     },
     /// Delete an empty directory, or with --recursive --confirm-recursive a whole tree.
+    #[command(after_long_help = r#"Examples:
+  keeper dir delete build
+  keeper dir delete drafts --recursive --confirm-recursive --dry-run"#)]
     Delete {
         /// The directory, workspace-relative.
         path: String,
@@ -619,8 +710,9 @@ impl FileCommand {
 pub enum HistoryCommand {
     /// List operations of this workspace, newest first. The global --actor and --task-id
     /// filter the list.
-    #[command(after_long_help = r#"Example:
-  keeper history list --path notes.md --actor agent-7 --limit 5"#)]
+    #[command(after_long_help = r#"Examples:
+  keeper history list --path notes.md --actor agent-7 --limit 5
+  keeper --json history list --task-id T-42"#)]
     List {
         /// Only operations that touched this path.
         #[arg(long, value_name = "PATH")]
@@ -630,17 +722,25 @@ pub enum HistoryCommand {
         limit: Option<u64>,
     },
     /// Show one operation: status and every path's hashes, modes and existence.
+    #[command(after_long_help = r#"Examples:
+  keeper history show op_1a2b3c4d5e6f7a8b
+  keeper --json history show op_1a2b3c4d5e6f7a8b"#)]
     Show {
         /// The operation id, op_<16 hex>.
         operation_id: String,
     },
     /// A unified diff of every path an operation changed, from the stored blobs.
+    #[command(after_long_help = r#"Example:
+  keeper history diff op_1a2b3c4d5e6f7a8b"#)]
     Diff {
         /// The operation id, op_<16 hex>.
         operation_id: String,
     },
     /// Restore every path of an operation to its state before it, or change nothing
     /// (UNDO_CONFLICT, exit 12) when a path has changed since.
+    #[command(after_long_help = r#"Examples:
+  keeper history undo op_1a2b3c4d5e6f7a8b --dry-run
+  keeper history undo op_1a2b3c4d5e6f7a8b"#)]
     Undo {
         /// The operation id, op_<16 hex>.
         operation_id: String,
@@ -649,6 +749,9 @@ pub enum HistoryCommand {
     },
     /// Undo the newest operation here that is not an undo and not already undone; with the
     /// global --actor, the newest of that actor's (who is also recorded as the undo's actor).
+    #[command(after_long_help = r#"Examples:
+  keeper history undo-last --dry-run
+  keeper history undo-last --actor agent-7"#)]
     UndoLast {
         #[command(flatten)]
         mutation: MutationArgs,

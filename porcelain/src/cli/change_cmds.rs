@@ -28,7 +28,31 @@ fn text_arg(
     let path = file
         .as_ref()
         .ok_or_else(|| Error::invalid(format!("{flag} or its inline form is required")))?;
-    std::fs::read_to_string(path).map_err(|e| Error::storage(&format!("reading {flag}"), &e))
+    let file = open_named(path, flag)?;
+    std::io::read_to_string(file).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidData => Error::invalid(format!("{flag} is not UTF-8 text"))
+            .with("input", path.display().to_string()),
+        _ => Error::storage(&format!("reading {flag}"), &e),
+    })
+}
+
+/// Opens a file the caller named (`named` says how, for the message). One that does not
+/// exist, cannot be read or is a directory is the caller's to fix: INVALID_ARGUMENT.
+fn open_named(path: &std::path::Path, named: &str) -> Result<std::fs::File> {
+    let refused = |why: &str| {
+        Error::invalid(format!("cannot read {named}: {why}"))
+            .with("input", path.display().to_string())
+    };
+    let file = std::fs::File::open(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => refused("no such file"),
+        std::io::ErrorKind::PermissionDenied => refused("permission denied"),
+        _ => Error::storage(&format!("opening {named}"), &e)
+            .with("input", path.display().to_string()),
+    })?;
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(refused("it is a directory"));
+    }
+    Ok(file)
 }
 
 pub(crate) fn options(global: &Global, args: &MutationArgs) -> MutationOptions {
@@ -47,14 +71,22 @@ fn content(source: &ContentSource, limit: u64, what: &str, limit_name: &str) -> 
     if let Some(text) = &source.content {
         return Ok(text.clone().into_bytes());
     }
-    let mut reader: Box<dyn Read> = if let Some(path) = &source.input {
-        Box::new(std::fs::File::open(path).map_err(|e| {
-            Error::storage("opening --input", &e).with("input", path.display().to_string())
-        })?)
-    } else if std::io::stdin().is_terminal() {
-        return Err(Error::invalid(
+    // The content comes from --input; a patch from the file named as the argument.
+    let (named, nothing) = if what == "patch" {
+        (
+            "the patch file",
+            "no patch: name a patch file, or pipe the patch on stdin",
+        )
+    } else {
+        (
+            "--input",
             "no content: pass --content TEXT, --input FILE, or pipe it on stdin",
-        ));
+        )
+    };
+    let mut reader: Box<dyn Read> = if let Some(path) = &source.input {
+        Box::new(open_named(path, named)?)
+    } else if std::io::stdin().is_terminal() {
+        return Err(Error::invalid(nothing));
     } else {
         Box::new(std::io::stdin().lock())
     };
