@@ -196,6 +196,8 @@ pub enum WorkspaceCommand {
         /// 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit.
         name: String,
         /// The workspace's root directory.
+        // Its id is not `root`, which would hide the global --root option from this command.
+        #[arg(id = "directory", value_name = "ROOT")]
         root: PathBuf,
     },
     /// List registered workspaces.
