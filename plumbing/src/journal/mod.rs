@@ -14,7 +14,8 @@ use crate::oid::ObjectId;
 use crate::resolve::{Kind, check_recorded_path};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::{Map, Value, json};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// The journal's file name inside the state directory.
 pub const FILE_NAME: &str = "journal.sqlite3";
@@ -123,7 +124,53 @@ pub struct Operation {
 }
 
 pub struct Journal {
-    conn: Connection,
+    /// Always `Some` until the handle is dropped and the connection goes back to [`IDLE`].
+    conn: Option<Connection>,
+    origin: Option<Origin>,
+}
+
+/// The journal file a connection was opened on: its path, device, inode and change time (the
+/// inode number of a deleted file is soon given to a new one; the change time tells them apart).
+#[derive(PartialEq, Eq)]
+struct Origin {
+    path: PathBuf,
+    file: (u64, u64, i64, i64),
+}
+
+impl Origin {
+    fn of(path: &Path) -> Option<Origin> {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(path).ok()?;
+        Some(Origin {
+            path: path.to_owned(),
+            file: (meta.dev(), meta.ino(), meta.ctime(), meta.ctime_nsec()),
+        })
+    }
+}
+
+/// Connections a process closed, kept for its next use of the same journal. Opening one
+/// parses the schema and, when no other connection has the journal open, rebuilds the WAL
+/// index by reading the whole log: for a small write in a long-lived process (the MCP
+/// server) that costs more than the write. A kept connection is handed out again only for
+/// the same file (see [`Origin`]), so a journal deleted or replaced meanwhile is opened
+/// afresh.
+static IDLE: Mutex<Vec<(Origin, Connection)>> = Mutex::new(Vec::new());
+const MAX_IDLE: usize = 4;
+
+impl Drop for Journal {
+    fn drop(&mut self) {
+        let (Some(origin), Some(conn)) = (self.origin.take(), self.conn.take()) else {
+            return;
+        };
+        // Only a connection at rest goes back: none mid-transaction, none after a panic.
+        if conn.is_autocommit()
+            && !std::thread::panicking()
+            && let Ok(mut idle) = IDLE.lock()
+            && idle.len() < MAX_IDLE
+        {
+            idle.push((origin, conn));
+        }
+    }
 }
 
 impl Journal {
@@ -133,10 +180,41 @@ impl Journal {
         if !create && !path.exists() {
             return Ok(None);
         }
+        let kept = Origin::of(path).and_then(|origin| {
+            let mut idle = IDLE.lock().ok()?;
+            // Connections kept for this path whose file changed are closed, not kept.
+            idle.retain(|(kept, _)| kept.path != origin.path || kept.file == origin.file);
+            let at = idle.iter().position(|(kept, _)| *kept == origin)?;
+            Some(idle.swap_remove(at))
+        });
+        if let Some((origin, mut conn)) = kept {
+            // Another process may have migrated the file since: the schema is checked again
+            // (two pragma reads when it is current).
+            schema::migrate(&mut conn)?;
+            return Ok(Some(Journal {
+                conn: Some(conn),
+                origin: Some(origin),
+            }));
+        }
         // The schema is checked before anything writes to the file, so a database that is
         // refused is left byte-for-byte as it was.
         let conn = crate::sqlite::open(path, create, schema::migrate)?;
-        Ok(Some(Journal { conn }))
+        Ok(Some(Journal {
+            conn: Some(conn),
+            origin: Origin::of(path),
+        }))
+    }
+
+    fn conn(&self) -> &Connection {
+        self.conn
+            .as_ref()
+            .expect("a journal's connection is only taken when it is dropped")
+    }
+
+    fn conn_mut(&mut self) -> &mut Connection {
+        self.conn
+            .as_mut()
+            .expect("a journal's connection is only taken when it is dropped")
     }
 
     /// Records a new pending operation with its items in one transaction; returns its id.
@@ -149,7 +227,7 @@ impl Journal {
             item.check_shape()?;
         }
         let id = format!("op_{}", random_hex16());
-        let tx = self.conn.transaction()?;
+        let tx = self.conn_mut().transaction()?;
         tx.execute(
             "INSERT INTO operations (id, kind, status, actor, task_id, summary, target_path, source_path, undoes, metadata, under_lock)
              VALUES (?1, ?2, 'pending', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
@@ -206,7 +284,7 @@ impl Journal {
         let current = self.status(id)?;
         let changed = if from.contains(&current) {
             crate::durable::counted("journal: set status", || {
-                self.conn.execute(
+                self.conn().execute(
                     "UPDATE operations SET status = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
                      WHERE id = ?1 AND status = ?3",
                     params![id, to.as_str(), current.as_str()],
@@ -236,7 +314,7 @@ impl Journal {
     /// power cut loses this record, the operation is found pending and recovery, seeing every
     /// path at its after state, commits it again. One fsync fewer per mutation.
     pub fn commit_under_lock(&mut self, id: &str) -> Result<()> {
-        let conn = &self.conn;
+        let conn = self.conn();
         crate::durable::counted("journal: commit operation", || {
             crate::sqlite::relaxed(conn, |conn| {
                 let changed = conn.execute(
@@ -257,7 +335,7 @@ impl Journal {
 
     fn status(&self, id: &str) -> Result<Status> {
         let text: Option<String> = self
-            .conn
+            .conn()
             .query_row("SELECT status FROM operations WHERE id = ?1", [id], |r| {
                 r.get(0)
             })
@@ -325,7 +403,7 @@ impl Journal {
     /// The undo that reversed `id`, if one did (committed or partial).
     pub fn undone_by(&self, id: &str) -> Result<Option<String>> {
         Ok(self
-            .conn
+            .conn()
             .query_row(
                 "SELECT id FROM operations WHERE undoes = ?1 AND kind = 'undo'
                  AND status IN ('committed', 'partial') ORDER BY seq DESC LIMIT 1",
@@ -344,7 +422,7 @@ impl Journal {
             "AND ?1 IS NULL"
         };
         let id: Option<String> = self
-            .conn
+            .conn()
             .query_row(
                 &format!(
                     "SELECT o.id FROM operations o
@@ -365,7 +443,7 @@ impl Journal {
             "SELECT seq, id, kind, status, created_at, updated_at, actor, task_id, summary,
                     target_path, source_path, undoes, metadata, under_lock FROM operations {filter}"
         );
-        let mut stmt = self.conn.prepare(&sql)?;
+        let mut stmt = self.conn().prepare(&sql)?;
         let rows = stmt.query_map(args, |r| {
             let status: String = r.get(3)?;
             let status = Status::parse(&status).ok_or_else(|| {
@@ -403,7 +481,7 @@ impl Journal {
     }
 
     fn items(&self, id: &str) -> Result<Vec<Item>> {
-        let mut stmt = self.conn.prepare_cached(
+        let mut stmt = self.conn().prepare_cached(
             "SELECT path, change, kind, before_exists, after_exists, before_hash, after_hash,
                     before_mode, after_mode, history_skipped
              FROM operation_items WHERE op_id = ?1 ORDER BY ordinal",
@@ -466,7 +544,7 @@ impl Journal {
 
     /// SQLite's own structural check of the database file; `ok` when sound.
     pub fn integrity_check(&self) -> Result<Vec<String>> {
-        let mut stmt = self.conn.prepare("PRAGMA integrity_check")?;
+        let mut stmt = self.conn().prepare("PRAGMA integrity_check")?;
         let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
         let lines: rusqlite::Result<Vec<String>> = rows.collect();
         Ok(lines?.into_iter().filter(|l| l != "ok").collect())
@@ -723,6 +801,42 @@ mod tests {
         assert!(j.all().unwrap().is_empty());
     }
 
+    /// A TEMP table lives only in its connection: it tells a reused connection from a new one.
+    fn marked(j: &Journal) -> bool {
+        j.conn()
+            .query_row(
+                "SELECT count(*) FROM sqlite_temp_master WHERE name = 'mark'",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .unwrap()
+            == 1
+    }
+
+    #[test]
+    fn a_closed_journal_is_reused_but_never_for_a_replaced_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        let j = Journal::open(&path, true).unwrap().unwrap();
+        j.conn()
+            .execute_batch("CREATE TEMP TABLE mark (x)")
+            .unwrap();
+        drop(j);
+        let j = Journal::open(&path, true).unwrap().unwrap();
+        assert!(marked(&j), "the kept connection was not reused");
+        drop(j);
+        for suffix in ["", "-wal", "-shm"] {
+            let mut name = path.as_os_str().to_owned();
+            name.push(suffix);
+            let _ = std::fs::remove_file(name);
+        }
+        let j = Journal::open(&path, true).unwrap().unwrap();
+        assert!(
+            !marked(&j),
+            "a connection to a deleted journal was handed out"
+        );
+    }
+
     #[test]
     fn a_newer_schema_is_a_migration_error_and_is_left_alone() {
         let dir = tempfile::tempdir().unwrap();
@@ -758,11 +872,11 @@ mod tests {
     fn durability_pragmas_are_set() {
         let (_dir, j) = journal();
         let sync: i64 = j
-            .conn
+            .conn()
             .pragma_query_value(None, "synchronous", |r| r.get(0))
             .unwrap();
         let mode: String = j
-            .conn
+            .conn()
             .pragma_query_value(None, "journal_mode", |r| r.get(0))
             .unwrap();
         assert_eq!(sync, 2, "synchronous=FULL");
