@@ -17,9 +17,10 @@ make_versions () {
 	! cmp -s "$TRASH/old.txt" "$TRASH/new.txt"
 }
 
-# in_case ARGS...: keeper on the current case's workspace.
+# in_case ARGS...: keeper on the current case's workspace, with the global options in
+# IN_CASE_OPTIONS (say --json) if set.
 in_case () {
-	keeper --root "$PWD/ws" "$@"
+	keeper --root "$PWD/ws" ${IN_CASE_OPTIONS:-} "$@"
 }
 
 # rows SQL: a query on the current case's journal.

@@ -65,7 +65,8 @@ ops_of_case () {
 
 # injected CMD FAULT: runs CMD with FAULT armed and checks how it ended.
 injected () {
-	(FILEKEEPER_TEST_FAULT=$2 && export FILEKEEPER_TEST_FAULT && "run_$1" --json) >result
+	(FILEKEEPER_TEST_FAULT=$2 IN_CASE_OPTIONS=--json && export FILEKEEPER_TEST_FAULT &&
+		"run_$1") >result
 	code=$?
 	case $2 in
 	*:die)

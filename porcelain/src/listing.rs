@@ -50,7 +50,19 @@ pub struct ListOptions {
 
 /// Builds a glob matcher. `*` crosses directory separators, so `*.md` finds nested files;
 /// a pattern without `/` also matches a bare file name.
+/// The longest glob accepted. globset compiles a glob to a regex and panics when that regex
+/// is over its size limit; no real glob comes near this.
+const MAX_GLOB_BYTES: usize = 4096;
+
 pub(crate) fn glob(pattern: &str) -> Result<GlobMatcher> {
+    if pattern.len() > MAX_GLOB_BYTES {
+        return Err(crate::too_large(
+            "glob",
+            pattern.len() as u64,
+            "the glob limit",
+            MAX_GLOB_BYTES as u64,
+        ));
+    }
     GlobBuilder::new(pattern)
         .literal_separator(false)
         .backslash_escape(true)

@@ -16,11 +16,12 @@ fn edit_guards(args: &EditGuardArgs) -> EditGuards {
     }
 }
 
-/// Text given inline or in a file (read whole, as UTF-8).
+/// Text given inline or in a file (read whole, as UTF-8, at most `limit` bytes).
 fn text_arg(
     inline: &Option<String>,
     file: &Option<std::path::PathBuf>,
     flag: &str,
+    limit: u64,
 ) -> Result<String> {
     if let Some(text) = inline {
         return Ok(text.clone());
@@ -28,13 +29,46 @@ fn text_arg(
     let path = file
         .as_ref()
         .ok_or_else(|| Error::invalid(format!("{flag} or its inline form is required")))?;
-    let file = open_named(path, flag)?;
-    std::io::read_to_string(file).map_err(|e| match e.kind() {
-        std::io::ErrorKind::InvalidData => Error::invalid(format!("{flag} is not UTF-8 text"))
-            .with("input", path.display().to_string()),
-        _ => Error::storage(&format!("reading {flag}"), &e),
+    let bytes = read_bounded(open_named(path, flag)?, limit, flag, "max_write_bytes")?;
+    String::from_utf8(bytes).map_err(|_| {
+        Error::invalid(format!("{flag} is not UTF-8 text"))
+            .with("input", path.display().to_string())
     })
 }
+
+/// At most `limit` bytes of `reader`. More is LIMIT_EXCEEDED with the size found: the rest is
+/// counted, not kept, up to a bound, so an endless source (a device, a pipe that never ends)
+/// is refused too instead of read forever.
+fn read_bounded(
+    mut reader: impl Read,
+    limit: u64,
+    what: &str,
+    limit_name: &str,
+) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    let reading = |e: std::io::Error| Error::storage(&format!("reading {what}"), &e);
+    (&mut reader)
+        .take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(reading)?;
+    if bytes.len() as u64 > limit {
+        let counted = COUNT_BEYOND_LIMIT.saturating_mul(limit.max(1));
+        let rest = std::io::copy(&mut (&mut reader).take(counted), &mut std::io::sink())
+            .map_err(reading)?;
+        let mut err = crate::too_large(what, bytes.len() as u64 + rest, limit_name, limit);
+        if rest == counted {
+            err.message = format!(
+                "{what} is more than {limit_name} {limit} (counted to {} bytes and stopped)",
+                bytes.len() as u64 + rest
+            );
+        }
+        return Err(err);
+    }
+    Ok(bytes)
+}
+
+/// How many times the limit an oversized input is counted beyond it before reading stops.
+const COUNT_BEYOND_LIMIT: u64 = 16;
 
 /// Opens a file the caller named (`named` says how, for the message). One that does not
 /// exist, cannot be read or is a directory is the caller's to fix: INVALID_ARGUMENT.
@@ -83,29 +117,14 @@ fn content(source: &ContentSource, limit: u64, what: &str, limit_name: &str) -> 
             "no content: pass --content TEXT, --input FILE, or pipe it on stdin",
         )
     };
-    let mut reader: Box<dyn Read> = if let Some(path) = &source.input {
+    let reader: Box<dyn Read> = if let Some(path) = &source.input {
         Box::new(open_named(path, named)?)
     } else if std::io::stdin().is_terminal() {
         return Err(Error::invalid(nothing));
     } else {
         Box::new(std::io::stdin().lock())
     };
-    let mut bytes = Vec::new();
-    let reading = |e: std::io::Error| Error::storage("reading the new content", &e);
-    (&mut reader)
-        .take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(reading)?;
-    if bytes.len() as u64 > limit {
-        let rest = std::io::copy(&mut reader, &mut std::io::sink()).map_err(reading)?;
-        return Err(crate::too_large(
-            what,
-            bytes.len() as u64 + rest,
-            limit_name,
-            limit,
-        ));
-    }
-    Ok(bytes)
+    read_bounded(reader, limit, what, limit_name)
 }
 
 pub(crate) fn reply(ws: &Workspace, result: MutationResult) -> Reply {
@@ -196,8 +215,9 @@ pub fn file(ws: &Workspace, cmd: &FileCommand, global: &Global) -> Result<Reply>
             guards,
             mutation,
         } => {
-            let old = text_arg(old, old_file, "--old-file")?;
-            let new = text_arg(new, new_file, "--new-file")?;
+            let limit = ws.plumbing().limits.max_write_bytes;
+            let old = text_arg(old, old_file, "--old-file", limit)?;
+            let new = text_arg(new, new_file, "--new-file", limit)?;
             let policy = if *first { Policy::First } else { Policy::All };
             ws.replace_text(
                 path,

@@ -144,6 +144,14 @@ fn dispatch(cli: &Cli) -> crate::Result<output::Reply> {
 
 /// clap's own errors: help and version print normally; real mistakes become INVALID_ARGUMENT
 /// (exit 2), as JSON when --json was asked for.
+/// How usage errors are printed under --json (the parsed options are not there to ask).
+const JSON_ONLY: Style = Style {
+    json: true,
+    quiet: false,
+    verbose: false,
+    color: false,
+};
+
 fn usage_error(err: clap::Error, json: bool) -> i32 {
     use clap::error::ErrorKind;
     if json && err.kind() == ErrorKind::DisplayVersion {
@@ -157,16 +165,22 @@ fn usage_error(err: clap::Error, json: bool) -> i32 {
     }
     if matches!(
         err.kind(),
-        ErrorKind::DisplayHelp
-            | ErrorKind::DisplayVersion
-            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
     ) {
         let _ = err.print();
-        return if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-            2
-        } else {
-            0
-        };
+        return 0;
+    }
+    let missing = err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand;
+    if missing && !json {
+        let _ = err.print();
+        return crate::Code::InvalidArgument.exit_code();
+    }
+    if missing {
+        // A command group without its subcommand: under --json, a document like any other
+        // usage error rather than the group's help.
+        let e = Error::invalid("a subcommand is required")
+            .recovery("run `keeper help` for the commands");
+        return output::failure(JSON_ONLY, &e);
     }
     if json {
         // clap's text without its usage block: "error: ..." and the lines that complete it.
@@ -182,15 +196,7 @@ fn usage_error(err: clap::Error, json: bool) -> i32 {
             .join(" ");
         let message = message.trim_start_matches("error: ").to_owned();
         let e = Error::invalid(message).recovery("run `keeper help` for usage");
-        output::failure(
-            Style {
-                json: true,
-                quiet: false,
-                verbose: false,
-                color: false,
-            },
-            &e,
-        )
+        output::failure(JSON_ONLY, &e)
     } else {
         let _ = err.print();
         crate::Code::InvalidArgument.exit_code()

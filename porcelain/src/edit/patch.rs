@@ -105,9 +105,10 @@ fn unquote(quoted: &str) -> String {
             i += 1;
             continue;
         }
+        // A byte is at most \377; git writes no other, and \4xx and up would overflow it.
         let octal = bytes
             .get(i + 1..i + 4)
-            .filter(|d| d.iter().all(|b| (b'0'..=b'7').contains(b)));
+            .filter(|d| d[0] <= b'3' && d.iter().all(|b| (b'0'..=b'7').contains(b)));
         if let Some(d) = octal {
             out.push((d[0] - b'0') * 64 + (d[1] - b'0') * 8 + (d[2] - b'0'));
             i += 4;
@@ -395,10 +396,19 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
                     k += 1;
                 }
                 HunkLine::Remove(_) => k += 1,
-                HunkLine::Add(text) => out.push(Line {
-                    text: text.clone().into(),
-                    eol,
-                }),
+                HunkLine::Add(text) => {
+                    // A line added after the old last line, which had no terminator, ends it
+                    // first, as GNU patch does; otherwise the two would run together.
+                    if let Some(prev) = out.last_mut()
+                        && prev.eol.is_empty()
+                    {
+                        prev.eol = eol;
+                    }
+                    out.push(Line {
+                        text: text.clone().into(),
+                        eol,
+                    });
+                }
             }
         }
         cursor = k;
@@ -427,6 +437,12 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_added_after_an_unterminated_last_line_do_not_join_it() {
+        let out = patch_one("x", "--- f\n+++ f\n@@ -1,0 +2 @@\n+y\n").unwrap();
+        assert_eq!(out, "x\ny\n");
+    }
 
     fn patch_one(old: &str, patch: &str) -> Result<String> {
         let files = parse(patch)?;

@@ -202,13 +202,19 @@ fn guard_region(path: &str, actual: &str, expected: &str, eol: &str) -> Result<(
     Ok(())
 }
 
+/// How many characters of a line the NO_MATCH ranking compares.
+const SIMILARITY_CHARS: usize = 200;
+
 /// NO_MATCH with the lines most like the old text's first line, so the caller can correct it.
 fn no_match(doc: &Doc, path: &str, old: &str) -> Error {
     let probe = caller_lines(old)
         .into_iter()
         .find(|l| !l.trim().is_empty())
         .unwrap_or_default();
-    let probe = probe.trim();
+    // Similarity is quadratic in the lengths compared: compare bounded prefixes, so a huge old
+    // text (or a huge line) cannot turn a NO_MATCH into minutes of work.
+    let bounded = |s: &str| -> String { s.chars().take(SIMILARITY_CHARS).collect() };
+    let probe = bounded(probe.trim());
     let mut scored: Vec<(f32, usize)> = doc
         .lines
         .iter()
@@ -216,7 +222,8 @@ fn no_match(doc: &Doc, path: &str, old: &str) -> Error {
         .filter(|(_, l)| !l.text.trim().is_empty())
         .map(|(i, l)| {
             (
-                similar::TextDiff::from_chars(probe, l.text.trim()).ratio(),
+                similar::TextDiff::from_chars(probe.as_str(), bounded(l.text.trim()).as_str())
+                    .ratio(),
                 i,
             )
         })
