@@ -201,3 +201,8 @@ impl Filekeeper {
 
 #[doc(hidden)]
 pub mod cli;
+
+/// Entry points for the fuzz targets in `t/fuzz/`; not an API.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub use edit::fuzzing;

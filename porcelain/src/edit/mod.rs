@@ -4,6 +4,8 @@
 //! final-newline state and mode, and refuses binary files.
 
 mod doc;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 mod lines;
 mod patch;
 mod replace;

@@ -1,0 +1,95 @@
+//! Thin entry points for the fuzz targets in `t/fuzz/` (feature `fuzzing`, off by default).
+//! Not an API: the parser, applier and matcher stay `pub(crate)`; these wrappers only move
+//! bytes in and reports out, so a fuzz target exercises exactly the code an edit runs.
+
+use super::doc::{Doc, Editable};
+use super::patch::{self, FilePatch, HunkReport};
+use super::replace::{self, Policy};
+use crate::Result;
+
+/// A parsed unified diff.
+pub struct Patch(Vec<FilePatch>);
+
+/// Parses a whole patch as `apply_patch` does.
+pub fn parse_patch(text: &str) -> Result<Patch> {
+    patch::parse(text).map(Patch)
+}
+
+/// One file's outcome: whether every hunk applied, the per-hunk report, and the bytes the
+/// file would then hold (the input, unchanged, when a hunk failed).
+pub struct Applied {
+    pub ok: bool,
+    pub hunks: Vec<HunkReport>,
+    pub bytes: Vec<u8>,
+}
+
+impl Patch {
+    /// How many file sections the patch holds.
+    pub fn files(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The old and new names of section `i` (`None` for `/dev/null`).
+    pub fn names(&self, i: usize) -> (Option<&str>, Option<&str>) {
+        (self.0[i].old_path.as_deref(), self.0[i].new_path.as_deref())
+    }
+
+    /// Applies section `i` to `content` as `apply_patch` does: an existing file is read the
+    /// way `diff` sees it; a created file starts empty.
+    pub fn apply(&self, i: usize, content: &[u8]) -> Result<Applied> {
+        let file = &self.0[i];
+        let old: &[u8] = if file.old_path.is_some() {
+            content
+        } else {
+            b""
+        };
+        let mut doc = Doc::parse_for_patch("f", old)?;
+        let (ok, hunks) = patch::apply(file, &mut doc);
+        Ok(Applied {
+            ok,
+            hunks,
+            bytes: doc.to_bytes(),
+        })
+    }
+}
+
+/// What `replace_text` made of a document.
+pub struct Replaced {
+    pub bytes: Vec<u8>,
+    /// `exact` or `normalised`.
+    pub stage: &'static str,
+    pub count: usize,
+    pub warnings: Vec<String>,
+}
+
+/// The newline convention the document's new lines take, as the edits see it.
+pub fn convention(content: &[u8]) -> Result<&'static str> {
+    Ok(Editable::new("f", content)?.eol())
+}
+
+/// Runs the staged matcher of `replace_text` on `content`.
+pub fn replace_text(
+    content: &[u8],
+    old: &str,
+    new: &str,
+    policy: Policy,
+    expected_match_count: Option<u64>,
+    expected_content: Option<&str>,
+) -> Result<Replaced> {
+    let mut ed = Editable::new("f", content)?;
+    let r = replace::replace(
+        &mut ed,
+        "f",
+        old,
+        new,
+        policy,
+        expected_match_count,
+        expected_content,
+    )?;
+    Ok(Replaced {
+        bytes: ed.into_bytes(),
+        stage: r.stage,
+        count: r.count,
+        warnings: r.warnings,
+    })
+}

@@ -1,0 +1,423 @@
+//! The staged text matcher of `replace_text`: old/new text against a document, with any
+//! policy, expected count and expected content.
+//!
+//! Invariants beyond "no panic":
+//! - exact stage: the result is the document with the chosen occurrence(s) of the old text
+//!   (in the file's newline convention) replaced by the new text, and nothing else changed;
+//! - normalised stage: every line outside the reported line ranges keeps its text, the matched
+//!   lines equal the old text's lines once whitespace is trimmed, and each new line is the
+//!   caller's line re-indented;
+//! - the reported count obeys the policy and the expected count; a NO_MATCH means the old
+//!   text really is not in the document.
+//!
+//! Input: `T` P N G DOC NUL OLD NUL NEW [NUL EXPECTED], where P is `f` (first) or `a` (all),
+//! N the expected count (`-` for none, or a digit) and G the expected-content guard (`-` none,
+//! `=` the old text, `~` EXPECTED), so real documents can be committed as seeds. Any other
+//! first byte builds an `Input` with `arbitrary`: a document of repeating lines in some
+//! newline convention, and an old text cut from it (often re-indented, to reach the
+//! normalised stage).
+#![no_main]
+
+use arbitrary::Arbitrary;
+use filekeeper::fuzzing;
+use filekeeper::{Code, Policy};
+use libfuzzer_sys::fuzz_target;
+
+const ALPHABET: &[&str] = &[
+    "",
+    "a",
+    "b",
+    "fn main() {",
+    "}",
+    "    let x = 1;",
+    "        let x = 1;   ",
+    "\tcall(x);",
+    "call(x);",
+    "  ",
+    "\u{feff}bom",
+    "é",
+];
+
+#[derive(Arbitrary, Debug)]
+enum Piece {
+    Pick(u8),
+    Free(String),
+}
+
+#[derive(Arbitrary, Debug)]
+enum Old {
+    /// A slice of the document, by byte offsets (clamped to char boundaries).
+    Slice(u16, u16),
+    /// A run of whole lines of the document, re-indented and with trailing whitespace,
+    /// to reach the normalised stage.
+    Lines {
+        first: u8,
+        count: u8,
+        indent: u8,
+        trail: bool,
+    },
+    Free(String),
+}
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    doc: Vec<Piece>,
+    /// 0: LF, 1: CRLF, 2: CR, 3: whatever each piece says.
+    eol: u8,
+    final_newline: bool,
+    old: Old,
+    old_lf: bool,
+    new: String,
+    all: bool,
+    expected_count: Option<u8>,
+    expected_content: Option<Option<String>>,
+}
+
+fn render(input: &Input) -> String {
+    let eol = ["\n", "\r\n", "\r", ""][usize::from(input.eol % 4)];
+    let mut out = String::new();
+    for (i, piece) in input.doc.iter().enumerate() {
+        if i > 0 {
+            out.push_str(eol);
+        }
+        match piece {
+            Piece::Pick(n) => out.push_str(ALPHABET[usize::from(*n) % ALPHABET.len()]),
+            Piece::Free(s) => out.extend(s.chars().filter(|c| *c != '\0')),
+        }
+    }
+    if input.final_newline && !out.is_empty() {
+        out.push_str(if eol.is_empty() { "\n" } else { eol });
+    }
+    out
+}
+
+fn floor_char(s: &str, mut i: usize) -> usize {
+    i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Splits like the edits do: at `\n`, `\r\n` and a lone `\r`, keeping each terminator.
+fn split_lines(text: &str) -> Vec<(&str, &str)> {
+    let mut out = Vec::new();
+    let b = text.as_bytes();
+    let (mut start, mut i) = (0, 0);
+    while i < b.len() {
+        let eol = match b[i] {
+            b'\n' => 1,
+            b'\r' if b.get(i + 1) == Some(&b'\n') => 2,
+            b'\r' => 1,
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        out.push((&text[start..i], &text[i..i + eol]));
+        i += eol;
+        start = i;
+    }
+    if start < b.len() {
+        out.push((&text[start..], ""));
+    }
+    out
+}
+
+fn old_text(input: &Input, doc: &str) -> String {
+    let body = doc.strip_prefix('\u{feff}').unwrap_or(doc);
+    let old = match &input.old {
+        Old::Slice(a, b) => {
+            let (a, b) = (usize::from(*a), usize::from(*b));
+            let (a, b) = (floor_char(body, a.min(b)), floor_char(body, a.max(b)));
+            body[a..b].to_owned()
+        }
+        Old::Lines {
+            first,
+            count,
+            indent,
+            trail,
+        } => {
+            let lines = split_lines(body);
+            let first = usize::from(*first) % lines.len().max(1);
+            let ws = " ".repeat(usize::from(indent % 9));
+            lines
+                .iter()
+                .skip(first)
+                .take(usize::from(*count % 6) + 1)
+                .map(|(text, _)| {
+                    let t = if *trail {
+                        format!("{} \t", text.trim_end())
+                    } else {
+                        text.trim_end().to_owned()
+                    };
+                    format!("{ws}{}", t.trim_start())
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        }
+        Old::Free(s) => s.clone(),
+    };
+    if input.old_lf {
+        old.replace("\r\n", "\n")
+    } else {
+        old
+    }
+}
+
+/// Caller text in the file's convention, as the matcher compares it.
+fn in_convention(text: &str, eol: &str) -> String {
+    let lf = text.replace("\r\n", "\n");
+    if eol == "\n" {
+        lf
+    } else {
+        lf.replace('\n', eol)
+    }
+}
+
+/// The line ranges a normalised warning names: "(lines 3-5, 9-11)".
+fn spans(warning: &str) -> Vec<(usize, usize)> {
+    let at = warning
+        .find("(lines ")
+        .expect("the warning names the lines")
+        + 7;
+    let end = at + warning[at..].find(')').expect("closed");
+    warning[at..end]
+        .split(", ")
+        .map(|s| {
+            let (a, b) = s.split_once('-').expect("a range");
+            (a.parse().expect("a number"), b.parse().expect("a number"))
+        })
+        .collect()
+}
+
+/// A seed in the text format, if the input is one.
+fn text_case(data: &[u8]) -> Option<Case> {
+    let text = std::str::from_utf8(data).ok()?;
+    let rest = text.strip_prefix('T')?;
+    let mut flags = rest.chars();
+    let (p, n, g) = (flags.next()?, flags.next()?, flags.next()?);
+    let mut fields = flags.as_str().splitn(4, '\0');
+    let doc = fields.next()?.to_owned();
+    let old = fields.next().unwrap_or_default().to_owned();
+    let new = fields.next().unwrap_or_default().to_owned();
+    let expected = fields.next().map(str::to_owned);
+    Some(Case {
+        policy: if p == 'a' { Policy::All } else { Policy::First },
+        expected_count: n.to_digit(10).map(u64::from),
+        expected_content: match g {
+            '=' => Some(old.clone()),
+            '~' => expected,
+            _ => None,
+        },
+        doc,
+        old,
+        new,
+    })
+}
+
+#[derive(Debug)]
+struct Case {
+    doc: String,
+    old: String,
+    new: String,
+    policy: Policy,
+    expected_count: Option<u64>,
+    expected_content: Option<String>,
+}
+
+/// `FUZZ_DEBUG=1`: print what an input was decoded into, to read a crash.
+fn debug() -> bool {
+    static DEBUG: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *DEBUG.get_or_init(|| std::env::var_os("FUZZ_DEBUG").is_some())
+}
+
+fuzz_target!(|data: &[u8]| {
+    let case = match text_case(data) {
+        Some(case) => case,
+        None => {
+            let Ok(input) = Input::arbitrary_take_rest(arbitrary::Unstructured::new(data)) else {
+                return;
+            };
+            let doc = render(&input);
+            let old = old_text(&input, &doc);
+            Case {
+                policy: if input.all {
+                    Policy::All
+                } else {
+                    Policy::First
+                },
+                expected_count: input.expected_count.map(u64::from),
+                expected_content: match &input.expected_content {
+                    None => None,
+                    Some(None) => Some(old.clone()),
+                    Some(Some(s)) => Some(s.clone()),
+                },
+                new: input.new,
+                doc,
+                old,
+            }
+        }
+    };
+    check(case);
+});
+
+fn check(case: Case) {
+    if debug() {
+        eprintln!("{case:?}");
+    }
+    let Case {
+        doc,
+        old,
+        new,
+        policy,
+        expected_count,
+        expected_content,
+    } = case;
+    let Ok(eol) = fuzzing::convention(doc.as_bytes()) else {
+        return;
+    };
+    let result = fuzzing::replace_text(
+        doc.as_bytes(),
+        &old,
+        &new,
+        policy,
+        expected_count,
+        expected_content.as_deref(),
+    );
+    let (bom, body) = match doc.strip_prefix('\u{feff}') {
+        Some(rest) => ("\u{feff}", rest),
+        None => ("", doc.as_str()),
+    };
+    let old_c = in_convention(&old, eol);
+    let new_c = in_convention(&new, eol);
+    let occurrences = if old.is_empty() {
+        0
+    } else {
+        body.matches(old_c.as_str()).count()
+    };
+    let r = match result {
+        Ok(r) => r,
+        Err(e) => {
+            match e.code {
+                Code::InvalidArgument | Code::MatchCountMismatch | Code::ContentConflict => {}
+                Code::NoMatch => assert_eq!(occurrences, 0, "NO_MATCH, but the old text is there"),
+                other => panic!("unexpected error {other:?}: {}", e.message),
+            }
+            if old.is_empty() {
+                assert_eq!(e.code, Code::InvalidArgument);
+            }
+            return;
+        }
+    };
+    assert!(!old.is_empty(), "an empty old text was accepted");
+    let out = String::from_utf8(r.bytes).expect("the result is UTF-8");
+    if debug() {
+        eprintln!("{} {} {:?} -> {out:?}", r.stage, r.count, r.warnings);
+    }
+    match expected_count {
+        Some(n) => assert_eq!(r.count as u64, n),
+        None if policy == Policy::First => assert_eq!(r.count, 1),
+        None => assert!(r.count >= 1),
+    }
+    assert!(out.starts_with(bom), "the BOM was lost");
+    let out_body = &out[bom.len()..];
+    match r.stage {
+        "exact" => {
+            assert_eq!(r.count, occurrences);
+            assert!(r.warnings.is_empty());
+            let want = match policy {
+                Policy::All => body.replace(&old_c, &new_c),
+                Policy::First => body.replacen(&old_c, &new_c, 1),
+            };
+            // Compared as lines with terminators, so a CR split from its LF by the
+            // replacement is still the same bytes.
+            assert_eq!(
+                out_body, want,
+                "exact replacement changed more than the match"
+            );
+        }
+        "normalised" => {
+            assert_eq!(
+                occurrences, 0,
+                "the normalised stage ran although the text is there"
+            );
+            assert_eq!(r.warnings.len(), 1);
+            let ranges = spans(&r.warnings[0]);
+            let chosen = if policy == Policy::First { 1 } else { r.count };
+            assert_eq!(ranges.len(), chosen, "{:?}", r.warnings);
+            let before = split_lines(body);
+            let after = split_lines(out_body);
+            let wanted: Vec<&str> = {
+                let mut w: Vec<&str> = split_lines(&old).iter().map(|l| l.0).collect();
+                while w.first().is_some_and(|l| l.trim().is_empty()) {
+                    w.remove(0);
+                }
+                while w.last().is_some_and(|l| l.trim().is_empty()) {
+                    w.pop();
+                }
+                w
+            };
+            let new_lines: Vec<&str> = split_lines(&new).iter().map(|l| l.0).collect();
+            // KNOWN BUG (reported with the fuzzing work; remove this exemption once fixed): in a
+            // file with both lone-CR and LF line endings, a splice that puts a CR-terminated
+            // line (a new line in a CR file, or the line before a deleted range) right before
+            // an empty LF-terminated line writes "\r\n", which reads back as one CRLF: the
+            // empty line disappears. ("a\rb\rc\r  old\n\nz", old "old ", new "new" gives
+            // "a\rb\rc\r  new\r\nz".)
+            let lone_cr = body
+                .as_bytes()
+                .windows(2)
+                .any(|w| w[0] == b'\r' && w[1] != b'\n')
+                || body.ends_with('\r');
+            if lone_cr && body.contains('\n') {
+                return;
+            }
+            // The lines the result must hold: the document's own outside the ranges (exactly),
+            // the caller's new lines inside them (up to indentation).
+            let mut expected: Vec<(&str, bool)> = Vec::new();
+            let mut i = 0usize;
+            for &(start, end) in &ranges {
+                assert_eq!(end - start + 1, wanted.len(), "{ranges:?}");
+                assert!(start > i, "ranges overlap or go backwards: {ranges:?}");
+                expected.extend(before[i..start - 1].iter().map(|l| (l.0, true)));
+                i = start - 1;
+                for (k, w) in wanted.iter().enumerate() {
+                    assert_eq!(
+                        before[i + k].0.trim(),
+                        w.trim(),
+                        "matched line {} differs",
+                        i + k + 1
+                    );
+                }
+                expected.extend(new_lines.iter().map(|n| (*n, false)));
+                i += wanted.len();
+            }
+            expected.extend(before[i..].iter().map(|l| (l.0, true)));
+            // An empty last line left without a terminator is no line at all in the bytes.
+            if expected.len() == after.len() + 1
+                && expected.last().is_some_and(|l| l.0.trim().is_empty())
+            {
+                expected.pop();
+            }
+            assert_eq!(
+                expected.len(),
+                after.len(),
+                "line count: {expected:?} vs {after:?}"
+            );
+            for (k, (want, got)) in expected.iter().zip(&after).enumerate() {
+                if want.1 {
+                    assert_eq!(want.0, got.0, "line {} changed outside the match", k + 1);
+                } else {
+                    assert_eq!(
+                        want.0.trim(),
+                        got.0.trim(),
+                        "new line {} is not the caller's",
+                        k + 1
+                    );
+                }
+            }
+        }
+        other => panic!("unknown stage {other}"),
+    }
+}

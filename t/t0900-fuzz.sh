@@ -1,0 +1,48 @@
+#!/bin/sh
+test_description='a short fuzzing run of every fuzz target, with its committed corpus
+
+t/fuzz/ holds libFuzzer targets for the unified-diff parser and applier (patch), the staged
+text matcher of replace-text (replace), the confined path resolver (resolve) and the MCP
+server'"'"'s request decoding and tool argument parsing (mcp_request). Each checks invariants,
+not only the absence of panics: a diff from A to B applied to A gives B, a replacement changes
+nothing outside its match, a resolved path never leaves the root, a dry run changes no file.
+t/fuzz/run.sh builds them with SanitizerCoverage on the installed toolchain (stable is enough)
+and runs each one against its committed corpus, which replays every earlier finding first;
+then it keeps mutating for FUZZ_SECONDS (15 by default). Longer runs: docs/reliability.md.'
+# test-lib.sh gives every script its own HOME: keep finding the real toolchain and registry.
+RUSTUP_HOME=${RUSTUP_HOME:-$HOME/.rustup}
+CARGO_HOME=${CARGO_HOME:-$HOME/.cargo}
+export RUSTUP_HOME CARGO_HOME
+. ./test-lib.sh
+
+FUZZ_SECONDS=${FUZZ_SECONDS:-15}
+FUZZ=$TEST_DIRECTORY/fuzz
+# The fuzz build has its own target directory (gitignored), apart from the workspace build.
+CARGO_TARGET_DIR=${FUZZ_TARGET_DIR:-$FUZZ/target}
+export CARGO_TARGET_DIR
+unset FUZZ_ARGS FUZZ_KEEP_CORPUS FUZZ_BUILD_ONLY
+
+for tool in cargo rustc c++; do
+	if ! command -v "$tool" >/dev/null; then
+		echo "1..0 # SKIP the fuzz build needs $tool"
+		exit 0
+	fi
+done
+
+test_expect_success 'the fuzz targets build with libFuzzer on the installed toolchain' '
+	FUZZ_BUILD_ONLY=1 "$FUZZ/run.sh" 1
+'
+
+for target in patch replace resolve mcp_request; do
+	test_expect_success "$target: the whole corpus replays and ${FUZZ_SECONDS}s of fuzzing find nothing" '
+		"$FUZZ/run.sh" "$FUZZ_SECONDS" '"$target"' >run.out 2>&1 || { cat run.out; false; } &&
+		# Not a vacuous pass: every committed corpus file was loaded and more inputs ran.
+		committed=$(ls "$FUZZ/corpus/'"$target"'" | wc -l) &&
+		test "$committed" -gt 0 &&
+		grep -q "^# INFO: *$committed files found in .*/corpus/'"$target"'\$" run.out &&
+		executed=$(sed -n "s/^# stat::number_of_executed_units: *//p" run.out) &&
+		test "$executed" -gt "$committed"
+	'
+done
+
+test_done
