@@ -2,9 +2,13 @@
 //! `filekeeper` library that implements it. No filesystem behaviour lives here.
 
 use crate::args::Args;
+use filekeeper::documents::{
+    HistoryList, HistoryShow, ReadMany, ReadManyItem, ServedWorkspace, ServedWorkspaces,
+    WorkspaceInfo,
+};
 use filekeeper::{
-    Code, EditGuards, Error, GrepOptions, HistoryFilter, ListOptions, ManyItem, MutationOptions,
-    Policy, Position, ReadOptions, Result, Workspace,
+    Code, EditGuards, Error, GrepOptions, HistoryFilter, ListOptions, MutationOptions, Policy,
+    Position, ReadOptions, Result, Workspace,
 };
 use serde_json::{Map, Value, json};
 
@@ -565,31 +569,25 @@ pub fn call(
     };
     let limits = &ws.plumbing().limits;
     Ok(match name {
-        "workspace_list" => {
-            let mut out = Map::new();
-            out.insert(
-                "workspaces".into(),
-                json!([{"name": ws.name(), "served": true}]),
-            );
-            out
-        }
+        "workspace_list" => filekeeper::envelope::fields_of(ServedWorkspaces {
+            workspaces: vec![ServedWorkspace {
+                name: ws.name().map(str::to_owned),
+                served: true,
+            }],
+        }),
         "workspace_info" => fields(
             ws,
-            json!({
-                "name": ws.name(),
-                "state": ws.plumbing().state(false)?.map(|s| if s.notices.is_empty() { "project" } else { "home" }),
-                "limits": {
-                    "max_read_bytes": limits.max_read_bytes,
-                    "max_write_bytes": limits.max_write_bytes,
-                    "max_history_blob_bytes": limits.max_history_blob_bytes,
-                    "max_search_results": limits.max_search_results,
-                    "max_directory_entries": limits.max_directory_entries,
-                    "max_history_entries": limits.max_history_entries,
-                    "max_read_many_paths": limits.max_read_many_paths,
-                    "max_patch_bytes": limits.max_patch_bytes,
-                    "max_recursion_depth": limits.max_recursion_depth,
-                },
-            }),
+            WorkspaceInfo {
+                name: ws.name().map(str::to_owned),
+                state: ws.plumbing().state(false)?.map(|s| {
+                    if s.notices.is_empty() {
+                        "project"
+                    } else {
+                        "home"
+                    }
+                }),
+                limits: limits.clone(),
+            },
         ),
         "file_read" => fields(
             ws,
@@ -610,24 +608,12 @@ pub fn call(
                 max_bytes: a.opt_u64("max_bytes_per_file")?,
                 encoding: None,
             };
-            let results: Vec<Value> = ws
+            let results = ws
                 .read_many(&a.str_list("paths")?, &options)?
                 .into_iter()
-                .map(|item| match item {
-                    ManyItem::Read(read) => match serde_json::to_value(&read) {
-                        Ok(Value::Object(map)) => filekeeper::envelope::success_document(map),
-                        _ => json!({"ok": false}),
-                    },
-                    ManyItem::Failed { path, error } => {
-                        let mut doc = filekeeper::envelope::error_document(&name_argument(error));
-                        doc["path"] = json!(path);
-                        doc
-                    }
-                })
+                .map(|item| ReadManyItem::new(item, name_argument))
                 .collect();
-            let mut out = fields(ws, json!({}));
-            out.insert("results".into(), Value::Array(results));
-            out
+            fields(ws, ReadMany { results })
         }
         "directory_list" => fields(
             ws,
@@ -669,19 +655,16 @@ pub fn call(
                 task_id: a.opt_str("task_id")?,
                 limit: a.opt_u64("limit")?,
             })?;
-            let mut out = fields(ws, json!({}));
-            out.insert(
-                "operations".into(),
-                serde_json::to_value(entries).unwrap_or_default(),
-            );
-            out
-        }
-        "history_get" => {
-            let e = ws.get_operation(&a.str("operation_id")?)?;
             fields(
                 ws,
-                json!({"operation": e.operation, "undone_by": e.undone_by, "undoable": e.undoable}),
+                HistoryList {
+                    operations: entries,
+                },
             )
+        }
+        "history_get" => {
+            let entry = ws.get_operation(&a.str("operation_id")?)?;
+            fields(ws, HistoryShow::from(entry))
         }
         "history_diff" => fields(ws, ws.diff_operation(&a.str("operation_id")?)?),
         "file_create" => fields(

@@ -5,28 +5,153 @@
 //! porcelain performs the very same sequence through these functions.
 
 use crate::error::{Code, Error, Result};
-use crate::journal::{Item, Journal, NewOperation, Status};
+use crate::journal::{Item, Journal, NewOperation, OperationRecord, Status};
 use crate::odb::{Entry, ObjectStore};
 use crate::oid::ObjectId;
 use crate::publish::{self, Expect};
 use crate::resolve::{Intent, Kind};
 use crate::workspace::{State, Workspace};
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 use std::io::{Read, Write};
 
+/// The fields of a JSON result, in order.
 pub type Fields = Map<String, Value>;
 
-fn fields(value: Value) -> Fields {
-    match value {
-        Value::Object(map) => map,
+/// The fields `value` serializes to (a struct's, in declaration order).
+pub fn fields_of(value: impl Serialize) -> Fields {
+    match serde_json::to_value(value) {
+        Ok(Value::Object(map)) => map,
         _ => Map::new(),
     }
 }
 
-fn with_notices(mut out: Fields, state: Option<&State>) -> Fields {
-    let notices = state.map(|s| s.notices.clone()).unwrap_or_default();
-    out.insert("warnings".into(), json!(notices));
-    out
+/// The state's notices (a fallback to the home, a `.gitignore` edit), which every command
+/// that opened the state reports as `warnings`.
+fn notices(state: Option<&State>) -> Vec<String> {
+    state.map(|s| s.notices.clone()).unwrap_or_default()
+}
+
+/// What `hash-object` prints.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct HashedObject {
+    /// `sha256:` and 64 hex digits.
+    pub object_id: String,
+    /// Bytes hashed.
+    pub size: u64,
+    /// Whether the blob was stored (`-w`).
+    pub written: bool,
+    /// The workspace path hashed, as given; null for standard input.
+    pub path: Option<String>,
+    pub warnings: Vec<String>,
+}
+
+/// What `cat-blob` reports beside the bytes.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct CatBlob {
+    pub object_id: String,
+    pub size: u64,
+    pub warnings: Vec<String>,
+}
+
+/// What `resolve-path` prints.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct ResolvedPath {
+    /// The path as given.
+    pub path: String,
+    /// The workspace-relative path it lands on after following links inside the root (`.`
+    /// for the root).
+    pub resolved: String,
+    pub exists: bool,
+    /// What is there; null when nothing is.
+    pub kind: Option<Kind>,
+    pub for_write: bool,
+}
+
+/// What `journal-begin` prints.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct JournalBegun {
+    pub operation_id: String,
+    /// Always `pending`.
+    pub status: Status,
+    pub warnings: Vec<String>,
+}
+
+/// What `journal-commit`, `journal-abort` and `journal-show` print.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct JournalEntry {
+    pub operation: OperationRecord,
+    pub warnings: Vec<String>,
+}
+
+/// What `publish` prints.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct Published {
+    /// The path as given.
+    pub path: String,
+    /// The workspace-relative path written.
+    pub resolved: String,
+    /// The content replaced; null when the file did not exist.
+    pub before_hash: Option<String>,
+    pub after_hash: String,
+    /// The file's permission bits now, as a plain integer (0644 is 420).
+    pub mode: u32,
+    pub size: u64,
+    pub warnings: Vec<String>,
+}
+
+/// A journal reference to an object the store does not hold.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct MissingObject {
+    pub operation_id: String,
+    pub path: String,
+    pub object_id: String,
+}
+
+/// What `fsck` verified: its result, and on damage the details of its STORAGE_ERROR.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct FsckReport {
+    /// Objects in the store, each verified against its id.
+    pub objects: u64,
+    /// Operations in the journal.
+    pub operations: u64,
+    /// Objects whose bytes no longer hash to their id.
+    pub damaged_objects: Vec<String>,
+    pub missing_objects: Vec<MissingObject>,
+    /// Files in the object store that are not objects.
+    pub unknown_files: Vec<String>,
+    /// Leftovers of interrupted writes: harmless, not damage.
+    pub temporary_files: Vec<String>,
+    /// SQLite's integrity check findings (empty when the journal is sound).
+    pub journal_problems: Vec<String>,
+    /// Operations still pending (`keeper recover` resolves a dead process's).
+    pub pending_operations: Vec<String>,
+}
+
+/// What `fsck` prints.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct Fsck {
+    #[serde(flatten)]
+    pub report: FsckReport,
+    pub warnings: Vec<String>,
+}
+
+/// One operation `recover` resolved.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct RecoveredOperation {
+    pub operation_id: String,
+    /// What it was resolved as: `committed`, `rolled_back` or `partial`.
+    pub status: Status,
+    /// The paths recovery itself changed to get there.
+    pub changed_paths: Vec<String>,
+}
+
+/// What `recover` prints.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct Recovered {
+    pub resolved: Vec<RecoveredOperation>,
+    pub warnings: Vec<String>,
 }
 
 /// Where `hash-object` reads from.
@@ -37,7 +162,11 @@ pub enum HashSource<'a> {
 }
 
 /// `hash-object [-w]`: the id of some bytes, optionally stored.
-pub fn hash_object(ws: Option<&Workspace>, source: HashSource<'_>, write: bool) -> Result<Fields> {
+pub fn hash_object(
+    ws: Option<&Workspace>,
+    source: HashSource<'_>,
+    write: bool,
+) -> Result<HashedObject> {
     let mut opened;
     let (reader, path): (&mut dyn Read, Option<&str>) = match source {
         HashSource::Stdin(reader) => (reader, None),
@@ -69,24 +198,27 @@ pub fn hash_object(ws: Option<&Workspace>, source: HashSource<'_>, write: bool) 
             ObjectId::of_reader(reader).map_err(|e| Error::storage("reading input", &e))?;
         (id, size, None)
     };
-    let out = fields(json!({
-        "object_id": id.to_string(),
-        "size": size,
-        "written": write,
-        "path": path,
-    }));
-    Ok(with_notices(out, state.as_ref()))
+    Ok(HashedObject {
+        object_id: id.to_string(),
+        size,
+        written: write,
+        path: path.map(str::to_owned),
+        warnings: notices(state.as_ref()),
+    })
 }
 
 /// `cat-blob ID`: writes a verified blob's bytes to `out`; returns its id, size and notices.
-pub fn cat_blob(ws: &Workspace, id: &str, out: &mut dyn Write) -> Result<Fields> {
+pub fn cat_blob(ws: &Workspace, id: &str, out: &mut dyn Write) -> Result<CatBlob> {
     let id = ObjectId::parse(id)?;
     let state = ws
         .state(false)?
         .ok_or_else(|| crate::odb::not_stored(&id))?;
     let size = state.store().copy_to(&id, &mut WriteRef(out))?;
-    let out = fields(json!({"object_id": id.to_string(), "size": size}));
-    Ok(with_notices(out, Some(&state)))
+    Ok(CatBlob {
+        object_id: id.to_string(),
+        size,
+        warnings: notices(Some(&state)),
+    })
 }
 
 struct WriteRef<'a>(&'a mut dyn Write);
@@ -106,20 +238,20 @@ pub fn resolve_path(
     path: &str,
     for_write: bool,
     allow_sensitive: bool,
-) -> Result<Fields> {
+) -> Result<ResolvedPath> {
     let intent = if for_write {
         Intent::Write { allow_sensitive }
     } else {
         Intent::Read
     };
     let resolved = ws.root.resolve(path, intent)?;
-    Ok(fields(json!({
-        "path": path,
-        "resolved": resolved.rel,
-        "exists": resolved.kind.is_some(),
-        "kind": resolved.kind.map(Kind::as_str),
-        "for_write": for_write,
-    })))
+    Ok(ResolvedPath {
+        path: path.to_owned(),
+        exists: resolved.kind.is_some(),
+        kind: resolved.kind,
+        resolved: resolved.rel,
+        for_write,
+    })
 }
 
 /// What a workspace path holds right now, observed without following a final link.
@@ -253,7 +385,7 @@ pub fn journal_begin(
     ws: &Workspace,
     mut op: NewOperation,
     allow_sensitive: bool,
-) -> Result<Fields> {
+) -> Result<JournalBegun> {
     if op.items.is_empty() {
         return Err(Error::invalid("an operation needs at least one item"));
     }
@@ -278,8 +410,11 @@ pub fn journal_begin(
     // takes this operation for a dead process's.
     let (state, _lock) = ws.lock()?;
     let id = state.journal()?.begin(&op)?;
-    let out = fields(json!({"operation_id": id, "status": Status::Pending.as_str()}));
-    Ok(with_notices(out, Some(&state)))
+    Ok(JournalBegun {
+        operation_id: id,
+        status: Status::Pending,
+        warnings: notices(Some(&state)),
+    })
 }
 
 fn check_blobs(store: Option<&ObjectStore>, item: &Item) -> Result<()> {
@@ -343,17 +478,17 @@ pub fn mismatched_paths(ws: &Workspace, items: &[Item], after: bool) -> Result<V
 
 /// `journal-commit OP`: marks a pending operation committed once every path verifiably holds
 /// its recorded after state.
-pub fn journal_commit(ws: &Workspace, id: &str) -> Result<Fields> {
+pub fn journal_commit(ws: &Workspace, id: &str) -> Result<JournalEntry> {
     finish(ws, id, true)
 }
 
 /// `journal-abort OP`: marks a pending operation rolled back once every path verifiably holds
 /// its recorded before state.
-pub fn journal_abort(ws: &Workspace, id: &str) -> Result<Fields> {
+pub fn journal_abort(ws: &Workspace, id: &str) -> Result<JournalEntry> {
     finish(ws, id, false)
 }
 
-fn finish(ws: &Workspace, id: &str, commit: bool) -> Result<Fields> {
+fn finish(ws: &Workspace, id: &str, commit: bool) -> Result<JournalEntry> {
     let (state, mut journal) = journal_of(ws, id)?;
     let (_, _lock) = ws.lock()?;
     let op = journal.get(id)?;
@@ -382,15 +517,19 @@ fn finish(ws: &Workspace, id: &str, commit: bool) -> Result<Fields> {
         Status::RolledBack
     };
     journal.set_status(id, &[Status::Pending], to)?;
-    let out = fields(json!({"operation": journal.get(id)?.to_json()}));
-    Ok(with_notices(out, Some(&state)))
+    Ok(JournalEntry {
+        operation: journal.get(id)?.record(),
+        warnings: notices(Some(&state)),
+    })
 }
 
 /// `journal-show OP`.
-pub fn journal_show(ws: &Workspace, id: &str) -> Result<Fields> {
+pub fn journal_show(ws: &Workspace, id: &str) -> Result<JournalEntry> {
     let (state, journal) = journal_of(ws, id)?;
-    let out = fields(json!({"operation": journal.get(id)?.to_json()}));
-    Ok(with_notices(out, Some(&state)))
+    Ok(JournalEntry {
+        operation: journal.get(id)?.record(),
+        warnings: notices(Some(&state)),
+    })
 }
 
 /// `publish PATH --blob ID`: atomically replaces a workspace file with a stored blob.
@@ -401,7 +540,7 @@ pub fn publish_blob(
     expect: Expect,
     mode: Option<u32>,
     allow_sensitive: bool,
-) -> Result<Fields> {
+) -> Result<Published> {
     let blob = ObjectId::parse(blob)?;
     let target = ws.root.resolve(path, Intent::Write { allow_sensitive })?;
     let state = ws.state(false)?;
@@ -417,31 +556,33 @@ pub fn publish_blob(
     let published = publish::publish(&target, expect, mode, Some(blob), |out| {
         store.copy_to(&blob, &mut WriteRef(out)).map(|_| ())
     })?;
-    let out = fields(json!({
-        "path": path,
-        "resolved": target.rel,
-        "before_hash": published.before_hash.map(|h| h.to_string()),
-        "after_hash": published.after_hash.to_string(),
-        "mode": published.after_mode,
-        "size": published.size,
-    }));
-    Ok(with_notices(out, state.as_ref()))
+    Ok(Published {
+        path: path.to_owned(),
+        resolved: target.rel,
+        before_hash: published.before_hash.map(|h| h.to_string()),
+        after_hash: published.after_hash.to_string(),
+        mode: published.after_mode,
+        size: published.size,
+        warnings: notices(state.as_ref()),
+    })
 }
 
 /// `fsck`: verifies every object and every journal reference. Damage is an error listing it.
-pub fn fsck(ws: &Workspace) -> Result<Fields> {
+pub fn fsck(ws: &Workspace) -> Result<Fsck> {
     let Some(state) = ws.state(false)? else {
-        return Ok(fields(json!({
-            "objects": 0,
-            "operations": 0,
-            "damaged_objects": [],
-            "missing_objects": [],
-            "unknown_files": [],
-            "temporary_files": [],
-            "journal_problems": [],
-            "pending_operations": [],
-            "warnings": ["this workspace has no Filekeeper state yet"],
-        })));
+        return Ok(Fsck {
+            report: FsckReport {
+                objects: 0,
+                operations: 0,
+                damaged_objects: Vec::new(),
+                missing_objects: Vec::new(),
+                unknown_files: Vec::new(),
+                temporary_files: Vec::new(),
+                journal_problems: Vec::new(),
+                pending_operations: Vec::new(),
+            },
+            warnings: vec!["this workspace has no Filekeeper state yet".into()],
+        });
     };
     let store = state.store();
     let mut damaged = Vec::new();
@@ -485,31 +626,41 @@ pub fn fsck(ws: &Workspace) -> Result<Fields> {
             for item in op.items.iter().filter(|i| !i.history_skipped) {
                 for id in [item.before_hash, item.after_hash].into_iter().flatten() {
                     if !store.contains(&id) {
-                        missing.push(json!({"operation_id": op.id, "path": item.path, "object_id": id.to_string()}));
+                        missing.push(MissingObject {
+                            operation_id: op.id.clone(),
+                            path: item.path.clone(),
+                            object_id: id.to_string(),
+                        });
                     }
                 }
             }
         }
     }
-    let report = json!({
-        "objects": objects,
-        "operations": operations,
-        "damaged_objects": damaged,
-        "missing_objects": missing,
-        "unknown_files": strays,
-        "temporary_files": temporary,
-        "journal_problems": journal_problems,
-        "pending_operations": pending,
-    });
-    if damaged.is_empty() && missing.is_empty() && strays.is_empty() && journal_problems.is_empty()
+    let report = FsckReport {
+        objects,
+        operations,
+        damaged_objects: damaged,
+        missing_objects: missing,
+        unknown_files: strays,
+        temporary_files: temporary,
+        journal_problems,
+        pending_operations: pending,
+    };
+    if report.damaged_objects.is_empty()
+        && report.missing_objects.is_empty()
+        && report.unknown_files.is_empty()
+        && report.journal_problems.is_empty()
     {
-        return Ok(with_notices(fields(report), Some(&state)));
+        return Ok(Fsck {
+            report,
+            warnings: notices(Some(&state)),
+        });
     }
     let mut err = Error::new(
         Code::StorageError,
         "fsck found damage in the Filekeeper state",
     );
-    err.details = fields(report);
+    err.details = fields_of(&report);
     Err(err.recovery(
         "damaged or missing objects cannot be rebuilt from the store; remove a damaged file and store the original bytes again with `keeper hash-object -w`, or accept that undo of the operations naming them is unavailable",
     ))
@@ -518,16 +669,23 @@ pub fn fsck(ws: &Workspace) -> Result<Fields> {
 /// `recover`: resolves every pending operation a dead process left (see [`crate::recover`]).
 /// An operation that could only be resolved as partial is reported as PARTIAL_RECOVERY, after
 /// the journal has recorded it so.
-pub fn recover(ws: &Workspace) -> Result<Fields> {
+pub fn recover(ws: &Workspace) -> Result<Recovered> {
     let Some(_) = ws.state(false)? else {
-        return Ok(fields(json!({"resolved": [], "warnings": []})));
+        return Ok(Recovered {
+            resolved: Vec::new(),
+            warnings: Vec::new(),
+        });
     };
     let (state, lock) = ws.lock()?;
     let mut journal = state.journal()?;
     let resolved = crate::recover::recover(ws, &mut journal, &lock)?;
-    let list: Vec<Value> = resolved
+    let list: Vec<RecoveredOperation> = resolved
         .iter()
-        .map(|r| json!({"operation_id": r.operation_id, "status": r.status.as_str(), "changed_paths": r.changed_paths}))
+        .map(|r| RecoveredOperation {
+            operation_id: r.operation_id.clone(),
+            status: r.status,
+            changed_paths: r.changed_paths.clone(),
+        })
         .collect();
     let partial: Vec<&str> = resolved
         .iter()
@@ -542,11 +700,11 @@ pub fn recover(ws: &Workspace) -> Result<Fields> {
                 partial.len()
             ),
         )
-        .with("resolved", list)
+        .with("resolved", serde_json::to_value(&list).unwrap_or_default())
         .recovery("inspect them with `keeper journal-show`; each can be undone path by path"));
     }
-    Ok(with_notices(
-        fields(json!({"resolved": list})),
-        Some(&state),
-    ))
+    Ok(Recovered {
+        resolved: list,
+        warnings: notices(Some(&state)),
+    })
 }

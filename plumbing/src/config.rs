@@ -4,7 +4,8 @@
 //! ignored, so a misspelt limit is noticed.
 
 use crate::error::{Error, Result};
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// Where a workspace's journal and objects live.
@@ -17,19 +18,32 @@ pub enum StateLocation {
     Global,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+/// The limits in force (`[filekeeper]` in `config.toml`). Serialized, as the MCP server's
+/// `workspace_info` shows them, they are the nine bounds; the state location is not a limit.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Limits {
+    /// Largest slice of a file one read returns, in bytes.
     pub max_read_bytes: u64,
+    /// Largest content one write, create or edit accepts, in bytes.
     pub max_write_bytes: u64,
+    /// Files above this size are changed without keeping their bytes in history.
     pub max_history_blob_bytes: u64,
+    /// Most results one file search or content search returns.
     pub max_search_results: u64,
+    /// Most entries one directory listing returns.
     pub max_directory_entries: u64,
+    /// Most operations one history listing returns.
     pub max_history_entries: u64,
+    /// Most paths one read-many request may name.
     pub max_read_many_paths: u64,
+    /// Largest patch apply-patch accepts, in bytes.
     pub max_patch_bytes: u64,
+    /// Deepest directory level recursive listing and search descend to.
     pub max_recursion_depth: u64,
     /// Pinned when present; `None` means project-local with a fallback to the home.
+    #[serde(skip_serializing)]
+    #[schemars(skip)]
     pub state_location: Option<StateLocation>,
 }
 

@@ -40,7 +40,8 @@ pub enum Intent {
 }
 
 /// What is at a resolved path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum Kind {
     File,
     Directory,

@@ -7,6 +7,7 @@ use crate::{Code, Error, Result, Workspace};
 use filekeeper_plumbing::resolve::{Intent, Kind};
 use filekeeper_plumbing::walk::{self, Entry, EntryKind, WalkOptions};
 use regex::bytes::{Regex, RegexBuilder};
+use schemars::JsonSchema;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -34,7 +35,7 @@ pub struct GrepOptions {
 }
 
 /// One matching line.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct GrepMatch {
     pub path: String,
     /// 1-based line number.
@@ -43,14 +44,18 @@ pub struct GrepMatch {
     pub column: u64,
     /// The line without its terminator, cut to 500 characters.
     pub text: String,
+    /// The line was longer than `text` shows.
     pub text_truncated: bool,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct GrepResult {
+    /// The directory or file searched, as given.
     pub path: String,
     pub query: String,
+    /// In stable order: by path, then line.
     pub matches: Vec<GrepMatch>,
+    /// More lines matched than were returned.
     pub truncated: bool,
     pub files_searched: u64,
     /// Binary files, unreadable files and files with a line too long to search.

@@ -9,11 +9,14 @@
 use crate::mutate::{MutationOptions, MutationResult, Plan, Planned, Step};
 use crate::{Code, Error, Result, Workspace};
 use filekeeper_plumbing::commands::{Observed, matches_side, observe};
-use filekeeper_plumbing::journal::{Item, Journal, ListFilter, NewOperation, Operation, Status};
+use filekeeper_plumbing::journal::{
+    Item, ItemRecord, Journal, ListFilter, NewOperation, Operation, OperationHead, Status,
+};
 use filekeeper_plumbing::publish::Expect;
 use filekeeper_plumbing::resolve::Kind;
+use schemars::JsonSchema;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
 /// Options of [`Workspace::list_history`].
@@ -26,11 +29,24 @@ pub struct HistoryFilter {
     pub limit: Option<u64>,
 }
 
-/// One operation as history shows it.
-#[derive(Clone, Debug, Serialize)]
+/// An operation as history shows it: the journal record without its internal `under_lock`,
+/// and with `items` before `metadata` (the order history has always printed).
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct HistoryOperation {
+    #[serde(flatten)]
+    pub head: OperationHead,
+    pub items: Vec<ItemRecord>,
+    /// Free-form metadata recorded with the operation: an object (null only when the stored
+    /// text could not be read back).
+    #[schemars(with = "Option<Map<String, Value>>")]
+    pub metadata: Value,
+}
+
+/// One operation as history lists it: the operation's fields, then whether it can be undone.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct HistoryEntry {
     #[serde(flatten)]
-    pub operation: Value,
+    pub operation: HistoryOperation,
     /// The undo that reversed it, if any.
     pub undone_by: Option<String>,
     /// Whether `history undo` would try it (it may still refuse on a conflict).
@@ -38,17 +54,20 @@ pub struct HistoryEntry {
 }
 
 /// One path's diff.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct PathDiff {
     pub path: String,
     pub change: String,
+    #[schemars(extend("enum" = ["file", "directory"]))]
     pub kind: &'static str,
     /// `text`, `binary`, `history_skipped`, `directory` or `unchanged`.
+    #[schemars(extend("enum" = ["text", "binary", "history_skipped", "directory", "unchanged"]))]
     pub diff_kind: &'static str,
+    /// The unified diff, for `text`; null otherwise.
     pub diff: Option<String>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct HistoryDiff {
     pub operation_id: String,
     pub summary: String,
@@ -71,12 +90,13 @@ impl Workspace {
         let undoable = undone_by.is_none()
             && matches!(op.status, Status::Committed | Status::Partial)
             && op.items.iter().all(|i| !i.history_skipped);
-        let mut operation = op.to_json();
-        if let Value::Object(map) = &mut operation {
-            map.remove("under_lock");
-        }
+        let record = op.record();
         Ok(HistoryEntry {
-            operation,
+            operation: HistoryOperation {
+                head: record.head,
+                items: record.items,
+                metadata: record.metadata,
+            },
             undone_by,
             undoable,
         })

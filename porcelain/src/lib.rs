@@ -55,6 +55,7 @@
 pub use filekeeper_plumbing as plumbing;
 pub use plumbing::{Code, Error, ObjectId, Result};
 
+pub mod documents;
 mod edit;
 pub mod envelope;
 mod grep;
@@ -67,9 +68,9 @@ mod time;
 
 pub use edit::{EditGuards, FileReport, HunkReport, Policy, Position};
 pub use grep::{GrepMatch, GrepOptions, GrepResult};
-pub use history::{HistoryDiff, HistoryEntry, HistoryFilter, PathDiff};
+pub use history::{HistoryDiff, HistoryEntry, HistoryFilter, HistoryOperation, PathDiff};
 pub use listing::{ListEntry, ListOptions, Listing};
-pub use mutate::{MutationItem, MutationOptions, MutationResult};
+pub use mutate::{MutationExtra, MutationItem, MutationOptions, MutationResult};
 pub use read::{Existence, FileInfo, ManyItem, ReadOptions, ReadResult};
 
 use plumbing::home::{Home, Registration};

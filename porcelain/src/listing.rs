@@ -4,25 +4,30 @@ use crate::{Code, Error, Result, Workspace};
 use filekeeper_plumbing::resolve::{Intent, Kind};
 use filekeeper_plumbing::walk::{self, EntryKind, WalkOptions};
 use globset::{GlobBuilder, GlobMatcher};
+use schemars::JsonSchema;
 use serde::Serialize;
 
 /// One listed path.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct ListEntry {
     /// Workspace-relative path.
     pub path: String,
     /// `file`, `directory`, `symlink` or `special`.
+    #[schemars(extend("enum" = ["file", "directory", "symlink", "special"]))]
     pub kind: &'static str,
     /// Size in bytes, for files.
     pub size_bytes: Option<u64>,
-    /// For a symlink: what it leads to inside the workspace (`file`, `directory`), or
-    /// `outside` or `broken`. Links are reported, never followed out of the root.
+    /// For a symlink: what it leads to inside the workspace (`file`, `directory`, `special`,
+    /// or `state` for the state directory), or `outside` or `broken`; null for anything else.
+    /// Links are reported, never followed out of the root.
+    #[schemars(extend("enum" = ["file", "directory", "special", "state", "outside", "broken", null]))]
     pub target_kind: Option<&'static str>,
 }
 
 /// The result of `list` or `search`.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct Listing {
+    /// The directory listed or searched, as given.
     pub path: String,
     pub entries: Vec<ListEntry>,
     /// More entries matched than were returned.

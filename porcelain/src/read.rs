@@ -4,6 +4,7 @@ use crate::text::{self, Collect, Newline};
 use crate::time::rfc3339;
 use crate::{Code, Error, Result, Workspace};
 use filekeeper_plumbing::resolve::{Intent, Kind};
+use schemars::JsonSchema;
 use serde::Serialize;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
@@ -21,7 +22,7 @@ pub struct ReadOptions {
 }
 
 /// A slice of a text file, with the facts needed to write it back safely.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct ReadResult {
     pub path: String,
     /// The returned lines decoded as text (a UTF-8 BOM is not part of it; see `bom`).
@@ -29,43 +30,63 @@ pub struct ReadResult {
     /// The returned lines' raw bytes, exactly as stored (what `keeper file read` prints).
     #[serde(skip)]
     pub raw: Vec<u8>,
-    /// The hash of the whole file, for `--expected-hash`.
+    /// The hash of the whole file (`sha256:` and 64 hex digits): give it as the expected hash
+    /// of a later write or edit.
     pub content_hash: String,
     pub size_bytes: u64,
+    /// The file's text encoding, lower case (`utf-8`, `windows-1252`, ...).
     pub encoding: String,
+    /// The file's newline convention.
+    #[schemars(extend("enum" = ["lf", "crlf", "cr", "mixed", "none"]))]
     pub newline: String,
+    /// Whether the file starts with a byte order mark.
     pub bom: bool,
+    /// Lines in the whole file.
     pub line_count: u64,
-    /// The first and last line returned; null when nothing was.
+    /// The first line returned; null when nothing was.
     pub start_line: Option<u64>,
+    /// The last line returned; null when nothing was.
     pub end_line: Option<u64>,
+    /// Fewer lines were returned than asked for.
     pub truncated: bool,
+    /// Why the read stopped early; null when it did not.
+    #[schemars(extend("enum" = ["max_bytes", null]))]
     pub truncation_reason: Option<String>,
-    /// Where to continue with `--from-line` after a truncated read.
+    /// Where to continue (the next read's first line) after a truncated read.
     pub next_start_line: Option<u64>,
 }
 
 /// What `info` reports.
-#[derive(Clone, Debug, Serialize)]
+/// The text facts are null for a directory, and for a file that is not text.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct FileInfo {
     pub path: String,
+    #[schemars(extend("enum" = ["file", "directory"]))]
     pub kind: &'static str,
+    /// Size in bytes, for files.
     pub size_bytes: Option<u64>,
+    /// Permission bits as a plain integer (0644 is 420).
     pub mode: u32,
+    /// Modification time (RFC 3339, UTC).
     pub modified: String,
+    /// For files: whether the content is text.
     pub is_text: Option<bool>,
     pub encoding: Option<String>,
+    #[schemars(extend("enum" = ["lf", "crlf", "cr", "mixed", "none", null]))]
     pub newline: Option<String>,
     pub bom: Option<bool>,
     pub line_count: Option<u64>,
+    /// For files: the content hash (`sha256:` and 64 hex digits), text or not.
     pub hash: Option<String>,
 }
 
 /// What `exists` reports.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct Existence {
     pub path: String,
     pub exists: bool,
+    /// What is there; null when nothing is.
+    #[schemars(extend("enum" = ["file", "directory", "special", null]))]
     pub kind: Option<&'static str>,
 }
 

@@ -13,7 +13,9 @@ use crate::error::{Code, Error, Result};
 use crate::oid::ObjectId;
 use crate::resolve::{Kind, check_recorded_path};
 use rusqlite::{Connection, OptionalExtension, params};
-use serde_json::{Map, Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -21,7 +23,8 @@ use std::sync::Mutex;
 pub const FILE_NAME: &str = "journal.sqlite3";
 
 /// Where an operation stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Recorded, and the tree may be partly changed: not yet resolved.
     Pending,
@@ -672,47 +675,123 @@ impl Item {
         Ok(())
     }
 
+    /// The item as journal records print it.
+    pub fn record(&self) -> ItemRecord {
+        ItemRecord {
+            path: self.path.clone(),
+            change: self.change.clone(),
+            kind: self.kind,
+            before_exists: self.before_exists,
+            after_exists: self.after_exists,
+            before_hash: self.before_hash.map(|h| h.to_string()),
+            after_hash: self.after_hash.map(|h| h.to_string()),
+            before_mode: self.before_mode,
+            after_mode: self.after_mode,
+            history_skipped: self.history_skipped,
+        }
+    }
+
     pub fn to_json(&self) -> Value {
-        json!({
-            "path": self.path,
-            "change": self.change,
-            "kind": self.kind.as_str(),
-            "before_exists": self.before_exists,
-            "after_exists": self.after_exists,
-            "before_hash": self.before_hash.map(|h| h.to_string()),
-            "after_hash": self.after_hash.map(|h| h.to_string()),
-            "before_mode": self.before_mode,
-            "after_mode": self.after_mode,
-            "history_skipped": self.history_skipped,
-        })
+        serde_json::to_value(self.record()).unwrap_or_default()
     }
 }
 
+/// One path of an operation in JSON: its state before and after.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct ItemRecord {
+    /// Workspace-relative path.
+    pub path: String,
+    /// `created`, `modified`, `deleted`, or another word a command documents.
+    pub change: String,
+    pub kind: Kind,
+    pub before_exists: bool,
+    pub after_exists: bool,
+    /// The object id of the content before (`sha256:` and 64 hex digits), null for none.
+    pub before_hash: Option<String>,
+    /// The object id of the content after, null for none.
+    pub after_hash: Option<String>,
+    /// Permission bits before, as a plain integer (0644 is 420).
+    pub before_mode: Option<u32>,
+    /// Permission bits after.
+    pub after_mode: Option<u32>,
+    /// The file was above the history size cap: its bytes were deliberately not stored.
+    pub history_skipped: bool,
+}
+
+/// What every view of an operation shows first.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct OperationHead {
+    /// `op_` and 16 lowercase hex digits.
+    pub id: String,
+    /// The journal's sequence number: later operations have larger numbers.
+    pub seq: i64,
+    /// What the operation did: `write`, `create`, `replace_text`, `undo`, ... (a script's
+    /// `journal-begin` names its own).
+    pub kind: String,
+    pub status: Status,
+    /// When it was recorded (RFC 3339, UTC).
+    pub created_at: String,
+    /// When its status last changed (RFC 3339, UTC).
+    pub updated_at: String,
+    pub actor: Option<String>,
+    pub task_id: Option<String>,
+    pub summary: String,
+    pub target_path: Option<String>,
+    pub source_path: Option<String>,
+    /// The operation this one undoes, for an undo.
+    pub undoes: Option<String>,
+}
+
+/// A journal record as the plumbing commands print it.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct OperationRecord {
+    #[serde(flatten)]
+    pub head: OperationHead,
+    /// Recorded by a process holding the workspace lock for the operation's whole life.
+    pub under_lock: bool,
+    /// Free-form metadata given at `journal-begin`: an object (null only when the stored
+    /// text could not be read back).
+    #[schemars(with = "Option<Map<String, Value>>")]
+    pub metadata: Value,
+    pub items: Vec<ItemRecord>,
+}
+
 impl Operation {
+    pub fn head(&self) -> OperationHead {
+        OperationHead {
+            id: self.id.clone(),
+            seq: self.seq,
+            kind: self.kind.clone(),
+            status: self.status,
+            created_at: self.created_at.clone(),
+            updated_at: self.updated_at.clone(),
+            actor: self.actor.clone(),
+            task_id: self.task_id.clone(),
+            summary: self.summary.clone(),
+            target_path: self.target_path.clone(),
+            source_path: self.source_path.clone(),
+            undoes: self.undoes.clone(),
+        }
+    }
+
+    pub fn record(&self) -> OperationRecord {
+        OperationRecord {
+            head: self.head(),
+            under_lock: self.under_lock,
+            metadata: self.metadata.clone(),
+            items: self.items.iter().map(Item::record).collect(),
+        }
+    }
+
     pub fn to_json(&self) -> Value {
-        json!({
-            "id": self.id,
-            "seq": self.seq,
-            "kind": self.kind,
-            "status": self.status.as_str(),
-            "created_at": self.created_at,
-            "updated_at": self.updated_at,
-            "actor": self.actor,
-            "task_id": self.task_id,
-            "summary": self.summary,
-            "target_path": self.target_path,
-            "source_path": self.source_path,
-            "undoes": self.undoes,
-            "under_lock": self.under_lock,
-            "metadata": self.metadata,
-            "items": self.items.iter().map(Item::to_json).collect::<Vec<_>>(),
-        })
+        serde_json::to_value(self.record()).unwrap_or_default()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn journal() -> (tempfile::TempDir, Journal) {
         let dir = tempfile::tempdir().unwrap();

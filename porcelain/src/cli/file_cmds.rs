@@ -2,10 +2,11 @@
 
 use super::args::{FileCommand, ReadArgs};
 use super::output::Reply;
+use crate::documents::{FileHash, ReadMany, ReadManyItem};
 use crate::{
     GrepOptions, ListOptions, Listing, ManyItem, ReadOptions, ReadResult, Result, Workspace,
 };
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 fn fields(workspace: &Workspace, value: impl serde::Serialize) -> Map<String, Value> {
     crate::envelope::result_fields(workspace.name(), value)
@@ -45,8 +46,8 @@ pub fn run(ws: &Workspace, cmd: &FileCommand, json: bool) -> Result<Reply> {
             let mut human = Vec::new();
             let mut notes = Vec::new();
             let mut results = Vec::new();
-            for item in &items {
-                match item {
+            for item in items {
+                match &item {
                     ManyItem::Read(read) => {
                         human.extend_from_slice(format!("==> {} <==\n", read.path).as_bytes());
                         human.extend_from_slice(&read.raw);
@@ -61,27 +62,15 @@ pub fn run(ws: &Workspace, cmd: &FileCommand, json: bool) -> Result<Reply> {
                                 .into_iter()
                                 .map(|n| format!("{}: {n}", read.path)),
                         );
-                        let mut doc = Map::new();
-                        doc.insert("ok".into(), Value::Bool(true));
-                        if let Ok(Value::Object(map)) = serde_json::to_value(read) {
-                            doc.extend(map);
-                        }
-                        results.push(Value::Object(doc));
                     }
                     ManyItem::Failed { path, error } => {
                         let error = super::name_override(error.clone());
                         notes.push(format!("{path}: error[{}]: {}", error.code, error.message));
-                        let mut doc = super::error_document(&error);
-                        if let Value::Object(map) = &mut doc {
-                            map.insert("path".into(), json!(path));
-                        }
-                        results.push(doc);
                     }
                 }
+                results.push(ReadManyItem::new(item, super::name_override));
             }
-            let mut out = fields(ws, json!({}));
-            out.insert("results".into(), Value::Array(results));
-            let mut reply = Reply::new(out, human);
+            let mut reply = Reply::new(fields(ws, ReadMany { results }), human);
             reply.notes = notes;
             Ok(reply)
         }
@@ -105,10 +94,12 @@ pub fn run(ws: &Workspace, cmd: &FileCommand, json: bool) -> Result<Reply> {
         FileCommand::Hash { path } => {
             let (hash, size) = ws.hash_file(path)?;
             let human = format!("{hash}\n");
-            Ok(Reply::new(
-                fields(ws, json!({"path": path, "hash": hash, "size_bytes": size})),
-                human,
-            ))
+            let doc = FileHash {
+                path: path.clone(),
+                hash,
+                size_bytes: size,
+            };
+            Ok(Reply::new(fields(ws, doc), human))
         }
         FileCommand::Exists { path } => {
             let found = ws.exists(path)?;

@@ -2,8 +2,9 @@
 
 use super::args::{Global, HistoryCommand};
 use super::output::Reply;
+use crate::documents::{HistoryList, HistoryShow};
 use crate::{HistoryFilter, Result, Workspace};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 fn fields(ws: &Workspace, value: impl serde::Serialize) -> Map<String, Value> {
     crate::envelope::result_fields(ws.name(), value)
@@ -25,7 +26,7 @@ pub fn run(ws: &Workspace, cmd: &HistoryCommand, global: &Global) -> Result<Repl
             let rows: Vec<[String; 6]> = entries
                 .iter()
                 .map(|e| {
-                    let op = &e.operation;
+                    let op = &serde_json::to_value(&e.operation).unwrap_or_default();
                     let status = match (&e.undone_by, op["status"].as_str()) {
                         (Some(_), Some(s)) => format!("{s}, undone"),
                         (None, Some(s)) => s.to_owned(),
@@ -49,31 +50,28 @@ pub fn run(ws: &Workspace, cmd: &HistoryCommand, global: &Global) -> Result<Repl
                 &["ID", "WHEN (UTC)", "KIND", "PATH", "ACTOR", "STATUS"],
                 &rows,
             );
-            let mut out = Map::new();
-            out.insert("workspace".into(), json!(ws.name()));
-            out.insert(
-                "operations".into(),
-                serde_json::to_value(&entries).unwrap_or(Value::Null),
-            );
+            let human = if entries.is_empty() {
+                String::new()
+            } else {
+                human
+            };
             Ok(Reply::new(
-                out,
-                if entries.is_empty() {
-                    String::new()
-                } else {
-                    human
-                },
+                fields(
+                    ws,
+                    HistoryList {
+                        operations: entries,
+                    },
+                ),
+                human,
             ))
         }
         HistoryCommand::Show { operation_id } => {
             let entry = ws.get_operation(operation_id)?;
-            let human = show(&entry.operation, entry.undone_by.as_deref());
-            Ok(Reply::new(
-                fields(
-                    ws,
-                    json!({"operation": entry.operation, "undone_by": entry.undone_by, "undoable": entry.undoable}),
-                ),
-                human,
-            ))
+            let human = show(
+                &serde_json::to_value(&entry.operation).unwrap_or_default(),
+                entry.undone_by.as_deref(),
+            );
+            Ok(Reply::new(fields(ws, HistoryShow::from(entry)), human))
         }
         HistoryCommand::Diff { operation_id } => {
             let diff = ws.diff_operation(operation_id)?;

@@ -155,12 +155,14 @@ const JSON_ONLY: Style = Style {
 fn usage_error(err: clap::Error, json: bool) -> i32 {
     use clap::error::ErrorKind;
     if json && err.kind() == ErrorKind::DisplayVersion {
-        let doc = serde_json::json!({
-            "ok": true,
-            "version": env!("CARGO_PKG_VERSION"),
-            "journal_schema_version": crate::plumbing::journal::SCHEMA_VERSION,
-        });
-        println!("{doc}");
+        let doc = crate::envelope::Document {
+            ok: crate::envelope::Always,
+            result: crate::documents::Version {
+                version: env!("CARGO_PKG_VERSION").into(),
+                journal_schema_version: crate::plumbing::journal::SCHEMA_VERSION,
+            },
+        };
+        println!("{}", serde_json::to_value(doc).unwrap_or_default());
         return 0;
     }
     if matches!(

@@ -2,7 +2,9 @@
 
 use super::args::{Command, Global, HashObjectArgs, JournalBeginArgs, PublishArgs};
 use super::output::Reply;
-use crate::plumbing::commands::{self, Fields, HashSource};
+use crate::documents::CatBlobText;
+use crate::envelope::fields_of;
+use crate::plumbing::commands::{self, Fields, HashSource, JournalEntry};
 use crate::plumbing::publish::Expect;
 use crate::plumbing::workspace::Workspace;
 use crate::{Code, Error, Filekeeper, ObjectId, Result};
@@ -33,70 +35,59 @@ pub fn run(keeper: &Filekeeper, global: &Global, command: &Command) -> Result<Re
             i_accept_secret_write_risk,
         } => {
             let ws = open()?;
-            let fields =
+            let resolved =
                 commands::resolve_path(&ws, path, *for_write, *i_accept_secret_write_risk)?;
-            let human = format!("{}\n", fields["resolved"].as_str().unwrap_or_default());
-            (Some(ws), fields, human)
+            let human = format!("{}\n", resolved.resolved);
+            (Some(ws), fields_of(resolved), human)
         }
         Command::JournalBegin(args) => {
             let ws = open()?;
-            let fields = journal_begin(&ws, global, args)?;
-            let human = format!("{}\n", fields["operation_id"].as_str().unwrap_or_default());
-            (Some(ws), fields, human)
+            let begun = journal_begin(&ws, global, args)?;
+            let human = format!("{}\n", begun.operation_id);
+            (Some(ws), fields_of(begun), human)
         }
         Command::JournalCommit { operation_id } | Command::JournalAbort { operation_id } => {
             let ws = open()?;
             let commit = matches!(command, Command::JournalCommit { .. });
-            let fields = if commit {
+            let entry: JournalEntry = if commit {
                 commands::journal_commit(&ws, operation_id)?
             } else {
                 commands::journal_abort(&ws, operation_id)?
             };
-            let status = fields["operation"]["status"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned();
-            (Some(ws), fields, format!("{operation_id} {status}\n"))
+            let status = entry.operation.head.status.as_str();
+            let human = format!("{operation_id} {status}\n");
+            (Some(ws), fields_of(entry), human)
         }
         Command::JournalShow { operation_id } => {
             let ws = open()?;
-            let fields = commands::journal_show(&ws, operation_id)?;
+            let fields = fields_of(commands::journal_show(&ws, operation_id)?);
             let human = render_operation(&fields["operation"]);
             (Some(ws), fields, human)
         }
         Command::Publish(args) => {
             let ws = open()?;
-            let fields = publish(&ws, args)?;
-            let human = format!("{}\n", fields["after_hash"].as_str().unwrap_or_default());
-            (Some(ws), fields, human)
+            let published = publish(&ws, args)?;
+            let human = format!("{}\n", published.after_hash);
+            (Some(ws), fields_of(published), human)
         }
         Command::Fsck => {
             let ws = open()?;
-            let fields = commands::fsck(&ws)?;
+            let fsck = commands::fsck(&ws)?;
             let human = format!(
                 "fsck: {} objects and {} operations verified; no damage\n",
-                fields["objects"], fields["operations"]
+                fsck.report.objects, fsck.report.operations
             );
-            (Some(ws), fields, human)
+            (Some(ws), fields_of(fsck), human)
         }
         Command::Recover => {
             let ws = open()?;
-            let fields = commands::recover(&ws)?;
-            let human = fields["resolved"]
-                .as_array()
-                .map(|list| {
-                    list.iter()
-                        .map(|r| {
-                            format!(
-                                "{} {}\n",
-                                r["operation_id"].as_str().unwrap_or(""),
-                                r["status"].as_str().unwrap_or("")
-                            )
-                        })
-                        .collect::<String>()
-                })
-                .unwrap_or_default();
-            (Some(ws), fields, human)
+            let recovered = commands::recover(&ws)?;
+            let human = recovered
+                .resolved
+                .iter()
+                .map(|r| format!("{} {}\n", r.operation_id, r.status.as_str()))
+                .collect::<String>();
+            (Some(ws), fields_of(recovered), human)
         }
         Command::Init
         | Command::Workspace(_)
@@ -123,22 +114,22 @@ fn hash_object(ws: Option<&Workspace>, args: &HashObjectArgs) -> Result<(Fields,
         Some(path) => HashSource::Path(path),
         None => HashSource::Stdin(&mut stdin),
     };
-    let fields = commands::hash_object(ws, source, args.write)?;
-    let human = format!("{}\n", fields["object_id"].as_str().unwrap_or_default());
-    Ok((fields, human))
+    let hashed = commands::hash_object(ws, source, args.write)?;
+    let human = format!("{}\n", hashed.object_id);
+    Ok((fields_of(hashed), human))
 }
 
 fn cat_blob(ws: &Workspace, id: &str, json: bool) -> Result<(Fields, String)> {
     if !json {
         let mut stdout = std::io::stdout().lock();
-        let fields = commands::cat_blob(ws, id, &mut stdout)?;
+        let blob = commands::cat_blob(ws, id, &mut stdout)?;
         stdout
             .flush()
             .map_err(|e| Error::storage("writing output", &e))?;
-        return Ok((fields, String::new()));
+        return Ok((fields_of(blob), String::new()));
     }
     let mut bytes = Vec::new();
-    let mut fields = commands::cat_blob(ws, id, &mut bytes)?;
+    let blob = commands::cat_blob(ws, id, &mut bytes)?;
     let content = String::from_utf8(bytes).map_err(|_| {
         Error::new(
             Code::BinaryContentRefused,
@@ -147,15 +138,18 @@ fn cat_blob(ws: &Workspace, id: &str, json: bool) -> Result<(Fields, String)> {
         .with("object_id", id)
         .recovery("run cat-blob without --json to get the raw bytes")
     })?;
-    fields.insert("content".into(), json!(content));
-    Ok((fields, String::new()))
+    Ok((fields_of(CatBlobText { blob, content }), String::new()))
 }
 
 fn parse_json(flag: &str, text: &str) -> Result<Value> {
     serde_json::from_str(text).map_err(|e| Error::invalid(format!("{flag} is not valid JSON: {e}")))
 }
 
-fn journal_begin(ws: &Workspace, global: &Global, args: &JournalBeginArgs) -> Result<Fields> {
+fn journal_begin(
+    ws: &Workspace,
+    global: &Global,
+    args: &JournalBeginArgs,
+) -> Result<commands::JournalBegun> {
     let spec = if args.stdin {
         let mut text = String::new();
         std::io::stdin()
@@ -188,7 +182,7 @@ fn journal_begin(ws: &Workspace, global: &Global, args: &JournalBeginArgs) -> Re
     commands::journal_begin(ws, op, args.i_accept_secret_write_risk)
 }
 
-fn publish(ws: &Workspace, args: &PublishArgs) -> Result<Fields> {
+fn publish(ws: &Workspace, args: &PublishArgs) -> Result<commands::Published> {
     let expect = match (&args.expected_hash, args.create) {
         (Some(h), _) => Expect::Hash(ObjectId::parse(h)?),
         (None, true) => Expect::Absent,

@@ -2,15 +2,11 @@
 
 use super::args::WorkspaceCommand;
 use super::output::Reply;
+use crate::documents::{
+    Initialised, WorkspaceList, WorkspaceRecord, WorkspaceRemoved, WorkspaceShown,
+};
+use crate::envelope::fields_of as fields;
 use crate::{Filekeeper, Result, WorkspaceEntry};
-use serde_json::{Map, Value, json};
-
-fn fields(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    }
-}
 
 pub fn init(keeper: &Filekeeper) -> Result<Reply> {
     let report = keeper.init()?;
@@ -23,18 +19,18 @@ pub fn init(keeper: &Filekeeper) -> Result<Reply> {
         )
     };
     Ok(Reply::new(
-        fields(json!({"home": home, "config_written": report.config_written})),
+        fields(Initialised {
+            home,
+            config_written: report.config_written,
+        }),
         human,
     ))
 }
 
-fn entry_json(entry: &WorkspaceEntry) -> Value {
-    json!({
-        "name": entry.registration.name,
-        "root": entry.registration.root.display().to_string(),
-        "default": entry.is_default,
-        "created_at": entry.registration.created_at,
-    })
+fn shown(entry: &WorkspaceEntry) -> WorkspaceShown {
+    WorkspaceShown {
+        workspace: entry.into(),
+    }
 }
 
 pub fn run(keeper: &Filekeeper, cmd: &WorkspaceCommand) -> Result<Reply> {
@@ -46,7 +42,7 @@ pub fn run(keeper: &Filekeeper, cmd: &WorkspaceCommand) -> Result<Reply> {
                 is_default: false,
             };
             Ok(Reply::new(
-                fields(json!({"workspace": entry_json(&entry)})),
+                fields(shown(&entry)),
                 format!(
                     "Registered workspace {name} at {}\n",
                     entry.registration.root.display()
@@ -72,7 +68,9 @@ pub fn run(keeper: &Filekeeper, cmd: &WorkspaceCommand) -> Result<Reply> {
                 })
                 .collect();
             Ok(Reply::new(
-                fields(json!({"workspaces": list.iter().map(entry_json).collect::<Vec<_>>()})),
+                fields(WorkspaceList {
+                    workspaces: list.iter().map(WorkspaceRecord::from).collect(),
+                }),
                 human,
             ))
         }
@@ -85,10 +83,7 @@ pub fn run(keeper: &Filekeeper, cmd: &WorkspaceCommand) -> Result<Reply> {
                 if entry.is_default { "yes" } else { "no" },
                 entry.registration.created_at
             );
-            Ok(Reply::new(
-                fields(json!({"workspace": entry_json(&entry)})),
-                human,
-            ))
+            Ok(Reply::new(fields(shown(&entry)), human))
         }
         WorkspaceCommand::Use { name } => {
             let reg = keeper.use_workspace(name)?;
@@ -97,7 +92,7 @@ pub fn run(keeper: &Filekeeper, cmd: &WorkspaceCommand) -> Result<Reply> {
                 is_default: true,
             };
             Ok(Reply::new(
-                fields(json!({"workspace": entry_json(&entry)})),
+                fields(shown(&entry)),
                 format!("Default workspace is now {name}\n"),
             ))
         }
@@ -108,10 +103,10 @@ pub fn run(keeper: &Filekeeper, cmd: &WorkspaceCommand) -> Result<Reply> {
                 is_default: false,
             };
             Ok(Reply::new(
-                fields(json!({
-                    "workspace": entry_json(&entry),
-                    "warnings": ["the registration was removed; the files and their .filekeeper/ history were left in place"],
-                })),
+                fields(WorkspaceRemoved {
+                    workspace: (&entry).into(),
+                    warnings: vec!["the registration was removed; the files and their .filekeeper/ history were left in place".into()],
+                }),
                 format!("Removed workspace {name}\n"),
             ))
         }

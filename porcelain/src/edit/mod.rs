@@ -14,13 +14,12 @@ pub use lines::Position;
 pub use patch::{FileReport, HunkReport};
 pub use replace::Policy;
 
-use crate::mutate::{MutationOptions, MutationResult, Plan, Planned, Step};
+use crate::mutate::{MutationExtra, MutationOptions, MutationResult, Plan, Planned, Step};
 use crate::{Code, Error, ObjectId, Result, Workspace};
 use doc::{Doc, Editable};
 use filekeeper_plumbing::journal::Item;
 use filekeeper_plumbing::publish::Expect;
 use filekeeper_plumbing::resolve::Kind;
-use serde_json::json;
 use std::sync::Arc;
 
 /// Guards every edit takes.
@@ -40,7 +39,7 @@ impl Workspace {
         path: &str,
         guards: &EditGuards,
         options: &MutationOptions,
-        edit: impl FnOnce(&mut Editable) -> Result<serde_json::Map<String, serde_json::Value>>,
+        edit: impl FnOnce(&mut Editable) -> Result<(MutationExtra, Vec<String>)>,
     ) -> Result<Plan> {
         let expected = guards
             .expected_hash
@@ -66,7 +65,7 @@ impl Workspace {
             crate::mutate::guard(path, expected, Some(seen.hash))?;
         }
         let mut editable = Editable::new(path, &bytes)?;
-        let extra = edit(&mut editable)?;
+        let (extra, warnings) = edit(&mut editable)?;
         let new = editable.into_bytes();
         drop(bytes); // `seen` keeps the old bytes when they go to history; nothing else needs them
         self.check_size(path, new.len())?;
@@ -74,11 +73,8 @@ impl Workspace {
         let mut plan =
             self.content_plan(kind, &verb, path, &target, Some(seen), Arc::new(new), None)?;
         plan.summary = format!("Edited {} ({}).", target.rel, kind.replace('_', " "));
-        if let Some(serde_json::Value::Array(w)) = extra.get("warnings") {
-            plan.warnings
-                .extend(w.iter().filter_map(|v| v.as_str().map(str::to_owned)));
-        }
-        plan.extra = extra.into_iter().filter(|(k, _)| k != "warnings").collect();
+        plan.warnings.extend(warnings);
+        plan.extra = extra;
         Ok(plan)
     }
 
@@ -108,11 +104,12 @@ impl Workspace {
                     expected_match_count,
                     guards.expected_content.as_deref(),
                 )?;
-                let mut extra = serde_json::Map::new();
-                extra.insert("match_stage".into(), json!(r.stage));
-                extra.insert("match_count".into(), json!(r.count));
-                extra.insert("warnings".into(), json!(r.warnings));
-                Ok(extra)
+                let extra = MutationExtra {
+                    match_stage: Some(r.stage),
+                    match_count: Some(r.count),
+                    patch_files: None,
+                };
+                Ok((extra, r.warnings))
             })
         })
     }
@@ -137,7 +134,7 @@ impl Workspace {
                     replacement,
                     guards.expected_content.as_deref(),
                 )?;
-                Ok(serde_json::Map::new())
+                Ok(Default::default())
             })
         })
     }
@@ -162,7 +159,7 @@ impl Workspace {
                     content,
                     guards.expected_content.as_deref(),
                 )?;
-                Ok(serde_json::Map::new())
+                Ok(Default::default())
             })
         })
     }
@@ -185,7 +182,7 @@ impl Workspace {
                     end,
                     guards.expected_content.as_deref(),
                 )?;
-                Ok(serde_json::Map::new())
+                Ok(Default::default())
             })
         })
     }
@@ -386,11 +383,10 @@ impl Workspace {
             .first()
             .map(|p| p.item.path.clone())
             .unwrap_or_default();
-        let mut extra = serde_json::Map::new();
-        extra.insert(
-            "patch_files".into(),
-            serde_json::to_value(&reports).unwrap_or_default(),
-        );
+        let extra = MutationExtra {
+            patch_files: Some(reports),
+            ..MutationExtra::default()
+        };
         Ok(Plan {
             kind: "apply_patch",
             summary: format!("Applied a patch to {} file(s).", items.len()),

@@ -8,6 +8,7 @@
 
 use super::doc::{Doc, Line};
 use crate::{Code, Error, Result};
+use schemars::JsonSchema;
 use serde::Serialize;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,25 +54,31 @@ impl FilePatch {
 }
 
 /// One hunk's outcome.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct HunkReport {
+    /// 1-based position of the hunk in its file's section of the patch.
     pub hunk: usize,
     pub old_start: usize,
     pub old_lines: usize,
     pub new_start: usize,
     pub new_lines: usize,
     /// `applies`, `applies_at_offset`, `failed` or `ambiguous`.
+    #[schemars(extend("enum" = ["applies", "applies_at_offset", "failed", "ambiguous"]))]
     pub status: &'static str,
     /// Lines between the stated and the actual position, when not zero.
     pub offset: i64,
 }
 
 /// One file's outcome.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct FileReport {
+    /// Workspace-relative path.
     pub path: String,
     /// `modified`, `created` or `deleted`.
+    #[schemars(extend("enum" = ["modified", "created", "deleted"]))]
     pub change: &'static str,
+    /// Whether every hunk of the file applies.
+    #[schemars(extend("enum" = ["applies", "failed"]))]
     pub status: &'static str,
     pub hunks: Vec<HunkReport>,
 }

@@ -26,6 +26,7 @@ use filekeeper_plumbing::journal::{Item, Journal, NewOperation, Status};
 use filekeeper_plumbing::progress::Task;
 use filekeeper_plumbing::publish::Expect;
 use filekeeper_plumbing::recover::{Resolution, recover};
+use schemars::JsonSchema;
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -43,11 +44,15 @@ pub struct MutationOptions {
 }
 
 /// One path of a mutation's result.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct MutationItem {
+    /// Workspace-relative path.
     pub path: String,
+    /// `created`, `modified`, `deleted`, or another word the command documents.
     pub change: String,
+    #[schemars(extend("enum" = ["file", "directory"]))]
     pub kind: &'static str,
+    /// The content before (`sha256:` and 64 hex digits); null when there was none.
     pub before_hash: Option<String>,
     /// Observed after the change; null in a dry run.
     pub after_hash: Option<String>,
@@ -56,18 +61,27 @@ pub struct MutationItem {
 }
 
 /// The result of every mutating command, in the specification's shape.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct MutationResult {
+    /// The path the caller named.
     pub path: String,
+    /// Whether anything changed (false in a dry run).
     pub changed: bool,
+    /// The content at `path` before; null when there was none.
     pub before_hash: Option<String>,
+    /// The content at `path` after; null when there is none (and in a dry run).
     pub after_hash: Option<String>,
+    /// One sentence for people.
     pub summary: String,
+    /// The journal operation (`op_` and 16 hex digits); null in a dry run.
     pub operation_id: Option<String>,
+    /// Whether `history undo` can reverse it.
     pub undo_available: bool,
     pub dry_run: bool,
     pub warnings: Vec<String>,
+    /// Every path the operation touched.
     pub items: Vec<MutationItem>,
+    /// The other end of a copy or move.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source_path: Option<String>,
     /// Paths whose bytes were above the history cap and not stored.
@@ -85,7 +99,23 @@ pub struct MutationResult {
     /// Command-specific fields: `match_stage` and `match_count` for text replacement,
     /// `patch_files` for patches.
     #[serde(flatten)]
-    pub extra: serde_json::Map<String, serde_json::Value>,
+    pub extra: MutationExtra,
+}
+
+/// The fields only some mutations report, flat beside the others.
+#[derive(Clone, Debug, Default, Serialize, JsonSchema)]
+pub struct MutationExtra {
+    /// Text replacement: the stage that found the old text, `exact` or `normalised`
+    /// (indentation and trailing whitespace ignored).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["exact", "normalised"]))]
+    pub match_stage: Option<&'static str>,
+    /// Text replacement: how many occurrences of the old text were found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub match_count: Option<usize>,
+    /// Patches: every file of the patch and every hunk's outcome.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub patch_files: Option<Vec<crate::FileReport>>,
 }
 
 /// An effect, in terms of workspace-relative paths resolved again when applied.
@@ -180,8 +210,8 @@ pub(crate) struct Plan {
     pub warnings: Vec<String>,
     /// What a dry run shows; diffs are only computed when a dry run asks.
     pub preview: Preview,
-    /// Command-specific result fields (match_stage, match_count, patch_files, ...).
-    pub extra: serde_json::Map<String, serde_json::Value>,
+    /// Command-specific result fields (match_stage, match_count, patch_files).
+    pub extra: MutationExtra,
 }
 
 impl Plan {

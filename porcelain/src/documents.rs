@@ -1,0 +1,194 @@
+//! The results the surfaces print that are not one library call's return value: what
+//! `keeper --json` and the MCP server assemble around the library's results. They are types so
+//! that each document is serialized from, and its schema generated from, one definition.
+
+use crate::envelope::{Always, Document, ErrorBody, False};
+use crate::history::HistoryOperation;
+use crate::plumbing::config::Limits;
+use crate::{Error, HistoryEntry, ManyItem, ReadResult};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// `keeper --version --json`.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct Version {
+    /// The release.
+    pub version: String,
+    /// The journal schema this build writes.
+    pub journal_schema_version: i64,
+}
+
+/// `keeper init`.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct Initialised {
+    /// The home directory (a host path: the one a person asked about).
+    pub home: String,
+    /// Whether `config.toml` was written now (it is never overwritten).
+    pub config_written: bool,
+}
+
+/// A registered workspace as the `workspace` commands print it.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct WorkspaceRecord {
+    pub name: String,
+    /// The workspace root (a host path: the one a person registered).
+    pub root: String,
+    /// Whether it is the default workspace.
+    pub default: bool,
+    /// When it was registered (RFC 3339, UTC).
+    pub created_at: String,
+}
+
+impl From<&crate::WorkspaceEntry> for WorkspaceRecord {
+    fn from(entry: &crate::WorkspaceEntry) -> WorkspaceRecord {
+        WorkspaceRecord {
+            name: entry.registration.name.clone(),
+            root: entry.registration.root.display().to_string(),
+            default: entry.is_default,
+            created_at: entry.registration.created_at.clone(),
+        }
+    }
+}
+
+/// `keeper workspace create|show|use`.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct WorkspaceShown {
+    pub workspace: WorkspaceRecord,
+}
+
+/// `keeper workspace remove`.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct WorkspaceRemoved {
+    pub workspace: WorkspaceRecord,
+    pub warnings: Vec<String>,
+}
+
+/// `keeper workspace list`.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct WorkspaceList {
+    pub workspaces: Vec<WorkspaceRecord>,
+}
+
+/// `keeper file hash`.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct FileHash {
+    /// The path as given.
+    pub path: String,
+    /// `sha256:` and 64 hex digits of the exact bytes.
+    pub hash: String,
+    pub size_bytes: u64,
+}
+
+/// `keeper cat-blob --json`: the blob's facts and its text (a blob that is not UTF-8 is
+/// BINARY_CONTENT_REFUSED with `--json`).
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct CatBlobText {
+    #[serde(flatten)]
+    pub blob: crate::plumbing::commands::CatBlob,
+    pub content: String,
+}
+
+/// A plumbing document whose `workspace` is there only when a workspace was opened:
+/// `hash-object` needs none for standard input without `-w`.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct WorkspaceIfOpened<T> {
+    /// The workspace's registered name, or null for a `--root` workspace; absent when no
+    /// workspace was opened.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<Option<String>>,
+    #[serde(flatten)]
+    pub result: T,
+}
+
+/// `file read-many` and `file_read_many`: one document per path, in order.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct ReadMany {
+    pub results: Vec<ReadManyItem>,
+}
+
+/// One path of a read-many: the read's own success document (without `workspace`), or its
+/// own failure document with the path as given.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ReadManyItem {
+    Read(Document<ReadResult>),
+    Failed(FailedPath),
+}
+
+/// A failure document for one path of a read-many.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct FailedPath {
+    pub ok: False,
+    pub error: ErrorBody,
+    /// The path as given.
+    pub path: String,
+}
+
+impl ReadManyItem {
+    /// The document of one path; `name_argument` words a refusal's message for the surface.
+    pub fn new(item: ManyItem, name_argument: impl Fn(Error) -> Error) -> ReadManyItem {
+        match item {
+            ManyItem::Read(read) => ReadManyItem::Read(Document {
+                ok: Always,
+                result: read,
+            }),
+            ManyItem::Failed { path, error } => ReadManyItem::Failed(FailedPath {
+                ok: Always,
+                error: (&name_argument(error)).into(),
+                path,
+            }),
+        }
+    }
+}
+
+/// `history list` and `history_list`: newest first.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct HistoryList {
+    pub operations: Vec<HistoryEntry>,
+}
+
+/// `history show` and `history_get`.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct HistoryShow {
+    pub operation: HistoryOperation,
+    /// The undo that reversed it, if any.
+    pub undone_by: Option<String>,
+    /// Whether `history undo` would try it (it may still refuse on a conflict).
+    pub undoable: bool,
+}
+
+impl From<HistoryEntry> for HistoryShow {
+    fn from(entry: HistoryEntry) -> HistoryShow {
+        HistoryShow {
+            operation: entry.operation,
+            undone_by: entry.undone_by,
+            undoable: entry.undoable,
+        }
+    }
+}
+
+/// The MCP server's `workspace_list`: the one workspace it serves.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct ServedWorkspaces {
+    pub workspaces: Vec<ServedWorkspace>,
+}
+
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct ServedWorkspace {
+    /// The registered name, or null for a `--root` workspace.
+    pub name: Option<String>,
+    /// Always true: the server is bound to this workspace.
+    pub served: bool,
+}
+
+/// The MCP server's `workspace_info`.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct WorkspaceInfo {
+    /// The registered name, or null for a `--root` workspace.
+    pub name: Option<String>,
+    /// Where the state lives, `project` (in the tree) or `home` (under the Filekeeper home);
+    /// null while the workspace has none yet.
+    #[schemars(extend("enum" = ["project", "home", null]))]
+    pub state: Option<&'static str>,
+    pub limits: Limits,
+}
