@@ -63,6 +63,7 @@ mod history;
 mod listing;
 mod mutate;
 mod read;
+pub mod schemas;
 pub mod text;
 mod time;
 

@@ -1,0 +1,227 @@
+//! Every tool's real structured result validates against its published schema.
+//!
+//! The real server is driven over stdio through all 25 tools (with a dry run, a truncated
+//! read, a read-many with a failing path, and a refusal), and each `structuredContent` is
+//! validated against `mcp/<tool>.json`, or `error.json` for a failure, closed to undeclared
+//! fields ([`filekeeper::schemas::closed`]). The tools the server lists and the MCP schemas
+//! published must be the same set, and each schema must have been exercised.
+
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next_id: u64,
+    schemas: BTreeMap<String, Value>,
+    exercised: BTreeSet<String>,
+}
+
+impl Server {
+    fn start(root: &std::path::Path, home: &std::path::Path) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_filekeeper-mcp"))
+            .arg("--root")
+            .arg(root)
+            .args(["--actor", "schema-test"])
+            .env("FILEKEEPER_HOME", home)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut server = Server {
+            stdin: child.stdin.take().unwrap(),
+            stdout: BufReader::new(child.stdout.take().unwrap()),
+            child,
+            next_id: 1,
+            schemas: filekeeper::schemas::all().into_iter().collect(),
+            exercised: BTreeSet::new(),
+        };
+        server.request(
+            "initialize",
+            json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "schema-test", "version": "1"}
+            }),
+        );
+        server.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        server
+    }
+
+    fn send(&mut self, message: Value) {
+        writeln!(self.stdin, "{message}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.stdout.read_line(&mut line).unwrap() > 0,
+                "stdout closed"
+            );
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == id {
+                return message;
+            }
+        }
+    }
+
+    /// Calls `tool` and validates its structured result against its own schema on success,
+    /// `error.json` on failure; returns the result.
+    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        let response = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        let result = &response["result"];
+        let content = result["structuredContent"].clone();
+        let schema = if result["isError"] == true {
+            "error.json".to_owned()
+        } else {
+            format!("mcp/{tool}.json")
+        };
+        let closed = filekeeper::schemas::closed(
+            self.schemas
+                .get(&schema)
+                .unwrap_or_else(|| panic!("no schema {schema}")),
+        );
+        let validator = jsonschema::validator_for(&closed)
+            .unwrap_or_else(|e| panic!("{schema} is not a valid schema: {e}"));
+        let errors: Vec<String> = validator
+            .iter_errors(&content)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "{tool} does not match {schema}:\n  {}\nresult: {content:#}",
+            errors.join("\n  ")
+        );
+        self.exercised.insert(schema);
+        content
+    }
+
+    fn ok(&mut self, tool: &str, arguments: Value) -> Value {
+        let content = self.call(tool, arguments);
+        assert_eq!(content["ok"], true, "{tool}: {content}");
+        content
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn every_tool_result_matches_its_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(root.join("a.txt"), "one\ntwo\n").unwrap();
+    std::os::unix::fs::symlink("a.txt", root.join("link")).unwrap();
+    let mut s = Server::start(&root, &dir.path().join("home"));
+
+    let listed: BTreeSet<String> = s.request("tools/list", json!({}))["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| format!("mcp/{}.json", t["name"].as_str().unwrap()))
+        .collect();
+    let published: BTreeSet<String> = s
+        .schemas
+        .keys()
+        .filter(|p| p.starts_with("mcp/"))
+        .cloned()
+        .collect();
+    assert_eq!(listed, published, "every tool has a schema, and no other");
+
+    s.ok("workspace_list", json!({}));
+    let info = s.ok("workspace_info", json!({}));
+    assert_eq!(
+        info["state"],
+        Value::Null,
+        "no state before the first write"
+    );
+    s.ok("file_read", json!({"path": "a.txt"}));
+    let cut = s.ok("file_read", json!({"path": "a.txt", "max_bytes": 4}));
+    assert_eq!(cut["truncated"], true);
+    let many = s.ok("file_read_many", json!({"paths": ["a.txt", "missing.txt"]}));
+    assert_eq!(many["results"][1]["ok"], false);
+    s.ok("file_info", json!({"path": "a.txt"}));
+    s.ok("directory_list", json!({"recursive": true}));
+    s.ok("file_search", json!({"path": ".", "pattern": "*.txt"}));
+    s.ok("content_search", json!({"path": ".", "query": "two"}));
+
+    let dry = s.ok(
+        "file_create",
+        json!({"path": "b.txt", "content": "b\n", "dry_run": true}),
+    );
+    assert_eq!(dry["would_change"], true);
+    s.ok("file_create", json!({"path": "b.txt", "content": "b\n"}));
+    let write = s.ok(
+        "file_write",
+        json!({"path": "a.txt", "content": "one\ntwo\nthree\n"}),
+    );
+    s.ok("workspace_info", json!({}));
+    s.ok(
+        "file_replace_text",
+        json!({"path": "a.txt", "old": "two", "new": "TWO", "policy": "first"}),
+    );
+    s.ok(
+        "file_replace_lines",
+        json!({"path": "a.txt", "start": 1, "end": 1, "replacement": "ONE"}),
+    );
+    s.ok(
+        "file_insert_lines",
+        json!({"path": "a.txt", "position": "end", "content": "four"}),
+    );
+    s.ok(
+        "file_delete_lines",
+        json!({"path": "a.txt", "start": 4, "end": 4}),
+    );
+    s.ok(
+        "file_apply_patch",
+        json!({"patch": "--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b\n+B\n"}),
+    );
+    s.ok(
+        "file_copy",
+        json!({"source": "a.txt", "destination": "c.txt"}),
+    );
+    s.ok(
+        "file_move",
+        json!({"source": "c.txt", "destination": "d.txt"}),
+    );
+    let deleted = s.ok("file_delete", json!({"path": "d.txt"}));
+    s.ok("directory_create", json!({"path": "sub"}));
+    s.ok("directory_delete", json!({"path": "sub"}));
+
+    s.ok("history_list", json!({}));
+    s.ok(
+        "history_get",
+        json!({"operation_id": write["operation_id"]}),
+    );
+    s.ok(
+        "history_diff",
+        json!({"operation_id": write["operation_id"]}),
+    );
+    s.ok(
+        "undo_operation",
+        json!({"operation_id": deleted["operation_id"]}),
+    );
+    s.ok("undo_last", json!({}));
+
+    let refused = s.call("file_read", json!({"path": "missing.txt"}));
+    assert_eq!(refused["error"]["code"], "PATH_NOT_FOUND");
+
+    let mut expected = published;
+    expected.insert("error.json".to_owned());
+    let missed: Vec<&String> = expected.difference(&s.exercised).collect();
+    assert!(missed.is_empty(), "never exercised: {missed:?}");
+}
