@@ -155,15 +155,44 @@ impl ServerHandler for Server {
 async fn forward_requests(
     mut to_server: tokio::io::DuplexStream,
     errors: tokio::sync::mpsc::UnboundedSender<String>,
+    max_line: usize,
 ) {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
     let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
     let mut bytes = Vec::new();
     loop {
         bytes.clear();
-        match stdin.read_until(b'\n', &mut bytes).await {
+        match (&mut stdin)
+            .take(max_line as u64 + 1)
+            .read_until(b'\n', &mut bytes)
+            .await
+        {
             Ok(0) | Err(_) => break,
             Ok(_) => {}
+        }
+        if bytes.len() > max_line && !bytes.ends_with(b"\n") {
+            // Too long to hold: skip to the end of the line and say so, rather than buffer
+            // without bound or drop the request unanswered.
+            let mut rest = Vec::new();
+            loop {
+                rest.clear();
+                match (&mut stdin)
+                    .take(1 << 20)
+                    .read_until(b'\n', &mut rest)
+                    .await
+                {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) if rest.ends_with(b"\n") => break,
+                    Ok(_) => {}
+                }
+            }
+            let reply = serde_json::json!({
+                "jsonrpc": "2.0",
+                "id": null,
+                "error": {"code": -32600, "message": format!("invalid request: the line is longer than {max_line} bytes")}
+            });
+            let _ = errors.send(reply.to_string());
+            continue;
         }
         let (line, problem) = match std::str::from_utf8(&bytes) {
             Err(_) => ("", Some("parse error: the line is not valid UTF-8")),
@@ -247,6 +276,12 @@ fn main() {
         }),
         debug: cli.log_level == "debug",
     };
+    // A request line must hold the largest write the workspace accepts, JSON-escaped (text
+    // rarely grows more than twice; four times leaves room), plus the envelope around it.
+    let max_line = usize::try_from(server.workspace.plumbing().limits.max_write_bytes)
+        .unwrap_or(usize::MAX / 8)
+        .saturating_mul(4)
+        .saturating_add(1 << 20);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -255,12 +290,12 @@ fn main() {
         let (to_server, from_client) = tokio::io::duplex(1 << 20);
         let (to_client, from_server) = tokio::io::duplex(1 << 20);
         let (errors, parse_errors) = tokio::sync::mpsc::unbounded_channel();
-        tokio::spawn(forward_requests(to_server, errors));
+        tokio::spawn(forward_requests(to_server, errors, max_line));
         let writer = tokio::spawn(write_responses(from_server, parse_errors));
-        let service = server
-            .serve((from_client, to_client))
-            .await
-            .map_err(|e| e.to_string())?;
+        let transport =
+            rmcp::transport::async_rw::AsyncRwTransport::new_server(from_client, to_client)
+                .with_max_line_length(max_line + 2);
+        let service = server.serve(transport).await.map_err(|e| e.to_string())?;
         let outcome = service
             .waiting()
             .await
