@@ -739,7 +739,7 @@ test_expect_success 'an endless --new-file is refused' '
 	answers 21 LIMIT_EXCEEDED file replace-text f.txt --first --old one --new-file /dev/zero
 '
 
-test_expect_failure 'a failed workspace use or create with a new --home creates no home' '
+test_expect_success 'a failed workspace use or create with a new --home creates no home' '
 	answers 23 WORKSPACE_NOT_FOUND --home ../fresh-home workspace use test &&
 	test ! -e ../fresh-home &&
 	answers 2 INVALID_ARGUMENT --home ../fresh-home workspace create "a b" . &&

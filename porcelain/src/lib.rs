@@ -148,6 +148,16 @@ impl Filekeeper {
 
     /// Registers `root` as workspace `name`, creating the home's registry if needed.
     pub fn create_workspace(&self, name: &str, root: &Path) -> Result<Registration> {
+        // A request refused for its own arguments leaves no new home behind.
+        plumbing::home::check_name(name)?;
+        if !root.is_dir() {
+            return Err(Error::new(
+                plumbing::Code::PathNotFound,
+                "the workspace root must be an existing directory",
+            )
+            .path(&root.to_string_lossy())
+            .with("name", name));
+        }
         self.registry()?.create(name, root)
     }
 
@@ -175,7 +185,11 @@ impl Filekeeper {
 
     /// Makes `name` the default workspace.
     pub fn use_workspace(&self, name: &str) -> Result<Registration> {
-        self.registry()?.set_default(name)
+        // With no registry yet there is no workspace to use, and none is created to say so.
+        match self.home.registry(false)? {
+            Some(mut registry) => registry.set_default(name),
+            None => Err(plumbing::home::workspace_not_found(name)),
+        }
     }
 
     /// Forgets a registration. The workspace's files and its `.filekeeper/` are left alone.
