@@ -53,16 +53,6 @@ tree_state () {
 	} >"$out"
 }
 
-# refused EXIT CODE ARGS...: `keeper --json file ARGS...` exits EXIT with a CODE failure
-# document, left in refusal.json, that leaks no host path.
-refused () {
-	want_exit=$1 want_code=$2
-	shift 2
-	test_expect_code "$want_exit" keeper --json file "$@" >refusal.json &&
-	test_error_code "$want_code" refusal.json &&
-	test_no_host_path refusal.json
-}
-
 # patched ARGS...: `keeper --json file apply-patch ARGS...` succeeds with a committed operation;
 # the result is left in out.json.
 patched () {
