@@ -118,8 +118,10 @@ pub fn scan(
 ) -> Result<Scan> {
     let mut hasher = Hasher::default();
     let mut decoder = encoding.new_decoder_without_bom_handling();
-    let mut scratch = vec![0u8; 3 * 64 * 1024 + 16];
-    let mut buf = vec![0u8; 64 * 1024];
+    // Both buffers start small and grow only as the file turns out to need them: most files
+    // read are small, and a zeroed 256 KiB is most of what a small read would touch.
+    let mut scratch = Vec::new();
+    let mut buf = vec![0u8; 8 * 1024];
     let mut seen: u64 = 0;
     let mut binary = false;
     let mut undecodable: Option<u64> = None;
@@ -147,6 +149,9 @@ pub fn scan(
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(Error::storage("reading file", &e)),
         };
+        if n == buf.len() && buf.len() < 64 * 1024 {
+            buf.resize(buf.len() * 2, 0);
+        }
         let chunk = &buf[..n];
         hasher.update(chunk);
         if seen < BINARY_SNIFF_BYTES as u64 {
@@ -165,6 +170,7 @@ pub fn scan(
             continue; // keep hashing; text facts no longer matter
         }
         if undecodable.is_none() {
+            scratch.resize(scratch.len().max(3 * n + 16), 0);
             let mut src = chunk;
             while !src.is_empty() {
                 let (result, read, _) =
@@ -236,6 +242,7 @@ pub fn scan(
         lines.line_len += (chunk.len() - start) as u64;
     }
     if !binary && undecodable.is_none() {
+        scratch.resize(scratch.len().max(16), 0);
         let (result, _, _) = decoder.decode_to_utf8_without_replacement(&[], &mut scratch, true);
         if let DecoderResult::Malformed(..) = result {
             undecodable = Some(lines.line_no);

@@ -79,6 +79,24 @@ perf_compare () {
 	}'
 }
 
+# perf_compare_exec NAME TARGET_RATIO KEEPER_CMD BASELINE_CMD: like perf_compare, for commands
+# that take about a millisecond, where a shell's own start-up would drown the difference:
+# hyperfine runs each command directly (no shell, so the commands are plain words), PERF_RUNS
+# times after 20 warm-up runs, and the medians are compared.
+perf_compare_exec () {
+	name=$1 target=$2 ours=$3 theirs=$4
+	hyperfine -N --style none --warmup 20 --runs "$PERF_RUNS" \
+		--export-json "$PERF_TRASH/exec.json" "$ours" "$theirs" >/dev/null 2>&1 || return 1
+	a=$(jq '.results[0].median * 1e9' "$PERF_TRASH/exec.json")
+	b=$(jq '.results[1].median * 1e9' "$PERF_TRASH/exec.json")
+	perf_header
+	awk -v n="$name" -v a="$a" -v b="$b" -v t="$target" 'BEGIN {
+		r = a / b
+		printf "%-44s %10.2fms %10.2fms %8.2f %7s%s\n", n, a / 1e6, b / 1e6, r, "<=" t, (r <= t ? "" : "  MISSED")
+		exit (r <= t ? 0 : 1)
+	}'
+}
+
 # perf_memory NAME KEEPER_CMD BASELINE_CMD: peak resident memory of one run of each (GNU time).
 perf_memory () {
 	test -x /usr/bin/time || { echo "skip: $1 needs GNU time (/usr/bin/time)"; return 0; }

@@ -63,20 +63,33 @@ pub fn run(argv: Vec<OsString>) -> i32 {
 /// one command: the same definitions, so the same result. Anything that tree does not accept
 /// (help, a typo, another command) goes to the whole tree, which gives the canonical answer.
 fn parse(argv: &[OsString]) -> std::result::Result<Cli, clap::Error> {
-    use clap::{Args, FromArgMatches};
-    if argv.get(1).is_some_and(|a| a == "file") && argv.get(2).is_some_and(|a| a == "read") {
-        let narrow = args::Global::augment_args(clap::Command::new("keeper")).subcommand(
-            clap::Command::new("file")
-                .subcommand(args::ReadArgs::augment_args(clap::Command::new("read"))),
-        );
-        if let Ok(cli) = narrow
-            .try_get_matches_from(argv)
-            .and_then(|m| Cli::from_arg_matches(&m))
-        {
-            return Ok(cli);
-        }
+    match parse_file_read(argv) {
+        Some(cli) => Ok(cli),
+        None => Cli::try_parse_from(argv),
     }
-    Cli::try_parse_from(argv)
+}
+
+/// The narrow parse of `keeper file read`, or None when the tree of only that command does
+/// not accept `argv`.
+fn parse_file_read(argv: &[OsString]) -> Option<Cli> {
+    use clap::{Args, FromArgMatches};
+    // Global options may come before, between or after the two words, so look for the pair
+    // anywhere; a false match (`--root file read`) fails the narrow parse and falls through.
+    if !argv
+        .windows(2)
+        .skip(1)
+        .any(|w| w[0] == "file" && w[1] == "read")
+    {
+        return None;
+    }
+    let narrow = args::Global::augment_args(clap::Command::new("keeper")).subcommand(
+        clap::Command::new("file")
+            .subcommand(args::ReadArgs::augment_args(clap::Command::new("read"))),
+    );
+    narrow
+        .try_get_matches_from(argv)
+        .and_then(|m| Cli::from_arg_matches(&m))
+        .ok()
 }
 
 /// A refusal that points to an argument names this interface's own flag in the message; the
@@ -207,6 +220,43 @@ fn usage_error(err: clap::Error, json: bool) -> i32 {
 
 #[cfg(test)]
 mod tests {
+    use std::ffi::OsString;
+
+    fn argv(line: &str) -> Vec<OsString> {
+        std::iter::once("keeper")
+            .chain(line.split(' '))
+            .map(OsString::from)
+            .collect()
+    }
+
+    #[test]
+    fn the_narrow_file_read_parse_agrees_with_the_whole_tree() {
+        for line in [
+            "file read a.txt",
+            "--root /w file read a.txt --json",
+            "--json --workspace w file read --from-line 2 --to-line 3 a.txt",
+            "-q file read a.txt --home /h --color never",
+            "file read --max-bytes 10 --encoding latin1 a.txt --actor me",
+        ] {
+            let narrow = super::parse_file_read(&argv(line)).expect(line);
+            let whole = <super::Cli as clap::Parser>::try_parse_from(argv(line)).expect(line);
+            assert_eq!(format!("{narrow:?}"), format!("{whole:?}"), "{line}");
+        }
+    }
+
+    #[test]
+    fn anything_else_falls_through_to_the_whole_tree() {
+        for line in [
+            "--root file read a.txt",
+            "file write --content read a.txt",
+            "file read --help",
+            "file read",
+            "file list",
+        ] {
+            assert!(super::parse_file_read(&argv(line)).is_none(), "{line}");
+        }
+    }
+
     #[test]
     fn the_version_text_names_the_schema_this_build_writes() {
         let expected = format!(
