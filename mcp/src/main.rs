@@ -6,6 +6,7 @@
 //! messages; logs go to stderr.
 
 mod args;
+mod line;
 mod tools;
 
 use clap::Parser;
@@ -82,17 +83,23 @@ fn tool_list() -> Vec<Tool> {
 }
 
 impl Server {
-    /// Runs a tool on a blocking thread, catching any panic as INTERNAL_ERROR so the server
-    /// keeps serving.
+    /// Runs a tool, catching any panic as INTERNAL_ERROR so the server keeps serving. A quick
+    /// tool (`tools::QUICK`) runs right here on the protocol thread: a small read or write
+    /// takes less time than handing it to another thread and back would. Any other tool runs
+    /// on a blocking thread, so the session stays responsive while it walks a tree.
     async fn run(&self, request: CallToolRequestParams) -> CallToolResult {
         let server = self.clone();
         let name = request.name.to_string();
-        let outcome = tokio::task::spawn_blocking(move || {
+        let call = move || {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 tools::call(&server.workspace, &server.audit, &name, request.arguments)
             }))
-        })
-        .await;
+        };
+        let outcome = if tools::QUICK.contains(&request.name.as_ref()) {
+            Ok(call())
+        } else {
+            tokio::task::spawn_blocking(call).await
+        };
         let result = match outcome {
             Ok(Ok(result)) => result,
             _ => Err(Error::new(
@@ -149,105 +156,95 @@ impl ServerHandler for Server {
     }
 }
 
-/// Copies stdin to the protocol handler line by line. A line that is not JSON at all, or not
-/// UTF-8, gets a JSON-RPC parse error (-32700, id null) instead of vanishing or ending the
-/// session, as the specification asks; the next line is read as usual.
-async fn forward_requests(
-    mut to_server: tokio::io::DuplexStream,
-    errors: tokio::sync::mpsc::UnboundedSender<String>,
+/// Reads stdin on a thread of its own, with plain blocking reads, and hands each request line
+/// to the runtime (`requests`) or answers it at once (`replies`; see `line`). A dedicated
+/// thread costs one wake-up per request; tokio's own stdin would hand every read to its
+/// blocking pool and back.
+fn read_requests(
+    requests: tokio::sync::mpsc::Sender<String>,
+    replies: tokio::sync::mpsc::UnboundedSender<String>,
     max_line: usize,
 ) {
-    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
-    let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
+    use std::io::{BufRead, Read};
+    let mut stdin = std::io::BufReader::with_capacity(64 * 1024, std::io::stdin().lock());
     let mut bytes = Vec::new();
     loop {
         bytes.clear();
         match (&mut stdin)
             .take(max_line as u64 + 1)
             .read_until(b'\n', &mut bytes)
-            .await
         {
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
-        if bytes.len() > max_line && !bytes.ends_with(b"\n") {
+        let reply = if bytes.len() > max_line && !bytes.ends_with(b"\n") {
             // Too long to hold: skip to the end of the line and say so, rather than buffer
             // without bound or drop the request unanswered.
             let mut rest = Vec::new();
             loop {
                 rest.clear();
-                match (&mut stdin)
-                    .take(1 << 20)
-                    .read_until(b'\n', &mut rest)
-                    .await
-                {
+                match (&mut stdin).take(1 << 20).read_until(b'\n', &mut rest) {
                     Ok(0) | Err(_) => break,
                     Ok(_) if rest.ends_with(b"\n") => break,
                     Ok(_) => {}
                 }
             }
-            let reply = serde_json::json!({
-                "jsonrpc": "2.0",
-                "id": null,
-                "error": {"code": -32600, "message": format!("invalid request: the line is longer than {max_line} bytes")}
-            });
-            let _ = errors.send(reply.to_string());
-            continue;
-        }
-        let (line, problem) = match std::str::from_utf8(&bytes) {
-            Err(_) => ("", Some("parse error: the line is not valid UTF-8")),
-            Ok(text) => {
-                let line = text.trim_end_matches(['\n', '\r']);
-                if line.trim().is_empty() {
+            line::too_long(max_line)
+        } else {
+            match line::classify(&bytes) {
+                line::Line::Blank => continue,
+                line::Line::Reply(reply) => reply,
+                line::Line::Request(request) => {
+                    if requests.blocking_send(format!("{request}\n")).is_err() {
+                        break;
+                    }
                     continue;
                 }
-                let json = serde_json::from_str::<serde_json::Value>(line).is_ok();
-                (line, (!json).then_some("parse error: the line is not JSON"))
             }
         };
-        if let Some(message) = problem {
-            let reply = serde_json::json!({
-                "jsonrpc": "2.0",
-                "id": null,
-                "error": {"code": -32700, "message": message}
-            });
-            let _ = errors.send(reply.to_string());
-            continue;
+        if replies.send(reply).is_err() {
+            break;
         }
-        if to_server
-            .write_all(format!("{line}\n").as_bytes())
-            .await
-            .is_err()
-        {
+    }
+}
+
+/// Passes request lines from the stdin thread to the protocol handler; at the end of input it
+/// closes the handler's side, which ends the session.
+async fn forward_requests(
+    mut requests: tokio::sync::mpsc::Receiver<String>,
+    mut to_server: tokio::io::DuplexStream,
+) {
+    use tokio::io::AsyncWriteExt;
+    while let Some(request) = requests.recv().await {
+        if to_server.write_all(request.as_bytes()).await.is_err() {
             break;
         }
     }
     let _ = to_server.shutdown().await;
 }
 
-/// Writes the handler's messages and the parse errors to stdout, whole lines only, so the two
-/// never interleave.
+/// Writes the handler's messages and the server's own replies to stdout, whole lines only, so
+/// the two never interleave. The write is a plain blocking one on the runtime's thread: a pipe
+/// write returns at once unless the client has stopped reading, and then there is nothing
+/// better to do than wait for it.
 async fn write_responses(
     from_server: tokio::io::DuplexStream,
-    mut parse_errors: tokio::sync::mpsc::UnboundedReceiver<String>,
+    mut replies: tokio::sync::mpsc::UnboundedReceiver<String>,
 ) {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
-    let mut stdout = tokio::io::stdout();
+    use std::io::Write;
+    use tokio::io::AsyncBufReadExt;
     let mut lines = tokio::io::BufReader::new(from_server).lines();
     loop {
-        let line = tokio::select! {
+        let mut line = tokio::select! {
             line = lines.next_line() => match line {
                 Ok(Some(line)) => line,
                 _ => break,
             },
-            Some(error) = parse_errors.recv() => error,
+            Some(reply) = replies.recv() => reply,
         };
-        if stdout
-            .write_all(format!("{line}\n").as_bytes())
-            .await
-            .is_err()
-            || stdout.flush().await.is_err()
-        {
+        line.push('\n');
+        let mut stdout = std::io::stdout().lock();
+        if stdout.write_all(line.as_bytes()).is_err() || stdout.flush().is_err() {
             break;
         }
     }
@@ -282,16 +279,21 @@ fn main() {
         .unwrap_or(usize::MAX / 8)
         .saturating_mul(4)
         .saturating_add(1 << 20);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    // One thread runs the protocol and the quick tools (see `Server::run`); requests arrive
+    // from the stdin thread. Handing every message between worker threads cost more than the
+    // small tools themselves.
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap_or_else(|e| fail(&Error::storage("starting the runtime", &e)));
     let served = runtime.block_on(async move {
         let (to_server, from_client) = tokio::io::duplex(1 << 20);
         let (to_client, from_server) = tokio::io::duplex(1 << 20);
-        let (errors, parse_errors) = tokio::sync::mpsc::unbounded_channel();
-        tokio::spawn(forward_requests(to_server, errors, max_line));
-        let writer = tokio::spawn(write_responses(from_server, parse_errors));
+        let (replies, replies_out) = tokio::sync::mpsc::unbounded_channel();
+        let (requests, requests_in) = tokio::sync::mpsc::channel(64);
+        std::thread::spawn(move || read_requests(requests, replies, max_line));
+        tokio::spawn(forward_requests(requests_in, to_server));
+        let writer = tokio::spawn(write_responses(from_server, replies_out));
         let transport =
             rmcp::transport::async_rw::AsyncRwTransport::new_server(from_client, to_client)
                 .with_max_line_length(max_line + 2);

@@ -64,6 +64,25 @@ const EXPECTED_CONTENT: (&str, &str, &str, bool) = (
     false,
 );
 
+/// The tools whose work is bounded by one file (and the workspace's size limits), never by
+/// the size of a tree: the server runs them on its protocol thread, without a hand-off (see
+/// `Server::run`). Everything else may walk a tree or many files and runs on a blocking
+/// thread, so a long search never holds up the session.
+pub const QUICK: &[&str] = &[
+    "workspace_info",
+    "file_read",
+    "file_info",
+    "history_get",
+    "file_create",
+    "file_write",
+    "file_delete",
+    "directory_create",
+    "file_replace_text",
+    "file_replace_lines",
+    "file_insert_lines",
+    "file_delete_lines",
+];
+
 pub const TOOLS: &[ToolSpec] = &[
     ToolSpec {
         name: "workspace_list",
@@ -813,4 +832,27 @@ pub fn name_argument(mut err: Error) -> Error {
         None => {}
     }
     err
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_quick_tool_is_a_tool_that_touches_at_most_one_file() {
+        for name in QUICK {
+            assert!(
+                TOOLS.iter().any(|t| t.name == *name),
+                "{name} is not a tool"
+            );
+        }
+        for walker in [
+            "content_search",
+            "file_search",
+            "directory_list",
+            "file_apply_patch",
+        ] {
+            assert!(!QUICK.contains(&walker), "{walker} walks a tree");
+        }
+    }
 }

@@ -4,7 +4,7 @@
 //! list and run by the server's own `tools::call` with its strict argument parsing, against
 //! a small real workspace.
 //!
-//! The server's `args.rs` and `tools.rs` are compiled in here unchanged (see `#[path]`
+//! The server's `args.rs`, `line.rs` and `tools.rs` are compiled in here unchanged (see `#[path]`
 //! below), so the fuzzer runs exactly the server's decoding, not a copy of it.
 //!
 //! Every mutation is forced to be a dry run (a `dry_run` that is not a boolean is left as
@@ -21,6 +21,9 @@
 #[allow(dead_code)]
 #[path = "../../../mcp/src/args.rs"]
 mod args;
+#[allow(dead_code)]
+#[path = "../../../mcp/src/line.rs"]
+mod line;
 #[allow(dead_code)]
 #[path = "../../../mcp/src/tools.rs"]
 mod tools;
@@ -235,19 +238,12 @@ fuzz_target!(|data: &[u8]| {
     let f = fixture();
     let data = substitute(data, f);
     let mut calls = 0;
-    // forward_requests: stdin read up to each newline; a line that is not UTF-8, or not JSON,
-    // is answered with -32700 by the server itself, and the next line is read as usual.
+    // The server's stdin thread: read up to each newline; a line that is not UTF-8, or not
+    // JSON, is answered with -32700 by the server itself, and the next line is read as usual.
     for raw in data.split_inclusive(|&b| b == b'\n') {
-        let Ok(text) = std::str::from_utf8(raw) else {
+        let line::Line::Request(line) = line::classify(raw) else {
             continue;
         };
-        let line = text.trim_end_matches(['\n', '\r']);
-        if line.trim().is_empty() {
-            continue;
-        }
-        if serde_json::from_str::<Value>(line).is_err() {
-            continue;
-        }
         // The transport: rmcp's codec on the line as forwarded, newline included.
         let mut codec = JsonRpcMessageCodec::<ClientJsonRpcMessage>::new();
         let mut buf = BytesMut::from(format!("{line}\n").as_bytes());
