@@ -100,8 +100,10 @@ test_expect_success 'setup: an old and a new version, long enough that a torn fi
 '
 
 # One row per command: the command, its journal kind, whether it stores blobs before the record
-# (so passes object-before-rename), its number of steps, and the crash points inside its steps
-# with the status recovery must find there. To these the loop adds object-before-rename (when
+# (old contents, which a rollback needs, so it passes object-before-rename first; a new
+# content is stored alongside the record and the steps, see the tests after the loop), its
+# number of steps, and the crash points inside its steps with the status recovery must find
+# there. To these the loop adds object-before-rename (when
 # blobs are stored: nothing recorded), mutation-after-begin (nothing applied: rolled_back), and
 # mutation-after-step-1..N (partial until the last step, committed after it).
 cases=0
@@ -148,9 +150,9 @@ while read -r cmd kind blobs steps inner; do
 		' </dev/null
 	done
 done <<EOF
-file_create create     yes 1 publish-before-rename=rolled_back publish-before-dir-sync=committed
+file_create create     no  1 publish-before-rename=rolled_back publish-before-dir-sync=committed
 file_write  write      yes 1 publish-before-rename=rolled_back publish-before-dir-sync=committed
-file_copy   copy       yes 1 publish-before-rename=rolled_back publish-before-dir-sync=committed
+file_copy   copy       no  1 publish-before-rename=rolled_back publish-before-dir-sync=committed
 file_move   move       yes 1 rename-before-dir-sync=committed
 file_delete delete     yes 1 remove-before-dir-sync=committed
 dir_create  dir_create no  3 mkdir-before-dir-sync=partial
@@ -176,6 +178,72 @@ test_expect_success "the $cases crash cases covered 8 mutating commands and all 
 	test_cmp expect kinds &&
 	sed "s/\..*//" ran | sort -u >commands &&
 	test_line_count = 8 commands
+'
+
+# object_of HASH: the loose object file of a journal hash (sha256:HEX or HEX).
+object_of () {
+	hex=${1#sha256:} &&
+	echo "ws/.filekeeper/objects/$(echo "$hex" | cut -c1-2)/$(echo "$hex" | cut -c3-)"
+}
+
+test_expect_success 'a crash while a new content is stored, beside the record and the steps, leaves one honest state' '
+	make_case file_create "$TRASH/after-blob/create" &&
+	cd "$TRASH/after-blob/create" &&
+	crash object-before-rename run_file_create &&
+	survey >state &&
+	in_case --json recover >recover.json &&
+	json_get ".ok" recover.json &&
+	case $(cat state) in
+	before)
+		# The record was not yet made (nothing to resolve) or the step not yet applied.
+		json_get "[.resolved[].status] | . == [] or . == [\"rolled_back\"]" recover.json
+		;;
+	after)
+		# The file was published first: recovery stores its bytes from the file.
+		json_get "[.resolved[].status] == [\"committed\"]" recover.json &&
+		test -f "$(object_of "$(rows "SELECT after_hash FROM operation_items")")"
+		;;
+	*)
+		false
+		;;
+	esac &&
+	test "$(pending_count)" = 0 &&
+	no_temp_files &&
+	in_case fsck >/dev/null
+'
+
+test_expect_success 'recovery stores a new content that the crash left unstored, from the path that holds it' '
+	make_case file_write "$TRASH/after-blob/write" &&
+	cd "$TRASH/after-blob/write" &&
+	crash mutation-after-step-1 run_file_write &&
+	rows "SELECT id FROM operations WHERE status = '"'"'pending'"'"'" >pending &&
+	object=$(object_of "$(rows "SELECT after_hash FROM operation_items")") &&
+	# The new content is stored beside the step: whether it was durable at the crash is a
+	# race, so take it away to be sure of the case.
+	rm -f "$object" &&
+	in_case --json recover >recover.json &&
+	json_get "[.resolved[].status] == [\"committed\"]" recover.json &&
+	test -f "$object" &&
+	in_case fsck >/dev/null &&
+	in_case --json history diff "$(cat pending)" >diff.json &&
+	json_get ".paths[0].diff_kind == \"text\"" diff.json &&
+	in_case history undo "$(cat pending)" >/dev/null &&
+	cmp "$TRASH/old.txt" ws/doc.txt
+'
+
+test_expect_success 'a rolled-back operation may lack its new content: fsck is clean, history diff says never_stored' '
+	make_case file_write "$TRASH/after-blob/rolled-back" &&
+	cd "$TRASH/after-blob/rolled-back" &&
+	crash mutation-after-begin run_file_write &&
+	rows "SELECT id FROM operations WHERE status = '"'"'pending'"'"'" >pending &&
+	rm -f "$(object_of "$(rows "SELECT after_hash FROM operation_items")")" &&
+	in_case --json recover >recover.json &&
+	json_get "[.resolved[].status] == [\"rolled_back\"]" recover.json &&
+	cmp "$TRASH/old.txt" ws/doc.txt &&
+	in_case --json fsck >fsck.json &&
+	json_get ".missing_objects == []" fsck.json &&
+	in_case --json history diff "$(cat pending)" >diff.json &&
+	json_get ".paths[0].diff_kind == \"never_stored\"" diff.json
 '
 
 # next_mutation_resolves CMD POINT STATUS: after a crash, a mutation of another path (not keeper

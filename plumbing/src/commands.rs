@@ -623,8 +623,14 @@ pub fn fsck(ws: &Workspace) -> Result<Fsck> {
             if op.status == Status::Pending {
                 pending.push(op.id.clone());
             }
+            // A mutation stores its new contents while its steps run, and only a commit waits
+            // for them: an operation that was rolled back, or left partial, may lack the
+            // after blob of a path that never reached its after state. Before blobs are
+            // stored before any operation is recorded, so those are always checked.
+            let after_required = !matches!(op.status, Status::RolledBack | Status::Partial);
             for item in op.items.iter().filter(|i| !i.history_skipped) {
-                for id in [item.before_hash, item.after_hash].into_iter().flatten() {
+                let after = item.after_hash.filter(|_| after_required);
+                for id in [item.before_hash, after].into_iter().flatten() {
                     if !store.contains(&id) {
                         missing.push(MissingObject {
                             operation_id: op.id.clone(),

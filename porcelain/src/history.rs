@@ -60,8 +60,9 @@ pub struct PathDiff {
     pub change: String,
     #[schemars(extend("enum" = ["file", "directory"]))]
     pub kind: &'static str,
-    /// `text`, `binary`, `history_skipped`, `directory` or `unchanged`.
-    #[schemars(extend("enum" = ["text", "binary", "history_skipped", "directory", "unchanged"]))]
+    /// `text`, `binary`, `history_skipped`, `directory`, `unchanged`, or `never_stored`: the
+    /// operation was rolled back or left partial before this path's new contents were stored.
+    #[schemars(extend("enum" = ["text", "binary", "history_skipped", "directory", "unchanged", "never_stored"]))]
     pub diff_kind: &'static str,
     /// The unified diff, for `text`; null otherwise.
     pub diff: Option<String>,
@@ -157,6 +158,10 @@ impl Workspace {
             } else if item.before_hash == item.after_hash && item.before_exists == item.after_exists
             {
                 ("unchanged", None)
+            } else if matches!(op.status, Status::RolledBack | Status::Partial)
+                && item.after_hash.is_some_and(|h| !store.contains(&h))
+            {
+                ("never_stored", None)
             } else {
                 let read = |h: Option<filekeeper_plumbing::ObjectId>| -> Result<Option<Vec<u8>>> {
                     h.map(|h| store.read(&h)).transpose()
@@ -382,6 +387,7 @@ impl Workspace {
             items,
             steps,
             blobs: Vec::new(),
+            after_blobs: Vec::new(),
             warnings: Vec::new(),
             preview,
             extra: Default::default(),

@@ -233,6 +233,7 @@ impl Workspace {
         let mut items = Vec::new();
         let mut steps = Vec::new();
         let mut blobs = Vec::new();
+        let mut after_blobs = Vec::new();
         let mut reports = Vec::new();
         let mut failed = false;
         let mut preview = crate::mutate::Preview::default();
@@ -311,7 +312,7 @@ impl Workspace {
                 blobs.push(bytes);
             }
             if change != "deleted" && new.len() as u64 <= cap {
-                blobs.push(Arc::clone(&new));
+                after_blobs.push(Arc::clone(&new));
             }
             let skipped =
                 before.as_ref().is_some_and(|b| b.bytes.is_none()) || new.len() as u64 > cap;
@@ -397,6 +398,7 @@ impl Workspace {
             items,
             steps,
             blobs,
+            after_blobs,
             warnings: Vec::new(),
             preview,
             extra,

@@ -205,8 +205,12 @@ pub(crate) struct Plan {
     pub undoes: Option<String>,
     pub items: Vec<Planned>,
     pub steps: Vec<Step>,
-    /// Contents to store before the operation is recorded.
+    /// Contents a rollback needs (the paths' before states): stored before the operation is
+    /// recorded.
     pub blobs: Vec<Arc<Vec<u8>>>,
+    /// Contents that exist only once the change is made (the new bytes of a write or edit):
+    /// stored while the steps run, and durable before the operation is committed.
+    pub after_blobs: Vec<Arc<Vec<u8>>>,
     pub warnings: Vec<String>,
     /// What a dry run shows; diffs are only computed when a dry run asks.
     pub preview: Preview,
@@ -294,24 +298,65 @@ impl Workspace {
                 .unwrap_or_default(),
             items: plan.items.iter().map(|p| p.item.clone()).collect(),
         };
-        let id = journal.begin(&op)?;
-        filekeeper_plumbing::durable::crash_point("mutation-after-begin");
-        let mut applying = Task::new("applying changes", Some(plan.steps.len() as u64));
-        for (done, step) in plan.steps.iter().enumerate() {
-            applying.step(1);
-            let injected =
-                filekeeper_plumbing::durable::fail_point(&format!("mutation-step-{}", done + 1))
-                    .map_err(|e| Error::storage("applying a step", &e));
-            if let Err(err) = injected.and_then(|()| self.apply(step, options)) {
+        // The new contents go to the store on a second thread while the operation is recorded
+        // and its steps applied: a rollback never needs them, only the commit does, so they
+        // are joined before it. Their fsyncs and inode creation then overlap the journal's and
+        // the steps' own instead of coming first. A crash in between leaves a pending
+        // operation whose after blobs may be missing: recovery stores them from the paths
+        // that hold the after state (`recover`), and a rolled-back operation never needs them.
+        let outcome = std::thread::scope(|scope| {
+            let mut after = (!plan.after_blobs.is_empty()).then(|| {
+                scope.spawn(|| -> Result<()> {
+                    for blob in &plan.after_blobs {
+                        store.write(blob)?;
+                    }
+                    Ok(())
+                })
+            });
+            let mut joined = || match after.take() {
+                None => Ok(()),
+                Some(handle) => handle.join().unwrap_or_else(|_| {
+                    Err(Error::new(
+                        Code::InternalError,
+                        "storing the new contents failed unexpectedly",
+                    ))
+                }),
+            };
+            let id = match journal.begin(&op) {
+                Ok(id) => id,
+                Err(err) => {
+                    let _ = joined();
+                    return Err(err);
+                }
+            };
+            filekeeper_plumbing::durable::crash_point("mutation-after-begin");
+            let mut applying = Task::new("applying changes", Some(plan.steps.len() as u64));
+            for (done, step) in plan.steps.iter().enumerate() {
+                applying.step(1);
+                let injected = filekeeper_plumbing::durable::fail_point(&format!(
+                    "mutation-step-{}",
+                    done + 1
+                ))
+                .map_err(|e| Error::storage("applying a step", &e));
+                if let Err(err) = injected.and_then(|()| self.apply(step, options)) {
+                    let _ = joined();
+                    return Err(self.roll_back(&mut journal, &id, &plan, done, err, &store));
+                }
+                if filekeeper_plumbing::durable::CRASH_POINTS_ARMED {
+                    filekeeper_plumbing::durable::crash_point(&format!(
+                        "mutation-after-step-{}",
+                        done + 1
+                    ));
+                }
+            }
+            drop(applying);
+            if let Err(err) = joined() {
+                let done = plan.steps.len();
                 return Err(self.roll_back(&mut journal, &id, &plan, done, err, &store));
             }
-            if filekeeper_plumbing::durable::CRASH_POINTS_ARMED {
-                filekeeper_plumbing::durable::crash_point(&format!(
-                    "mutation-after-step-{}",
-                    done + 1
-                ));
-            }
-        }
+            Ok(id)
+        });
+        let id = outcome?;
         let items: Vec<Item> = plan.items.iter().map(|p| p.item.clone()).collect();
         let bad = mismatched_paths(&self.inner, &items, true)?;
         if !bad.is_empty() {

@@ -233,14 +233,17 @@ impl Workspace {
                 .then(filekeeper_plumbing::durable::new_file_mode)
         });
         let after_mode = before.as_ref().map(|b| b.mode).or(new_mode);
-        let mut blobs = Vec::new();
-        if let Some(bytes) = before.as_ref().and_then(|b| b.bytes.clone()) {
-            blobs.push(bytes);
-        }
+        let blobs = before
+            .as_ref()
+            .and_then(|b| b.bytes.clone())
+            .into_iter()
+            .collect();
         let after_stored = content.len() as u64 <= cap;
-        if after_stored {
-            blobs.push(Arc::clone(&content));
-        }
+        let after_blobs = if after_stored {
+            vec![Arc::clone(&content)]
+        } else {
+            Vec::new()
+        };
         let change = match &before {
             None => "created",
             Some(b) if b.hash == after_hash => "unchanged",
@@ -286,6 +289,7 @@ impl Workspace {
                 content,
             }],
             blobs,
+            after_blobs,
             warnings: self.ignored_warning(&target.rel),
             preview,
             extra: Default::default(),
@@ -340,6 +344,7 @@ impl Workspace {
                     path: target.rel.clone(),
                 }],
                 blobs: before.bytes.into_iter().collect(),
+                after_blobs: Vec::new(),
                 warnings: ws.ignored_warning(&target.rel),
                 extra: Default::default(),
             })
@@ -442,6 +447,7 @@ impl Workspace {
                     replace: overwrite,
                 }],
                 blobs,
+                after_blobs: Vec::new(),
                 warnings,
                 extra: Default::default(),
             })
@@ -559,6 +565,7 @@ impl Workspace {
                     .collect(),
                 items,
                 blobs: Vec::new(),
+                after_blobs: Vec::new(),
                 warnings: Vec::new(),
                 extra: Default::default(),
             })
@@ -646,6 +653,7 @@ impl Workspace {
                 }],
                 items,
                 blobs,
+                after_blobs: Vec::new(),
                 warnings: Vec::new(),
                 extra: Default::default(),
             })
@@ -726,6 +734,7 @@ impl Workspace {
                 items,
                 steps,
                 blobs,
+                after_blobs: Vec::new(),
                 warnings: Vec::new(),
                 extra: Default::default(),
             })
