@@ -3,8 +3,16 @@
 //! The MCP stdio transport is one JSON-RPC message per line. A line that is not UTF-8, or not
 //! JSON at all, would otherwise vanish or end the session; the specification asks for a parse
 //! error instead, so the server answers it itself and reads on. A line longer than the server
-//! can hold is answered the same way after it has been skipped. `t/fuzz`'s `mcp_request`
-//! target compiles this file unchanged, so the fuzzer decodes lines exactly as the server does.
+//! can hold is answered the same way after it has been skipped.
+//!
+//! The envelope is checked here too, because rmcp answers what it cannot decode with the wrong
+//! code or without the request's id: a message that is not a JSON-RPC 2.0 request,
+//! notification or response is -32600 (Invalid Request) with its id when the id is readable,
+//! and a `tools/call` or `initialize` whose params do not have the shape the method takes is
+//! -32602 (Invalid params), not -32601 (Method not found). `t/fuzz`'s `mcp_request` target
+//! compiles this file unchanged, so the fuzzer decodes lines exactly as the server does.
+
+use serde_json::{Map, Value};
 
 /// What to do with one line.
 #[derive(Debug, PartialEq)]
@@ -29,10 +37,84 @@ pub fn classify(bytes: &[u8]) -> Line<'_> {
     // Parsed into a `Value`, not skipped over: skipping accepts what the protocol handler
     // then cannot decode (a lone surrogate escape, a number out of f64's range) and would
     // drop without an answer.
-    if serde_json::from_str::<serde_json::Value>(line).is_err() {
+    let Ok(message) = serde_json::from_str::<Value>(line) else {
         return Line::Reply(error(-32700, "parse error: the line is not JSON"));
+    };
+    match envelope_problem(&message) {
+        Some((id, code, message)) => Line::Reply(reply(id, code, &message)),
+        None => Line::Request(line),
     }
-    Line::Request(line)
+}
+
+/// What is wrong with a message's JSON-RPC envelope, as (the id to answer with, code,
+/// message); None when it is a well-formed request, notification or response.
+fn envelope_problem(message: &Value) -> Option<(Value, i64, String)> {
+    let invalid =
+        |id: &Value, what: &str| Some((id.clone(), -32600, format!("invalid request: {what}")));
+    let Some(object) = message.as_object() else {
+        return invalid(
+            &Value::Null,
+            "a message must be one JSON object (batches are not supported)",
+        );
+    };
+    let id = match object.get("id") {
+        None | Some(Value::Null) => Value::Null,
+        Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
+        Some(_) => return invalid(&Value::Null, "an id must be a string or a number"),
+    };
+    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return invalid(&id, "jsonrpc must be \"2.0\"");
+    }
+    let method = match object.get("method") {
+        Some(Value::String(method)) => method,
+        Some(_) => return invalid(&id, "method must be a string"),
+        // A response to something the server asked: the protocol handler's business.
+        None if object.contains_key("result") || object.contains_key("error") => return None,
+        None => return invalid(&id, "a request needs a method"),
+    };
+    let params = object.get("params");
+    if params.is_some_and(|p| !p.is_object() && !p.is_array()) {
+        return invalid(&id, "params must be an object or an array");
+    }
+    let shape = match method.as_str() {
+        "tools/call" => tools_call_problem(params),
+        "initialize" => initialize_problem(params),
+        _ => None,
+    };
+    shape.map(|what| (id, -32602, format!("invalid params: {what}")))
+}
+
+/// `tools/call` takes `{"name": string, "arguments"?: object}`.
+fn tools_call_problem(params: Option<&Value>) -> Option<&'static str> {
+    let Some(params) = params.and_then(Value::as_object) else {
+        return Some("tools/call takes an object with the tool's name and arguments");
+    };
+    if !params.get("name").is_some_and(Value::is_string) {
+        return Some("name must be the tool's name, a string");
+    }
+    match params.get("arguments") {
+        None | Some(Value::Null | Value::Object(_)) => None,
+        Some(_) => Some("arguments must be an object"),
+    }
+}
+
+/// `initialize` takes a protocolVersion string, a capabilities object, and clientInfo with a
+/// name and a version.
+fn initialize_problem(params: Option<&Value>) -> Option<&'static str> {
+    let Some(params) = params.and_then(Value::as_object) else {
+        return Some("initialize takes an object");
+    };
+    let string = |m: &Map<String, Value>, key: &str| m.get(key).is_some_and(Value::is_string);
+    if !string(params, "protocolVersion") {
+        return Some("protocolVersion must be a string");
+    }
+    if !params.get("capabilities").is_some_and(Value::is_object) {
+        return Some("capabilities must be an object");
+    }
+    match params.get("clientInfo").and_then(Value::as_object) {
+        Some(info) if string(info, "name") && string(info, "version") => None,
+        _ => Some("clientInfo must be an object with a name and a version"),
+    }
 }
 
 /// The answer to a line longer than `max_line` bytes, which was skipped unread.
@@ -45,9 +127,13 @@ pub fn too_long(max_line: usize) -> String {
 
 /// A JSON-RPC error for a message whose id could not be read.
 fn error(code: i64, message: &str) -> String {
+    reply(Value::Null, code, message)
+}
+
+fn reply(id: Value, code: i64, message: &str) -> String {
     serde_json::json!({
         "jsonrpc": "2.0",
-        "id": null,
+        "id": id,
         "error": {"code": code, "message": message}
     })
     .to_string()
@@ -59,8 +145,15 @@ mod tests {
 
     #[test]
     fn a_json_line_is_a_request_without_its_line_ending() {
-        assert_eq!(classify(b"{\"a\":1}\r\n"), Line::Request("{\"a\":1}"));
-        assert_eq!(classify(b"[1,2]"), Line::Request("[1,2]"));
+        let line = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+        assert_eq!(
+            classify(format!("{line}\r\n").as_bytes()),
+            Line::Request(line)
+        );
+        assert_eq!(
+            classify(format!("{line}\n").as_bytes()),
+            Line::Request(line)
+        );
     }
 
     #[test]
@@ -84,6 +177,72 @@ mod tests {
             let reply: serde_json::Value = serde_json::from_str(&reply).unwrap();
             assert_eq!(reply["error"]["code"], -32700, "{bad:?}");
             assert!(reply["id"].is_null());
+        }
+    }
+
+    fn answer(line: &str) -> Value {
+        let Line::Reply(reply) = classify(line.as_bytes()) else {
+            panic!("{line} was passed on");
+        };
+        serde_json::from_str(&reply).unwrap()
+    }
+
+    #[test]
+    fn well_formed_messages_pass_to_the_handler() {
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"file_read","arguments":{"path":"a"}}}"#,
+            r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"workspace_info"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":3,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+        ] {
+            assert_eq!(classify(line.as_bytes()), Line::Request(line), "{line}");
+        }
+    }
+
+    #[test]
+    fn an_invalid_envelope_is_an_invalid_request_with_its_id_when_readable() {
+        for (line, id) in [
+            (
+                r#"{"jsonrpc":"1.0","id":7,"method":"tools/list"}"#,
+                Value::from(7),
+            ),
+            (r#"{"id":"a","method":"tools/list"}"#, Value::from("a")),
+            (r#"{"jsonrpc":"2.0","id":8,"method":5}"#, Value::from(8)),
+            (r#"{"jsonrpc":"2.0","id":9}"#, Value::from(9)),
+            (
+                r#"{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}"#,
+                Value::Null,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":"x"}"#,
+                Value::from(10),
+            ),
+            ("[]", Value::Null),
+            ("42", Value::Null),
+            (r#""tools/list""#, Value::Null),
+        ] {
+            let reply = answer(line);
+            assert_eq!(reply["error"]["code"], -32600, "{line}");
+            assert_eq!(reply["id"], id, "{line}");
+        }
+    }
+
+    #[test]
+    fn malformed_tools_call_and_initialize_params_are_invalid_params() {
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[]}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":[]}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":true}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"x","capabilities":[],"clientInfo":5}}"#,
+        ] {
+            let reply = answer(line);
+            assert_eq!(reply["error"]["code"], -32602, "{line}");
+            assert_eq!(reply["id"], 1, "{line}");
         }
     }
 
