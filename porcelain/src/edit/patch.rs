@@ -303,7 +303,15 @@ fn mark_no_eol(hunk: &mut Hunk) {
 
 fn patch_convention(file: &FilePatch) -> &'static str {
     let mut crs = file.hunks.iter().flat_map(|h| {
-        let terminated = if h.new_no_eol {
+        // Under `\ No newline`, the new side's last line has no terminator to judge by; it
+        // is an added line only when the hunk's last line that is not removed is an add (it
+        // may be a context line, and then every added line is terminated).
+        let last_new_is_add = h
+            .lines
+            .iter()
+            .rfind(|l| !matches!(l, HunkLine::Remove(_)))
+            .is_some_and(|l| matches!(l, HunkLine::Add(_)));
+        let terminated = if h.new_no_eol && last_new_is_add {
             h.add_crs.len().saturating_sub(1)
         } else {
             h.add_crs.len()
@@ -486,6 +494,18 @@ mod tests {
         assert_eq!(patch_one("a", patch).unwrap(), "b\n");
         let patch = "--- f\n+++ f\n@@ -1 +1 @@\n-a\n+b\n\\ No newline at end of file\n";
         assert_eq!(patch_one("a\n", patch).unwrap(), "b");
+    }
+
+    #[test]
+    fn a_file_without_terminators_takes_the_crlf_of_a_line_added_before_its_last() {
+        // Found by the `patch` fuzz target: the unterminated last line was the context line,
+        // yet the added line's CR was left out as if it had been the last.
+        let patch =
+            "--- f\n+++ f\n@@ -1 +1,2 @@\n+added\r\n \tindented\n\\ No newline at end of file\n";
+        assert_eq!(
+            patch_one("\tindented", patch).unwrap(),
+            "added\r\n\tindented"
+        );
     }
 
     #[test]
