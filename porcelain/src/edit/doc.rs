@@ -83,9 +83,21 @@ impl<'a> Doc<'a> {
         if self.bom {
             out.push_str(BOM);
         }
-        for line in &self.lines {
+        for (i, line) in self.lines.iter().enumerate() {
             out.push_str(&line.text);
             out.push_str(line.eol);
+            // A lone CR cannot end a line that an empty LF line follows: the two bytes read
+            // back as one CRLF and the empty line is gone. Only an edit can bring them
+            // together (a new line in a CR file, or a deleted range between them), and then
+            // this line ends in CRLF instead, which keeps both.
+            if line.eol == "\r"
+                && self
+                    .lines
+                    .get(i + 1)
+                    .is_some_and(|next| next.text.is_empty() && next.eol == "\n")
+            {
+                out.push('\n');
+            }
         }
         out.into_bytes()
     }
@@ -383,6 +395,20 @@ mod tests {
         assert_eq!(d.to_bytes(), b"a\r\nB1");
         d.splice(2, 2, vec!["end".into()]);
         assert_eq!(d.to_bytes(), b"a\r\nB1\r\nend");
+    }
+
+    #[test]
+    fn a_lone_cr_brought_next_to_an_empty_lf_line_becomes_crlf_so_no_line_is_lost() {
+        // A CR file with one LF stretch: a new line takes CR, the majority's ending.
+        let mut d = Doc::parse("f", b"a\rb\rc\rold\n\nz").unwrap();
+        d.splice(3, 4, vec!["new".into()]);
+        assert_eq!(d.to_bytes(), b"a\rb\rc\rnew\r\n\nz");
+        assert_eq!(Doc::parse("f", &d.to_bytes()).unwrap().lines.len(), 6);
+        // Deleting the lines between a CR line and an empty LF line.
+        let mut d = Doc::parse("f", b"a\rb\rgone\n\nz").unwrap();
+        d.splice(2, 3, vec![]);
+        assert_eq!(d.to_bytes(), b"a\rb\r\n\nz");
+        assert_eq!(Doc::parse("f", &d.to_bytes()).unwrap().lines.len(), 4);
     }
 
     #[test]
