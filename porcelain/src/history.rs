@@ -468,19 +468,13 @@ fn unified(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> Option<String>
     } else {
         "/dev/null".into()
     };
-    let diff = similar::TextDiff::from_lines(old_text.unwrap_or(""), new_text.unwrap_or(""));
-    let mut out = diff
-        .unified_diff()
-        .context_radius(3)
-        .header(&from, &to)
-        .to_string();
-    if out.len() > MAX_DIFF_BYTES {
-        let mut cut = MAX_DIFF_BYTES;
-        while !out.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        out.truncate(cut);
-        out.push_str("\n... diff cut at 256 KiB\n");
-    }
-    Some(out)
+    Some(crate::diff::unified(
+        &from,
+        &to,
+        old_text.unwrap_or(""),
+        new_text.unwrap_or(""),
+        3,
+        None,
+        MAX_DIFF_BYTES,
+    ))
 }

@@ -55,6 +55,7 @@
 pub use filekeeper_plumbing as plumbing;
 pub use plumbing::{Code, Error, ObjectId, Result};
 
+mod diff;
 pub mod documents;
 mod edit;
 pub mod envelope;

@@ -93,3 +93,9 @@ pub fn replace_text(
         warnings: r.warnings,
     })
 }
+
+/// The unified diff from `a` to `b` that `history diff` and dry-run previews print, headed
+/// `--- a/f` / `+++ b/f`, with `context` lines of context.
+pub fn unified_diff(a: &str, b: &str, context: usize) -> String {
+    crate::diff::unified("a/f", "b/f", a, b, context, None, usize::MAX)
+}

@@ -873,9 +873,6 @@ pub(crate) fn diff_preview(
             new.and_then(Result::ok).unwrap_or(""),
         ),
     };
-    let diff = similar::TextDiff::configure()
-        .timeout(std::time::Duration::from_secs(2))
-        .diff_lines(old, new);
     let from = if existed {
         format!("a/{rel}")
     } else {
@@ -886,18 +883,13 @@ pub(crate) fn diff_preview(
     } else {
         "/dev/null".to_owned()
     };
-    let mut out = diff
-        .unified_diff()
-        .context_radius(3)
-        .header(&from, &to)
-        .to_string();
-    if out.len() > MAX_PREVIEW_BYTES {
-        let mut cut = MAX_PREVIEW_BYTES;
-        while !out.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        out.truncate(cut);
-        out.push_str("\n... preview cut at 64 KiB\n");
-    }
-    out
+    crate::diff::unified(
+        &from,
+        &to,
+        old,
+        new,
+        3,
+        Some(std::time::Duration::from_secs(2)),
+        MAX_PREVIEW_BYTES,
+    )
 }

@@ -1,8 +1,8 @@
 //! The unified-diff parser and applier of `apply_patch`.
 //!
 //! Two kinds of input:
-//! - differential: two documents A and B; the unified diff from A to B (made from `similar`'s
-//!   line diff, with a chosen context radius) must parse and turn A into exactly B.
+//! - differential: two documents A and B; the unified diff from A to B that `history diff` and
+//!   dry-run previews print, with a chosen context radius, must parse and turn A into exactly B.
 //! - raw: any patch text against any document. Parsing and applying never panic; a failed
 //!   application leaves the document byte for byte as it was; the report agrees with the
 //!   outcome; and an applied patch changes the line count by exactly what its hunks declare.
@@ -93,111 +93,15 @@ fn line_count(bytes: &[u8]) -> usize {
     newlines + usize::from(!bytes.is_empty() && !bytes.ends_with(b"\n"))
 }
 
-/// The unified diff from A to B as GNU diff writes it, made here from the kinds and lengths
-/// of `similar`'s line diff ops only. (`similar` 2.7 can report inconsistent op indices, e.g.
-/// for A = "a\n\n" against 39 empty lines a deletion "at new line 16" before an equal run at
-/// new line 0, and its `unified_diff()` writes hunk headers from those indices, such as
-/// `@@ -1 +4,22 @@` over a body of 2 old and 25 new lines. Filekeeper's previews and
-/// `history diff` print that writer's output; see the fuzzing notes in docs/reliability.md.)
-fn unified(a: &str, b: &str, context: usize) -> String {
-    use similar::DiffTag;
-    let diff = similar::TextDiff::from_lines(a, b);
-    let (old, new) = (diff.old_slices(), diff.new_slices());
-    // Every line of the edit script: (sign, old index, new index) before the line.
-    let mut script: Vec<(char, usize, usize)> = Vec::new();
-    let (mut o, mut n) = (0usize, 0usize);
-    for op in diff.ops() {
-        let (tag, old_len, new_len) = op.as_tag_tuple();
-        let (old_len, new_len) = (old_len.len(), new_len.len());
-        match tag {
-            DiffTag::Equal => (0..old_len).for_each(|_| {
-                script.push((' ', o, n));
-                o += 1;
-                n += 1;
-            }),
-            _ => {
-                (0..old_len).for_each(|_| {
-                    script.push(('-', o, n));
-                    o += 1;
-                });
-                (0..new_len).for_each(|_| {
-                    script.push(('+', o, n));
-                    n += 1;
-                });
-            }
-        }
-    }
-    assert_eq!(
-        (o, n),
-        (old.len(), new.len()),
-        "similar's ops do not cover A and B"
-    );
-    let changes: Vec<usize> = (0..script.len()).filter(|&i| script[i].0 != ' ').collect();
-    if changes.is_empty() {
-        return String::new();
-    }
-    // Hunks: changes closer than 2 * context lines share one.
-    let mut hunks: Vec<(usize, usize)> = Vec::new();
-    for &c in &changes {
-        let (lo, hi) = (
-            c.saturating_sub(context),
-            (c + context + 1).min(script.len()),
-        );
-        match hunks.last_mut() {
-            Some(last) if lo <= last.1 => last.1 = hi,
-            _ => hunks.push((lo, hi)),
-        }
-    }
-    let mut out = String::from("--- a/f\n+++ b/f\n");
-    for (lo, hi) in hunks {
-        let part = &script[lo..hi];
-        let old_count = part.iter().filter(|l| l.0 != '+').count();
-        let new_count = part.iter().filter(|l| l.0 != '-').count();
-        let range = |start: usize, count: usize| match count {
-            0 => format!("{start},0"),
-            1 => format!("{}", start + 1),
-            c => format!("{},{c}", start + 1),
-        };
-        out.push_str(&format!(
-            "@@ -{} +{} @@\n",
-            range(part[0].1, old_count),
-            range(part[0].2, new_count)
-        ));
-        for &(sign, o, n) in part {
-            let value = if sign == '+' { new[n] } else { old[o] };
-            out.push(sign);
-            out.push_str(value);
-            if !value.ends_with('\n') {
-                out.push_str("\n\\ No newline at end of file\n");
-            }
-        }
-    }
-    out
-}
-
 fn differential(a: &str, b: &str, context: usize) {
     if debug() {
         eprintln!("A={a:?}\nB={b:?}\ncontext={context}");
     }
-    let text = unified(a, b, context);
-    // What Filekeeper's previews and `history diff` print: `similar`'s own writer. It must
-    // agree with the reference but for hunk headers (the known `similar` bug above).
-    let theirs = similar::TextDiff::from_lines(a, b)
-        .unified_diff()
-        .context_radius(context)
-        .header("a/f", "b/f")
-        .to_string();
-    let body = |t: &str| -> Vec<String> {
-        t.lines()
-            .filter(|l| !l.starts_with("@@ "))
-            .map(str::to_owned)
-            .collect()
-    };
-    assert_eq!(
-        body(&theirs),
-        body(&text),
-        "similar's unified diff\n{theirs}"
-    );
+    // What `history diff` and dry-run previews print. Its hunk headers come from the ops'
+    // lengths, not from `similar`'s own writer, which could state headers that disagree with
+    // the bodies (for A = "a\n\n" against 39 empty lines, `@@ -1 +4,22 @@` over 2 old and 25
+    // new lines); the parser checks every header against its body.
+    let text = fuzzing::unified_diff(a, b, context);
     let parsed = match fuzzing::parse_patch(&text) {
         Ok(p) => p,
         Err(e) if a == b => {
@@ -205,17 +109,17 @@ fn differential(a: &str, b: &str, context: usize) {
             assert_eq!(e.code, filekeeper::Code::PatchFailed);
             return;
         }
-        Err(e) => panic!("a diff from similar did not parse: {e:?}\n{text}"),
+        Err(e) => panic!("the diff from A to B did not parse: {e:?}\n{text}"),
     };
     assert_eq!(parsed.files(), 1, "{text}");
     assert_eq!(parsed.names(0), (Some("f"), Some("f")));
     let applied = parsed.apply(0, a.as_bytes()).expect("A is text");
     assert!(
         applied.ok,
-        "a diff from similar did not apply: {:?}\n{text}",
+        "the diff from A to B did not apply: {:?}\n{text}",
         applied.hunks
     );
-    // similar's hunks state their real positions: nothing should apply at an offset.
+    // The hunks state their real positions: nothing should apply at an offset.
     for h in &applied.hunks {
         assert_eq!(h.status, "applies", "{:?}\n{text}", applied.hunks);
     }
