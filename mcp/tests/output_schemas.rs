@@ -6,79 +6,35 @@
 //! fields ([`filekeeper::schemas::closed`]). The tools the server lists and the MCP schemas
 //! published must be the same set, and each schema must have been exercised.
 
+mod common;
+
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
+/// A session that checks every result it gets against the published schemas.
 struct Server {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    next_id: u64,
+    session: common::Session,
     schemas: BTreeMap<String, Value>,
     exercised: BTreeSet<String>,
 }
 
 impl Server {
     fn start(root: &std::path::Path, home: &std::path::Path) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_filekeeper-mcp"))
-            .arg("--root")
-            .arg(root)
-            .args(["--actor", "schema-test"])
-            .env("FILEKEEPER_HOME", home)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut server = Server {
-            stdin: child.stdin.take().unwrap(),
-            stdout: BufReader::new(child.stdout.take().unwrap()),
-            child,
-            next_id: 1,
+        Server {
+            session: common::Session::start(root, home, "schema-test"),
             schemas: filekeeper::schemas::all().into_iter().collect(),
             exercised: BTreeSet::new(),
-        };
-        server.request(
-            "initialize",
-            json!({
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "schema-test", "version": "1"}
-            }),
-        );
-        server.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        server
-    }
-
-    fn send(&mut self, message: Value) {
-        writeln!(self.stdin, "{message}").unwrap();
-        self.stdin.flush().unwrap();
+        }
     }
 
     fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let mut line = String::new();
-            assert!(
-                self.stdout.read_line(&mut line).unwrap() > 0,
-                "stdout closed"
-            );
-            let message: Value = serde_json::from_str(&line).unwrap();
-            if message["id"] == id {
-                return message;
-            }
-        }
+        self.session.request(method, params)
     }
 
     /// Calls `tool` and validates its structured result against its own schema on success,
     /// `error.json` on failure; returns the result.
     fn call(&mut self, tool: &str, arguments: Value) -> Value {
-        let response = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
-        let result = &response["result"];
+        let result = self.session.call_result(tool, arguments);
         let content = result["structuredContent"].clone();
         let schema = if result["isError"] == true {
             "error.json".to_owned()
@@ -109,13 +65,6 @@ impl Server {
         let content = self.call(tool, arguments);
         assert_eq!(content["ok"], true, "{tool}: {content}");
         content
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -1,90 +1,16 @@
 //! The real binary, driven over stdio with raw JSON-RPC lines.
 
-use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
+mod common;
 
-struct Session {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<std::process::ChildStdout>,
-    next_id: u64,
-}
-
-impl Session {
-    fn start(root: &std::path::Path, home: &std::path::Path) -> Session {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_filekeeper-mcp"))
-            .arg("--root")
-            .arg(root)
-            .args(["--actor", "rust-test"])
-            .env("FILEKEEPER_HOME", home)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut s = Session {
-            child,
-            stdin,
-            stdout,
-            next_id: 1,
-        };
-        let init = s.request(
-            "initialize",
-            json!({
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "rust-test", "version": "1"}
-            }),
-        );
-        assert_eq!(init["result"]["serverInfo"]["name"], "filekeeper-mcp");
-        s.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        s
-    }
-
-    fn send(&mut self, message: Value) {
-        writeln!(self.stdin, "{message}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let mut line = String::new();
-            assert!(
-                self.stdout.read_line(&mut line).unwrap() > 0,
-                "the server closed stdout"
-            );
-            let message: Value = serde_json::from_str(&line).expect("stdout carries only JSON-RPC");
-            if message["id"] == id {
-                return message;
-            }
-        }
-    }
-
-    fn call(&mut self, tool: &str, arguments: Value) -> Value {
-        let response = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
-        response["result"]["structuredContent"].clone()
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use common::Session;
+use serde_json::json;
 
 fn setup() -> (tempfile::TempDir, Session) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("ws");
     std::fs::create_dir(&root).unwrap();
     std::fs::write(root.join("a.txt"), "one\ntwo\n").unwrap();
-    let session = Session::start(&root, &dir.path().join("home"));
+    let session = Session::start(&root, &dir.path().join("home"), "rust-test");
     (dir, session)
 }
 
@@ -146,7 +72,7 @@ fn a_guarded_edit_then_a_stale_guard_then_undo() {
 fn bad_requests_get_errors_and_the_server_keeps_serving() {
     let (_dir, mut s) = setup();
     s.send(json!("not a request"));
-    writeln!(s.stdin, "{{ this is not json").unwrap();
+    s.send_line("{ this is not json");
     let unknown = s.request(
         "tools/call",
         json!({"name": "no_such_tool", "arguments": {}}),
