@@ -18,6 +18,22 @@ pub struct Version {
     pub journal_schema_version: i64,
 }
 
+/// `keeper completions SHELL --json`.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct Completions {
+    /// The shell the script is for (bash, zsh, fish, elvish, powershell).
+    pub shell: String,
+    /// The completion script, as `keeper completions SHELL` prints it.
+    pub script: String,
+}
+
+/// `keeper man --json`.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct Manual {
+    /// The manual page in roff, as `keeper man` prints it.
+    pub manual: String,
+}
+
 /// `keeper init`.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct Initialised {

@@ -325,6 +325,11 @@ fn every_document_keeper_prints_matches_its_schema() {
     s.ok("cli/journal-show.json", &["journal-show", &second]);
     s.ok("cli/fsck.json", &["fsck"]);
     s.ok("cli/recover.json", &["recover"]);
+    let completions = s.ok("cli/completions.json", &["completions", "bash"]);
+    assert_eq!(completions["shell"], "bash");
+    assert!(completions["script"].as_str().unwrap().contains("keeper"));
+    let manual = s.ok("cli/man.json", &["man"]);
+    assert!(manual["manual"].as_str().unwrap().starts_with(".ie"));
 
     // Failures.
     s.fails("PATH_NOT_FOUND", &["file", "read", "missing.txt"]);

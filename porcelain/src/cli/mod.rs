@@ -116,14 +116,27 @@ fn dispatch(cli: &Cli) -> crate::Result<output::Reply> {
                 "keeper",
                 &mut out,
             );
-            return Ok(output::Reply::new(serde_json::Map::new(), out));
+            let document = crate::documents::Completions {
+                shell: shell.to_string(),
+                script: String::from_utf8_lossy(&out).into_owned(),
+            };
+            return Ok(output::Reply::new(
+                crate::envelope::fields_of(&document),
+                out,
+            ));
         }
         Command::Man => {
             let mut out = Vec::new();
             clap_mangen::Man::new(<Cli as clap::CommandFactory>::command())
                 .render(&mut out)
                 .map_err(|e| Error::storage("rendering the manual", &e))?;
-            return Ok(output::Reply::new(serde_json::Map::new(), out));
+            let document = crate::documents::Manual {
+                manual: String::from_utf8_lossy(&out).into_owned(),
+            };
+            return Ok(output::Reply::new(
+                crate::envelope::fields_of(&document),
+                out,
+            ));
         }
         _ => {}
     }
