@@ -231,6 +231,22 @@ test_expect_success 'recovery stores a new content that the crash left unstored,
 	cmp "$TRASH/old.txt" ws/doc.txt
 '
 
+test_expect_success 'fsck does not call a pending operation'"'"'s missing new content damage, and journal-commit stores it' '
+	make_case file_write "$TRASH/after-blob/journal-commit" &&
+	cd "$TRASH/after-blob/journal-commit" &&
+	crash mutation-after-step-1 run_file_write &&
+	rows "SELECT id FROM operations WHERE status = '"'"'pending'"'"'" >pending &&
+	object=$(object_of "$(rows "SELECT after_hash FROM operation_items")") &&
+	rm -f "$object" &&
+	# Not damage: recovery (or journal-commit) completes it from the path.
+	in_case --json fsck >fsck.json &&
+	json_get ".missing_objects == [] and .pending_operations == [\"$(cat pending)\"]" fsck.json &&
+	in_case --json journal-commit "$(cat pending)" >commit.json &&
+	json_get ".operation.status == \"committed\"" commit.json &&
+	test -f "$object" &&
+	in_case fsck >/dev/null
+'
+
 test_expect_success 'a rolled-back operation may lack its new content: fsck is clean, history diff says never_stored' '
 	make_case file_write "$TRASH/after-blob/rolled-back" &&
 	cd "$TRASH/after-blob/rolled-back" &&

@@ -72,7 +72,8 @@ fn envelope_problem(message: &Value) -> Option<(Value, i64, String)> {
         None if object.contains_key("result") || object.contains_key("error") => return None,
         None => return invalid(&id, "a request needs a method"),
     };
-    let params = object.get("params");
+    // `"params": null` is what some clients send for "no params"; rmcp takes it so.
+    let params = object.get("params").filter(|p| !p.is_null());
     if params.is_some_and(|p| !p.is_object() && !p.is_array()) {
         return invalid(&id, "params must be an object or an array");
     }
@@ -193,6 +194,8 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"file_read","arguments":{"path":"a"}}}"#,
             r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"workspace_info"}}"#,
             r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"ping","params":null}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized","params":null}"#,
             r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
             r#"{"jsonrpc":"2.0","id":3,"result":{}}"#,
             r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,

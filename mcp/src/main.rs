@@ -84,9 +84,10 @@ fn tool_list() -> Vec<Tool> {
 
 impl Server {
     /// Runs a tool, catching any panic as INTERNAL_ERROR so the server keeps serving. A quick
-    /// tool (`tools::QUICK`) runs right here on the protocol thread: a small read or write
-    /// takes less time than handing it to another thread and back would. Any other tool runs
-    /// on a blocking thread, so the session stays responsive while it walks a tree.
+    /// tool (`tools::QUICK`, small reads) runs right here on the protocol thread: it takes
+    /// less time than handing it to another thread and back would. Any other tool runs on a
+    /// blocking thread, so the session stays responsive while it walks a tree or waits for
+    /// the workspace lock.
     async fn run(&self, request: CallToolRequestParams) -> CallToolResult {
         let server = self.clone();
         let name = request.name.to_string();
@@ -231,23 +232,34 @@ async fn write_responses(
     from_server: tokio::io::DuplexStream,
     mut replies: tokio::sync::mpsc::UnboundedReceiver<String>,
 ) {
-    use std::io::Write;
     use tokio::io::AsyncBufReadExt;
     let mut lines = tokio::io::BufReader::new(from_server).lines();
     loop {
-        let mut line = tokio::select! {
+        let line = tokio::select! {
             line = lines.next_line() => match line {
                 Ok(Some(line)) => line,
                 _ => break,
             },
             Some(reply) = replies.recv() => reply,
         };
-        line.push('\n');
-        let mut stdout = std::io::stdout().lock();
-        if stdout.write_all(line.as_bytes()).is_err() || stdout.flush().is_err() {
-            break;
+        if write_line(line).is_err() {
+            return;
         }
     }
+    // The handler's output ended; answers to lines read before the end may still be queued.
+    while let Ok(reply) = replies.try_recv() {
+        if write_line(reply).is_err() {
+            return;
+        }
+    }
+}
+
+fn write_line(mut line: String) -> std::io::Result<()> {
+    use std::io::Write;
+    line.push('\n');
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(line.as_bytes())?;
+    stdout.flush()
 }
 
 fn fail(err: &Error) -> ! {

@@ -64,24 +64,12 @@ const EXPECTED_CONTENT: (&str, &str, &str, bool) = (
     false,
 );
 
-/// The tools whose work is bounded by one file (and the workspace's size limits), never by
-/// the size of a tree: the server runs them on its protocol thread, without a hand-off (see
-/// `Server::run`). Everything else may walk a tree or many files and runs on a blocking
-/// thread, so a long search never holds up the session.
-pub const QUICK: &[&str] = &[
-    "workspace_info",
-    "file_read",
-    "file_info",
-    "history_get",
-    "file_create",
-    "file_write",
-    "file_delete",
-    "directory_create",
-    "file_replace_text",
-    "file_replace_lines",
-    "file_insert_lines",
-    "file_delete_lines",
-];
+/// The tools that only read one file or one record, so their work is bounded by the
+/// workspace's size limits and never waits: the server runs them on its protocol thread,
+/// without a hand-off (see `Server::run`). Everything else runs on a blocking thread: tools
+/// that may walk a tree or many files, so a long search never holds up the session, and
+/// every mutation, which waits for the workspace lock while another process holds it.
+pub const QUICK: &[&str] = &["workspace_info", "file_read", "file_info", "history_get"];
 
 pub const TOOLS: &[ToolSpec] = &[
     ToolSpec {

@@ -19,7 +19,6 @@ use crate::resolve::{Intent, Kind};
 use crate::walk::{self, EntryKind, WalkOptions};
 use crate::workspace::Workspace;
 use std::collections::BTreeSet;
-use std::io::Read;
 
 /// How one pending operation was resolved.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,7 +85,7 @@ pub fn recover(
 /// they are stored from there, after checking they are exactly the recorded contents. (A path
 /// that does not hold its after state needs no after blob: the operation is rolled back or
 /// partial there, and undo restores before states only.)
-fn store_after_contents(ws: &Workspace, items: &[Item]) -> Result<()> {
+pub(crate) fn store_after_contents(ws: &Workspace, items: &[Item]) -> Result<()> {
     let Some(state) = ws.state(false)? else {
         return Ok(());
     };
@@ -98,17 +97,19 @@ fn store_after_contents(ws: &Workspace, items: &[Item]) -> Result<()> {
         if item.kind != Kind::File || item.history_skipped || store.contains(&id) {
             continue;
         }
-        let Ok(file) = ws
-            .root
-            .resolve(&item.path, Intent::Read)
-            .and_then(|t| t.open_file())
-        else {
-            continue;
+        let open = || {
+            ws.root
+                .resolve(&item.path, Intent::Read)
+                .and_then(|t| t.open_file())
         };
-        let mut bytes = Vec::new();
-        let cap = ws.limits.max_history_blob_bytes;
-        if file.take(cap + 1).read_to_end(&mut bytes).is_ok() && ObjectId::of(&bytes) == id {
-            store.write(&bytes)?;
+        // Hashed first and stored only on a match, both streamed: whatever the path holds
+        // now, and whatever the limits are now, memory stays a few chunks.
+        let holds_it = open()
+            .ok()
+            .and_then(|file| ObjectId::of_reader(file).ok())
+            .is_some_and(|(actual, _)| actual == id);
+        if holds_it && let Ok(file) = open() {
+            store.write_stream(file)?;
         }
     }
     Ok(())

@@ -27,8 +27,11 @@ pub(crate) fn unified(
     if let Some(timeout) = timeout {
         config.timeout(timeout);
     }
-    let diff = config.diff_lines(old, new);
-    let (old_lines, new_lines) = (diff.old_slices(), diff.new_slices());
+    // Lines end at `\n` only, as GNU diff and `patch` see them; `similar`'s own line split
+    // also ends one at a lone CR, which would put `\ No newline` markers mid-hunk.
+    let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+    let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+    let diff = config.diff_slices(&old_lines, &new_lines);
     // The edit script, one entry per line: the sign, and the old and new line index it sits at.
     let mut script: Vec<(char, usize, usize)> = Vec::new();
     let (mut o, mut n) = (0usize, 0usize);
@@ -132,6 +135,14 @@ mod tests {
             "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-x\n\\ No newline at end of file\n+y\n\\ No newline at end of file\n"
         );
         assert_eq!(diff("same\n", "same\n"), "");
+    }
+
+    #[test]
+    fn a_lone_cr_does_not_end_a_line() {
+        assert_eq!(
+            diff("a\rb\rc\n", "a\rB\rc\n"),
+            "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\rb\rc\n+a\rB\rc\n"
+        );
     }
 
     #[test]

@@ -5,9 +5,10 @@
 //! and steps (the effects, in order). Nothing is touched while planning, so a dry run is a
 //! plan rendered as a preview. A real run then, holding the workspace lock:
 //!
-//! 1. stores every before and after content as a blob (fsynced);
+//! 1. stores every before content as a blob (fsynced), which a rollback needs;
 //! 2. records the operation as pending (SQLite, synchronous=FULL);
-//! 3. applies the steps, each one individually atomic and durable;
+//! 3. applies the steps, each one individually atomic and durable, while a second thread
+//!    stores the after contents (started before 2, joined after 3);
 //! 4. re-reads every path and marks the operation committed only if all hold their after
 //!    state.
 //!
