@@ -212,18 +212,25 @@ test_expect_success 'a crash while a new content is stored, beside the record an
 	in_case fsck >/dev/null
 '
 
+# crashed_write_without_new_content DIR POINT: a file write crashed at POINT, in a fresh case
+# at DIR (the current directory afterwards), with its new content's blob taken away: the blob
+# is stored beside the steps, so whether it was durable at the crash is a race, and this makes
+# sure of the case. The pending operation's id goes to the file "pending", the blob's path to
+# "object".
+crashed_write_without_new_content () {
+	make_case file_write "$1" &&
+	cd "$1" &&
+	crash "$2" run_file_write &&
+	rows "SELECT id FROM operations WHERE status = 'pending'" >pending &&
+	object_of "$(rows "SELECT after_hash FROM operation_items")" >object &&
+	rm -f "$(cat object)"
+}
+
 test_expect_success 'recovery stores a new content that the crash left unstored, from the path that holds it' '
-	make_case file_write "$TRASH/after-blob/write" &&
-	cd "$TRASH/after-blob/write" &&
-	crash mutation-after-step-1 run_file_write &&
-	rows "SELECT id FROM operations WHERE status = '"'"'pending'"'"'" >pending &&
-	object=$(object_of "$(rows "SELECT after_hash FROM operation_items")") &&
-	# The new content is stored beside the step: whether it was durable at the crash is a
-	# race, so take it away to be sure of the case.
-	rm -f "$object" &&
+	crashed_write_without_new_content "$TRASH/after-blob/write" mutation-after-step-1 &&
 	in_case --json recover >recover.json &&
 	json_get "[.resolved[].status] == [\"committed\"]" recover.json &&
-	test -f "$object" &&
+	test -f "$(cat object)" &&
 	in_case fsck >/dev/null &&
 	in_case --json history diff "$(cat pending)" >diff.json &&
 	json_get ".paths[0].diff_kind == \"text\"" diff.json &&
@@ -232,27 +239,18 @@ test_expect_success 'recovery stores a new content that the crash left unstored,
 '
 
 test_expect_success 'fsck does not call a pending operation'"'"'s missing new content damage, and journal-commit stores it' '
-	make_case file_write "$TRASH/after-blob/journal-commit" &&
-	cd "$TRASH/after-blob/journal-commit" &&
-	crash mutation-after-step-1 run_file_write &&
-	rows "SELECT id FROM operations WHERE status = '"'"'pending'"'"'" >pending &&
-	object=$(object_of "$(rows "SELECT after_hash FROM operation_items")") &&
-	rm -f "$object" &&
+	crashed_write_without_new_content "$TRASH/after-blob/journal-commit" mutation-after-step-1 &&
 	# Not damage: recovery (or journal-commit) completes it from the path.
 	in_case --json fsck >fsck.json &&
 	json_get ".missing_objects == [] and .pending_operations == [\"$(cat pending)\"]" fsck.json &&
 	in_case --json journal-commit "$(cat pending)" >commit.json &&
 	json_get ".operation.status == \"committed\"" commit.json &&
-	test -f "$object" &&
+	test -f "$(cat object)" &&
 	in_case fsck >/dev/null
 '
 
 test_expect_success 'a rolled-back operation may lack its new content: fsck is clean, history diff says never_stored' '
-	make_case file_write "$TRASH/after-blob/rolled-back" &&
-	cd "$TRASH/after-blob/rolled-back" &&
-	crash mutation-after-begin run_file_write &&
-	rows "SELECT id FROM operations WHERE status = '"'"'pending'"'"'" >pending &&
-	rm -f "$(object_of "$(rows "SELECT after_hash FROM operation_items")")" &&
+	crashed_write_without_new_content "$TRASH/after-blob/rolled-back" mutation-after-begin &&
 	in_case --json recover >recover.json &&
 	json_get "[.resolved[].status] == [\"rolled_back\"]" recover.json &&
 	cmp "$TRASH/old.txt" ws/doc.txt &&
