@@ -394,15 +394,6 @@ failure_document () {
 	}
 }
 
-# none FILE: FILE is empty; otherwise it is shown.
-none () {
-	if test -s "$1"
-	then
-		echo >&2 "$(wc -l <"$1") offending invocation(s):"
-		head -n 40 "$1" >&2
-		return 1
-	fi
-}
 
 # --- setup -----------------------------------------------------------------------------------
 
@@ -623,17 +614,17 @@ test_expect_success 'docs/errors.md documents the codes the checks below go by' 
 
 test_expect_success 'every invocation ended by itself in time, not by a signal' '
 	offenders ".rc == 124 or .rc > 128" >out &&
-	none out
+	test_must_be_empty out
 '
 
 test_expect_success 'every exit code is 0 or a documented exit status' '
 	offenders "(.rc as \$rc | [0] + [$DOCUMENTED[]] | index(\$rc)) == null" >out &&
-	none out
+	test_must_be_empty out
 '
 
 test_expect_success 'every stdout is exactly one JSON object whose first key is "ok"' '
 	offenders ".lines != 1 or (.doc | type) != \"object\" or (.doc | keys_unsorted[0]) != \"ok\"" >out &&
-	none out
+	test_must_be_empty out
 '
 
 test_expect_success 'every failure is exactly ok and error{code, message, retryable, details}' '
@@ -642,33 +633,33 @@ test_expect_success 'every failure is exactly ok and error{code, message, retrya
 		 (.doc.error | keys_unsorted) != [\"code\", \"message\", \"retryable\", \"details\"] or
 		 (.doc.error.message | type) != \"string\" or (.doc.error.retryable | type) != \"boolean\" or
 		 (.doc.error.details | type) != \"object\")" >out &&
-	none out
+	test_must_be_empty out
 '
 
 test_expect_success 'every failure carries a documented code and exits with its status' '
 	offenders ".doc.ok == false and $DOCUMENTED[.doc.error.code] != .rc" >out &&
-	none out
+	test_must_be_empty out
 '
 
 test_expect_success 'no invocation hit INTERNAL_ERROR (a caught panic or a broken invariant)' '
 	offenders ".doc.error.code == \"INTERNAL_ERROR\"" >out &&
-	none out
+	test_must_be_empty out
 '
 
 test_expect_success 'every success exits 0 (file exists: 3 for an absent path)' '
 	offenders ".doc.ok == true and .rc != 0 and
 		(.leaf != \"file exists\" or .rc != 3 or .doc.exists != false)" >out &&
-	none out
+	test_must_be_empty out
 '
 
 test_expect_success 'stderr stays empty under --json' '
 	offenders ".stderr" >out &&
-	none out
+	test_must_be_empty out
 '
 
 test_expect_success 'no output mentions a panic or a backtrace' '
 	grep -l -i -e panicked -e RUST_BACKTRACE -e "stack backtrace" -e "src/.*\.rs:[0-9]" "$C"/* >out
-	none out
+	test_must_be_empty out
 '
 
 test_expect_success 'no failure, and no success outside init and workspace, mentions a host path' '
@@ -677,12 +668,12 @@ test_expect_success 'no failure, and no success outside init and workspace, ment
 		[inputs | tonumber] as \$leaked | \$r[] | select(.n as \$n | \$leaked | index(\$n)) |
 		select(.rc != 0 or (.leaf | test(\"^(init|workspace)\") | not)) |
 		{n, rc, leaf, arg, value: .label}" leaked >out &&
-	none out
+	test_must_be_empty out
 '
 
 test_expect_success 'no failure changed anything on disk' '
 	offenders ".changed" >out &&
-	none out
+	test_must_be_empty out
 '
 
 test_expect_success 'the sweep covered every leaf and every kind of bad value' '

@@ -69,18 +69,9 @@ known_records () {
 # do not are shown.
 all_records () {
 	jq -c "select(($1) | not)" "$2" >"$R/not-meeting" &&
-	none "$R/not-meeting"
+	test_must_be_empty "$R/not-meeting"
 }
 
-# none FILE: FILE is empty; otherwise it is shown.
-none () {
-	if test -s "$1"
-	then
-		echo >&2 "$(wc -l <"$1") offending call(s):"
-		head -n 30 "$1" >&2
-		return 1
-	fi
-}
 
 
 test_expect_success 'setup: a tree with a file, a directory and a committed operation' '
@@ -121,66 +112,66 @@ test_expect_success 'the sweep covered every tool and every argument of its sche
 
 test_expect_success 'every base call succeeds, so in each bad call the bad value is all that is wrong' '
 	offenders ".value == \"base\" and .response.structured.ok != true" >out &&
-	none out
+	test_must_be_empty out
 '
 
 # Through the SDK.
 
 test_expect_success 'every call got a tool result (no timeout, no dead server, no protocol error)' '
 	offenders ".surface == \"sdk\" and .kind != \"result\"" >out &&
-	none out
+	test_must_be_empty out
 '
 
 test_expect_success 'after every call the session answers the next request' '
 	offenders ".alive != true" >out &&
-	none out
+	test_must_be_empty out
 '
 
 test_expect_success 'every result is exactly a success or a failure document' '
 	offenders ".kind == \"result\" and .envelope != true" >out &&
-	none out
+	test_must_be_empty out
 '
 
 test_expect_success 'isError is set exactly when ok is false, and the text content is the document' '
 	offenders "(.kind == \"result\" or .envelope != null) and
 		(.is_error_matches != true or .text_matches != true)" >out &&
-	none out
+	test_must_be_empty out
 '
 
 test_expect_success 'every failure carries a documented code' '
 	offenders ".code != null and (.code as \$c | $DOCUMENTED | index(\$c) | not)" >out &&
-	none out
+	test_must_be_empty out
 '
 
 test_expect_success 'no call hit INTERNAL_ERROR (a caught panic or a broken invariant)' '
 	offenders ".code == \"INTERNAL_ERROR\"" >out &&
-	none out
+	test_must_be_empty out
 '
 
 test_expect_success 'a wrong type, or null for a required argument, is INVALID_ARGUMENT naming it' '
 	offenders ".expect == \"invalid\" and .value != \"missing\" and
 		(.code != \"INVALID_ARGUMENT\" or .error_argument != .argument)" >out &&
-	none out
+	test_must_be_empty out
 '
 
 test_expect_success 'a missing required argument is INVALID_ARGUMENT naming it' '
 	offenders ".value == \"missing\" and (.code != \"INVALID_ARGUMENT\" or .error_argument != .argument)" >out &&
-	none out
+	test_must_be_empty out
 '
 
 test_expect_success 'an unknown argument, however spelled, is INVALID_ARGUMENT naming it' '
 	offenders ".expect == \"unknown\" and (.code != \"INVALID_ARGUMENT\" or .error_argument != .argument)" >out &&
-	none out
+	test_must_be_empty out
 '
 
 test_expect_success 'a failed call changes nothing in the tree or its journal' '
 	offenders ".changed == true" >out &&
-	none out
+	test_must_be_empty out
 '
 
 test_expect_success 'no response mentions a panic, a backtrace or a host path' '
 	offenders ".panic or .host_path" >out &&
-	none out
+	test_must_be_empty out
 '
 
 test_expect_success 'the server never wrote a panic, a backtrace or a host path to stderr' '
@@ -194,36 +185,36 @@ test_expect_success 'the server never wrote a panic, a backtrace or a host path 
 
 test_expect_success 'raw: stdout carries only JSON-RPC messages' '
 	offenders ".surface == \"raw\" and (.nonjson | length) > 0" >out &&
-	none out
+	test_must_be_empty out
 '
 
 test_expect_success 'raw: every reply carries an id (null when the request'"'"'s id could not be read)' '
 	offenders ".surface == \"raw\" and .missing_id > 0" >out &&
-	none out
+	test_must_be_empty out
 '
 
 test_expect_success 'raw: every request gets exactly one reply, with a code the specification allows' '
 	offenders ".surface == \"raw\" and (.accept | length) > 0 and
 		(.answered != 1 or (.answer_codes[0] as \$c | .accept | index(\$c) | not))" >out &&
-	none out
+	test_must_be_empty out
 '
 
 test_expect_success 'raw: a line with a lone surrogate or a number JSON cannot hold is a parse error or an answer' '
 	test "$(jq -c "select(.value == \"lone-surrogate\" or .value == \"out-of-range\")" "$OUT" | wc -l)" -ge 50 &&
 	offenders "(.value == \"lone-surrogate\" or .value == \"out-of-range\") and .answered != 1" >out &&
-	none out
+	test_must_be_empty out
 '
 
 test_expect_success 'raw: a request with bytes that are not UTF-8 is a parse error, and the session goes on' '
 	jq -c "select(.value == \"badutf8\")" "$OUT" >records &&
 	test_line_count -ge 40 records &&
 	offenders ".value == \"badutf8\" and (.alive != true or .answer_codes != [-32700])" >out &&
-	none out
+	test_must_be_empty out
 '
 
 test_expect_success 'raw: notifications, stray responses and blank lines get no reply' '
 	offenders ".surface == \"raw\" and (.accept | length) == 0 and (.replies | length) > 0" >out &&
-	none out
+	test_must_be_empty out
 '
 
 # Known breakages.

@@ -208,6 +208,17 @@ test_done () {
 }
 
 # test_line_count OP N FILE: the number of lines in FILE compares to N with OP (=, -gt, ...).
+# test_must_be_empty FILE: FILE is empty; otherwise the test fails and its first lines (one
+# offending record or invocation each, as the sweeping tests write them) are shown.
+test_must_be_empty () {
+	if test -s "$1"
+	then
+		echo >&2 "$(wc -l <"$1") offending line(s) in $1:"
+		head -n 40 "$1" >&2
+		return 1
+	fi
+}
+
 test_line_count () {
 	actual=$(wc -l <"$3")
 	test "$actual" "$1" "$2" || { echo >&2 "test_line_count: $3 has $actual lines"; cat >&2 "$3"; return 1; }
