@@ -500,11 +500,6 @@ fn finish(ws: &Workspace, id: &str, commit: bool) -> Result<JournalEntry> {
         .with("operation_id", id)
         .with("status", op.status.as_str()));
     }
-    if commit && op.under_lock {
-        // A mutation stores its new contents while its steps run: a crash can leave a path at
-        // its after state whose blob the store lacks. Committing needs it, as recovery does.
-        crate::recover::store_after_contents(ws, &op.items)?;
-    }
     let bad = mismatched_paths(ws, &op.items, commit)?;
     if !bad.is_empty() {
         let side = if commit { "after" } else { "before" };
@@ -628,13 +623,13 @@ pub fn fsck(ws: &Workspace) -> Result<Fsck> {
             if op.status == Status::Pending {
                 pending.push(op.id.clone());
             }
-            // A mutation stores its new contents while its steps run, and only a commit waits
-            // for them: an operation that was rolled back, or left partial, may lack the
-            // after blob of a path that never reached its after state, and one still pending
-            // under the lock may not have it yet. Before blobs are stored before any
-            // operation is recorded, so those are always checked.
+            // A mutation stores its new contents while it records the operation, and only its
+            // first step waits for them: an operation rolled back before any step may lack
+            // its after blobs, and one still pending under the lock may not have them yet.
+            // Before blobs are stored before any operation is recorded, so those are always
+            // checked.
             let after_required = match op.status {
-                Status::RolledBack | Status::Partial => false,
+                Status::RolledBack => false,
                 // In flight, or left by a crash for recovery to complete (fsck takes no lock).
                 Status::Pending => !op.under_lock,
                 _ => true,

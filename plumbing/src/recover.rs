@@ -4,18 +4,16 @@
 //! such an operation is still pending when another process holds the lock, its process died
 //! mid-way. Recovery looks at the tree and says honestly what happened: `committed` when every
 //! path holds its after state, `rolled_back` when every path still holds its before state, and
-//! `partial` otherwise (still undoable path by path). New contents that a path holds but the
-//! store lacks are stored from the path first (below). Temp files of ours left beside the
+//! `partial` otherwise (still undoable path by path). Temp files of ours left beside the
 //! operation's paths are removed. Operations begun by plumbing scripts (not under the lock)
 //! are left to their script, or to `journal-commit` / `journal-abort` by hand.
 
-use crate::ObjectId;
 use crate::commands::mismatched_paths;
 use crate::error::Result;
-use crate::journal::{Item, Journal, Status};
+use crate::journal::{Journal, Status};
 use crate::lock::WorkspaceLock;
 use crate::publish::TEMP_PREFIX;
-use crate::resolve::{Intent, Kind};
+use crate::resolve::Intent;
 use crate::walk::{self, EntryKind, WalkOptions};
 use crate::workspace::Workspace;
 use std::collections::BTreeSet;
@@ -43,7 +41,6 @@ pub fn recover(
         if !op.under_lock {
             continue;
         }
-        store_after_contents(ws, &op.items)?;
         let not_after = mismatched_paths(ws, &op.items, true)?;
         let not_before = mismatched_paths(ws, &op.items, false)?;
         let status = if not_after.is_empty() {
@@ -78,41 +75,6 @@ pub fn recover(
         journal.set_status(&r.operation_id, &[Status::Pending], r.status)?;
     }
     Ok(resolved)
-}
-
-/// A mutation stores its new contents while its steps run, so a crash can leave a path holding
-/// an operation's after state whose blob was never made durable. The path holds the bytes:
-/// they are stored from there, after checking they are exactly the recorded contents. (A path
-/// that does not hold its after state needs no after blob: the operation is rolled back or
-/// partial there, and undo restores before states only.)
-pub(crate) fn store_after_contents(ws: &Workspace, items: &[Item]) -> Result<()> {
-    let Some(state) = ws.state(false)? else {
-        return Ok(());
-    };
-    let store = state.store();
-    for item in items {
-        let Some(id) = item.after_hash else {
-            continue;
-        };
-        if item.kind != Kind::File || item.history_skipped || store.contains(&id) {
-            continue;
-        }
-        let open = || {
-            ws.root
-                .resolve(&item.path, Intent::Read)
-                .and_then(|t| t.open_file())
-        };
-        // Hashed first and stored only on a match, both streamed: whatever the path holds
-        // now, and whatever the limits are now, memory stays a few chunks.
-        let holds_it = open()
-            .ok()
-            .and_then(|file| ObjectId::of_reader(file).ok())
-            .is_some_and(|(actual, _)| actual == id);
-        if holds_it && let Ok(file) = open() {
-            store.write_stream(file)?;
-        }
-    }
-    Ok(())
 }
 
 fn parent_of(path: &str) -> &str {

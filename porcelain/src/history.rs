@@ -13,7 +13,7 @@ use filekeeper_plumbing::journal::{
     Item, ItemRecord, Journal, ListFilter, NewOperation, Operation, OperationHead, Status,
 };
 use filekeeper_plumbing::publish::Expect;
-use filekeeper_plumbing::resolve::{Intent, Kind};
+use filekeeper_plumbing::resolve::Kind;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -61,8 +61,8 @@ pub struct PathDiff {
     #[schemars(extend("enum" = ["file", "directory"]))]
     pub kind: &'static str,
     /// `text`, `binary`, `history_skipped`, `directory`, `unchanged`, or `never_stored`: the
-    /// operation was rolled back or left partial (or is still pending) before this path's new
-    /// contents were stored.
+    /// operation was rolled back (or is still pending) before this path's new contents were
+    /// stored.
     #[schemars(extend("enum" = ["text", "binary", "history_skipped", "directory", "unchanged", "never_stored"]))]
     pub diff_kind: &'static str,
     /// The unified diff, for `text`; null otherwise.
@@ -159,7 +159,7 @@ impl Workspace {
             } else if item.before_hash == item.after_hash && item.before_exists == item.after_exists
             {
                 ("unchanged", None)
-            } else if (matches!(op.status, Status::RolledBack | Status::Partial)
+            } else if (op.status == Status::RolledBack
                 || (op.status == Status::Pending && op.under_lock))
                 && item.after_hash.is_some_and(|h| !store.contains(&h))
             {
@@ -328,31 +328,6 @@ impl Workspace {
         let mut puts: Vec<&(&Item, Observed)> =
             to_restore.iter().filter(|(i, _)| i.before_exists).collect();
         puts.sort_by_key(|(i, _)| i.path.matches('/').count());
-        // What each path holds now is the undo's before state, and its rollback needs those
-        // bytes stored. They are, unless the operation stopped before storing its new
-        // contents (rolled back or partial after a failure): then they are read from the path.
-        let mut blobs = Vec::new();
-        for (item, now) in &to_restore {
-            if let (Observed::File { hash, .. }, Kind::File) = (*now, item.kind)
-                && !item.history_skipped
-                && !store.contains(&hash)
-            {
-                let target = self.inner.root.resolve(&item.path, Intent::Read)?;
-                match self.see(&target)? {
-                    seen if seen.hash == hash && seen.bytes.is_some() => {
-                        blobs.extend(seen.bytes);
-                    }
-                    _ => {
-                        return Err(Error::new(
-                            Code::UndoConflict,
-                            format!("{} changed while the undo was planned", item.path),
-                        )
-                        .with("operation_id", id)
-                        .with("blocking_paths", vec![item.path.clone()]));
-                    }
-                }
-            }
-        }
         for (item, now) in removals.into_iter().chain(puts) {
             let step = match (item.before_exists, item.kind, *now) {
                 (false, Kind::Directory, _) => Step::RemoveDir {
@@ -413,7 +388,7 @@ impl Workspace {
             undoes: Some(id.to_owned()),
             items,
             steps,
-            blobs,
+            blobs: Vec::new(),
             after_blobs: Vec::new(),
             warnings: Vec::new(),
             preview,

@@ -6,9 +6,9 @@
 //! plan rendered as a preview. A real run then, holding the workspace lock:
 //!
 //! 1. stores every before content as a blob (fsynced), which a rollback needs;
-//! 2. records the operation as pending (SQLite, synchronous=FULL);
-//! 3. applies the steps, each one individually atomic and durable, while a second thread
-//!    stores the after contents (started before 2, joined after 3);
+//! 2. records the operation as pending (SQLite, synchronous=FULL), while a second thread
+//!    stores the after contents, joined before 3;
+//! 3. applies the steps, each one individually atomic and durable;
 //! 4. re-reads every path and marks the operation committed only if all hold their after
 //!    state.
 //!
@@ -210,7 +210,7 @@ pub(crate) struct Plan {
     /// recorded.
     pub blobs: Vec<Arc<Vec<u8>>>,
     /// Contents that exist only once the change is made (the new bytes of a write or edit):
-    /// stored while the steps run, and durable before the operation is committed.
+    /// stored while the operation is recorded, and durable before the first step.
     pub after_blobs: Vec<Arc<Vec<u8>>>,
     pub warnings: Vec<String>,
     /// What a dry run shows; diffs are only computed when a dry run asks.
@@ -299,14 +299,16 @@ impl Workspace {
                 .unwrap_or_default(),
             items: plan.items.iter().map(|p| p.item.clone()).collect(),
         };
-        // The new contents go to the store on a second thread while the operation is recorded
-        // and its steps applied: a rollback never needs them, only the commit does, so they
-        // are joined before it. Their fsyncs and inode creation then overlap the journal's and
-        // the steps' own instead of coming first. A crash in between leaves a pending
-        // operation whose after blobs may be missing: recovery stores them from the paths
-        // that hold the after state (`recover`), and a rolled-back operation never needs them.
-        let outcome = std::thread::scope(|scope| {
-            let mut after = (!plan.after_blobs.is_empty()).then(|| {
+        // The new contents go to the store on a second thread while the operation is recorded:
+        // a rollback never needs them, so they need not precede the record, only the first
+        // step. Their fsyncs and inode creation overlap the journal's. They are joined before
+        // any step runs, so a full disk while storing them changes nothing (the operation is
+        // rolled back with nothing applied), and every path that reaches its after state has
+        // its blob. A crash between the record and the join leaves a pending operation whose
+        // after blobs may be missing and whose paths all hold their before state: recovery
+        // rolls it back.
+        let (begun, stored) = std::thread::scope(|scope| {
+            let after = (!plan.after_blobs.is_empty()).then(|| {
                 scope.spawn(|| -> Result<()> {
                     for blob in &plan.after_blobs {
                         store.write(blob)?;
@@ -314,50 +316,42 @@ impl Workspace {
                     Ok(())
                 })
             });
-            let mut joined = || match after.take() {
-                None => Ok(()),
-                Some(handle) => handle.join().unwrap_or_else(|_| {
+            let begun = journal.begin(&op);
+            let stored = after.map_or(Ok(()), |handle| {
+                handle.join().unwrap_or_else(|_| {
                     Err(Error::new(
                         Code::InternalError,
                         "storing the new contents failed unexpectedly",
                     ))
-                }),
-            };
-            let id = match journal.begin(&op) {
-                Ok(id) => id,
-                Err(err) => {
-                    let _ = joined();
-                    return Err(err);
-                }
-            };
-            filekeeper_plumbing::durable::crash_point("mutation-after-begin");
-            let mut applying = Task::new("applying changes", Some(plan.steps.len() as u64));
-            for (done, step) in plan.steps.iter().enumerate() {
-                applying.step(1);
-                let injected = filekeeper_plumbing::durable::fail_point(&format!(
-                    "mutation-step-{}",
-                    done + 1
-                ))
-                .map_err(|e| Error::storage("applying a step", &e));
-                if let Err(err) = injected.and_then(|()| self.apply(step, options)) {
-                    let _ = joined();
-                    return Err(self.roll_back(&mut journal, &id, &plan, done, err, &store));
-                }
-                if filekeeper_plumbing::durable::CRASH_POINTS_ARMED {
-                    filekeeper_plumbing::durable::crash_point(&format!(
-                        "mutation-after-step-{}",
-                        done + 1
-                    ));
-                }
-            }
-            drop(applying);
-            if let Err(err) = joined() {
-                let done = plan.steps.len();
+                })
+            });
+            (begun, stored)
+        });
+        let id = begun?;
+        if let Err(mut err) = stored {
+            let _ = journal.set_status(&id, &[Status::Pending], Status::RolledBack);
+            err.details.insert("operation_id".into(), id.into());
+            err.details.insert("steps_applied".into(), 0.into());
+            return Err(err);
+        }
+        filekeeper_plumbing::durable::crash_point("mutation-after-begin");
+        let mut applying = Task::new("applying changes", Some(plan.steps.len() as u64));
+        for (done, step) in plan.steps.iter().enumerate() {
+            applying.step(1);
+            let injected =
+                filekeeper_plumbing::durable::fail_point(&format!("mutation-step-{}", done + 1))
+                    .map_err(|e| Error::storage("applying a step", &e));
+            if let Err(err) = injected.and_then(|()| self.apply(step, options)) {
                 return Err(self.roll_back(&mut journal, &id, &plan, done, err, &store));
             }
-            Ok(id)
-        });
-        let id = outcome?;
+            if filekeeper_plumbing::durable::CRASH_POINTS_ARMED {
+                filekeeper_plumbing::durable::crash_point(&format!(
+                    "mutation-after-step-{}",
+                    done + 1
+                ));
+            }
+        }
+        drop(applying);
         let items: Vec<Item> = plan.items.iter().map(|p| p.item.clone()).collect();
         let bad = mismatched_paths(&self.inner, &items, true)?;
         if !bad.is_empty() {

@@ -60,7 +60,7 @@ impl Workspace {
 
     /// Reads a file's current state: hash, mode and size always; the bytes only when they are
     /// within the history cap.
-    pub(crate) fn see(&self, target: &Resolved) -> Result<Seen> {
+    fn see(&self, target: &Resolved) -> Result<Seen> {
         let mut file = target.open_file()?;
         let meta = file
             .metadata()

@@ -134,38 +134,3 @@ fn a_guard_failure_changes_nothing_and_records_nothing() {
     assert_eq!(fs::read(dir.path().join("ws/a.txt")).unwrap(), b"one\n");
     assert_eq!(journal(&ws).all().unwrap().len(), before);
 }
-
-#[test]
-fn undo_of_an_operation_that_never_stored_its_new_content_stores_it_first() {
-    // A mutation stores its new contents beside its steps; if it fails and is left partial,
-    // a path can hold contents the store lacks. Undoing it must store them, since they are
-    // the undo's own before state.
-    let (dir, ws) = workspace();
-    let opts = MutationOptions::default();
-    ws.create_file("a.txt", b"one\n", false, &opts).unwrap();
-    let id = ws
-        .write_file("a.txt", b"two\n", None, &opts)
-        .unwrap()
-        .operation_id
-        .unwrap();
-    let mut journal = journal(&ws);
-    journal
-        .set_status(&id, &[Status::Committed], Status::Partial)
-        .unwrap();
-    let two = ObjectId::of(b"two\n");
-    let hex = two.to_string().trim_start_matches("sha256:").to_owned();
-    let object = dir
-        .path()
-        .join("ws/.filekeeper/objects")
-        .join(&hex[..2])
-        .join(&hex[2..]);
-    fs::remove_file(&object).unwrap();
-    let store = ws.inner.state(false).unwrap().unwrap().store();
-    assert!(!store.contains(&two));
-
-    let undo = ws.undo(&id, &opts).unwrap();
-    assert_eq!(fs::read(dir.path().join("ws/a.txt")).unwrap(), b"one\n");
-    assert!(store.contains(&two), "the undo's before content is stored");
-    let undo_op = journal.get(undo.operation_id.as_deref().unwrap()).unwrap();
-    assert_eq!(undo_op.items[0].before_hash, Some(two));
-}
