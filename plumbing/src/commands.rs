@@ -623,17 +623,7 @@ pub fn fsck(ws: &Workspace) -> Result<Fsck> {
             if op.status == Status::Pending {
                 pending.push(op.id.clone());
             }
-            // A mutation stores its new contents while it records the operation, and only its
-            // first step waits for them: an operation rolled back before any step may lack
-            // its after blobs, and one still pending under the lock may not have them yet.
-            // Before blobs are stored before any operation is recorded, so those are always
-            // checked.
-            let after_required = match op.status {
-                Status::RolledBack => false,
-                // In flight, or left by a crash for recovery to complete (fsck takes no lock).
-                Status::Pending => !op.under_lock,
-                _ => true,
-            };
+            let after_required = op.after_blobs_required();
             for item in op.items.iter().filter(|i| !i.history_skipped) {
                 let after = item.after_hash.filter(|_| after_required);
                 for id in [item.before_hash, after].into_iter().flatten() {

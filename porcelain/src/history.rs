@@ -159,8 +159,7 @@ impl Workspace {
             } else if item.before_hash == item.after_hash && item.before_exists == item.after_exists
             {
                 ("unchanged", None)
-            } else if (op.status == Status::RolledBack
-                || (op.status == Status::Pending && op.under_lock))
+            } else if !op.after_blobs_required()
                 && item.after_hash.is_some_and(|h| !store.contains(&h))
             {
                 ("never_stored", None)

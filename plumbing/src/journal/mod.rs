@@ -757,6 +757,19 @@ pub struct OperationRecord {
 }
 
 impl Operation {
+    /// Whether every after blob of this operation must be stored. A mutation stores its new
+    /// contents while it records the operation, and only its first step waits for them: one
+    /// rolled back before any step may lack them, and one still pending under the lock (in
+    /// flight, or left by a crash for recovery) may not have them yet. Before blobs are
+    /// stored before any operation is recorded, so they are always required.
+    pub fn after_blobs_required(&self) -> bool {
+        match self.status {
+            Status::RolledBack => false,
+            Status::Pending => !self.under_lock,
+            _ => true,
+        }
+    }
+
     pub fn head(&self) -> OperationHead {
         OperationHead {
             id: self.id.clone(),
