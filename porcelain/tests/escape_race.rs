@@ -30,6 +30,8 @@ const READS: u32 = 7000;
 const WRITES: u32 = 1000;
 const MOVES: u32 = 1000;
 const DELETES: u32 = 1000;
+/// Further attempts allowed for a kind that has not yet both succeeded and been refused.
+const EXTRA: u32 = 5000;
 
 const INSIDE: &[u8] = b"inside\n";
 const SECRET: &[u8] = b"secret: outside the workspace\n";
@@ -148,6 +150,118 @@ impl RealDir {
     }
 }
 
+#[derive(Clone, Copy)]
+enum Kind {
+    Read,
+    Write,
+    Move,
+    Delete,
+}
+
+impl Kind {
+    const ALL: [Kind; 4] = [Kind::Read, Kind::Write, Kind::Move, Kind::Delete];
+
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Read => "read",
+            Kind::Write => "write",
+            Kind::Move => "move",
+            Kind::Delete => "delete",
+        }
+    }
+}
+
+/// Codes a call may be refused with while the attacker runs: the walk met the link
+/// (SYMLINK_ESCAPE_REFUSED); a step met it after the operation was recorded and the rollback met
+/// it too, so the operation is recorded partial (PARTIAL_RECOVERY); or the verification after the
+/// steps could not see the after state through the link (CONTENT_CONFLICT, recorded partial).
+/// Anything else -- STORAGE_ERROR, INTERNAL_ERROR, NOT_A_FILE, a success that landed outside --
+/// fails the test.
+const READ_CODES: &[Code] = &[Code::SymlinkEscapeRefused];
+const MUTATION_CODES: &[Code] = &[
+    Code::SymlinkEscapeRefused,
+    Code::PartialRecovery,
+    Code::ContentConflict,
+];
+
+/// The calls under attack, each checked through the real inside directory.
+struct Race<'a> {
+    ws: &'a Workspace,
+    real: &'a RealDir,
+    options: &'a MutationOptions,
+}
+
+impl Race<'_> {
+    /// Makes attempt number `i` of one kind and counts its outcome.
+    fn attempt(&self, kind: Kind, i: u32, tally: &mut Tally) {
+        let (ws, real, options) = (self.ws, self.real, self.options);
+        match kind {
+            Kind::Read => match ws.read_file("dir/file.txt", &ReadOptions::default()) {
+                Ok(read) => {
+                    assert_eq!(
+                        read.raw, INSIDE,
+                        "read {i} returned bytes that are not the inside file's"
+                    );
+                    tally.ok += 1;
+                }
+                Err(e) => tally.refuse("read", i, &e, READ_CODES),
+            },
+            Kind::Write => {
+                let content = format!("written by attempt {i}\n");
+                match ws.write_file("dir/w.txt", content.as_bytes(), None, options) {
+                    Ok(_) => {
+                        assert_eq!(
+                            real.read("w.txt"),
+                            content.as_bytes(),
+                            "write {i} succeeded but the inside file does not hold it"
+                        );
+                        tally.ok += 1;
+                    }
+                    Err(e) => tally.refuse("write", i, &e, MUTATION_CODES),
+                }
+            }
+            Kind::Move => {
+                // Ping-pong between two names; a partial move can leave both or neither.
+                match (real.exists("ping.txt"), real.exists("pong.txt")) {
+                    (false, false) => real.put("ping.txt", INSIDE),
+                    (true, true) => real.remove("pong.txt"),
+                    _ => {}
+                }
+                let (from, to) = if real.exists("ping.txt") {
+                    ("ping.txt", "pong.txt")
+                } else {
+                    ("pong.txt", "ping.txt")
+                };
+                match ws.move_file(&format!("dir/{from}"), &format!("dir/{to}"), false, options) {
+                    Ok(_) => {
+                        assert!(
+                            !real.exists(from) && real.read(to) == INSIDE,
+                            "move {i} succeeded but did not move the inside file"
+                        );
+                        tally.ok += 1;
+                    }
+                    Err(e) => tally.refuse("move", i, &e, MUTATION_CODES),
+                }
+            }
+            Kind::Delete => {
+                if !real.exists("d.txt") {
+                    real.put("d.txt", b"doomed\n");
+                }
+                match ws.delete_file("dir/d.txt", None, options) {
+                    Ok(_) => {
+                        assert!(
+                            !real.exists("d.txt"),
+                            "delete {i} succeeded but the inside file is still there"
+                        );
+                        tally.ok += 1;
+                    }
+                    Err(e) => tally.refuse("delete", i, &e, MUTATION_CODES),
+                }
+            }
+        }
+    }
+}
+
 fn open_workspace(base: &Path, root: &Path) -> Workspace {
     let keeper = Filekeeper::new(Some(&base.join("home"))).unwrap();
     keeper.workspace(None, Some(root)).unwrap()
@@ -214,96 +328,22 @@ fn a_racing_swap_of_a_directory_for_a_symlink_never_lets_a_call_reach_outside() 
         })
     };
 
-    // Codes a call may be refused with while the attacker runs: the walk met the link
-    // (SYMLINK_ESCAPE_REFUSED); a step met it after the operation was recorded and the rollback
-    // met it too, so the operation is recorded partial (PARTIAL_RECOVERY); or the verification
-    // after the steps could not see the after state through the link (CONTENT_CONFLICT,
-    // recorded partial). Anything else -- STORAGE_ERROR, INTERNAL_ERROR, NOT_A_FILE, a success
-    // that landed outside -- fails the test.
-    let read_codes = [Code::SymlinkEscapeRefused];
-    let mutation_codes = [
-        Code::SymlinkEscapeRefused,
-        Code::PartialRecovery,
-        Code::ContentConflict,
-    ];
-    let (mut reads, mut writes, mut moves, mut deletes) = (
-        Tally::default(),
-        Tally::default(),
-        Tally::default(),
-        Tally::default(),
-    );
+    let mut tallies: [Tally; 4] = Default::default();
+    let race = Race {
+        ws: &ws,
+        real: &real,
+        options: &options,
+    };
     let total = READS + WRITES + MOVES + DELETES;
     for i in 0..total {
         // Ten slots: seven reads, then a write, a move and a delete.
-        match i % 10 {
-            0..=6 => match ws.read_file("dir/file.txt", &ReadOptions::default()) {
-                Ok(read) => {
-                    assert_eq!(
-                        read.raw, INSIDE,
-                        "read {i} returned bytes that are not the inside file's"
-                    );
-                    reads.ok += 1;
-                }
-                Err(e) => reads.refuse("read", i, &e, &read_codes),
-            },
-            7 => {
-                let content = format!("written by attempt {i}\n");
-                match ws.write_file("dir/w.txt", content.as_bytes(), None, &options) {
-                    Ok(_) => {
-                        assert_eq!(
-                            real.read("w.txt"),
-                            content.as_bytes(),
-                            "write {i} succeeded but the inside file does not hold it"
-                        );
-                        writes.ok += 1;
-                    }
-                    Err(e) => writes.refuse("write", i, &e, &mutation_codes),
-                }
-            }
-            8 => {
-                // Ping-pong between two names; a partial move can leave both or neither.
-                match (real.exists("ping.txt"), real.exists("pong.txt")) {
-                    (false, false) => real.put("ping.txt", INSIDE),
-                    (true, true) => real.remove("pong.txt"),
-                    _ => {}
-                }
-                let (from, to) = if real.exists("ping.txt") {
-                    ("ping.txt", "pong.txt")
-                } else {
-                    ("pong.txt", "ping.txt")
-                };
-                match ws.move_file(
-                    &format!("dir/{from}"),
-                    &format!("dir/{to}"),
-                    false,
-                    &options,
-                ) {
-                    Ok(_) => {
-                        assert!(
-                            !real.exists(from) && real.read(to) == INSIDE,
-                            "move {i} succeeded but did not move the inside file"
-                        );
-                        moves.ok += 1;
-                    }
-                    Err(e) => moves.refuse("move", i, &e, &mutation_codes),
-                }
-            }
-            _ => {
-                if !real.exists("d.txt") {
-                    real.put("d.txt", b"doomed\n");
-                }
-                match ws.delete_file("dir/d.txt", None, &options) {
-                    Ok(_) => {
-                        assert!(
-                            !real.exists("d.txt"),
-                            "delete {i} succeeded but the inside file is still there"
-                        );
-                        deletes.ok += 1;
-                    }
-                    Err(e) => deletes.refuse("delete", i, &e, &mutation_codes),
-                }
-            }
-        }
+        let kind = match i % 10 {
+            0..=6 => Kind::Read,
+            7 => Kind::Write,
+            8 => Kind::Move,
+            _ => Kind::Delete,
+        };
+        race.attempt(kind, i, &mut tallies[kind as usize]);
         if i % 1000 == 999 {
             assert_eq!(
                 snapshot(&outside),
@@ -312,17 +352,29 @@ fn a_racing_swap_of_a_directory_for_a_symlink_never_lets_a_call_reach_outside() 
             );
         }
     }
+    // A kind that has not yet both succeeded and been refused gets more attempts of its own, up
+    // to a budget: on a loaded machine a move may win its race in fewer than one try in a
+    // thousand, and the guards below must not depend on the machine's speed.
+    let mut extra = 0;
+    while extra < EXTRA {
+        let Some(kind) = Kind::ALL.into_iter().find(|&kind| {
+            let tally = &tallies[kind as usize];
+            tally.ok == 0 || tally.ok == tally.attempts()
+        }) else {
+            break;
+        };
+        race.attempt(kind, total + extra, &mut tallies[kind as usize]);
+        extra += 1;
+    }
     stop.store(true, Ordering::Relaxed);
     let swaps = attacker.join().unwrap();
 
-    eprintln!("escape race: {total} attempts, {swaps} swaps by the attacker, 0 escapes");
-    for (what, tally) in [
-        ("read", &reads),
-        ("write", &writes),
-        ("move", &moves),
-        ("delete", &deletes),
-    ] {
-        eprintln!("  {}", tally.report(what));
+    eprintln!(
+        "escape race: {} attempts ({extra} extra), {swaps} swaps by the attacker, 0 escapes",
+        total + extra
+    );
+    for kind in Kind::ALL {
+        eprintln!("  {}", tallies[kind as usize].report(kind.name()));
     }
     eprintln!("  took {:.1?}", started.elapsed());
 
@@ -332,17 +384,13 @@ fn a_racing_swap_of_a_directory_for_a_symlink_never_lets_a_call_reach_outside() 
         "something outside the workspace changed"
     );
     assert_eq!(
-        reads.attempts() + writes.attempts() + moves.attempts() + deletes.attempts(),
-        total
+        tallies.iter().map(Tally::attempts).sum::<u32>(),
+        total + extra
     );
     assert!(total >= 10_000);
     assert!(swaps > 1000, "the attacker barely ran ({swaps} swaps)");
-    for (what, tally) in [
-        ("read", &reads),
-        ("write", &writes),
-        ("move", &moves),
-        ("delete", &deletes),
-    ] {
+    for kind in Kind::ALL {
+        let (what, tally) = (kind.name(), &tallies[kind as usize]);
         assert!(
             tally.ok > 0,
             "no {what} ever succeeded: the race proves nothing"
