@@ -55,8 +55,32 @@ pub(crate) fn relaxed<T>(
     conn: &Connection,
     write: impl FnOnce(&Connection) -> Result<T>,
 ) -> Result<T> {
+    // Not cached statements: SQLite marks a pragma that sets a value as run-once and prepares
+    // it again on every run, so a kept one would save nothing.
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     let result = write(conn);
     conn.pragma_update(None, "synchronous", "FULL")?;
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn synchronous(conn: &Connection) -> i64 {
+        conn.pragma_query_value(None, "synchronous", |r| r.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn relaxed_writes_run_with_normal_sync_every_time_and_full_is_restored() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = open(&dir.path().join("db.sqlite3"), true, |_| Ok(())).unwrap();
+        assert_eq!(synchronous(&conn), 2, "FULL after opening");
+        for _ in 0..3 {
+            let inside = relaxed(&conn, |conn| Ok(synchronous(conn))).unwrap();
+            assert_eq!(inside, 1, "NORMAL inside every relaxed write");
+            assert_eq!(synchronous(&conn), 2, "FULL again afterwards");
+        }
+    }
 }

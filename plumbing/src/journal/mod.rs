@@ -231,10 +231,11 @@ impl Journal {
         }
         let id = format!("op_{}", random_hex16());
         let tx = self.conn_mut().transaction()?;
-        tx.execute(
+        tx.prepare_cached(
             "INSERT INTO operations (id, kind, status, actor, task_id, summary, target_path, source_path, undoes, metadata, under_lock)
              VALUES (?1, ?2, 'pending', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            params![
+        )?
+        .execute(params![
                 id,
                 op.kind,
                 op.actor,
@@ -244,9 +245,8 @@ impl Journal {
                 op.source_path,
                 op.undoes,
                 Value::Object(op.metadata.clone()).to_string(),
-                op.under_lock,
-            ],
-        )
+            op.under_lock,
+        ])
         .map_err(|e| match &e {
             // SQLITE_CONSTRAINT_FOREIGNKEY: the only foreign key of this row is `undoes`.
             rusqlite::Error::SqliteFailure(f, _) if f.extended_code == 787 => {
@@ -255,11 +255,12 @@ impl Journal {
             _ => e.into(),
         })?;
         for (ordinal, item) in op.items.iter().enumerate() {
-            tx.execute(
+            tx.prepare_cached(
                 "INSERT INTO operation_items (op_id, ordinal, path, change, kind, before_exists, after_exists,
                      before_hash, after_hash, before_mode, after_mode, history_skipped)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-                params![
+            )?
+            .execute(params![
                     id,
                     ordinal as i64,
                     item.path,
@@ -271,9 +272,8 @@ impl Journal {
                     item.after_hash.map(|h| h.to_string()),
                     item.before_mode,
                     item.after_mode,
-                    item.history_skipped,
-                ],
-            )?;
+                item.history_skipped,
+            ])?;
         }
         crate::durable::counted("journal: record operation", || {
             tx.commit().map_err(Error::from)
@@ -287,11 +287,12 @@ impl Journal {
         let current = self.status(id)?;
         let changed = if from.contains(&current) {
             crate::durable::counted("journal: set status", || {
-                self.conn().execute(
-                    "UPDATE operations SET status = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-                     WHERE id = ?1 AND status = ?3",
-                    params![id, to.as_str(), current.as_str()],
-                )
+                self.conn()
+                    .prepare_cached(
+                        "UPDATE operations SET status = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+                         WHERE id = ?1 AND status = ?3",
+                    )?
+                    .execute(params![id, to.as_str(), current.as_str()])
                 .map_err(Error::from)
             })?
         } else {
@@ -320,11 +321,12 @@ impl Journal {
         let conn = self.conn();
         crate::durable::counted("journal: commit operation", || {
             crate::sqlite::relaxed(conn, |conn| {
-                let changed = conn.execute(
-                "UPDATE operations SET status = 'committed', updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-                 WHERE id = ?1 AND status = 'pending' AND under_lock = 1",
-                [id],
-            )?;
+                let changed = conn
+                    .prepare_cached(
+                        "UPDATE operations SET status = 'committed', updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+                         WHERE id = ?1 AND status = 'pending' AND under_lock = 1",
+                    )?
+                    .execute([id])?;
                 if changed == 1 {
                     Ok(())
                 } else {
@@ -339,9 +341,8 @@ impl Journal {
     fn status(&self, id: &str) -> Result<Status> {
         let text: Option<String> = self
             .conn()
-            .query_row("SELECT status FROM operations WHERE id = ?1", [id], |r| {
-                r.get(0)
-            })
+            .prepare_cached("SELECT status FROM operations WHERE id = ?1")?
+            .query_row([id], |r| r.get(0))
             .optional()?;
         let text = text.ok_or_else(|| operation_not_found(id))?;
         Status::parse(&text).ok_or_else(|| {
@@ -446,7 +447,7 @@ impl Journal {
             "SELECT seq, id, kind, status, created_at, updated_at, actor, task_id, summary,
                     target_path, source_path, undoes, metadata, under_lock FROM operations {filter}"
         );
-        let mut stmt = self.conn().prepare(&sql)?;
+        let mut stmt = self.conn().prepare_cached(&sql)?;
         let rows = stmt.query_map(args, |r| {
             let status: String = r.get(3)?;
             let status = Status::parse(&status).ok_or_else(|| {
