@@ -201,6 +201,37 @@ test_expect_success 'a crash while a new content is stored, beside the record, c
 	in_case fsck >/dev/null
 '
 
+test_expect_success 'a crash while a new file is staged, beside the record, changes nothing and leaves no temp file' '
+	make_case file_write "$TRASH/staged/write" &&
+	cd "$TRASH/staged/write" &&
+	crash publish-staged run_file_write &&
+	survey >state &&
+	echo before >expect &&
+	test_cmp expect state &&
+	no_temp_files &&
+	in_case --json recover >recover.json &&
+	# Whether the record was made before the crash is a race; either way, no step ran.
+	json_get "[.resolved[].status] | . == [] or . == [\"rolled_back\"]" recover.json &&
+	test "$(pending_count)" = 0 &&
+	survey >state &&
+	test_cmp expect state &&
+	in_case fsck >/dev/null
+'
+
+test_expect_success 'a crash while a new file is staged for a creation leaves no file and no temp file' '
+	make_case file_create "$TRASH/staged/create" &&
+	cd "$TRASH/staged/create" &&
+	crash publish-staged run_file_create &&
+	survey >state &&
+	echo before >expect &&
+	test_cmp expect state &&
+	no_temp_files &&
+	in_case --json recover >recover.json &&
+	json_get "[.resolved[].status] | . == [] or . == [\"rolled_back\"]" recover.json &&
+	test "$(pending_count)" = 0 &&
+	in_case fsck >/dev/null
+'
+
 test_expect_success 'an operation pending or rolled back before its new content was stored: fsck is clean, history diff says never_stored' '
 	make_case file_write "$TRASH/after-blob/rolled-back" &&
 	cd "$TRASH/after-blob/rolled-back" &&

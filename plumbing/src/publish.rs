@@ -10,7 +10,7 @@ use crate::durable::counted;
 use crate::error::{Code, Error, Result};
 use crate::oid::{Hasher, ObjectId};
 use crate::resolve::{Kind, Resolved, io_error};
-use rustix::fs::{Mode, OFlags, RenameFlags};
+use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags};
 use rustix::io::Errno;
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -68,7 +68,8 @@ fn not_a_file(target: &Resolved) -> Error {
 /// Replaces the file at `target` with the bytes `fill` writes, after checking `expect`.
 /// `mode` sets the permission bits; by default an existing file keeps its own and a new file
 /// gets 0666 less the umask. With `content`, the written bytes must hash to it, checked
-/// before the rename, so wrong bytes are never published.
+/// before the rename, so wrong bytes are never published. Nothing is written when the
+/// expectation fails.
 pub fn publish(
     target: &Resolved,
     expect: Expect,
@@ -76,114 +77,291 @@ pub fn publish(
     content: Option<ObjectId>,
     fill: impl FnOnce(&mut dyn Write) -> Result<()>,
 ) -> Result<Published> {
-    let name = target.name().ok_or_else(|| not_a_file(target))?;
-    let (before_hash, before_mode) = match (expect, target.kind) {
-        (_, Some(Kind::Directory)) => return Err(not_a_file(target)),
-        (Expect::Absent, Some(Kind::File)) => return Err(already_exists(target)),
-        (Expect::Hash(expected), None) => {
-            return Err(conflict(target, expected, None));
-        }
+    let before = check(target, expect)?;
+    let staged = write_temp(target, mode.or(before.1), content, fill, TempKind::Any)?
+        .ok_or_else(|| Error::internal("a named temporary file is always possible"))?;
+    staged.finish_checked(target, expect, mode, before)
+}
+
+/// New bytes for one file, written and fsynced beside it but not yet visible: the first half
+/// of [`publish`], which [`Staged::finish`] completes. A mutation stages its new files while
+/// its journal record is written, so their fsyncs overlap.
+///
+/// The file is unnamed (`O_TMPFILE`): a crash before [`Staged::finish`] names it leaves
+/// nothing behind, which matters because no journal record may yet say where to look.
+#[derive(Debug)]
+pub struct Staged {
+    file: File,
+    /// The directory it is in, for removing a named temp file that is never finished.
+    parent: std::os::fd::OwnedFd,
+    /// `None` while unnamed.
+    name: Option<String>,
+    /// The permission bits given to it.
+    mode: u32,
+    after_hash: ObjectId,
+    size: u64,
+}
+
+/// Whether a temp file may have a name from the start.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum TempKind {
+    /// Unnamed, or nothing (`Ok(None)`) where the filesystem or `/proc` cannot name one later.
+    Unnamed,
+    /// Unnamed where possible, else named `.fk-tmp-*`.
+    Any,
+}
+
+/// Stages `fill`'s bytes for `target` in an unnamed temp file in its directory, fsynced, with
+/// the permission bits `mode` or, by default, those of the file there now. `Ok(None)` where the
+/// filesystem cannot make unnamed files (or `/proc` is not mounted to name them): publish at
+/// the step instead.
+pub fn stage(
+    target: &Resolved,
+    mode: Option<u32>,
+    content: Option<ObjectId>,
+    fill: impl FnOnce(&mut dyn Write) -> Result<()>,
+) -> Result<Option<Staged>> {
+    let mode = match (mode, target.kind) {
+        (Some(bits), _) => Some(bits),
+        (None, Some(Kind::File)) => Some(file_mode(target)?),
+        (None, Some(Kind::Directory)) => return Err(not_a_file(target)),
+        (None, None) => None,
+    };
+    let staged = write_temp(target, mode, content, fill, TempKind::Unnamed)?;
+    crate::durable::crash_point("publish-staged");
+    Ok(staged)
+}
+
+fn file_mode(target: &Resolved) -> Result<u32> {
+    Ok(target
+        .open_file()?
+        .metadata()
+        .map_err(|e| Error::storage("inspecting file", &e))?
+        .permissions()
+        .mode()
+        & 0o7777)
+}
+
+/// Checks `expect` against the file at `target` now: the previous file's id (when the
+/// expectation required hashing it) and permission bits.
+fn check(target: &Resolved, expect: Expect) -> Result<(Option<ObjectId>, Option<u32>)> {
+    match (expect, target.kind) {
+        (_, Some(Kind::Directory)) => Err(not_a_file(target)),
+        (Expect::Absent, Some(Kind::File)) => Err(already_exists(target)),
+        (Expect::Hash(expected), None) => Err(conflict(target, expected, None)),
         (Expect::Hash(expected), Some(Kind::File)) => {
             let (actual, mode) =
                 current_state(target)?.ok_or_else(|| conflict(target, expected, None))?;
             if actual != expected {
                 return Err(conflict(target, expected, Some(actual)));
             }
-            (Some(actual), Some(mode))
+            Ok((Some(actual), Some(mode)))
         }
-        (_, Some(Kind::File)) => {
-            let meta = target
-                .open_file()?
-                .metadata()
-                .map_err(|e| Error::storage("inspecting file", &e))?;
-            (None, Some(meta.permissions().mode() & 0o7777))
-        }
-        (_, None) => (None, None),
-    };
+        (_, Some(Kind::File)) => Ok((None, Some(file_mode(target)?))),
+        (_, None) => Ok((None, None)),
+    }
+}
 
-    let tmp_name = format!("{TEMP_PREFIX}{}", crate::durable::random_hex16());
+/// Whether unnamed temp files can be named later: `linkat` of `/proc/self/fd/N` needs `/proc`.
+fn proc_fd_available() -> bool {
+    static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *AVAILABLE.get_or_init(|| std::path::Path::new("/proc/self/fd").is_dir())
+}
+
+/// Creates a temp file in `target`'s directory, writes `fill`'s bytes, sets `mode` and fsyncs.
+fn write_temp(
+    target: &Resolved,
+    mode: Option<u32>,
+    content: Option<ObjectId>,
+    fill: impl FnOnce(&mut dyn Write) -> Result<()>,
+    kind: TempKind,
+) -> Result<Option<Staged>> {
+    if target.name().is_none() {
+        return Err(not_a_file(target));
+    }
     let parent = target.parent();
-    let fd = counted("create temporary file", || {
-        rustix::fs::openat(
-            parent,
-            tmp_name.as_str(),
-            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::from_raw_mode(0o666),
-        )
-    })
-    .map_err(|e| io_error("creating temporary file", e))?;
-    let remove_tmp = || {
-        let _ = rustix::fs::unlinkat(parent, tmp_name.as_str(), rustix::fs::AtFlags::empty());
+    let unnamed = if proc_fd_available() {
+        counted("create temporary file", || {
+            rustix::fs::openat(
+                parent,
+                ".",
+                OFlags::WRONLY | OFlags::TMPFILE | OFlags::CLOEXEC,
+                Mode::from_raw_mode(0o666),
+            )
+        })
+        .map(Some)
+        .or_else(|errno| match errno {
+            // No O_TMPFILE on this filesystem or kernel.
+            Errno::OPNOTSUPP | Errno::ISDIR | Errno::INVAL => Ok(None),
+            e => Err(io_error("creating temporary file", e)),
+        })?
+    } else {
+        None
     };
-    let mut file = HashingWriter {
+    let (fd, name) = match (unnamed, kind) {
+        (Some(fd), _) => (fd, None),
+        (None, TempKind::Unnamed) => return Ok(None),
+        (None, TempKind::Any) => {
+            let name = format!("{TEMP_PREFIX}{}", crate::durable::random_hex16());
+            let fd = counted("create temporary file", || {
+                rustix::fs::openat(
+                    parent,
+                    name.as_str(),
+                    OFlags::WRONLY
+                        | OFlags::CREATE
+                        | OFlags::EXCL
+                        | OFlags::NOFOLLOW
+                        | OFlags::CLOEXEC,
+                    Mode::from_raw_mode(0o666),
+                )
+            })
+            .map_err(|e| io_error("creating temporary file", e))?;
+            (fd, Some(name))
+        }
+    };
+    let parent =
+        rustix::io::fcntl_dupfd_cloexec(parent, 0).map_err(|e| io_error("opening directory", e));
+    let mut out = HashingWriter {
         file: File::from(fd),
         hasher: Hasher::default(),
     };
-    let written = (|| -> Result<u32> {
-        counted("write file data", || fill(&mut file))?;
-        let keep = mode.or(before_mode);
-        if let Some(bits) = keep {
-            counted("set file mode", || {
-                file.file
-                    .set_permissions(std::fs::Permissions::from_mode(bits))
-            })
-            .map_err(|e| Error::storage("setting file mode", &e))?;
-        }
-        counted("sync file", || file.file.sync_all())
-            .map_err(|e| Error::storage("syncing file", &e))?;
-        let final_mode = file
-            .file
-            .metadata()
-            .map_err(|e| Error::storage("inspecting file", &e))?
-            .permissions()
-            .mode()
-            & 0o7777;
-        Ok(final_mode)
-    })();
-    let after_mode = match written {
-        Ok(m) => m,
+    // From here on, a named temp file is removed when the `Staged` is dropped unfinished.
+    let parent = match parent {
+        Ok(parent) => parent,
         Err(e) => {
-            remove_tmp();
+            if let Some(name) = &name {
+                let _ = rustix::fs::unlinkat(target.parent(), name.as_str(), AtFlags::empty());
+            }
             return Err(e);
         }
     };
-    let (after_hash, size) = file.hasher.finish();
+    counted("write file data", || fill(&mut out))?;
+    if let Some(bits) = mode {
+        counted("set file mode", || {
+            out.file
+                .set_permissions(std::fs::Permissions::from_mode(bits))
+        })
+        .map_err(|e| Error::storage("setting file mode", &e))?;
+    }
+    counted("sync file", || out.file.sync_all()).map_err(|e| Error::storage("syncing file", &e))?;
+    let mode = out
+        .file
+        .metadata()
+        .map_err(|e| Error::storage("inspecting file", &e))?
+        .permissions()
+        .mode()
+        & 0o7777;
+    let (after_hash, size) = out.hasher.finish();
+    let staged = Staged {
+        file: out.file,
+        parent,
+        name,
+        mode,
+        after_hash,
+        size,
+    };
     if content.is_some_and(|want| want != after_hash) {
-        remove_tmp();
         return Err(Error::new(
             Code::StorageError,
             "the bytes written differ from the content's id; nothing was published",
         )
         .path(&target.given));
     }
-    crate::durable::crash_point("publish-before-rename");
+    Ok(Some(staged))
+}
 
-    let renamed = counted("rename into place", || {
-        if expect == Expect::Absent {
-            rename_noreplace(parent, &tmp_name, name)
-        } else {
-            rustix::fs::renameat(parent, tmp_name.as_str(), parent, name)
-        }
-    });
-    if let Err(errno) = renamed {
-        remove_tmp();
-        return Err(match errno {
-            Errno::EXIST => already_exists(target),
-            Errno::ISDIR => not_a_file(target),
-            e => io_error("replacing file", e),
-        });
+impl Staged {
+    /// The id of the staged bytes.
+    pub fn after_hash(&self) -> ObjectId {
+        self.after_hash
     }
-    crate::durable::crash_point("publish-before-dir-sync");
-    let dir = target.parent_for_sync()?;
-    counted("sync directory", || dir.sync_all())
-        .map_err(|e| Error::storage("syncing directory", &e))?;
-    Ok(Published {
-        before_hash,
-        before_mode,
-        after_hash,
-        after_mode,
-        size,
-    })
+
+    /// Completes the publication at `target` (the path the bytes were staged for): checks
+    /// `expect`, gives the file the mode an existing target has now (unless `mode` was given
+    /// when staging), renames it into place and fsyncs the directory.
+    pub fn finish(self, target: &Resolved, expect: Expect, mode: Option<u32>) -> Result<Published> {
+        let before = check(target, expect)?;
+        self.finish_checked(target, expect, mode, before)
+    }
+
+    fn finish_checked(
+        mut self,
+        target: &Resolved,
+        expect: Expect,
+        mode: Option<u32>,
+        (before_hash, before_mode): (Option<ObjectId>, Option<u32>),
+    ) -> Result<Published> {
+        let name = target.name().ok_or_else(|| not_a_file(target))?;
+        let parent = target.parent();
+        // The target's mode changed since staging (rare): give the file the new one, durably.
+        if let Some(bits) = mode.or(before_mode)
+            && bits != self.mode
+        {
+            counted("set file mode", || {
+                self.file
+                    .set_permissions(std::fs::Permissions::from_mode(bits))
+            })
+            .map_err(|e| Error::storage("setting file mode", &e))?;
+            counted("sync file", || self.file.sync_all())
+                .map_err(|e| Error::storage("syncing file", &e))?;
+            self.mode = bits;
+        }
+        if self.name.is_none() {
+            use std::os::fd::AsRawFd;
+            let tmp_name = format!("{TEMP_PREFIX}{}", crate::durable::random_hex16());
+            let link = format!("/proc/self/fd/{}", self.file.as_raw_fd());
+            counted("name temporary file", || {
+                rustix::fs::linkat(
+                    rustix::fs::CWD,
+                    link.as_str(),
+                    parent,
+                    tmp_name.as_str(),
+                    AtFlags::SYMLINK_FOLLOW,
+                )
+            })
+            .map_err(|e| io_error("naming temporary file", e))?;
+            self.name = Some(tmp_name);
+        }
+        let tmp_name = self.name.clone().unwrap_or_default();
+        crate::durable::crash_point("publish-before-rename");
+
+        let renamed = counted("rename into place", || {
+            if expect == Expect::Absent {
+                rename_noreplace(parent, &tmp_name, name)
+            } else {
+                rustix::fs::renameat(parent, tmp_name.as_str(), parent, name)
+            }
+        });
+        if let Err(errno) = renamed {
+            return Err(match errno {
+                Errno::EXIST => already_exists(target),
+                Errno::ISDIR => not_a_file(target),
+                e => io_error("replacing file", e),
+            });
+        }
+        // Renamed: nothing is left to remove.
+        self.name = None;
+        crate::durable::crash_point("publish-before-dir-sync");
+        let dir = target.parent_for_sync()?;
+        counted("sync directory", || dir.sync_all())
+            .map_err(|e| Error::storage("syncing directory", &e))?;
+        Ok(Published {
+            before_hash,
+            before_mode,
+            after_hash: self.after_hash,
+            after_mode: self.mode,
+            size: self.size,
+        })
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        // An unnamed file goes away with its descriptor; a named one is removed.
+        if let Some(name) = self.name.take() {
+            let _ = rustix::fs::unlinkat(&self.parent, name.as_str(), AtFlags::empty());
+        }
+    }
 }
 
 /// `renameat2(RENAME_NOREPLACE)`, or link-then-unlink on filesystems without it: both fail

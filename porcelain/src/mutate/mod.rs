@@ -7,7 +7,8 @@
 //!
 //! 1. stores every before content as a blob (fsynced), which a rollback needs;
 //! 2. records the operation as pending (SQLite, synchronous=FULL), while a second thread
-//!    stores the after contents, joined before 3;
+//!    stores the after contents and a third stages the new files unnamed beside their
+//!    targets (`publish::stage`), both joined before 3;
 //! 3. applies the steps, each one individually atomic and durable;
 //! 4. re-reads every path and marks the operation committed only if all hold their after
 //!    state.
@@ -247,6 +248,24 @@ pub(crate) fn item_changes(item: &Item) -> bool {
         || (item.after_mode.is_some() && item.before_mode != item.after_mode)
 }
 
+/// A publication's new file, staged while the operation is recorded, with the target it was
+/// staged for.
+type StagedFile = (
+    filekeeper_plumbing::resolve::Resolved,
+    filekeeper_plumbing::publish::Staged,
+);
+
+/// Whether a plan's new files can be staged before its record: only when every step is a
+/// publication, since an earlier step of another kind (a mkdir, a rename) could change what a
+/// later path resolves to.
+fn stageable(plan: &Plan) -> bool {
+    !plan.steps.is_empty()
+        && plan
+            .steps
+            .iter()
+            .all(|step| matches!(step, Step::Publish { .. }))
+}
+
 fn hash_text(id: Option<ObjectId>) -> Option<String> {
     id.map(|h| h.to_string())
 }
@@ -307,7 +326,12 @@ impl Workspace {
         // its blob. A crash between the record and the join leaves a pending operation whose
         // after blobs may be missing and whose paths all hold their before state: recovery
         // rolls it back.
-        let (begun, stored) = std::thread::scope(|scope| {
+        //
+        // The new files are staged meanwhile too, written and fsynced as unnamed temp files
+        // beside their targets: only the rename at each step must follow the record, and a
+        // crash leaves nothing of an unnamed file to clean up.
+        let (begun, prepared) = std::thread::scope(|scope| {
+            let staging = stageable(&plan).then(|| scope.spawn(|| self.stage(&plan, options)));
             let after = (!plan.after_blobs.is_empty()).then(|| {
                 scope.spawn(|| -> Result<()> {
                     for blob in &plan.after_blobs {
@@ -317,23 +341,30 @@ impl Workspace {
                 })
             });
             let begun = journal.begin(&op);
+            let died =
+                |what: &str| Error::new(Code::InternalError, format!("{what} failed unexpectedly"));
             let stored = after.map_or(Ok(()), |handle| {
-                handle.join().unwrap_or_else(|_| {
-                    Err(Error::new(
-                        Code::InternalError,
-                        "storing the new contents failed unexpectedly",
-                    ))
-                })
+                handle
+                    .join()
+                    .unwrap_or_else(|_| Err(died("storing the new contents")))
             });
-            (begun, stored)
+            let staged = staging.map_or(Ok(Vec::new()), |handle| {
+                handle
+                    .join()
+                    .unwrap_or_else(|_| Err(died("writing the new files")))
+            });
+            (begun, stored.and(staged))
         });
         let id = begun?;
-        if let Err(mut err) = stored {
-            let _ = journal.set_status(&id, &[Status::Pending], Status::RolledBack);
-            err.details.insert("operation_id".into(), id.into());
-            err.details.insert("steps_applied".into(), 0.into());
-            return Err(err);
-        }
+        let mut staged = match prepared {
+            Ok(staged) => staged,
+            Err(mut err) => {
+                let _ = journal.set_status(&id, &[Status::Pending], Status::RolledBack);
+                err.details.insert("operation_id".into(), id.into());
+                err.details.insert("steps_applied".into(), 0.into());
+                return Err(err);
+            }
+        };
         filekeeper_plumbing::durable::crash_point("mutation-after-begin");
         let mut applying = Task::new("applying changes", Some(plan.steps.len() as u64));
         for (done, step) in plan.steps.iter().enumerate() {
@@ -341,7 +372,8 @@ impl Workspace {
             let injected =
                 filekeeper_plumbing::durable::fail_point(&format!("mutation-step-{}", done + 1))
                     .map_err(|e| Error::storage("applying a step", &e));
-            if let Err(err) = injected.and_then(|()| self.apply(step, options)) {
+            let staged = staged.get_mut(done).and_then(Option::take);
+            if let Err(err) = injected.and_then(|()| self.apply(step, options, staged)) {
                 return Err(self.roll_back(&mut journal, &id, &plan, done, err, &store));
             }
             if filekeeper_plumbing::durable::CRASH_POINTS_ARMED {
@@ -427,7 +459,45 @@ impl Workspace {
         )
     }
 
-    fn apply(&self, step: &Step, options: &MutationOptions) -> Result<()> {
+    /// Stages the new file of every publication whose target resolves now. `None` where it
+    /// does not (the step resolves it again and reports why) or where the filesystem cannot
+    /// make unnamed files (the step publishes the ordinary way). A failure to write one (a
+    /// full disk) is the operation's error, as a failure to store a blob is.
+    fn stage(&self, plan: &Plan, options: &MutationOptions) -> Result<Vec<Option<StagedFile>>> {
+        use filekeeper_plumbing::{publish, resolve::Intent};
+        let write = Intent::Write {
+            allow_sensitive: options.allow_sensitive_write,
+        };
+        plan.steps
+            .iter()
+            .map(|step| {
+                let Step::Publish {
+                    path,
+                    mode,
+                    content,
+                    ..
+                } = step
+                else {
+                    return Ok(None);
+                };
+                let Ok(target) = self.inner.root.resolve(path, write) else {
+                    return Ok(None);
+                };
+                let staged = publish::stage(&target, *mode, Some(ObjectId::of(content)), |out| {
+                    out.write_all(content)
+                        .map_err(|e| Error::storage("writing file", &e))
+                })?;
+                Ok(staged.map(|staged| (target, staged)))
+            })
+            .collect()
+    }
+
+    fn apply(
+        &self,
+        step: &Step,
+        options: &MutationOptions,
+        staged: Option<StagedFile>,
+    ) -> Result<()> {
         use filekeeper_plumbing::resolve::Intent;
         use filekeeper_plumbing::{publish, tree};
         let write = Intent::Write {
@@ -435,6 +505,9 @@ impl Workspace {
         };
         let root = &self.inner.root;
         match step {
+            Step::Publish { expect, mode, .. } if let Some((target, staged)) = staged => {
+                staged.finish(&target, *expect, *mode).map(|_| ())
+            }
             Step::Publish {
                 path,
                 expect,
