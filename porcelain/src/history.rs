@@ -10,7 +10,7 @@ use crate::mutate::{MutationOptions, MutationResult, Plan, Planned, Step};
 use crate::{Code, Error, Result, Workspace};
 use filekeeper_plumbing::commands::{Observed, matches_side, observe};
 use filekeeper_plumbing::journal::{
-    Item, ItemRecord, Journal, ListFilter, NewOperation, Operation, OperationHead, Status,
+    Item, Journal, ListFilter, NewOperation, Operation, OperationHead, Status,
 };
 use filekeeper_plumbing::publish::Expect;
 use filekeeper_plumbing::resolve::Kind;
@@ -35,7 +35,7 @@ pub struct HistoryFilter {
 pub struct HistoryOperation {
     #[serde(flatten)]
     pub head: OperationHead,
-    pub items: Vec<ItemRecord>,
+    pub items: Vec<Item>,
     /// Free-form metadata recorded with the operation: an object (null only when the stored
     /// text could not be read back).
     #[schemars(with = "Option<Map<String, Value>>")]

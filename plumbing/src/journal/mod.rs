@@ -62,18 +62,23 @@ impl Status {
     }
 }
 
-/// One affected path of an operation: its state before and after.
-#[derive(Clone, Debug, PartialEq)]
+/// One path of an operation: its state before and after.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct Item {
+    /// Workspace-relative path.
     pub path: String,
     /// `created`, `modified`, `deleted`, or another word a command documents.
     pub change: String,
     pub kind: Kind,
     pub before_exists: bool,
     pub after_exists: bool,
+    /// The object id of the content before (`sha256:` and 64 hex digits), null for none.
     pub before_hash: Option<ObjectId>,
+    /// The object id of the content after, null for none.
     pub after_hash: Option<ObjectId>,
+    /// Permission bits before, as a plain integer (0644 is 420).
     pub before_mode: Option<u32>,
+    /// Permission bits after.
     pub after_mode: Option<u32>,
     /// The file was above the history size cap: its bytes were deliberately not stored.
     pub history_skipped: bool,
@@ -676,47 +681,9 @@ impl Item {
         Ok(())
     }
 
-    /// The item as journal records print it.
-    pub fn record(&self) -> ItemRecord {
-        ItemRecord {
-            path: self.path.clone(),
-            change: self.change.clone(),
-            kind: self.kind,
-            before_exists: self.before_exists,
-            after_exists: self.after_exists,
-            before_hash: self.before_hash.map(|h| h.to_string()),
-            after_hash: self.after_hash.map(|h| h.to_string()),
-            before_mode: self.before_mode,
-            after_mode: self.after_mode,
-            history_skipped: self.history_skipped,
-        }
-    }
-
     pub fn to_json(&self) -> Value {
-        serde_json::to_value(self.record()).unwrap_or_default()
+        serde_json::to_value(self).unwrap_or_default()
     }
-}
-
-/// One path of an operation in JSON: its state before and after.
-#[derive(Clone, Debug, Serialize, JsonSchema)]
-pub struct ItemRecord {
-    /// Workspace-relative path.
-    pub path: String,
-    /// `created`, `modified`, `deleted`, or another word a command documents.
-    pub change: String,
-    pub kind: Kind,
-    pub before_exists: bool,
-    pub after_exists: bool,
-    /// The object id of the content before (`sha256:` and 64 hex digits), null for none.
-    pub before_hash: Option<String>,
-    /// The object id of the content after, null for none.
-    pub after_hash: Option<String>,
-    /// Permission bits before, as a plain integer (0644 is 420).
-    pub before_mode: Option<u32>,
-    /// Permission bits after.
-    pub after_mode: Option<u32>,
-    /// The file was above the history size cap: its bytes were deliberately not stored.
-    pub history_skipped: bool,
 }
 
 /// What every view of an operation shows first.
@@ -754,7 +721,7 @@ pub struct OperationRecord {
     /// text could not be read back).
     #[schemars(with = "Option<Map<String, Value>>")]
     pub metadata: Value,
-    pub items: Vec<ItemRecord>,
+    pub items: Vec<Item>,
 }
 
 impl Operation {
@@ -793,7 +760,7 @@ impl Operation {
             head: self.head(),
             under_lock: self.under_lock,
             metadata: self.metadata.clone(),
-            items: self.items.iter().map(Item::record).collect(),
+            items: self.items.clone(),
         }
     }
 
