@@ -186,50 +186,36 @@ object_of () {
 	echo "ws/.filekeeper/objects/$(echo "$hex" | cut -c1-2)/$(echo "$hex" | cut -c3-)"
 }
 
-test_expect_success 'a crash while a new content is stored, beside the record, changes nothing' '
-	make_case file_create "$TRASH/after-blob/create" &&
-	cd "$TRASH/after-blob/create" &&
-	crash object-before-rename run_file_create &&
-	survey >state &&
+# crash_beside_record CMD POINT: crashes CMD at POINT, which it passes while its record is being
+# written (storing a new content, staging a new file). Whether the record was made before the
+# crash is a race; either way no step ran: every path keeps its old state, no temp file is left
+# (a staged file is unnamed), and recovery finds nothing or rolls the operation back.
+crash_beside_record () {
+	make_case $1 "$TRASH/beside/$1.$2" &&
+	cd "$TRASH/beside/$1.$2" &&
+	crash $2 run_$1 &&
 	echo before >expect &&
+	survey >state &&
 	test_cmp expect state &&
+	no_temp_files &&
 	in_case --json recover >recover.json &&
-	# Whether the record was made before the crash is a race; either way, no step ran.
 	json_get "[.resolved[].status] | . == [] or . == [\"rolled_back\"]" recover.json &&
 	test "$(pending_count)" = 0 &&
-	no_temp_files &&
+	survey >state &&
+	test_cmp expect state &&
 	in_case fsck >/dev/null
+}
+
+test_expect_success 'a crash while a new content is stored, beside the record, changes nothing' '
+	crash_beside_record file_create object-before-rename
 '
 
 test_expect_success 'a crash while a new file is staged, beside the record, changes nothing and leaves no temp file' '
-	make_case file_write "$TRASH/staged/write" &&
-	cd "$TRASH/staged/write" &&
-	crash publish-staged run_file_write &&
-	survey >state &&
-	echo before >expect &&
-	test_cmp expect state &&
-	no_temp_files &&
-	in_case --json recover >recover.json &&
-	# Whether the record was made before the crash is a race; either way, no step ran.
-	json_get "[.resolved[].status] | . == [] or . == [\"rolled_back\"]" recover.json &&
-	test "$(pending_count)" = 0 &&
-	survey >state &&
-	test_cmp expect state &&
-	in_case fsck >/dev/null
+	crash_beside_record file_write publish-staged
 '
 
 test_expect_success 'a crash while a new file is staged for a creation leaves no file and no temp file' '
-	make_case file_create "$TRASH/staged/create" &&
-	cd "$TRASH/staged/create" &&
-	crash publish-staged run_file_create &&
-	survey >state &&
-	echo before >expect &&
-	test_cmp expect state &&
-	no_temp_files &&
-	in_case --json recover >recover.json &&
-	json_get "[.resolved[].status] | . == [] or . == [\"rolled_back\"]" recover.json &&
-	test "$(pending_count)" = 0 &&
-	in_case fsck >/dev/null
+	crash_beside_record file_create publish-staged
 '
 
 test_expect_success 'an operation pending or rolled back before its new content was stored: fsck is clean, history diff says never_stored' '
