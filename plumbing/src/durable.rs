@@ -74,7 +74,9 @@ impl Injectable for crate::Error {
 }
 
 /// Runs one effectful filesystem or journal call. Every call that changes durable state goes
-/// through here, in a fixed order per command, so the fault sweep can name one by number:
+/// through here, so the fault sweep can name one by number (in a fixed order per command,
+/// except that a mutation's record, new blobs and staged files run on three threads and
+/// interleave: every number is still one call, which one may vary between runs):
 /// with `FILEKEEPER_TEST_FAULT=N:eio` (or `enospc`) the Nth call fails without running, and
 /// with `N:die` it runs and the process aborts right after it, as a power cut would leave it.
 /// Only the `crash-points` build counts; in any other build this is the call itself.

@@ -14,6 +14,7 @@ use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags};
 use rustix::io::Errno;
 use std::fs::File;
 use std::io::{self, Read, Write};
+use std::os::fd::BorrowedFd;
 use std::os::unix::fs::PermissionsExt;
 
 /// Temp files of ours in workspace directories start with this, so they can be recognised.
@@ -92,10 +93,11 @@ pub fn publish(
 #[derive(Debug)]
 pub struct Staged {
     file: File,
-    /// The directory it is in, for removing a named temp file that is never finished.
-    parent: std::os::fd::OwnedFd,
-    /// `None` while unnamed.
-    name: Option<String>,
+    /// The directory it was written in (device, inode): the only one it can be renamed into.
+    dir: (u64, u64),
+    /// A file named from the start (see [`publish`]): the directory and the name, removed
+    /// when the `Staged` is dropped unfinished.
+    named: Option<(std::os::fd::OwnedFd, String)>,
     /// The permission bits given to it.
     mode: u32,
     after_hash: ObjectId,
@@ -105,16 +107,29 @@ pub struct Staged {
 /// Whether a temp file may have a name from the start.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum TempKind {
-    /// Unnamed, or nothing (`Ok(None)`) where the filesystem or `/proc` cannot name one later.
+    /// Unnamed, or nothing (`Ok(None)`) where unnamed files cannot be made or named here.
     Unnamed,
     /// Unnamed where possible, else named `.fk-tmp-*`.
     Any,
+    /// Named from the start, as where unnamed files cannot be made: for tests of that path.
+    #[cfg(test)]
+    Named,
+}
+
+impl TempKind {
+    fn may_be_unnamed(self) -> bool {
+        match self {
+            TempKind::Unnamed | TempKind::Any => true,
+            #[cfg(test)]
+            TempKind::Named => false,
+        }
+    }
 }
 
 /// Stages `fill`'s bytes for `target` in an unnamed temp file in its directory, fsynced, with
 /// the permission bits `mode` or, by default, those of the file there now. `Ok(None)` where the
-/// filesystem cannot make unnamed files (or `/proc` is not mounted to name them): publish at
-/// the step instead.
+/// filesystem cannot make unnamed files (or they cannot be named here): publish at the step
+/// instead.
 pub fn stage(
     target: &Resolved,
     mode: Option<u32>,
@@ -162,13 +177,88 @@ fn check(target: &Resolved, expect: Expect) -> Result<(Option<ObjectId>, Option<
     }
 }
 
-/// Whether unnamed temp files can be named later: `linkat` of `/proc/self/fd/N` needs `/proc`.
-fn proc_fd_available() -> bool {
-    static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *AVAILABLE.get_or_init(|| std::path::Path::new("/proc/self/fd").is_dir())
+/// Whether unnamed temp files can be named here: `linkat` of `/proc/self/fd/N` needs `/proc`,
+/// and a sandbox may refuse it, which turns this off for the rest of the process.
+static NAMING_WORKS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+fn naming_works() -> bool {
+    static PROC: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *PROC.get_or_init(|| std::path::Path::new("/proc/self/fd").is_dir())
+        && NAMING_WORKS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// The identity (device, inode) of a directory.
+fn dir_identity(dir: BorrowedFd<'_>) -> Result<(u64, u64)> {
+    let stat = rustix::fs::fstat(dir).map_err(|e| io_error("inspecting directory", e))?;
+    Ok((stat.st_dev, stat.st_ino))
+}
+
+/// A temp file's name in a directory, removed when dropped unless handed on.
+struct TempName<'a> {
+    dir: BorrowedFd<'a>,
+    name: Option<String>,
+}
+
+impl Drop for TempName<'_> {
+    fn drop(&mut self) {
+        if let Some(name) = self.name.take() {
+            let _ = rustix::fs::unlinkat(self.dir, name.as_str(), AtFlags::empty());
+        }
+    }
+}
+
+/// Creates `.fk-tmp-<16 hex>` in `dir`, never following or replacing anything.
+fn create_named(dir: BorrowedFd<'_>) -> Result<(File, String)> {
+    let name = format!("{TEMP_PREFIX}{}", crate::durable::random_hex16());
+    let fd = counted("create temporary file", || {
+        rustix::fs::openat(
+            dir,
+            name.as_str(),
+            OFlags::RDWR | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o666),
+        )
+    })
+    .map_err(|e| io_error("creating temporary file", e))?;
+    Ok((File::from(fd), name))
+}
+
+/// Creates an unnamed file in `dir`; `None` where the filesystem or kernel has no `O_TMPFILE`.
+fn create_unnamed(dir: BorrowedFd<'_>) -> Result<Option<File>> {
+    counted("create temporary file", || {
+        rustix::fs::openat(
+            dir,
+            ".",
+            OFlags::RDWR | OFlags::TMPFILE | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o666),
+        )
+    })
+    .map(|fd| Some(File::from(fd)))
+    .or_else(|errno| match errno {
+        Errno::OPNOTSUPP | Errno::ISDIR | Errno::INVAL => Ok(None),
+        e => Err(io_error("creating temporary file", e)),
+    })
+}
+
+/// Gives `file` the permission bits `mode` (when given), fsyncs it, and returns the bits it
+/// has.
+fn set_mode_and_sync(file: &File, mode: Option<u32>) -> Result<u32> {
+    if let Some(bits) = mode {
+        counted("set file mode", || {
+            file.set_permissions(std::fs::Permissions::from_mode(bits))
+        })
+        .map_err(|e| Error::storage("setting file mode", &e))?;
+    }
+    counted("sync file", || file.sync_all()).map_err(|e| Error::storage("syncing file", &e))?;
+    Ok(file
+        .metadata()
+        .map_err(|e| Error::storage("inspecting file", &e))?
+        .permissions()
+        .mode()
+        & 0o7777)
 }
 
 /// Creates a temp file in `target`'s directory, writes `fill`'s bytes, sets `mode` and fsyncs.
+/// A named temp file is removed on every error.
 fn write_temp(
     target: &Resolved,
     mode: Option<u32>,
@@ -180,86 +270,39 @@ fn write_temp(
         return Err(not_a_file(target));
     }
     let parent = target.parent();
-    let unnamed = if proc_fd_available() {
-        counted("create temporary file", || {
-            rustix::fs::openat(
-                parent,
-                ".",
-                OFlags::WRONLY | OFlags::TMPFILE | OFlags::CLOEXEC,
-                Mode::from_raw_mode(0o666),
-            )
-        })
-        .map(Some)
-        .or_else(|errno| match errno {
-            // No O_TMPFILE on this filesystem or kernel.
-            Errno::OPNOTSUPP | Errno::ISDIR | Errno::INVAL => Ok(None),
-            e => Err(io_error("creating temporary file", e)),
-        })?
+    let dir = dir_identity(parent)?;
+    let unnamed = if kind.may_be_unnamed() && naming_works() {
+        create_unnamed(parent)?
     } else {
         None
     };
-    let (fd, name) = match (unnamed, kind) {
-        (Some(fd), _) => (fd, None),
+    let (file, mut temp) = match (unnamed, kind) {
+        (Some(file), _) => (
+            file,
+            TempName {
+                dir: parent,
+                name: None,
+            },
+        ),
         (None, TempKind::Unnamed) => return Ok(None),
-        (None, TempKind::Any) => {
-            let name = format!("{TEMP_PREFIX}{}", crate::durable::random_hex16());
-            let fd = counted("create temporary file", || {
-                rustix::fs::openat(
-                    parent,
-                    name.as_str(),
-                    OFlags::WRONLY
-                        | OFlags::CREATE
-                        | OFlags::EXCL
-                        | OFlags::NOFOLLOW
-                        | OFlags::CLOEXEC,
-                    Mode::from_raw_mode(0o666),
-                )
-            })
-            .map_err(|e| io_error("creating temporary file", e))?;
-            (fd, Some(name))
+        (None, _) => {
+            let (file, name) = create_named(parent)?;
+            (
+                file,
+                TempName {
+                    dir: parent,
+                    name: Some(name),
+                },
+            )
         }
     };
-    let parent =
-        rustix::io::fcntl_dupfd_cloexec(parent, 0).map_err(|e| io_error("opening directory", e));
     let mut out = HashingWriter {
-        file: File::from(fd),
+        file,
         hasher: Hasher::default(),
     };
-    // From here on, a named temp file is removed when the `Staged` is dropped unfinished.
-    let parent = match parent {
-        Ok(parent) => parent,
-        Err(e) => {
-            if let Some(name) = &name {
-                let _ = rustix::fs::unlinkat(target.parent(), name.as_str(), AtFlags::empty());
-            }
-            return Err(e);
-        }
-    };
     counted("write file data", || fill(&mut out))?;
-    if let Some(bits) = mode {
-        counted("set file mode", || {
-            out.file
-                .set_permissions(std::fs::Permissions::from_mode(bits))
-        })
-        .map_err(|e| Error::storage("setting file mode", &e))?;
-    }
-    counted("sync file", || out.file.sync_all()).map_err(|e| Error::storage("syncing file", &e))?;
-    let mode = out
-        .file
-        .metadata()
-        .map_err(|e| Error::storage("inspecting file", &e))?
-        .permissions()
-        .mode()
-        & 0o7777;
+    let mode = set_mode_and_sync(&out.file, mode)?;
     let (after_hash, size) = out.hasher.finish();
-    let staged = Staged {
-        file: out.file,
-        parent,
-        name,
-        mode,
-        after_hash,
-        size,
-    };
     if content.is_some_and(|want| want != after_hash) {
         return Err(Error::new(
             Code::StorageError,
@@ -267,7 +310,23 @@ fn write_temp(
         )
         .path(&target.given));
     }
-    Ok(Some(staged))
+    // A named file outlives this call: the `Staged` removes it if it is never finished.
+    let named = match &temp.name {
+        Some(_) => {
+            let owned = rustix::io::fcntl_dupfd_cloexec(parent, 0)
+                .map_err(|e| io_error("opening directory", e))?;
+            temp.name.take().map(|name| (owned, name))
+        }
+        None => None,
+    };
+    Ok(Some(Staged {
+        file: out.file,
+        dir,
+        named,
+        mode,
+        after_hash,
+        size,
+    }))
 }
 
 impl Staged {
@@ -276,10 +335,22 @@ impl Staged {
         self.after_hash
     }
 
-    /// Completes the publication at `target` (the path the bytes were staged for): checks
-    /// `expect`, gives the file the mode an existing target has now (unless `mode` was given
-    /// when staging), renames it into place and fsyncs the directory.
+    /// Whether `target` is in the directory the file was staged in, the only one it can be
+    /// renamed into (its group and default ACL came from there). A directory replaced since
+    /// staging is another one: publish afresh there.
+    pub fn is_beside(&self, target: &Resolved) -> bool {
+        dir_identity(target.parent()).is_ok_and(|dir| dir == self.dir)
+    }
+
+    /// Completes the publication at `target`, which must be [beside](Self::is_beside) the
+    /// staged file: checks `expect`, gives the file the mode an existing target has now
+    /// (unless `mode` was given when staging), renames it into place and fsyncs the directory.
     pub fn finish(self, target: &Resolved, expect: Expect, mode: Option<u32>) -> Result<Published> {
+        if !self.is_beside(target) {
+            return Err(Error::internal(
+                "a staged file can only be published in the directory it was written in",
+            ));
+        }
         let before = check(target, expect)?;
         self.finish_checked(target, expect, mode, before)
     }
@@ -293,36 +364,21 @@ impl Staged {
     ) -> Result<Published> {
         let name = target.name().ok_or_else(|| not_a_file(target))?;
         let parent = target.parent();
+        // From here on the temp name is removed on every error, through `temp`.
+        let mut temp = TempName {
+            dir: parent,
+            name: self.named.take().map(|(_, name)| name),
+        };
         // The target's mode changed since staging (rare): give the file the new one, durably.
         if let Some(bits) = mode.or(before_mode)
             && bits != self.mode
         {
-            counted("set file mode", || {
-                self.file
-                    .set_permissions(std::fs::Permissions::from_mode(bits))
-            })
-            .map_err(|e| Error::storage("setting file mode", &e))?;
-            counted("sync file", || self.file.sync_all())
-                .map_err(|e| Error::storage("syncing file", &e))?;
-            self.mode = bits;
+            self.mode = set_mode_and_sync(&self.file, Some(bits))?;
         }
-        if self.name.is_none() {
-            use std::os::fd::AsRawFd;
-            let tmp_name = format!("{TEMP_PREFIX}{}", crate::durable::random_hex16());
-            let link = format!("/proc/self/fd/{}", self.file.as_raw_fd());
-            counted("name temporary file", || {
-                rustix::fs::linkat(
-                    rustix::fs::CWD,
-                    link.as_str(),
-                    parent,
-                    tmp_name.as_str(),
-                    AtFlags::SYMLINK_FOLLOW,
-                )
-            })
-            .map_err(|e| io_error("naming temporary file", e))?;
-            self.name = Some(tmp_name);
+        if temp.name.is_none() {
+            temp.name = Some(self.name_it(parent)?);
         }
-        let tmp_name = self.name.clone().unwrap_or_default();
+        let tmp_name = temp.name.clone().unwrap_or_default();
         crate::durable::crash_point("publish-before-rename");
 
         let renamed = counted("rename into place", || {
@@ -339,8 +395,8 @@ impl Staged {
                 e => io_error("replacing file", e),
             });
         }
-        // Renamed: nothing is left to remove.
-        self.name = None;
+        // Renamed: the name is the target's now, not ours to remove.
+        temp.name = None;
         crate::durable::crash_point("publish-before-dir-sync");
         let dir = target.parent_for_sync()?;
         counted("sync directory", || dir.sync_all())
@@ -353,13 +409,56 @@ impl Staged {
             size: self.size,
         })
     }
+
+    /// Names the unnamed file `.fk-tmp-<16 hex>` in `dir` (`linkat` of `/proc/self/fd/N`).
+    /// Where that is refused (a sandbox, a `/proc` without our descriptors), copies it into a
+    /// named temp file instead, and stops staging unnamed files in this process.
+    fn name_it(&self, dir: BorrowedFd<'_>) -> Result<String> {
+        use std::os::fd::AsRawFd;
+        let name = format!("{TEMP_PREFIX}{}", crate::durable::random_hex16());
+        let link = format!("/proc/self/fd/{}", self.file.as_raw_fd());
+        let linked = counted("name temporary file", || {
+            rustix::fs::linkat(
+                rustix::fs::CWD,
+                link.as_str(),
+                dir,
+                name.as_str(),
+                AtFlags::SYMLINK_FOLLOW,
+            )
+        });
+        match linked {
+            Ok(()) => Ok(name),
+            Err(Errno::PERM | Errno::ACCESS | Errno::NOENT | Errno::XDEV) => {
+                NAMING_WORKS.store(false, std::sync::atomic::Ordering::Relaxed);
+                self.copy_to_named(dir)
+            }
+            Err(e) => Err(io_error("naming temporary file", e)),
+        }
+    }
+
+    fn copy_to_named(&self, dir: BorrowedFd<'_>) -> Result<String> {
+        use std::io::{Seek, SeekFrom};
+        let (mut copy, name) = create_named(dir)?;
+        let mut temp = TempName {
+            dir,
+            name: Some(name),
+        };
+        let mut source = &self.file;
+        counted("write file data", || {
+            source.seek(SeekFrom::Start(0))?;
+            io::copy(&mut source, &mut copy)
+        })
+        .map_err(|e| Error::storage("writing file", &e))?;
+        set_mode_and_sync(&copy, Some(self.mode))?;
+        Ok(temp.name.take().unwrap_or_default())
+    }
 }
 
 impl Drop for Staged {
     fn drop(&mut self) {
         // An unnamed file goes away with its descriptor; a named one is removed.
-        if let Some(name) = self.name.take() {
-            let _ = rustix::fs::unlinkat(&self.parent, name.as_str(), AtFlags::empty());
+        if let Some((dir, name)) = self.named.take() {
+            let _ = rustix::fs::unlinkat(&dir, name.as_str(), AtFlags::empty());
         }
     }
 }
@@ -422,4 +521,85 @@ pub fn copy_into(reader: &mut impl Read, out: &mut dyn Write) -> Result<()> {
     io::copy(reader, out)
         .map(|_| ())
         .map_err(|e| Error::storage("writing file", &e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resolve::{Intent, Root};
+
+    const WRITE: Intent = Intent::Write {
+        allow_sensitive: false,
+    };
+
+    /// A workspace with `file.txt` holding "old".
+    fn workspace() -> (tempfile::TempDir, Root) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("file.txt"), "old").unwrap();
+        let root = Root::open(dir.path()).unwrap();
+        (dir, root)
+    }
+
+    fn names(dir: &tempfile::TempDir) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Stages for `file.txt` in a temp file named from the start.
+    fn named(root: &Root, fill: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<Staged> {
+        let target = root.resolve("file.txt", WRITE).unwrap();
+        write_temp(&target, None, None, fill, TempKind::Named).map(|s| s.unwrap())
+    }
+
+    fn write_new(out: &mut dyn Write) -> Result<()> {
+        out.write_all(b"new")
+            .map_err(|e| Error::storage("writing", &e))
+    }
+
+    #[test]
+    fn a_named_temp_file_is_removed_when_writing_it_fails() {
+        let (dir, root) = workspace();
+        let full =
+            |_: &mut dyn Write| Err(Error::storage("writing", &io::Error::from_raw_os_error(28)));
+        assert_eq!(named(&root, full).unwrap_err().code, Code::StorageError);
+        assert_eq!(names(&dir), ["file.txt"]);
+    }
+
+    #[test]
+    fn a_named_staged_file_is_there_until_dropped_unfinished() {
+        let (dir, root) = workspace();
+        let staged = named(&root, write_new).unwrap();
+        assert_eq!(names(&dir).len(), 2, "the temp file has a name");
+        drop(staged);
+        assert_eq!(names(&dir), ["file.txt"]);
+    }
+
+    #[test]
+    fn a_named_staged_file_is_published_like_an_unnamed_one() {
+        let (dir, root) = workspace();
+        let staged = named(&root, write_new).unwrap();
+        let target = root.resolve("file.txt", WRITE).unwrap();
+        staged
+            .finish(&target, Expect::Hash(ObjectId::of(b"old")), None)
+            .unwrap();
+        assert_eq!(std::fs::read(dir.path().join("file.txt")).unwrap(), b"new");
+        assert_eq!(names(&dir), ["file.txt"]);
+    }
+
+    #[test]
+    fn a_named_staged_file_refused_at_the_check_is_removed() {
+        let (dir, root) = workspace();
+        let staged = named(&root, write_new).unwrap();
+        let target = root.resolve("file.txt", WRITE).unwrap();
+        let err = staged
+            .finish(&target, Expect::Hash(ObjectId::of(b"other")), None)
+            .unwrap_err();
+        assert_eq!(err.code, Code::ContentConflict);
+        assert_eq!(names(&dir), ["file.txt"]);
+        assert_eq!(std::fs::read(dir.path().join("file.txt")).unwrap(), b"old");
+    }
 }

@@ -151,3 +151,25 @@ fn a_directory_cannot_be_staged_over() {
     let err = stage(&target, None, None, |_| Ok(())).unwrap_err();
     assert_eq!(err.code, Code::NotAFile);
 }
+
+#[test]
+fn a_staged_file_belongs_to_its_directory_not_to_a_new_one_under_the_same_name() {
+    let (dir, root) = workspace();
+    let (target, staged) = staged(&root, "dir/file.txt", b"new", None);
+    assert!(staged.is_beside(&target));
+    // Another process moves the directory away and makes a new one in its place.
+    fs::rename(dir.path().join("dir"), dir.path().join("moved")).unwrap();
+    fs::create_dir(dir.path().join("dir")).unwrap();
+    fs::write(dir.path().join("dir/file.txt"), "theirs").unwrap();
+    let now = root.resolve("dir/file.txt", WRITE).unwrap();
+    assert!(!staged.is_beside(&now));
+    let err = staged.finish(&now, Expect::Any, None).unwrap_err();
+    assert_eq!(err.code, Code::InternalError);
+    assert_eq!(
+        fs::read(dir.path().join("dir/file.txt")).unwrap(),
+        b"theirs"
+    );
+    assert_eq!(fs::read(dir.path().join("moved/file.txt")).unwrap(), b"old");
+    assert_eq!(names(&dir.path().join("moved")), ["file.txt"]);
+    assert_eq!(names(&dir.path().join("dir")), ["file.txt"]);
+}

@@ -248,12 +248,12 @@ pub(crate) fn item_changes(item: &Item) -> bool {
         || (item.after_mode.is_some() && item.before_mode != item.after_mode)
 }
 
-/// A publication's new file, staged while the operation is recorded, with the target it was
-/// staged for.
-type StagedFile = (
-    filekeeper_plumbing::resolve::Resolved,
-    filekeeper_plumbing::publish::Staged,
-);
+/// A publication's new file, staged while the operation is recorded.
+type StagedFile = filekeeper_plumbing::publish::Staged;
+
+/// At most this many new files are staged before the record; the rest are published at their
+/// steps. Each staged file holds a descriptor until its step, and a plan may have thousands.
+const MAX_STAGED: usize = 64;
 
 /// Whether a plan's new files can be staged before its record: only when every step is a
 /// publication, since an earlier step of another kind (a mkdir, a rename) could change what a
@@ -459,10 +459,10 @@ impl Workspace {
         )
     }
 
-    /// Stages the new file of every publication whose target resolves now. `None` where it
-    /// does not (the step resolves it again and reports why) or where the filesystem cannot
-    /// make unnamed files (the step publishes the ordinary way). A failure to write one (a
-    /// full disk) is the operation's error, as a failure to store a blob is.
+    /// Stages the new file of the first [`MAX_STAGED`] publications whose targets resolve now.
+    /// `None` where one does not (the step resolves it again and reports why) or where the
+    /// filesystem cannot make unnamed files (the step publishes the ordinary way). A failure
+    /// to write one (a full disk) is the operation's error, as a failure to store a blob is.
     fn stage(&self, plan: &Plan, options: &MutationOptions) -> Result<Vec<Option<StagedFile>>> {
         use filekeeper_plumbing::{publish, resolve::Intent};
         let write = Intent::Write {
@@ -470,6 +470,7 @@ impl Workspace {
         };
         plan.steps
             .iter()
+            .take(MAX_STAGED)
             .map(|step| {
                 let Step::Publish {
                     path,
@@ -483,11 +484,10 @@ impl Workspace {
                 let Ok(target) = self.inner.root.resolve(path, write) else {
                     return Ok(None);
                 };
-                let staged = publish::stage(&target, *mode, Some(ObjectId::of(content)), |out| {
+                publish::stage(&target, *mode, Some(ObjectId::of(content)), |out| {
                     out.write_all(content)
                         .map_err(|e| Error::storage("writing file", &e))
-                })?;
-                Ok(staged.map(|staged| (target, staged)))
+                })
             })
             .collect()
     }
@@ -505,16 +505,17 @@ impl Workspace {
         };
         let root = &self.inner.root;
         match step {
-            Step::Publish { expect, mode, .. } if let Some((target, staged)) = staged => {
-                staged.finish(&target, *expect, *mode).map(|_| ())
-            }
             Step::Publish {
                 path,
                 expect,
                 mode,
                 content,
             } => {
+                // Resolved again, as every step is: the tree may have changed since staging.
                 let target = root.resolve(path, write)?;
+                if let Some(staged) = staged.filter(|staged| staged.is_beside(&target)) {
+                    return staged.finish(&target, *expect, *mode).map(|_| ());
+                }
                 publish::publish(
                     &target,
                     *expect,
