@@ -276,26 +276,15 @@ fn write_temp(
     } else {
         None
     };
-    let (file, mut temp) = match (unnamed, kind) {
-        (Some(file), _) => (
-            file,
-            TempName {
-                dir: parent,
-                name: None,
-            },
-        ),
+    let (file, name) = match (unnamed, kind) {
+        (Some(file), _) => (file, None),
         (None, TempKind::Unnamed) => return Ok(None),
         (None, _) => {
             let (file, name) = create_named(parent)?;
-            (
-                file,
-                TempName {
-                    dir: parent,
-                    name: Some(name),
-                },
-            )
+            (file, Some(name))
         }
     };
+    let mut temp = TempName { dir: parent, name };
     let mut out = HashingWriter {
         file,
         hasher: Hasher::default(),
@@ -311,13 +300,12 @@ fn write_temp(
         .path(&target.given));
     }
     // A named file outlives this call: the `Staged` removes it if it is never finished.
-    let named = match &temp.name {
-        Some(_) => {
-            let owned = rustix::io::fcntl_dupfd_cloexec(parent, 0)
-                .map_err(|e| io_error("opening directory", e))?;
-            temp.name.take().map(|name| (owned, name))
-        }
-        None => None,
+    let named = if temp.name.is_some() {
+        let owned = rustix::io::fcntl_dupfd_cloexec(parent, 0)
+            .map_err(|e| io_error("opening directory", e))?;
+        temp.name.take().map(|name| (owned, name))
+    } else {
+        None
     };
     Ok(Some(Staged {
         file: out.file,
