@@ -318,11 +318,6 @@ fn write_temp(
 }
 
 impl Staged {
-    /// The id of the staged bytes.
-    pub fn after_hash(&self) -> ObjectId {
-        self.after_hash
-    }
-
     /// Whether `target` is in the directory the file was staged in, the only one it can be
     /// renamed into (its group and default ACL came from there). A directory replaced since
     /// staging is another one: publish afresh there.

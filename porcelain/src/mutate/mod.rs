@@ -26,7 +26,7 @@ use crate::{Code, Error, ObjectId, Result, Workspace};
 use filekeeper_plumbing::commands::mismatched_paths;
 use filekeeper_plumbing::journal::{Item, Journal, NewOperation, Status};
 use filekeeper_plumbing::progress::Task;
-use filekeeper_plumbing::publish::Expect;
+use filekeeper_plumbing::publish::{Expect, Staged};
 use filekeeper_plumbing::recover::{Resolution, recover};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -248,9 +248,6 @@ pub(crate) fn item_changes(item: &Item) -> bool {
         || (item.after_mode.is_some() && item.before_mode != item.after_mode)
 }
 
-/// A publication's new file, staged while the operation is recorded.
-type StagedFile = filekeeper_plumbing::publish::Staged;
-
 /// At most this many new files are staged before the record; the rest are published at their
 /// steps. Each staged file holds a descriptor until its step, and a plan may have thousands.
 const MAX_STAGED: usize = 64;
@@ -264,6 +261,14 @@ fn stageable(plan: &Plan) -> bool {
             .steps
             .iter()
             .all(|step| matches!(step, Step::Publish { .. }))
+}
+
+/// Writes a publication's new bytes.
+fn fill(content: &[u8]) -> impl FnOnce(&mut dyn std::io::Write) -> Result<()> + '_ {
+    move |out| {
+        out.write_all(content)
+            .map_err(|e| Error::storage("writing file", &e))
+    }
 }
 
 fn hash_text(id: Option<ObjectId>) -> Option<String> {
@@ -463,7 +468,7 @@ impl Workspace {
     /// `None` where one does not (the step resolves it again and reports why) or where the
     /// filesystem cannot make unnamed files (the step publishes the ordinary way). A failure
     /// to write one (a full disk) is the operation's error, as a failure to store a blob is.
-    fn stage(&self, plan: &Plan, options: &MutationOptions) -> Result<Vec<Option<StagedFile>>> {
+    fn stage(&self, plan: &Plan, options: &MutationOptions) -> Result<Vec<Option<Staged>>> {
         use filekeeper_plumbing::{publish, resolve::Intent};
         let write = Intent::Write {
             allow_sensitive: options.allow_sensitive_write,
@@ -484,20 +489,12 @@ impl Workspace {
                 let Ok(target) = self.inner.root.resolve(path, write) else {
                     return Ok(None);
                 };
-                publish::stage(&target, *mode, Some(ObjectId::of(content)), |out| {
-                    out.write_all(content)
-                        .map_err(|e| Error::storage("writing file", &e))
-                })
+                publish::stage(&target, *mode, Some(ObjectId::of(content)), fill(content))
             })
             .collect()
     }
 
-    fn apply(
-        &self,
-        step: &Step,
-        options: &MutationOptions,
-        staged: Option<StagedFile>,
-    ) -> Result<()> {
+    fn apply(&self, step: &Step, options: &MutationOptions, staged: Option<Staged>) -> Result<()> {
         use filekeeper_plumbing::resolve::Intent;
         use filekeeper_plumbing::{publish, tree};
         let write = Intent::Write {
@@ -521,10 +518,7 @@ impl Workspace {
                     *expect,
                     *mode,
                     Some(ObjectId::of(content)),
-                    |out| {
-                        out.write_all(content)
-                            .map_err(|e| Error::storage("writing file", &e))
-                    },
+                    fill(content),
                 )
                 .map(|_| ())
             }
