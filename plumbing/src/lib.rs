@@ -5,6 +5,7 @@
 //! - [`resolve`]: confinement of paths to a workspace root, race-free;
 //! - [`publish`]: atomic, durable replacement of one workspace file;
 //! - [`tree`]: removing files, creating and removing directories, renaming;
+//! - [`retire`]: freeing a replaced or removed file on a background thread;
 //! - [`lock`] and [`recover`]: one mutation at a time, and resolving what a crash left;
 //! - [`walk`] and [`ignore`]: sorted, confined tree walks honouring git's ignore rules;
 //! - [`home`] and [`workspace`]: the registry of workspaces and where their state lives;
@@ -28,6 +29,7 @@ pub mod progress;
 pub mod publish;
 pub mod recover;
 pub mod resolve;
+pub mod retire;
 pub mod sensitive;
 mod sqlite;
 pub mod tree;

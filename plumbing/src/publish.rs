@@ -362,6 +362,9 @@ impl Staged {
             temp.name = Some(self.name_it(parent)?);
         }
         let tmp_name = temp.name.clone().unwrap_or_default();
+        // The file being replaced is freed after this returns, not inside the rename.
+        let _replaced = (target.kind == Some(Kind::File) && expect != Expect::Absent)
+            .then(|| crate::retire::hold(parent, name));
         crate::durable::crash_point("publish-before-rename");
 
         let renamed = counted("rename into place", || {

@@ -26,6 +26,8 @@ pub fn remove_file(target: &Resolved) -> Result<()> {
         return Err(Error::new(Code::NotAFile, "the path is not a file").path(&target.given));
     }
     let name = name_of(target)?;
+    // The file is freed after this returns, not inside the unlink.
+    let _removed = crate::retire::hold(target.parent(), name);
     counted("remove file", || {
         rustix::fs::unlinkat(target.parent(), name, AtFlags::empty())
     })
@@ -78,6 +80,9 @@ pub fn remove_dir(target: &Resolved) -> Result<()> {
 /// replaced (`RENAME_NOREPLACE`, or link-then-unlink for files where it is unsupported).
 pub fn rename(from: &Resolved, to: &Resolved, replace: bool) -> Result<()> {
     let (from_name, to_name) = (name_of(from)?, name_of(to)?);
+    // A file the rename replaces is freed after this returns, not inside the rename.
+    let _replaced =
+        (replace && to.kind == Some(Kind::File)).then(|| crate::retire::hold(to.parent(), to_name));
     let result = counted("rename", || {
         if replace {
             rustix::fs::renameat(from.parent(), from_name, to.parent(), to_name)
