@@ -157,23 +157,67 @@ impl ServerHandler for Server {
     }
 }
 
-/// Reads stdin on a thread of its own, with plain blocking reads, and hands each request line
-/// to the runtime (`requests`) or answers it at once (`replies`; see `line`). A dedicated
-/// thread costs one wake-up per request; tokio's own stdin would hand every read to its
-/// blocking pool and back.
-fn read_requests(
-    requests: tokio::sync::mpsc::Sender<String>,
+/// Stdin as the runtime reads it. A pipe or a socket, which is what MCP clients give a
+/// server, is read by the protocol thread itself, through the runtime's event loop, so a
+/// request costs one wake-up: the client's write wakes the thread that answers. (A reading
+/// thread of its own cost a second wake-up per request, the hand-over to the protocol thread;
+/// on a virtual machine that was a third of a small read's time.) Anything else, a terminal or
+/// a file, is read through tokio's stdin, on a blocking thread, since making it nonblocking
+/// would change it for every process that shares it.
+fn stdin() -> Box<dyn tokio::io::AsyncRead + Unpin + Send> {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let owned = || std::io::stdin().as_fd().try_clone_to_owned().ok();
+    let stat = |fd: std::os::fd::BorrowedFd<'_>| {
+        fd.try_clone_to_owned()
+            .and_then(|fd| std::fs::File::from(fd).metadata())
+            .ok()
+    };
+    let Some(input) = stat(std::io::stdin().as_fd()) else {
+        return Box::new(tokio::io::stdin());
+    };
+    if input.file_type().is_fifo()
+        && let Some(fd) = owned()
+        && let Ok(pipe) = tokio::net::unix::pipe::Receiver::from_owned_fd(fd)
+    {
+        return Box::new(pipe);
+    }
+    // A socket's one description may carry stdout too (the same socket on both): nonblocking
+    // reads would then make our blocking writes fail, so only a socket of its own is taken.
+    let output = stat(std::io::stdout().as_fd());
+    let shared = output.is_some_and(|out| (out.dev(), out.ino()) == (input.dev(), input.ino()));
+    if input.file_type().is_socket()
+        && !shared
+        && let Some(fd) = owned()
+    {
+        let socket = std::os::unix::net::UnixStream::from(fd);
+        if socket.set_nonblocking(true).is_ok()
+            && let Ok(socket) = tokio::net::UnixStream::from_std(socket)
+        {
+            return Box::new(socket);
+        }
+    }
+    Box::new(tokio::io::stdin())
+}
+
+/// Reads request lines from `input` and passes each to the protocol handler (`to_server`), or
+/// answers it at once (`replies`; see `line`). At the end of input it closes the handler's
+/// side, which ends the session.
+async fn read_requests(
+    input: impl tokio::io::AsyncRead + Unpin,
+    mut to_server: tokio::io::DuplexStream,
     replies: tokio::sync::mpsc::UnboundedSender<String>,
     max_line: usize,
 ) {
-    use std::io::{BufRead, Read};
-    let mut stdin = std::io::BufReader::with_capacity(64 * 1024, std::io::stdin().lock());
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
+    let mut input = tokio::io::BufReader::with_capacity(64 * 1024, input);
     let mut bytes = Vec::new();
     loop {
         bytes.clear();
-        match (&mut stdin)
+        match (&mut input)
             .take(max_line as u64 + 1)
             .read_until(b'\n', &mut bytes)
+            .await
         {
             Ok(0) | Err(_) => break,
             Ok(_) => {}
@@ -184,7 +228,11 @@ fn read_requests(
             let mut rest = Vec::new();
             loop {
                 rest.clear();
-                match (&mut stdin).take(1 << 20).read_until(b'\n', &mut rest) {
+                match (&mut input)
+                    .take(1 << 20)
+                    .read_until(b'\n', &mut rest)
+                    .await
+                {
                     Ok(0) | Err(_) => break,
                     Ok(_) if rest.ends_with(b"\n") => break,
                     Ok(_) => {}
@@ -196,7 +244,11 @@ fn read_requests(
                 line::Line::Blank => continue,
                 line::Line::Reply(reply) => reply,
                 line::Line::Request(request) => {
-                    if requests.blocking_send(format!("{request}\n")).is_err() {
+                    let passed = async {
+                        to_server.write_all(request.as_bytes()).await?;
+                        to_server.write_all(b"\n").await
+                    };
+                    if passed.await.is_err() {
                         break;
                     }
                     continue;
@@ -207,30 +259,18 @@ fn read_requests(
             break;
         }
     }
-}
-
-/// Passes request lines from the stdin thread to the protocol handler; at the end of input it
-/// closes the handler's side, which ends the session.
-async fn forward_requests(
-    mut requests: tokio::sync::mpsc::Receiver<String>,
-    mut to_server: tokio::io::DuplexStream,
-) {
-    use tokio::io::AsyncWriteExt;
-    while let Some(request) = requests.recv().await {
-        if to_server.write_all(request.as_bytes()).await.is_err() {
-            break;
-        }
-    }
     let _ = to_server.shutdown().await;
 }
 
 /// Writes the handler's messages and the server's own replies to stdout, whole lines only, so
 /// the two never interleave. The write is a plain blocking one on the runtime's thread: a pipe
 /// write returns at once unless the client has stopped reading, and then there is nothing
-/// better to do than wait for it.
+/// better to do than wait for it. If stdout fails, no answer can reach the client any more:
+/// the error goes to `broken`, which ends the session.
 async fn write_responses(
     from_server: tokio::io::DuplexStream,
     mut replies: tokio::sync::mpsc::UnboundedReceiver<String>,
+    broken: tokio::sync::oneshot::Sender<std::io::Error>,
 ) {
     use tokio::io::AsyncBufReadExt;
     let mut lines = tokio::io::BufReader::new(from_server).lines();
@@ -242,7 +282,8 @@ async fn write_responses(
             },
             Some(reply) = replies.recv() => reply,
         };
-        if write_line(line).is_err() {
+        if let Err(e) = write_line(line) {
+            let _ = broken.send(e);
             return;
         }
     }
@@ -272,6 +313,7 @@ fn fail(err: &Error) -> ! {
 
 fn main() {
     std::panic::set_hook(Box::new(|_| {}));
+    filekeeper::plumbing::stdio::open_missing_standard_streams();
     let cli = Cli::parse();
     let keeper = Filekeeper::new(cli.home.as_deref()).unwrap_or_else(|e| fail(&e));
     let workspace = keeper
@@ -291,9 +333,8 @@ fn main() {
         .unwrap_or(usize::MAX / 8)
         .saturating_mul(4)
         .saturating_add(1 << 20);
-    // One thread runs the protocol and the quick tools (see `Server::run`); requests arrive
-    // from the stdin thread. Handing every message between worker threads cost more than the
-    // small tools themselves.
+    // One thread reads stdin, runs the protocol and the quick tools (see `Server::run`, `stdin`).
+    // Handing every message between worker threads cost more than the small tools themselves.
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -302,19 +343,21 @@ fn main() {
         let (to_server, from_client) = tokio::io::duplex(1 << 20);
         let (to_client, from_server) = tokio::io::duplex(1 << 20);
         let (replies, replies_out) = tokio::sync::mpsc::unbounded_channel();
-        let (requests, requests_in) = tokio::sync::mpsc::channel(64);
-        std::thread::spawn(move || read_requests(requests, replies, max_line));
-        tokio::spawn(forward_requests(requests_in, to_server));
-        let writer = tokio::spawn(write_responses(from_server, replies_out));
+        tokio::spawn(read_requests(stdin(), to_server, replies, max_line));
+        let (broken, mut stdout_failed) = tokio::sync::oneshot::channel();
+        let writer = tokio::spawn(write_responses(from_server, replies_out, broken));
         let transport =
             rmcp::transport::async_rw::AsyncRwTransport::new_server(from_client, to_client)
                 .with_max_line_length(max_line + 2);
-        let service = server.serve(transport).await.map_err(|e| e.to_string())?;
-        let outcome = service
-            .waiting()
-            .await
-            .map(|_| ())
-            .map_err(|e| e.to_string());
+        let outcome = tokio::select! {
+            biased;
+            served = async {
+                let service = server.serve(transport).await.map_err(|e| e.to_string())?;
+                service.waiting().await.map(|_| ()).map_err(|e| e.to_string())
+            } => served,
+            // Dropping the service cancels it; a mutation already running finishes first.
+            Ok(e) = &mut stdout_failed => Err(format!("writing to stdout failed: {e}")),
+        };
         let _ = writer.await;
         outcome
     });

@@ -2,8 +2,9 @@
 
 mod common;
 
-use common::Session;
+use common::{Session, Wiring};
 use serde_json::json;
+use std::io::Read;
 
 fn setup() -> (tempfile::TempDir, Session) {
     let dir = tempfile::tempdir().unwrap();
@@ -102,4 +103,81 @@ fn sensitive_refusals_name_the_mcp_argument() {
         json!({"path": ".env", "content": "K=V", "i_accept_secret_write_risk": true}),
     );
     assert_eq!(allowed["ok"], true);
+}
+
+/// A read whose response (the content twice, about 6 MiB) is far larger than a pipe's or a
+/// socket's buffer, so the server's write must wait for the client to read.
+fn serves_a_large_read(wiring: Wiring) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    std::fs::create_dir(&root).unwrap();
+    let line = "a line of text that repeats, to make the file large\n";
+    let big = line.repeat(3 * 1024 * 1024 / line.len());
+    std::fs::write(root.join("big.txt"), &big).unwrap();
+    std::fs::write(root.join("small.txt"), "small\n").unwrap();
+    let mut s = Session::start_wired(&root, &dir.path().join("home"), "rust-test", wiring);
+    let read = s.call("file_read", json!({"path": "big.txt"}));
+    assert_eq!(read["ok"], true, "{wiring:?}");
+    assert_eq!(read["content"].as_str(), Some(big.as_str()), "{wiring:?}");
+    // And the session goes on.
+    let small = s.call("file_read", json!({"path": "small.txt"}));
+    assert_eq!(small["content"], "small\n", "{wiring:?}");
+}
+
+#[test]
+fn serves_a_large_read_over_pipes() {
+    serves_a_large_read(Wiring::Pipes);
+}
+
+#[test]
+fn serves_a_large_read_with_a_socket_for_stdin() {
+    serves_a_large_read(Wiring::Socket);
+}
+
+#[test]
+fn serves_a_large_read_with_one_socket_for_stdin_and_stdout() {
+    // Stdin is not made nonblocking here: that would make the large response's write fail.
+    serves_a_large_read(Wiring::SharedSocket);
+}
+
+#[test]
+fn serves_requests_from_a_file_on_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(root.join("a.txt"), "one\n").unwrap();
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "file", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "file_read", "arguments": {"path": "a.txt"}}}),
+    ];
+    let input = dir.path().join("requests.jsonl");
+    let lines: Vec<String> = requests.iter().map(|r| r.to_string() + "\n").collect();
+    std::fs::write(&input, lines.concat()).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_filekeeper-mcp"))
+        .arg("--root")
+        .arg(&root)
+        .env("FILEKEEPER_HOME", dir.path().join("home"))
+        .stdin(std::fs::File::open(&input).unwrap())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    let read = out
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|m| m["id"] == 2)
+        .expect("the read is answered before the input ends");
+    assert_eq!(read["result"]["structuredContent"]["content"], "one\n");
 }

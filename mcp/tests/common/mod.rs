@@ -4,34 +4,80 @@
 #![allow(dead_code)]
 
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::net::UnixStream;
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 
 pub struct Session {
     child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
+    stdin: Box<dyn Write>,
+    stdout: BufReader<Box<dyn Read>>,
     next_id: u64,
+}
+
+/// How the server's stdin and stdout are connected to the test.
+#[derive(Clone, Copy, Debug)]
+pub enum Wiring {
+    /// Two pipes, as most clients do.
+    Pipes,
+    /// Stdin one end of a socket pair, stdout a pipe.
+    Socket,
+    /// Stdin and stdout both the same end of a socket pair, as some clients do.
+    SharedSocket,
 }
 
 impl Session {
     /// Starts the server on `root` as a transient workspace, with its home in `home`, records
     /// `actor` on its mutations, and completes the initialize handshake.
     pub fn start(root: &Path, home: &Path, actor: &str) -> Session {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_filekeeper-mcp"))
+        Session::start_wired(root, home, actor, Wiring::Pipes)
+    }
+
+    /// [`Session::start`], with stdin and stdout connected as `wiring` says.
+    pub fn start_wired(root: &Path, home: &Path, actor: &str, wiring: Wiring) -> Session {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_filekeeper-mcp"));
+        command
             .arg("--root")
             .arg(root)
             .args(["--actor", actor])
             .env("FILEKEEPER_HOME", home)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+            .stderr(Stdio::null());
+        let (stdin, stdout, child): (Box<dyn Write>, Box<dyn Read>, Child) = match wiring {
+            Wiring::Pipes => {
+                let mut child = command
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .spawn()
+                    .unwrap();
+                let (stdin, stdout) = (child.stdin.take().unwrap(), child.stdout.take().unwrap());
+                (Box::new(stdin), Box::new(stdout), child)
+            }
+            Wiring::Socket => {
+                let (ours, theirs) = UnixStream::pair().unwrap();
+                let mut child = command
+                    .stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs)))
+                    .stdout(Stdio::piped())
+                    .spawn()
+                    .unwrap();
+                let stdout = child.stdout.take().unwrap();
+                (Box::new(ours), Box::new(stdout), child)
+            }
+            Wiring::SharedSocket => {
+                let (ours, theirs) = UnixStream::pair().unwrap();
+                let child = command
+                    .stdin(Stdio::from(std::os::fd::OwnedFd::from(
+                        theirs.try_clone().unwrap(),
+                    )))
+                    .stdout(Stdio::from(std::os::fd::OwnedFd::from(theirs)))
+                    .spawn()
+                    .unwrap();
+                (Box::new(ours.try_clone().unwrap()), Box::new(ours), child)
+            }
+        };
         let mut session = Session {
-            stdin: child.stdin.take().unwrap(),
-            stdout: BufReader::new(child.stdout.take().unwrap()),
+            stdin,
+            stdout: BufReader::new(stdout),
             child,
             next_id: 1,
         };
