@@ -4,7 +4,8 @@ p0600-mcp-throughput.sh.
 
 usage:
     mcp-throughput.py --ours BINARY --ours-root DIR [--ref-js INDEX.js --ref-root DIR]
-                      [--node NODE] [--files 200] [--rounds 5] [--errlog LOG] [--json OUT.json]
+                      [--node NODE] [--replay MCP-REPLAY] [--files 200] [--rounds 5]
+                      [--errlog LOG] [--json OUT.json]
 
 Both roots must be empty directories: the driver writes the same FILES small text files into
 each. One session per server, started once (start-up is not timed). A round is, per server,
@@ -14,6 +15,11 @@ works. Within a round the servers take turns kind by kind, the first alternating
 rounds, so a load change on the machine hits both alike; the first round is an untimed
 warm-up. Each call's result is checked (a failed call would make a fast benchmark of
 nothing), and the files' final bytes must be the same in both trees.
+
+With --replay (mcp-replay.c, built), a third server takes its turn at the reads: a stand-in
+that answers every call at once with our server's own response to a read, recorded first. The
+client spends on it what it spends on ours, and the server nothing, so its rate is the
+ceiling this client allows a server sending our bytes.
 
 Prints calls/s (the median round of each kind) for both servers and the ratio against the
 target; exits 1 when a target is missed, 2 when the workload itself fails.
@@ -25,8 +31,11 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 
 from mcp import ClientSession, StdioServerParameters
@@ -64,14 +73,17 @@ def name(i):
 class Server:
     """One server's session and how its tools are called."""
 
-    def __init__(self, label, params, root, path_of, tools):
+    def __init__(self, label, params, root, path_of, tools, checked=True):
         self.label, self.params, self.root = label, params, root
+        self.checked = checked  # False for the replay stand-in, whose answer is always the same
         self.path_of = path_of  # file name -> the path argument this server takes
         self.tools = tools  # kind -> (tool name, arguments builder)
         self.session = None
         self.rates = {kind: [] for kind in TARGETS}
 
     def check(self, kind, i, result, expect=None):
+        if not self.checked:
+            return
         text = "".join(b.text for b in (result.content or []) if getattr(b, "type", "") == "text")
         ok = not result.is_error
         if ok and result.structured_content is not None and "ok" in result.structured_content:
@@ -90,6 +102,36 @@ async def run_phase(server, kind, round_no, files):
         # Reads return the file, which holds the previous round's edit.
         server.check(kind, i, result, f"final {i} round {round_no - 1}" if kind == "read" else None)
     return files / (time.perf_counter() - t0)
+
+
+def record_responses(opts, env, directory):
+    """Our server's answers to initialize, tools/list and a read of the first file, each with
+    its id replaced by @ID@, as the files mcp-replay takes."""
+    server = subprocess.Popen([opts.ours, "--root", opts.ours_root], env=env,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    requests = [
+        ("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                        "clientInfo": {"name": "mcp-throughput", "version": "1"}}),
+        ("tools/list", {}),
+        ("tools/call", {"name": "file_read", "arguments": {"path": name(0)}}),
+    ]
+    paths = []
+    for n, (method, params) in enumerate(requests, 1):
+        message = {"jsonrpc": "2.0", "id": n, "method": method, "params": params}
+        server.stdin.write((json.dumps(message) + "\n").encode())
+        server.stdin.flush()
+        line = server.stdout.readline().decode()
+        open_id, count = re.subn(r'^\{"jsonrpc":"2.0","id":%d,' % n, '{"jsonrpc":"2.0","id":@ID@,', line)
+        if count != 1 or '"error"' in line[:60]:
+            raise SystemExit(f"recording our answer to {method} failed: {line[:300]}")
+        paths.append(os.path.join(directory, f"{n}.json"))
+        with open(paths[-1], "w") as f:
+            f.write(open_id)
+        if method == "initialize":
+            server.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+    server.stdin.close()
+    server.wait()
+    return paths
 
 
 async def run(opts):
@@ -123,6 +165,13 @@ async def run(opts):
             with open(os.path.join(s.root, name(i)), "w", encoding="utf-8") as f:
                 f.write(body(i, 0).replace("status: draft", "status: final"))
 
+    recorded = tempfile.TemporaryDirectory()
+    if opts.replay:
+        servers.append(Server(
+            "replay", StdioServerParameters(command=opts.replay,
+                                            args=record_responses(opts, env, recorded.name)),
+            None, lambda n: n, {"read": ("file_read", lambda p, i, r: {"path": p})}, checked=False))
+
     errlog = open(opts.errlog or os.devnull, "a")
     async with contextlib.AsyncExitStack() as stack:
         for s in servers:
@@ -154,6 +203,8 @@ async def run(opts):
             order = servers if round_no % 2 else servers[::-1]
             for kind in ("read", "write", "edit"):
                 for s in order:
+                    if kind not in s.tools:
+                        continue
                     rate = await run_phase(s, kind, round_no, opts.files)
                     if round_no > 1:  # round 1 warms caches and creates state
                         s.rates[kind].append(rate)
@@ -161,6 +212,8 @@ async def run(opts):
     # Both trees end with the same bytes: the last round's content, edited.
     last = opts.rounds + 1
     for s in servers:
+        if s.root is None:
+            continue
         for i in range(opts.files):
             with open(os.path.join(s.root, name(i)), encoding="utf-8") as f:
                 if f.read() != body(i, last).replace("status: draft", "status: final"):
@@ -175,6 +228,7 @@ def main():
     parser.add_argument("--ref-js")
     parser.add_argument("--ref-root")
     parser.add_argument("--node", default="node")
+    parser.add_argument("--replay", help="mcp-replay, built: measure the client's ceiling for reads")
     parser.add_argument("--files", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--errlog", help="where the servers' stderr goes (default: nowhere)")
@@ -192,11 +246,13 @@ def main():
         print(f"mcp-throughput: the session failed: {e!r}", file=sys.stderr)
         return 2
 
-    ours = servers[0]
-    ref = servers[1] if len(servers) > 1 else None
-    med = {s.label: {k: statistics.median(v) for k, v in s.rates.items()} for s in servers}
+    by_label = {s.label: s for s in servers}
+    ours = by_label["filekeeper-mcp"]
+    ref = by_label.get("reference")
+    replay = by_label.get("replay")
+    med = {s.label: {k: statistics.median(v) for k, v in s.rates.items() if v} for s in servers}
     print(f"{opts.files} files, {opts.rounds} rounds after a warm-up, medians; "
-          + "; ".join(s.version for s in servers))
+          + "; ".join(s.version for s in servers if s.checked))
     print(f"{'calls/s over stdio':<26} {'filekeeper-mcp':>15} {'reference':>12} {'ratio':>8} {'target':>8}")
     status = 0
     rows = {}
@@ -212,10 +268,17 @@ def main():
         rows[kind] = {"ours": a, "reference": b, "ratio": ratio, "target": TARGETS[kind]}
         print(f"{label:<26} {a:13.0f}/s {b:10.0f}/s {ratio:8.2f} {'>=' + str(TARGETS[kind]):>8}"
               + ("  MISSED" if missed else ""))
+    if replay is not None:
+        c = med["replay"]["read"]
+        against = f", {c / med[ref.label]['read']:.2f}x the reference's reads" if ref else ""
+        print(f"client ceiling for reads: {c:.0f}/s{against} (mcp-replay: our response, at once)")
+        if "read" in rows:
+            rows["read"]["ceiling"] = c
     if opts.json:
         with open(opts.json, "w") as f:
             json.dump({"files": opts.files, "rounds": opts.rounds, "rows": rows,
-                       "rates": {s.label: s.rates for s in servers}}, f, indent=1)
+                       "rates": {s.label: {k: v for k, v in s.rates.items() if v}
+                                 for s in servers}}, f, indent=1)
     return 1 if status else 0
 
 

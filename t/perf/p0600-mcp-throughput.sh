@@ -8,7 +8,9 @@
 # the first round is a warm-up; medians of the rest. Targets: reads at least 2.5x the
 # reference server's rate; writes and replacements at least on par (1.0x), although ours are
 # durable (fsynced blob, file, directory and journal) and journaled with an undoable record,
-# and the reference server's are neither.
+# and the reference server's are neither. Where a C compiler is found, a third server takes
+# its turn at the reads: mcp-replay.c, answering at once with our server's own recorded
+# response, which shows the most this client allows a server sending our bytes.
 #
 # The reference server is installed once with npm into a private directory outside the
 # checkout (PERF_REFERENCE_DIR, default ~/.cache/filekeeper-perf/server-filesystem) and run
@@ -55,6 +57,9 @@ else
 	fi
 fi
 
+if command -v cc >/dev/null && cc -O2 -o "$PERF_TRASH/mcp-replay" "$PERF_DIRECTORY/mcp-replay.c"; then
+	set -- "$@" --replay "$PERF_TRASH/mcp-replay"
+fi
 test -n "$PERF_MCP_JSON" && set -- "$@" --json "$PERF_MCP_JSON"
 "$PY" "$PERF_DIRECTORY/mcp-throughput.py" "$@" --errlog "$PERF_TRASH/servers.log"
 status=$?

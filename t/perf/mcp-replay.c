@@ -1,0 +1,86 @@
+/*
+ * mcp-replay: a stand-in MCP server for p0610. It answers every request line at once with a
+ * recorded response, so the time a client spends on a call against it is the client's own
+ * cost plus the pipes: the best any server could do with the same response bytes.
+ *
+ * usage: mcp-replay INITIALIZE.json TOOLS-LIST.json TOOLS-CALL.json
+ *
+ * Each file holds one JSON-RPC response line in which the id is the text @ID@. A request whose
+ * method is "initialize" gets the first, "tools/list" the second, any other request the third,
+ * with the request's id put in place of @ID@. Lines without an id (notifications) get nothing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *load(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		perror(path);
+		exit(2);
+	}
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	rewind(f);
+	char *text = malloc(n + 1);
+	if (!text || fread(text, 1, n, f) != (size_t)n) {
+		fprintf(stderr, "%s: cannot read\n", path);
+		exit(2);
+	}
+	text[n] = 0;
+	fclose(f);
+	text[strcspn(text, "\n")] = 0;
+	if (!strstr(text, "@ID@")) {
+		fprintf(stderr, "%s: no @ID@ in the response\n", path);
+		exit(2);
+	}
+	return text;
+}
+
+static void reply(const char *response, const char *id, size_t id_len)
+{
+	static char out[1 << 22];
+	const char *at = strstr(response, "@ID@");
+	size_t before = at - response, after = strlen(at + 4);
+	if (before + id_len + after + 1 > sizeof(out))
+		exit(2);
+	memcpy(out, response, before);
+	memcpy(out + before, id, id_len);
+	memcpy(out + before + id_len, at + 4, after);
+	out[before + id_len + after] = '\n';
+	size_t n = before + id_len + after + 1;
+	for (size_t done = 0; done < n;) {
+		ssize_t w = write(1, out + done, n - done);
+		if (w <= 0)
+			exit(1);
+		done += w;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 4) {
+		fprintf(stderr, "usage: mcp-replay INITIALIZE.json TOOLS-LIST.json TOOLS-CALL.json\n");
+		return 2;
+	}
+	char *initialize = load(argv[1]), *list = load(argv[2]), *call = load(argv[3]);
+	static char line[1 << 22];
+	while (fgets(line, sizeof(line), stdin)) {
+		char *id = strstr(line, "\"id\":");
+		if (!id)
+			continue;
+		id += 5;
+		while (*id == ' ')
+			id++;
+		size_t id_len = strcspn(id, ",}");
+		if (strstr(line, "\"method\":\"initialize\"") || strstr(line, "\"method\": \"initialize\""))
+			reply(initialize, id, id_len);
+		else if (strstr(line, "\"method\":\"tools/list\"") || strstr(line, "\"method\": \"tools/list\""))
+			reply(list, id, id_len);
+		else
+			reply(call, id, id_len);
+	}
+	return 0;
+}
