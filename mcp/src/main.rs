@@ -176,18 +176,20 @@ fn stdin() -> Box<dyn tokio::io::AsyncRead + Unpin + Send> {
     let Some(input) = stat(std::io::stdin().as_fd()) else {
         return Box::new(tokio::io::stdin());
     };
+    // Stdin's open file description may be stdout's too (one socket, or one FIFO opened for
+    // reading and writing, on both): nonblocking reads would then make our blocking writes
+    // fail, so only a stdin of its own is taken.
+    let output = stat(std::io::stdout().as_fd());
+    if output.is_some_and(|out| (out.dev(), out.ino()) == (input.dev(), input.ino())) {
+        return Box::new(tokio::io::stdin());
+    }
     if input.file_type().is_fifo()
         && let Some(fd) = owned()
         && let Ok(pipe) = tokio::net::unix::pipe::Receiver::from_owned_fd(fd)
     {
         return Box::new(pipe);
     }
-    // A socket's one description may carry stdout too (the same socket on both): nonblocking
-    // reads would then make our blocking writes fail, so only a socket of its own is taken.
-    let output = stat(std::io::stdout().as_fd());
-    let shared = output.is_some_and(|out| (out.dev(), out.ino()) == (input.dev(), input.ino()));
     if input.file_type().is_socket()
-        && !shared
         && let Some(fd) = owned()
     {
         let socket = std::os::unix::net::UnixStream::from(fd);
