@@ -252,17 +252,6 @@ test_expect_success 'the session ends when the client stops reading stdout, thou
 	grep -F "writing to stdout failed" gone.err
 '
 
-test_expect_success 'a server started with stdout closed still works, and writes only what it is asked to' '
-	{
-		printf "%s\n" "$INIT" "$INITIALIZED" &&
-		call_req 1 file_write "{\"path\":\"closed-out.txt\",\"content\":\"hello\\n\"}"
-	} | timeout 60 filekeeper-mcp --root "$WS" >&- 2>closed.err &&
-	printf "hello\n" >expect &&
-	test_cmp expect "$WS/closed-out.txt" &&
-	keeper --root "$WS" --json fsck >closed-fsck.json &&
-	json_get ".ok == true" closed-fsck.json
-'
-
 test_expect_success 'the server serves a registered workspace by --workspace' '
 	call_req 1 workspace_list "{}" | mcp_raw named.out --workspace test &&
 	response 1 named.out >named.json &&

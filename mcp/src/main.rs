@@ -6,6 +6,7 @@
 //! messages; logs go to stderr.
 
 mod args;
+mod input;
 mod line;
 mod tools;
 
@@ -157,51 +158,6 @@ impl ServerHandler for Server {
     }
 }
 
-/// Stdin as the runtime reads it. A pipe or a socket, which is what MCP clients give a
-/// server, is read by the protocol thread itself, through the runtime's event loop, so a
-/// request costs one wake-up: the client's write wakes the thread that answers. (A reading
-/// thread of its own cost a second wake-up per request, the hand-over to the protocol thread:
-/// a small read took 0.127 ms over raw JSON-RPC then, 0.107–0.115 ms now.) Anything else, a
-/// terminal or a file, is read through tokio's stdin, on a blocking thread, since making it
-/// nonblocking would change it for every process that shares it.
-fn stdin() -> Box<dyn tokio::io::AsyncRead + Unpin + Send> {
-    use std::os::fd::AsFd;
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    let owned = || std::io::stdin().as_fd().try_clone_to_owned().ok();
-    let stat = |fd: std::os::fd::BorrowedFd<'_>| {
-        fd.try_clone_to_owned()
-            .and_then(|fd| std::fs::File::from(fd).metadata())
-            .ok()
-    };
-    let Some(input) = stat(std::io::stdin().as_fd()) else {
-        return Box::new(tokio::io::stdin());
-    };
-    // Stdin's open file description may be stdout's too (one socket, or one FIFO opened for
-    // reading and writing, on both): nonblocking reads would then make our blocking writes
-    // fail, so only a stdin of its own is taken.
-    let output = stat(std::io::stdout().as_fd());
-    if output.is_some_and(|out| (out.dev(), out.ino()) == (input.dev(), input.ino())) {
-        return Box::new(tokio::io::stdin());
-    }
-    if input.file_type().is_fifo()
-        && let Some(fd) = owned()
-        && let Ok(pipe) = tokio::net::unix::pipe::Receiver::from_owned_fd(fd)
-    {
-        return Box::new(pipe);
-    }
-    if input.file_type().is_socket()
-        && let Some(fd) = owned()
-    {
-        let socket = std::os::unix::net::UnixStream::from(fd);
-        if socket.set_nonblocking(true).is_ok()
-            && let Ok(socket) = tokio::net::UnixStream::from_std(socket)
-        {
-            return Box::new(socket);
-        }
-    }
-    Box::new(tokio::io::stdin())
-}
-
 /// Reads request lines from `input` and passes each to the protocol handler (`to_server`), or
 /// answers it at once (`replies`; see `line`). At the end of input it closes the handler's
 /// side, which ends the session.
@@ -315,7 +271,6 @@ fn fail(err: &Error) -> ! {
 
 fn main() {
     std::panic::set_hook(Box::new(|_| {}));
-    filekeeper::plumbing::stdio::open_missing_standard_streams();
     let cli = Cli::parse();
     let keeper = Filekeeper::new(cli.home.as_deref()).unwrap_or_else(|e| fail(&e));
     let workspace = keeper
@@ -335,8 +290,11 @@ fn main() {
         .unwrap_or(usize::MAX / 8)
         .saturating_mul(4)
         .saturating_add(1 << 20);
-    // One thread reads stdin, runs the protocol and the quick tools (see `Server::run`, `stdin`).
-    // Handing every message between worker threads cost more than the small tools themselves.
+    // One thread reads stdin, runs the protocol and the quick tools (see `Server::run`,
+    // `input`). Handing every message between worker threads cost more than the small tools
+    // themselves. Stdin's flags are put back after the runtime has gone (declared first,
+    // dropped last).
+    let _stdin_flags = input::Flags::capture();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -345,7 +303,7 @@ fn main() {
         let (to_server, from_client) = tokio::io::duplex(1 << 20);
         let (to_client, from_server) = tokio::io::duplex(1 << 20);
         let (replies, replies_out) = tokio::sync::mpsc::unbounded_channel();
-        tokio::spawn(read_requests(stdin(), to_server, replies, max_line));
+        tokio::spawn(read_requests(input::stdin(), to_server, replies, max_line));
         let (broken, mut stdout_failed) = tokio::sync::oneshot::channel();
         let writer = tokio::spawn(write_responses(from_server, replies_out, broken));
         let transport =

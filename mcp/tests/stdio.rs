@@ -181,3 +181,104 @@ fn serves_requests_from_a_file_on_stdin() {
         .expect("the read is answered before the input ends");
     assert_eq!(read["result"]["structuredContent"]["content"], "one\n");
 }
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+/// Waits at most a minute for `child` to exit; false if it did not.
+fn exits(child: std::process::Child) -> bool {
+    let (done, exited) = std::sync::mpsc::channel();
+    let mut child = child;
+    std::thread::spawn(move || {
+        let _ = done.send(child.wait().is_ok());
+    });
+    exited
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .unwrap_or(false)
+}
+
+#[test]
+fn a_server_reading_a_terminal_ends_when_stdout_fails() {
+    use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
+    use std::io::{BufRead, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
+    grantpt(&master).unwrap();
+    unlockpt(&master).unwrap();
+    let terminal = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(ptsname(&master, Vec::new()).unwrap().to_str().unwrap())
+        .unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_filekeeper-mcp"))
+        .arg("--root")
+        .arg(dir.path())
+        .env("FILEKEEPER_HOME", dir.path().join("home"))
+        .stdin(terminal)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut typed = std::fs::File::from(master);
+    writeln!(typed, "{INIT}").unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert!(line.contains("serverInfo"), "{line}");
+    drop(stdout); // the client stops reading
+    writeln!(typed, "{INITIALIZED}").unwrap();
+    writeln!(typed, r#"{{"jsonrpc":"2.0","id":2,"method":"ping"}}"#).unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    // The terminal stays open and silent: the server must end without another line.
+    assert!(exits(child), "the server still waits for the terminal");
+    let mut said = String::new();
+    stderr.read_to_string(&mut said).unwrap();
+    assert!(said.contains("writing to stdout failed"), "{said}");
+}
+
+/// Starts the server with `stdin`, one end of a pipe or a socket pair whose open file
+/// description the test holds too (`same`), and sends requests through `requests`. Stdin must
+/// be nonblocking while the server reads it (through the event loop) and blocking again once
+/// the server has ended, as the shell or client that handed it on expects.
+fn stdin_is_nonblocking_only_while_served(
+    stdin: std::os::fd::OwnedFd,
+    same: std::os::fd::OwnedFd,
+    mut requests: impl std::io::Write,
+) {
+    use rustix::fs::{OFlags, fcntl_getfl};
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_filekeeper-mcp"))
+        .arg("--root")
+        .arg(dir.path())
+        .env("FILEKEEPER_HOME", dir.path().join("home"))
+        .stdin(stdin)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    writeln!(requests, "{INIT}").unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.contains("serverInfo"), "{line}");
+    assert!(fcntl_getfl(&same).unwrap().contains(OFlags::NONBLOCK));
+    drop(requests); // the end of input ends the session
+    assert!(exits(child));
+    assert!(!fcntl_getfl(&same).unwrap().contains(OFlags::NONBLOCK));
+}
+
+#[test]
+fn a_pipe_on_stdin_is_read_nonblocking_and_handed_back_blocking() {
+    let (reader, writer) = std::io::pipe().unwrap();
+    let stdin = std::os::fd::OwnedFd::from(reader.try_clone().unwrap());
+    stdin_is_nonblocking_only_while_served(stdin, reader.into(), writer);
+}
+
+#[test]
+fn a_socket_on_stdin_is_read_nonblocking_and_handed_back_blocking() {
+    let (ours, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+    let stdin = std::os::fd::OwnedFd::from(theirs.try_clone().unwrap());
+    stdin_is_nonblocking_only_while_served(stdin, theirs.into(), ours);
+}

@@ -10,7 +10,6 @@
 //! - [`walk`] and [`ignore`]: sorted, confined tree walks honouring git's ignore rules;
 //! - [`home`] and [`workspace`]: the registry of workspaces and where their state lives;
 //! - [`progress`]: progress of long work, for a terminal to draw;
-//! - [`stdio`]: standard streams that are closed get `/dev/null`, so no file lands on them;
 //! - [`commands`]: the plumbing subcommands (`hash-object`, `cat-blob`, `journal-*`,
 //!   `publish`, `resolve-path`, `fsck`) as functions returning their JSON result.
 //!
@@ -33,7 +32,6 @@ pub mod resolve;
 pub mod retire;
 pub mod sensitive;
 mod sqlite;
-pub mod stdio;
 pub mod tree;
 pub mod walk;
 pub mod workspace;

@@ -2,7 +2,7 @@
 //!
 //! When a rename or unlink drops a file's last name and nothing holds it open, the kernel
 //! frees its inode and blocks inside that system call. That is not free: on ext4 mounted with
-//! `discard` it waits for the device to trim the blocks (about 0.1 ms for a small file on the
+//! `discard` it waits for the device to trim the blocks (0.1–0.2 ms for a small file on the
 //! machine in `docs/performance.md`), and a large file's extents take longer still. So a step
 //! that replaces or removes a file first opens it with `O_PATH` ([`hold`]); the rename or
 //! unlink then only drops a name, and the file is freed when the returned [`Retired`] is
@@ -11,6 +11,12 @@
 //! Nothing about durability changes: the name is gone (and its directory fsynced) exactly as
 //! before, and a file nobody can reach any more is freed by the kernel whenever its last
 //! descriptor closes, including at process exit or after a crash.
+//!
+//! Only local disk filesystems are held this way (ext4, XFS, Btrfs, F2FS): elsewhere a name
+//! dropped while the file is open does not simply vanish. NFS renames such a file to
+//! `.nfsXXXX` until it is closed, and FUSE filesystems to `.fuse_hidden*`: names a walk would
+//! see, and a directory a recursive delete could not remove. tmpfs frees in memory, so holding
+//! gains nothing there.
 
 use rustix::fs::{Mode, OFlags};
 use std::ffi::OsStr;
@@ -28,11 +34,29 @@ const QUEUE: usize = 16;
 #[derive(Debug)]
 pub struct Retired(Option<OwnedFd>);
 
-/// Holds the file `name` in `dir` open until the returned value is dropped. Best effort: when
-/// there is nothing to open (no such file) or the open fails, nothing is held.
+/// Holds the file `name` in `dir` open until the returned value is dropped, when `dir` is on a
+/// filesystem where that is worth it. Best effort: when there is nothing to open (no such
+/// file) or the open fails, nothing is held.
 pub fn hold(dir: BorrowedFd<'_>, name: &OsStr) -> Retired {
+    if !worth_holding(dir) {
+        return Retired(None);
+    }
+    held(dir, name)
+}
+
+fn held(dir: BorrowedFd<'_>, name: &OsStr) -> Retired {
     let flags = OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     Retired(rustix::fs::openat(dir, name, flags, Mode::empty()).ok())
+}
+
+/// Whether `dir` is on a local disk filesystem (see the module's documentation).
+fn worth_holding(dir: BorrowedFd<'_>) -> bool {
+    const EXT4: u64 = 0xEF53; // ext2 and ext3 too
+    const XFS: u64 = 0x5846_5342;
+    const BTRFS: u64 = 0x9123_683E;
+    const F2FS: u64 = 0xF2F5_2010;
+    rustix::fs::fstatfs(dir)
+        .is_ok_and(|fs| matches!(fs.f_type as u64 & 0xFFFF_FFFF, EXT4 | XFS | BTRFS | F2FS))
 }
 
 impl Drop for Retired {
@@ -78,7 +102,7 @@ mod tests {
         std::fs::write(root.path().join("old"), b"old bytes").unwrap();
         let ino = std::fs::metadata(root.path().join("old")).unwrap().ino();
         let dir = dir(root.path());
-        let held = hold(dir.as_fd(), OsStr::new("old"));
+        let held = held(dir.as_fd(), OsStr::new("old"));
         std::fs::remove_file(root.path().join("old")).unwrap();
         let fd = held.0.as_ref().expect("the file is held");
         let stat = rustix::fs::fstat(fd).unwrap();
@@ -94,7 +118,7 @@ mod tests {
     fn holding_nothing_is_harmless() {
         let root = tempfile::tempdir().unwrap();
         let dir = dir(root.path());
-        let held = hold(dir.as_fd(), OsStr::new("absent"));
+        let held = held(dir.as_fd(), OsStr::new("absent"));
         assert!(held.0.is_none());
         drop(held);
     }
@@ -111,24 +135,33 @@ mod tests {
     #[test]
     fn every_released_descriptor_is_closed() {
         // Many more than the queue holds: each is closed, by the thread or in place.
-        let root = tempfile::tempdir().unwrap();
-        let dir = dir(root.path());
+        let temp = tempfile::tempdir().unwrap();
+        let root = temp.path().canonicalize().unwrap(); // as /proc/self/fd shows it
+        let dir = dir(&root);
         let names: Vec<String> = (0..10 * QUEUE).map(|i| format!("f{i}")).collect();
         for name in &names {
-            std::fs::write(root.path().join(name), b"x").unwrap();
+            std::fs::write(root.join(name), b"x").unwrap();
         }
         let held: Vec<Retired> = names
             .iter()
-            .map(|n| hold(dir.as_fd(), OsStr::new(n)))
+            .map(|n| held(dir.as_fd(), OsStr::new(n)))
             .collect();
-        assert_eq!(open_under(root.path()), names.len());
+        assert_eq!(open_under(&root), names.len());
         drop(held);
         // The closing thread drains the queue; wait for it without sleeping blindly.
         let drained = (0..100_000).any(|_| {
             std::thread::yield_now();
-            open_under(root.path()) == 0
+            open_under(&root) == 0
         });
         assert!(drained, "descriptors were left open");
+    }
+
+    #[test]
+    fn a_file_on_a_filesystem_outside_the_list_is_not_held() {
+        // procfs stands in for NFS and FUSE, which a test cannot mount.
+        let proc = dir(std::path::Path::new("/proc/self"));
+        assert!(!worth_holding(proc.as_fd()));
+        assert!(hold(proc.as_fd(), OsStr::new("status")).0.is_none());
     }
 
     use std::os::fd::AsFd;

@@ -6,7 +6,6 @@ fn main() {
     // A panic is a bug, but it still reaches the user as one structured INTERNAL_ERROR line,
     // never a stack trace.
     std::panic::set_hook(Box::new(|_| {}));
-    filekeeper::plumbing::stdio::open_missing_standard_streams();
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let json = argv.iter().skip(1).any(|a| a == "--json");
     let code = match std::panic::catch_unwind(|| filekeeper::cli::run(argv)) {

@@ -1,5 +1,5 @@
 /*
- * mcp-replay: a stand-in MCP server for p0610. It answers every request line at once with a
+ * mcp-replay: a stand-in MCP server for p0600. It answers every request line at once with a
  * recorded response, so the time a client spends on a call against it is the client's own
  * cost plus the pipes: the best any server could do with the same response bytes.
  *
@@ -7,7 +7,9 @@
  *
  * Each file holds one JSON-RPC response line in which the id is the text @ID@. A request whose
  * method is "initialize" gets the first, "tools/list" the second, any other request the third,
- * with the request's id put in place of @ID@. Lines without an id (notifications) get nothing.
+ * with the request's id put in place of @ID@. Lines without a method and an id (notifications,
+ * responses) get nothing. The id is the first "id" key on the line, which is the request's as
+ * long as its parameters have no key of that name (true of the reads p0600 replays).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,7 +71,7 @@ int main(int argc, char **argv)
 	static char line[1 << 22];
 	while (fgets(line, sizeof(line), stdin)) {
 		char *id = strstr(line, "\"id\":");
-		if (!id)
+		if (!id || !strstr(line, "\"method\""))
 			continue;
 		id += 5;
 		while (*id == ' ')

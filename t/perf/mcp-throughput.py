@@ -165,7 +165,7 @@ async def run(opts):
             with open(os.path.join(s.root, name(i)), "w", encoding="utf-8") as f:
                 f.write(body(i, 0).replace("status: draft", "status: final"))
 
-    recorded = tempfile.TemporaryDirectory()
+    recorded = tempfile.TemporaryDirectory() if opts.replay else None
     if opts.replay:
         servers.append(Server(
             "replay", StdioServerParameters(command=opts.replay,
