@@ -140,6 +140,24 @@ fn serves_a_large_read_with_one_socket_for_stdin_and_stdout() {
     serves_a_large_read(Wiring::SharedSocket);
 }
 
+/// The server on `root` (its home in `dir`), with `stdin` and `stderr` as given and stdout a pipe.
+fn spawn(
+    dir: &std::path::Path,
+    root: &std::path::Path,
+    stdin: impl Into<std::process::Stdio>,
+    stderr: std::process::Stdio,
+) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_filekeeper-mcp"))
+        .arg("--root")
+        .arg(root)
+        .env("FILEKEEPER_HOME", dir.join("home"))
+        .stdin(stdin)
+        .stdout(std::process::Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .unwrap()
+}
+
 #[test]
 fn serves_requests_from_a_file_on_stdin() {
     let dir = tempfile::tempdir().unwrap();
@@ -157,15 +175,12 @@ fn serves_requests_from_a_file_on_stdin() {
     let input = dir.path().join("requests.jsonl");
     let lines: Vec<String> = requests.iter().map(|r| r.to_string() + "\n").collect();
     std::fs::write(&input, lines.concat()).unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_filekeeper-mcp"))
-        .arg("--root")
-        .arg(&root)
-        .env("FILEKEEPER_HOME", dir.path().join("home"))
-        .stdin(std::fs::File::open(&input).unwrap())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(
+        dir.path(),
+        &root,
+        std::fs::File::open(&input).unwrap(),
+        std::process::Stdio::null(),
+    );
     let mut out = String::new();
     child
         .stdout
@@ -219,15 +234,12 @@ fn a_server_reading_a_terminal_ends_when_stdout_fails() {
         eprintln!("skipped: no pseudo-terminal could be opened here");
         return;
     };
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_filekeeper-mcp"))
-        .arg("--root")
-        .arg(dir.path())
-        .env("FILEKEEPER_HOME", dir.path().join("home"))
-        .stdin(terminal)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(
+        dir.path(),
+        dir.path(),
+        terminal,
+        std::process::Stdio::piped(),
+    );
     let mut typed = std::fs::File::from(master);
     writeln!(typed, "{INIT}").unwrap();
     let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
@@ -257,15 +269,7 @@ fn stdin_is_nonblocking_only_while_served(
     use rustix::fs::{OFlags, fcntl_getfl};
     use std::io::BufRead;
     let dir = tempfile::tempdir().unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_filekeeper-mcp"))
-        .arg("--root")
-        .arg(dir.path())
-        .env("FILEKEEPER_HOME", dir.path().join("home"))
-        .stdin(stdin)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(dir.path(), dir.path(), stdin, std::process::Stdio::null());
     writeln!(requests, "{INIT}").unwrap();
     let mut line = String::new();
     std::io::BufReader::new(child.stdout.as_mut().unwrap())
