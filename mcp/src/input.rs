@@ -13,10 +13,9 @@
 //! would make our blocking writes fail. That thread is never joined, so a server whose session
 //! has ended exits even while a terminal waits for a line (tokio's own stdin would hold it).
 
-use rustix::fs::OFlags;
+use rustix::fs::{FileType, OFlags};
 use std::io::{self, Read};
 use std::os::fd::AsFd;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 use tokio::io::{AsyncRead, ReadBuf};
@@ -26,51 +25,50 @@ pub struct Flags(Option<OFlags>);
 
 impl Flags {
     pub fn capture() -> Flags {
-        Flags(rustix::fs::fcntl_getfl(std::io::stdin().as_fd()).ok())
+        Flags(rustix::fs::fcntl_getfl(std::io::stdin()).ok())
     }
 }
 
 impl Drop for Flags {
     fn drop(&mut self) {
         if let Some(flags) = self.0 {
-            let _ = rustix::fs::fcntl_setfl(std::io::stdin().as_fd(), flags);
+            let _ = rustix::fs::fcntl_setfl(std::io::stdin(), flags);
         }
     }
 }
 
 /// Stdin as the runtime reads it (see the module's documentation). Must run inside the runtime.
 pub fn stdin() -> Box<dyn AsyncRead + Unpin + Send> {
-    let stat = |fd: std::os::fd::BorrowedFd<'_>| {
-        fd.try_clone_to_owned()
-            .and_then(|fd| std::fs::File::from(fd).metadata())
-            .ok()
-    };
-    let Some(input) = stat(std::io::stdin().as_fd()) else {
+    let stdin = std::io::stdin();
+    let Ok(input) = rustix::fs::fstat(&stdin) else {
         return Box::new(threaded());
     };
-    let output = stat(std::io::stdout().as_fd());
-    if output.is_some_and(|out| (out.dev(), out.ino()) == (input.dev(), input.ino())) {
+    let shared = rustix::fs::fstat(std::io::stdout())
+        .is_ok_and(|out| (out.st_dev, out.st_ino) == (input.st_dev, input.st_ino));
+    let kind = FileType::from_raw_mode(input.st_mode);
+    if shared || !matches!(kind, FileType::Fifo | FileType::Socket) {
         return Box::new(threaded());
     }
-    let Ok(fd) = std::io::stdin().as_fd().try_clone_to_owned() else {
-        return Box::new(threaded());
-    };
+    // Put back at once if the nonblocking path fails after setting O_NONBLOCK: the thread
+    // needs blocking reads. (On success, the server's own `Flags` puts them back at exit.)
     let found = Flags::capture();
-    if input.file_type().is_fifo() {
-        if let Ok(pipe) = tokio::net::unix::pipe::Receiver::from_owned_fd(fd) {
-            std::mem::forget(found); // the server's own `Flags` restores them at exit
-            return Box::new(pipe);
-        }
-    } else if input.file_type().is_socket() {
-        let socket = std::os::unix::net::UnixStream::from(fd);
-        if socket.set_nonblocking(true).is_ok()
-            && let Ok(socket) = tokio::net::UnixStream::from_std(socket)
-        {
-            std::mem::forget(found);
-            return Box::new(socket);
+    if let Ok(fd) = stdin.as_fd().try_clone_to_owned() {
+        if kind == FileType::Fifo {
+            if let Ok(pipe) = tokio::net::unix::pipe::Receiver::from_owned_fd(fd) {
+                std::mem::forget(found);
+                return Box::new(pipe);
+            }
+        } else {
+            let socket = std::os::unix::net::UnixStream::from(fd);
+            if socket.set_nonblocking(true).is_ok()
+                && let Ok(socket) = tokio::net::UnixStream::from_std(socket)
+            {
+                std::mem::forget(found);
+                return Box::new(socket);
+            }
         }
     }
-    drop(found); // a failed attempt may have set O_NONBLOCK; the thread needs blocking reads
+    drop(found);
     Box::new(threaded())
 }
 

@@ -22,7 +22,7 @@ use rustix::fs::{Mode, OFlags};
 use std::ffi::OsStr;
 use std::os::fd::{BorrowedFd, OwnedFd};
 use std::sync::OnceLock;
-use std::sync::mpsc::{SyncSender, TrySendError};
+use std::sync::mpsc::SyncSender;
 
 /// Descriptors waiting for the closing thread. Bounded, so a burst of steps can never pile
 /// up descriptors toward the process's limit: when it is full, a descriptor is closed where
@@ -61,12 +61,9 @@ fn worth_holding(dir: BorrowedFd<'_>) -> bool {
 
 impl Drop for Retired {
     fn drop(&mut self) {
-        let Some(fd) = self.0.take() else { return };
-        if let Some(closer) = closer()
-            && let Err(TrySendError::Full(fd) | TrySendError::Disconnected(fd)) =
-                closer.try_send(fd)
-        {
-            drop(fd);
+        // A descriptor the queue refuses comes back in the error and is closed right here.
+        if let (Some(fd), Some(closer)) = (self.0.take(), closer()) {
+            let _ = closer.try_send(fd);
         }
     }
 }
