@@ -183,60 +183,66 @@ pub fn scan(
                 }
             }
         }
-        // Split into lines, collecting the ones in range.
+        // Split into lines, collecting the ones in range. memchr2 jumps from one CR or LF to
+        // the next: the bytes between them change nothing but the line's length.
         let mut start = 0;
-        for (i, &b) in chunk.iter().enumerate() {
-            let ends_line = match b {
-                b'\n' => {
-                    if lines.pending_cr {
-                        lines.crlf += 1;
-                        lines.pending_cr = false;
-                    } else {
-                        lines.lf += 1;
-                    }
-                    true
-                }
-                _ if lines.pending_cr => {
-                    // A lone CR ended the previous line; this byte starts a new one.
-                    lines.cr += 1;
-                    lines.pending_cr = false;
-                    finish_line(
-                        &mut lines,
-                        &mut current,
-                        &mut collected,
-                        collect,
-                        &mut first_collected,
-                        &mut last_collected,
-                        &mut cut_at,
-                        &mut oversized_line,
-                        &chunk[start..i],
-                    );
-                    start = i;
-                    if b == b'\r' {
-                        lines.pending_cr = true;
-                    }
-                    false
-                }
-                b'\r' => {
-                    lines.pending_cr = true;
-                    false
-                }
-                _ => false,
-            };
-            if ends_line {
-                finish_line(
-                    &mut lines,
-                    &mut current,
-                    &mut collected,
-                    collect,
-                    &mut first_collected,
-                    &mut last_collected,
-                    &mut cut_at,
-                    &mut oversized_line,
-                    &chunk[start..=i],
-                );
-                start = i + 1;
+        let mut at = 0;
+        if lines.pending_cr {
+            // The previous chunk ended in a CR: this chunk's first byte says what it ended.
+            lines.pending_cr = false;
+            if chunk[0] == b'\n' {
+                lines.crlf += 1;
+                at = 1;
+            } else {
+                lines.cr += 1;
             }
+            finish_line(
+                &mut lines,
+                &mut current,
+                &mut collected,
+                collect,
+                &mut first_collected,
+                &mut last_collected,
+                &mut cut_at,
+                &mut oversized_line,
+                &chunk[..at],
+            );
+            start = at;
+        }
+        while let Some(found) = memchr::memchr2(b'\n', b'\r', &chunk[at..]) {
+            let i = at + found;
+            let end = match (chunk[i], chunk.get(i + 1)) {
+                (b'\n', _) => {
+                    lines.lf += 1;
+                    i
+                }
+                (_, Some(b'\n')) => {
+                    lines.crlf += 1;
+                    i + 1
+                }
+                (_, Some(_)) => {
+                    lines.cr += 1;
+                    i
+                }
+                (_, None) => {
+                    // A CR that ends the chunk: the next byte decides between CRLF and CR.
+                    lines.pending_cr = true;
+                    break;
+                }
+            };
+            finish_line(
+                &mut lines,
+                &mut current,
+                &mut collected,
+                collect,
+                &mut first_collected,
+                &mut last_collected,
+                &mut cut_at,
+                &mut oversized_line,
+                &chunk[start..=end],
+            );
+            start = end + 1;
+            at = start;
         }
         extend_current(&lines, &mut current, collect, &chunk[start..]);
         lines.line_len += (chunk.len() - start) as u64;
@@ -424,15 +430,76 @@ mod tests {
         assert_eq!((f.cut_at, f.oversized_line), (Some(1), Some(11)));
     }
 
+    /// Hands out at most `step` bytes a read, so every position is a chunk boundary.
+    struct Trickle<'a> {
+        bytes: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.step.min(buf.len()).min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
     #[test]
-    fn chunk_boundaries_do_not_change_the_answer() {
-        // A CR at the end of one 64 KiB chunk and its LF at the start of the next.
-        let mut text = vec![b'x'; 64 * 1024 - 1];
-        text.extend_from_slice(b"\r\nend\r\n");
-        let f = lines(&text, 2, None, 100);
-        assert_eq!(f.line_count, 2);
-        assert_eq!(f.newline, Newline::Crlf);
-        assert_eq!(f.collected, b"end\r\n");
+    fn any_chunking_gives_the_same_facts() {
+        let texts: [&[u8]; 7] = [
+            b"a\r\nb\rc\nd",
+            b"\r\r\n\n\r",
+            b"one\r",
+            b"\rtwo\r\n",
+            b"x\r\ry\n\n\r\nz",
+            b"caf\xc3\xa9\r\n\xe2\x82\xac\n",
+            b"ok\r\n\xff bad\n",
+        ];
+        let ranges = [
+            (1, None, 100),
+            (2, Some(3), 100),
+            (1, None, 5),
+            (3, None, 1),
+        ];
+        for text in texts {
+            for (from, to, max) in ranges {
+                let c = Collect {
+                    from_line: from,
+                    to_line: to,
+                    max_bytes: max,
+                };
+                let whole = scan(text, UTF_8, Some(c)).unwrap();
+                for step in 1..=3 {
+                    let part = scan(Trickle { bytes: text, step }, UTF_8, Some(c)).unwrap();
+                    let case = format!("{text:?} step {step} lines {from}..{to:?} max {max}");
+                    assert_eq!(part.not_text, whole.not_text, "{case}");
+                    let (Some(p), Some(w)) = (part.text, whole.text.as_ref()) else {
+                        continue;
+                    };
+                    assert_eq!(
+                        (p.line_count, p.newline, p.collected.as_slice()),
+                        (w.line_count, w.newline, w.collected.as_slice()),
+                        "{case}"
+                    );
+                    assert_eq!(
+                        (
+                            p.first_collected,
+                            p.last_collected,
+                            p.cut_at,
+                            p.oversized_line
+                        ),
+                        (
+                            w.first_collected,
+                            w.last_collected,
+                            w.cut_at,
+                            w.oversized_line
+                        ),
+                        "{case}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
