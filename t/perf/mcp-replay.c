@@ -3,7 +3,13 @@
  * recorded response, so the time a client spends on a call against it is the client's own
  * cost plus the pipes: the best any server could do with the same response bytes.
  *
- * usage: mcp-replay INITIALIZE.json TOOLS-LIST.json TOOLS-CALL.json
+ * usage: mcp-replay [--busy-us N] INITIALIZE.json TOOLS-LIST.json TOOLS-CALL.json
+ *
+ * With --busy-us, it spins on the CPU for N microseconds before each answer to a tool call: a
+ * server that takes N us of work a call, which p0600 uses to find how much a client's rate
+ * falls per microsecond a server spends, and so the time a server may spend for a target rate.
+ * It spins rather than sleeps because a server at work keeps its CPU; a sleeping one would
+ * add a wake-up that a busy server does not pay.
  *
  * Each file holds one JSON-RPC response line in which the id is the text @ID@. A request whose
  * method is "initialize" gets the first, "tools/list" the second, any other request the third,
@@ -14,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static char *load(const char *path)
@@ -61,10 +68,25 @@ static void reply(const char *response, const char *id, size_t id_len)
 	}
 }
 
+static void spin(long microseconds)
+{
+	struct timespec start, now;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	while ((now.tv_sec - start.tv_sec) * 1000000L + (now.tv_nsec - start.tv_nsec) / 1000 < microseconds);
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 4) {
-		fprintf(stderr, "usage: mcp-replay INITIALIZE.json TOOLS-LIST.json TOOLS-CALL.json\n");
+	long busy = 0;
+	if (argc == 6 && strcmp(argv[1], "--busy-us") == 0) {
+		busy = atol(argv[2]);
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc != 4 || busy < 0) {
+		fprintf(stderr, "usage: mcp-replay [--busy-us N] INITIALIZE.json TOOLS-LIST.json TOOLS-CALL.json\n");
 		return 2;
 	}
 	char *initialize = load(argv[1]), *list = load(argv[2]), *call = load(argv[3]);
@@ -81,8 +103,10 @@ int main(int argc, char **argv)
 			reply(initialize, id, id_len);
 		else if (strstr(line, "\"method\":\"tools/list\"") || strstr(line, "\"method\": \"tools/list\""))
 			reply(list, id, id_len);
-		else
+		else {
+			spin(busy);
 			reply(call, id, id_len);
+		}
 	}
 	return 0;
 }

@@ -4,7 +4,7 @@ p0600-mcp-throughput.sh.
 
 usage:
     mcp-throughput.py --ours BINARY --ours-root DIR [--ref-js INDEX.js --ref-root DIR]
-                      [--node NODE] [--replay MCP-REPLAY] [--files 200] [--rounds 5]
+                      [--node NODE] [--replay MCP-REPLAY [--busy-us 50]] [--files 200] [--rounds 5]
                       [--errlog LOG] [--json OUT.json]
 
 Both roots must be empty directories: the driver writes the same FILES small text files into
@@ -19,7 +19,10 @@ nothing), and the files' final bytes must be the same in both trees.
 With --replay (mcp-replay.c, built), a third server takes its turn at the reads: a stand-in
 that answers every call at once with our server's own response to a read, recorded first. The
 client spends on it what it spends on ours, and the server nothing, so its rate is the
-ceiling this client allows a server sending our bytes.
+ceiling this client allows a server sending our bytes. A fourth, the same stand-in spinning
+--busy-us microseconds (default 50) before each answer, shows how much the client's time a
+call grows per microsecond a server spends; from the two follow the server time a read may
+take for the 2.5x target, and the server time our server's rate amounts to.
 
 Prints calls/s (the median round of each kind) for both servers and the ratio against the
 target; exits 1 when a target is missed, 2 when the workload itself fails.
@@ -167,10 +170,12 @@ async def run(opts):
 
     recorded = tempfile.TemporaryDirectory() if opts.replay else None
     if opts.replay:
-        servers.append(Server(
-            "replay", StdioServerParameters(command=opts.replay,
-                                            args=record_responses(opts, env, recorded.name)),
-            None, lambda n: n, {"read": ("file_read", lambda p, i, r: {"path": p})}, checked=False))
+        responses = record_responses(opts, env, recorded.name)
+        for label, busy in (("replay", []), ("replay, busy", ["--busy-us", str(opts.busy_us)])):
+            servers.append(Server(
+                label, StdioServerParameters(command=opts.replay, args=busy + responses),
+                None, lambda n: n, {"read": ("file_read", lambda p, i, r: {"path": p})},
+                checked=False))
 
     errlog = open(opts.errlog or os.devnull, "a")
     async with contextlib.AsyncExitStack() as stack:
@@ -229,13 +234,15 @@ def main():
     parser.add_argument("--ref-root")
     parser.add_argument("--node", default="node")
     parser.add_argument("--replay", help="mcp-replay, built: measure the client's ceiling for reads")
+    parser.add_argument("--busy-us", type=int, default=50,
+                        help="the server time the second replay stand-in spends a read")
     parser.add_argument("--files", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--errlog", help="where the servers' stderr goes (default: nowhere)")
     parser.add_argument("--json")
     opts = parser.parse_args()
-    if opts.files < 1 or opts.rounds < 1:
-        parser.error("--files and --rounds must be at least 1")
+    if opts.files < 1 or opts.rounds < 1 or opts.busy_us < 1:
+        parser.error("--files, --rounds and --busy-us must be at least 1")
 
     try:
         servers = asyncio.run(run(opts))
@@ -274,6 +281,20 @@ def main():
         print(f"client ceiling for reads: {c:.0f}/s{against} (mcp-replay: our response, at once)")
         if "read" in rows:
             rows["read"]["ceiling"] = c
+        # The client's time a call is t0 at the ceiling and grows by `slope` per microsecond
+        # of server time (1.0 if nothing of the server's work overlaps the client's).
+        t0 = 1e6 / c
+        slope = (1e6 / med["replay, busy"]["read"] - t0) / opts.busy_us
+        if slope > 0:
+            ours_us = (1e6 / med[ours.label]["read"] - t0) / slope
+            line = (f"server time a read amounts to: ours {ours_us:.0f} us (client's time a call "
+                    f"+{slope:.2f} us per server us, from mcp-replay --busy-us {opts.busy_us})")
+            if ref is not None:
+                budget = (1e6 / (TARGETS["read"] * med[ref.label]["read"]) - t0) / slope
+                line += f"; {TARGETS['read']}x the reference allows {budget:.0f} us"
+                rows["read"]["budget_us"] = budget
+            print(line)
+            rows.setdefault("read", {})["server_us"] = ours_us
     if opts.json:
         with open(opts.json, "w") as f:
             json.dump({"files": opts.files, "rounds": opts.rounds, "rows": rows,

@@ -10,7 +10,10 @@
 # durable (fsynced blob, file, directory and journal) and journaled with an undoable record,
 # and the reference server's are neither. Where a C compiler is found, a third server takes
 # its turn at the reads: mcp-replay.c, answering at once with our server's own recorded
-# response, which shows the most this client allows a server sending our bytes.
+# response, which shows the most this client allows a server sending our bytes, and then
+# again spinning 50 us before each answer, which shows what a microsecond of server time costs
+# the client's rate: from the two, the server time a read may take for 2.5x the reference, and
+# the server time our rate amounts to.
 #
 # The reference server is installed once with npm into a private directory outside the
 # checkout (PERF_REFERENCE_DIR, default ~/.cache/filekeeper-perf/server-filesystem) and run
