@@ -101,13 +101,148 @@ pub struct TextFacts {
     pub oversized_line: Option<u64>,
 }
 
-struct LineSplitter {
+/// Splits a stream into lines as it arrives, counts them and their terminators, and keeps
+/// the raw bytes of the lines in range.
+struct Lines {
+    /// The number of the line being read, 1-based.
     line_no: u64,
     line_len: u64,
+    /// The last chunk ended in a CR: the next byte decides between CRLF and a lone CR.
     pending_cr: bool,
     lf: u64,
     crlf: u64,
     cr: u64,
+    range: Option<Collect>,
+    /// What has been read of the current line, while it is in range.
+    current: Vec<u8>,
+    collected: Vec<u8>,
+    first: Option<u64>,
+    last: Option<u64>,
+    cut_at: Option<u64>,
+    oversized: Option<u64>,
+}
+
+impl Lines {
+    fn new(range: Option<Collect>) -> Lines {
+        Lines {
+            line_no: 1,
+            line_len: 0,
+            pending_cr: false,
+            lf: 0,
+            crlf: 0,
+            cr: 0,
+            range,
+            current: Vec::new(),
+            collected: Vec::new(),
+            first: None,
+            last: None,
+            cut_at: None,
+            oversized: None,
+        }
+    }
+
+    /// Takes the next chunk of the stream. `memchr2` jumps from one CR or LF to the next: the
+    /// bytes between them change nothing but the line's length.
+    fn feed(&mut self, chunk: &[u8]) {
+        let mut start = 0;
+        if self.pending_cr {
+            self.pending_cr = false;
+            if chunk.first() == Some(&b'\n') {
+                self.crlf += 1;
+                start = 1;
+            } else {
+                self.cr += 1;
+            }
+            self.finish_line(&chunk[..start]);
+        }
+        while let Some(found) = memchr::memchr2(b'\n', b'\r', &chunk[start..]) {
+            let i = start + found;
+            let end = match (chunk[i], chunk.get(i + 1)) {
+                (b'\n', _) => {
+                    self.lf += 1;
+                    i
+                }
+                (_, Some(b'\n')) => {
+                    self.crlf += 1;
+                    i + 1
+                }
+                (_, Some(_)) => {
+                    self.cr += 1;
+                    i
+                }
+                (_, None) => {
+                    self.pending_cr = true;
+                    break;
+                }
+            };
+            self.finish_line(&chunk[start..=end]);
+            start = end + 1;
+        }
+        self.extend_current(&chunk[start..]);
+        self.line_len += (chunk.len() - start) as u64;
+    }
+
+    /// Ends the stream: a final line without a terminator (or ending in a lone CR) counts.
+    fn end(&mut self) {
+        if self.pending_cr {
+            self.cr += 1;
+            self.pending_cr = false;
+        }
+        if self.line_len > 0 {
+            self.finish_line(&[]);
+        }
+    }
+
+    fn newline(&self) -> Newline {
+        match (self.lf > 0, self.crlf > 0, self.cr > 0) {
+            (false, false, false) => Newline::None,
+            (true, false, false) => Newline::Lf,
+            (false, true, false) => Newline::Crlf,
+            (false, false, true) => Newline::Cr,
+            _ => Newline::Mixed,
+        }
+    }
+
+    fn in_range(&self) -> Option<Collect> {
+        self.range.filter(|c| {
+            self.line_no >= c.from_line && c.to_line.is_none_or(|to| self.line_no <= to)
+        })
+    }
+
+    /// Adds bytes of the line being read to `current` when that line is in range, up to one
+    /// byte past `max_bytes` (enough to know it does not fit).
+    fn extend_current(&mut self, bytes: &[u8]) {
+        if let Some(c) = self.in_range()
+            && (self.current.len() as u64) <= c.max_bytes
+        {
+            let room = (c.max_bytes + 1).saturating_sub(self.current.len() as u64) as usize;
+            self.current
+                .extend_from_slice(&bytes[..bytes.len().min(room)]);
+        }
+    }
+
+    /// Ends the current line with `tail`, its last bytes.
+    fn finish_line(&mut self, tail: &[u8]) {
+        let len = self.line_len + tail.len() as u64;
+        if let Some(c) = self.in_range()
+            && self.cut_at.is_none()
+        {
+            self.extend_current(tail);
+            if self.collected.len() as u64 + len <= c.max_bytes {
+                self.collected.extend_from_slice(&self.current);
+                self.first.get_or_insert(self.line_no);
+                self.last = Some(self.line_no);
+            } else {
+                self.cut_at = Some(self.line_no);
+                if self.first.is_none() {
+                    self.oversized = Some(len);
+                }
+            }
+        }
+        self.current.clear();
+        self.line_no += 1;
+        self.line_len = 0;
+    }
 }
 
 /// Scans `reader` to its end.
@@ -126,20 +261,7 @@ pub fn scan(
     let mut binary = false;
     let mut undecodable: Option<u64> = None;
     let mut bom = false;
-    let mut lines = LineSplitter {
-        line_no: 1,
-        line_len: 0,
-        pending_cr: false,
-        lf: 0,
-        crlf: 0,
-        cr: 0,
-    };
-    let mut current: Vec<u8> = Vec::new();
-    let mut collected: Vec<u8> = Vec::new();
-    let mut first_collected = None;
-    let mut last_collected = None;
-    let mut cut_at = None;
-    let mut oversized_line = None;
+    let mut lines = Lines::new(collect);
     let mut head: Vec<u8> = Vec::with_capacity(3);
 
     loop {
@@ -183,69 +305,7 @@ pub fn scan(
                 }
             }
         }
-        // Split into lines, collecting the ones in range. memchr2 jumps from one CR or LF to
-        // the next: the bytes between them change nothing but the line's length.
-        let mut start = 0;
-        let mut at = 0;
-        if lines.pending_cr {
-            // The previous chunk ended in a CR: this chunk's first byte says what it ended.
-            lines.pending_cr = false;
-            if chunk[0] == b'\n' {
-                lines.crlf += 1;
-                at = 1;
-            } else {
-                lines.cr += 1;
-            }
-            finish_line(
-                &mut lines,
-                &mut current,
-                &mut collected,
-                collect,
-                &mut first_collected,
-                &mut last_collected,
-                &mut cut_at,
-                &mut oversized_line,
-                &chunk[..at],
-            );
-            start = at;
-        }
-        while let Some(found) = memchr::memchr2(b'\n', b'\r', &chunk[at..]) {
-            let i = at + found;
-            let end = match (chunk[i], chunk.get(i + 1)) {
-                (b'\n', _) => {
-                    lines.lf += 1;
-                    i
-                }
-                (_, Some(b'\n')) => {
-                    lines.crlf += 1;
-                    i + 1
-                }
-                (_, Some(_)) => {
-                    lines.cr += 1;
-                    i
-                }
-                (_, None) => {
-                    // A CR that ends the chunk: the next byte decides between CRLF and CR.
-                    lines.pending_cr = true;
-                    break;
-                }
-            };
-            finish_line(
-                &mut lines,
-                &mut current,
-                &mut collected,
-                collect,
-                &mut first_collected,
-                &mut last_collected,
-                &mut cut_at,
-                &mut oversized_line,
-                &chunk[start..=end],
-            );
-            start = end + 1;
-            at = start;
-        }
-        extend_current(&lines, &mut current, collect, &chunk[start..]);
-        lines.line_len += (chunk.len() - start) as u64;
+        lines.feed(chunk);
     }
     if !binary && undecodable.is_none() {
         scratch.resize(scratch.len().max(16), 0);
@@ -254,24 +314,7 @@ pub fn scan(
             undecodable = Some(lines.line_no);
         }
     }
-    if lines.pending_cr {
-        lines.cr += 1;
-        lines.pending_cr = false;
-    }
-    // A final line without terminator (or ending in a lone CR) still counts.
-    if lines.line_len > 0 {
-        finish_line(
-            &mut lines,
-            &mut current,
-            &mut collected,
-            collect,
-            &mut first_collected,
-            &mut last_collected,
-            &mut cut_at,
-            &mut oversized_line,
-            &[],
-        );
-    }
+    lines.end();
     let line_count = lines.line_no - 1;
     let (hash, size) = hasher.finish();
     let not_text = if binary {
@@ -279,25 +322,16 @@ pub fn scan(
     } else {
         undecodable.map(|line| format!("line {line} is not valid {}", encoding.name()))
     };
-    let text = not_text.is_none().then(|| {
-        let newline = match (lines.lf > 0, lines.crlf > 0, lines.cr > 0) {
-            (false, false, false) => Newline::None,
-            (true, false, false) => Newline::Lf,
-            (false, true, false) => Newline::Crlf,
-            (false, false, true) => Newline::Cr,
-            _ => Newline::Mixed,
-        };
-        TextFacts {
-            encoding,
-            newline,
-            bom,
-            line_count,
-            collected,
-            first_collected,
-            last_collected,
-            cut_at,
-            oversized_line,
-        }
+    let text = not_text.is_none().then(|| TextFacts {
+        encoding,
+        newline: lines.newline(),
+        bom,
+        line_count,
+        collected: lines.collected,
+        first_collected: lines.first,
+        last_collected: lines.last,
+        cut_at: lines.cut_at,
+        oversized_line: lines.oversized,
     });
     Ok(Scan {
         hash,
@@ -316,61 +350,6 @@ fn terminators(bytes: &[u8]) -> u64 {
         }
     }
     count
-}
-
-/// Adds bytes of the line being read to `current` when that line is in range.
-fn extend_current(
-    lines: &LineSplitter,
-    current: &mut Vec<u8>,
-    collect: Option<Collect>,
-    bytes: &[u8],
-) {
-    if let Some(c) = collect
-        && in_range(c, lines.line_no)
-        && (current.len() as u64) <= c.max_bytes
-    {
-        let room = (c.max_bytes + 1).saturating_sub(current.len() as u64) as usize;
-        current.extend_from_slice(&bytes[..bytes.len().min(room)]);
-    }
-}
-
-fn in_range(c: Collect, line: u64) -> bool {
-    line >= c.from_line && c.to_line.is_none_or(|to| line <= to)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn finish_line(
-    lines: &mut LineSplitter,
-    current: &mut Vec<u8>,
-    collected: &mut Vec<u8>,
-    collect: Option<Collect>,
-    first: &mut Option<u64>,
-    last: &mut Option<u64>,
-    cut_at: &mut Option<u64>,
-    oversized: &mut Option<u64>,
-    tail: &[u8],
-) {
-    let line = lines.line_no;
-    let len = lines.line_len + tail.len() as u64;
-    if let Some(c) = collect
-        && in_range(c, line)
-        && cut_at.is_none()
-    {
-        extend_current(lines, current, collect, tail);
-        if collected.len() as u64 + len <= c.max_bytes {
-            collected.extend_from_slice(current);
-            first.get_or_insert(line);
-            *last = Some(line);
-        } else {
-            *cut_at = Some(line);
-            if first.is_none() {
-                *oversized = Some(len);
-            }
-        }
-    }
-    current.clear();
-    lines.line_no += 1;
-    lines.line_len = 0;
 }
 
 #[cfg(test)]
