@@ -350,6 +350,39 @@ fn resolve(root: &Root, given: &str, intent: Intent) -> Result<Resolved> {
         }
         let is_last = pending.is_empty();
         let dir: BorrowedFd<'_> = stack.last().map_or(root.fd.as_fd(), |(fd, _)| fd.as_fd());
+        if is_last {
+            // The last component needs no handle of its own, only its type: one `lstat`
+            // instead of an open, an `fstat` and a close. A link still takes the walk below,
+            // which reads it through a handle on the very link whose type was checked.
+            match rustix::fs::statat(dir, component.as_slice(), AtFlags::SYMLINK_NOFOLLOW) {
+                Ok(stat) => match FileType::from_raw_mode(stat.st_mode) {
+                    FileType::RegularFile => {
+                        return finish(root, stack, given, intent, component, Some(Kind::File));
+                    }
+                    FileType::Directory => {
+                        return finish(
+                            root,
+                            stack,
+                            given,
+                            intent,
+                            component,
+                            Some(Kind::Directory),
+                        );
+                    }
+                    FileType::Symlink => {}
+                    _ => {
+                        return Err(Error::new(
+                            Code::SpecialFileRefused,
+                            "devices, sockets and FIFOs are refused",
+                        )
+                        .path(given));
+                    }
+                },
+                Err(Errno::NOENT) => return finish(root, stack, given, intent, component, None),
+                // Anything else is reported by the walk below, as for any component.
+                Err(_) => {}
+            }
+        }
         let fd = match rustix::fs::openat(
             dir,
             component.as_slice(),
@@ -358,7 +391,7 @@ fn resolve(root: &Root, given: &str, intent: Intent) -> Result<Resolved> {
         ) {
             Ok(fd) => fd,
             Err(Errno::NOENT) if is_last => {
-                return finish(&stack, given, intent, dir, component, None);
+                return finish(root, stack, given, intent, component, None);
             }
             Err(Errno::NOENT) => {
                 return Err(Error::new(
@@ -424,7 +457,7 @@ fn resolve(root: &Root, given: &str, intent: Intent) -> Result<Resolved> {
                 }
             }
             FileType::RegularFile if is_last => {
-                return finish(&stack, given, intent, dir, component, Some(Kind::File));
+                return finish(root, stack, given, intent, component, Some(Kind::File));
             }
             FileType::RegularFile => {
                 return Err(Error::new(
@@ -461,10 +494,7 @@ fn resolve(root: &Root, given: &str, intent: Intent) -> Result<Resolved> {
                 kind: Some(Kind::Directory),
             })
         }
-        Some((_, name)) => {
-            let dir = stack.last().map_or(root.fd.as_fd(), |(fd, _)| fd.as_fd());
-            finish(&stack, given, intent, dir, name, Some(Kind::Directory))
-        }
+        Some((_, name)) => finish(root, stack, given, intent, name, Some(Kind::Directory)),
     }
 }
 
@@ -505,11 +535,13 @@ fn link_escapes(root: &Root, stack: &[(OwnedFd, Vec<u8>)], target: &[u8]) -> boo
     false
 }
 
+/// The resolution of `name` in the directory at the top of `stack` (the root when it is
+/// empty), which becomes the result's parent handle.
 fn finish(
-    stack: &[(OwnedFd, Vec<u8>)],
+    root: &Root,
+    mut stack: Vec<(OwnedFd, Vec<u8>)>,
     given: &str,
     intent: Intent,
-    dir: BorrowedFd<'_>,
     name: Vec<u8>,
     kind: Option<Kind>,
 ) -> Result<Resolved> {
@@ -528,7 +560,10 @@ fn finish(
         .path(given));
     }
     let rel = real.iter().map(|c| text(c)).collect::<Vec<_>>().join("/");
-    let parent = rustix::io::dup(dir).map_err(|e| io_error("resolving path", e))?;
+    let parent = match stack.pop() {
+        Some((fd, _)) => fd,
+        None => rustix::io::dup(&root.fd).map_err(|e| io_error("resolving path", e))?,
+    };
     Ok(Resolved {
         given: given.to_owned(),
         rel,
