@@ -1,7 +1,8 @@
 //! Confinement: the one resolver every path goes through.
 //!
 //! A path is walked component by component from an open handle on the workspace root, each
-//! step an `openat(O_PATH | O_NOFOLLOW)` relative to the directory handle before it. Symbolic
+//! step an `openat(O_PATH | O_NOFOLLOW)` relative to the directory handle before it; the last
+//! component, which needs no handle, only an `lstat` relative to its parent's. Symbolic
 //! links are never followed by the kernel: the resolver reads each link itself and splices its
 //! target into the walk, so it knows exactly when a link would leave the root and can refuse
 //! with a precise code. Because every step is relative to a handle already proved to be inside
