@@ -19,7 +19,7 @@ nothing), and the files' final bytes must be the same in both trees.
 With --replay (mcp-replay.c, built), a third server takes its turn at the reads: a stand-in
 that answers every call at once with our server's own response to a read, recorded first. The
 client spends on it what it spends on ours, and the server nothing, so its rate is the
-ceiling this client allows a server sending our bytes. A fourth, the same stand-in spinning
+ceiling this client allows a server sending our bytes. Another, the same stand-in spinning
 --busy-us microseconds (default 50) before each answer, shows how much the client's time a
 call grows per microsecond a server spends; from the two follow the server time a read may
 take for the 2.5x target, and the server time our server's rate amounts to.
@@ -282,7 +282,8 @@ def main():
         if "read" in rows:
             rows["read"]["ceiling"] = c
         # The client's time a call is t0 at the ceiling and grows by `slope` per microsecond
-        # of server time (1.0 if nothing of the server's work overlaps the client's).
+        # of server time: 1.0 if the client only waits meanwhile, more where the two compete
+        # for the CPU. A straight line through the two stand-ins.
         t0 = 1e6 / c
         slope = (1e6 / med["replay, busy"]["read"] - t0) / opts.busy_us
         if slope > 0:
