@@ -486,7 +486,8 @@ fn resolve(root: &Root, given: &str, intent: Intent) -> Result<Resolved> {
     // The walk ended on a directory (or on the root itself).
     match stack.pop() {
         None => {
-            let parent = rustix::io::dup(&root.fd).map_err(|e| io_error("resolving path", e))?;
+            let parent = rustix::io::fcntl_dupfd_cloexec(&root.fd, 0)
+                .map_err(|e| io_error("resolving path", e))?;
             Ok(Resolved {
                 given: given.to_owned(),
                 rel: ".".to_owned(),
@@ -563,7 +564,8 @@ fn finish(
     let rel = real.iter().map(|c| text(c)).collect::<Vec<_>>().join("/");
     let parent = match stack.pop() {
         Some((fd, _)) => fd,
-        None => rustix::io::dup(&root.fd).map_err(|e| io_error("resolving path", e))?,
+        None => rustix::io::fcntl_dupfd_cloexec(&root.fd, 0)
+            .map_err(|e| io_error("resolving path", e))?,
     };
     Ok(Resolved {
         given: given.to_owned(),
