@@ -144,6 +144,9 @@ impl Lines {
     /// Takes the next chunk of the stream. `memchr2` jumps from one CR or LF to the next: the
     /// bytes between them change nothing but the line's length.
     fn feed(&mut self, chunk: &[u8]) {
+        if chunk.is_empty() {
+            return; // a pending CR waits for a byte that says what it ended
+        }
         let mut start = 0;
         if self.pending_cr {
             self.pending_cr = false;
@@ -300,7 +303,10 @@ pub fn scan(
                 src = &src[read..];
                 if let DecoderResult::Malformed(..) = result {
                     let offset = chunk.len() - src.len();
-                    undecodable = Some(lines.line_no + terminators(&chunk[..offset]));
+                    // A CR that ended the last chunk ended its line too, unless an LF follows.
+                    let lone_cr = lines.pending_cr && chunk[0] != b'\n';
+                    undecodable =
+                        Some(lines.line_no + lone_cr as u64 + terminators(&chunk[..offset]));
                     break;
                 }
             }
@@ -426,7 +432,7 @@ mod tests {
 
     #[test]
     fn any_chunking_gives_the_same_facts() {
-        let texts: [&[u8]; 7] = [
+        let texts: [&[u8]; 8] = [
             b"a\r\nb\rc\nd",
             b"\r\r\n\n\r",
             b"one\r",
@@ -434,6 +440,7 @@ mod tests {
             b"x\r\ry\n\n\r\nz",
             b"caf\xc3\xa9\r\n\xe2\x82\xac\n",
             b"ok\r\n\xff bad\n",
+            b"a\r\xff\n",
         ];
         let ranges = [
             (1, None, 100),
