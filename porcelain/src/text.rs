@@ -291,27 +291,26 @@ pub fn scan(
             }
         }
         seen += n as u64;
-        if binary {
+        if binary || undecodable.is_some() {
             continue; // keep hashing; text facts no longer matter
         }
-        if undecodable.is_none() {
-            scratch.resize(scratch.len().max(3 * n + 16), 0);
-            let mut src = chunk;
-            while !src.is_empty() {
-                let (result, read, _) =
-                    decoder.decode_to_utf8_without_replacement(src, &mut scratch, false);
-                src = &src[read..];
-                if let DecoderResult::Malformed(..) = result {
-                    let offset = chunk.len() - src.len();
-                    // A CR that ended the last chunk ended its line too, unless an LF follows.
-                    let lone_cr = lines.pending_cr && chunk[0] != b'\n';
-                    undecodable =
-                        Some(lines.line_no + lone_cr as u64 + terminators(&chunk[..offset]));
-                    break;
-                }
+        scratch.resize(scratch.len().max(3 * n + 16), 0);
+        let mut src = chunk;
+        while !src.is_empty() {
+            let (result, read, _) =
+                decoder.decode_to_utf8_without_replacement(src, &mut scratch, false);
+            src = &src[read..];
+            if let DecoderResult::Malformed(..) = result {
+                // The lines up to the bad byte say which line it is on; a CR just before it
+                // ended a line of its own, since the bad byte is no LF.
+                lines.feed(&chunk[..chunk.len() - src.len()]);
+                undecodable = Some(lines.line_no + lines.pending_cr as u64);
+                break;
             }
         }
-        lines.feed(chunk);
+        if undecodable.is_none() {
+            lines.feed(chunk);
+        }
     }
     if !binary && undecodable.is_none() {
         scratch.resize(scratch.len().max(16), 0);
@@ -345,17 +344,6 @@ pub fn scan(
         text,
         not_text,
     })
-}
-
-/// How many line terminators `bytes` holds (`\r\n` counts once).
-fn terminators(bytes: &[u8]) -> u64 {
-    let mut count = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        if b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n')) {
-            count += 1;
-        }
-    }
-    count
 }
 
 #[cfg(test)]
