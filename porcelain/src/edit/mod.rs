@@ -3,6 +3,7 @@
 //! real operation id and can be undone; it keeps the file's newline convention, BOM,
 //! final-newline state and mode, and refuses binary files.
 
+mod apply;
 mod doc;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
@@ -14,11 +15,9 @@ pub use lines::Position;
 pub use patch::{FileReport, HunkReport};
 pub use replace::Policy;
 
-use crate::mutate::{MutationExtra, MutationOptions, MutationResult, Plan, Planned, Step};
+use crate::mutate::{MutationExtra, MutationOptions, MutationResult, Plan};
 use crate::{Code, Error, ObjectId, Result, Workspace};
-use doc::{Doc, Editable};
-use filekeeper_plumbing::journal::Item;
-use filekeeper_plumbing::publish::Expect;
+use doc::Editable;
 use filekeeper_plumbing::resolve::Kind;
 use std::sync::Arc;
 
@@ -184,224 +183,6 @@ impl Workspace {
                 )?;
                 Ok(Default::default())
             })
-        })
-    }
-
-    /// Applies a unified diff: every hunk of every file is checked before anything is written,
-    /// and the whole patch is one operation (undone as a whole).
-    pub fn apply_patch(
-        &self,
-        patch_text: &str,
-        options: &MutationOptions,
-    ) -> Result<MutationResult> {
-        let limit = self.inner.limits.max_patch_bytes;
-        if patch_text.len() as u64 > limit {
-            return Err(crate::too_large(
-                "patch",
-                patch_text.len() as u64,
-                "max_patch_bytes",
-                limit,
-            ));
-        }
-        let files = patch::parse(patch_text)?;
-        self.mutate(options, |ws| ws.patch_plan(&files, options))
-    }
-
-    /// Which file a patch section edits, as GNU patch chooses: a creation names the new path;
-    /// otherwise the named path that exists (the fewer components, then the shorter, when
-    /// both do, as with `diff -u file.orig file`), else the old name.
-    fn patch_target(&self, file: &patch::FilePatch) -> String {
-        let (Some(old), Some(new)) = (&file.old_path, &file.new_path) else {
-            return file.path().to_owned();
-        };
-        if old == new {
-            return old.clone();
-        }
-        let exists = |p: &str| {
-            self.inner
-                .root
-                .resolve(p, filekeeper_plumbing::resolve::Intent::Read)
-                .is_ok_and(|r| r.kind == Some(Kind::File))
-        };
-        let mut found: Vec<&String> = [old, new].into_iter().filter(|p| exists(p)).collect();
-        found.sort_by_key(|p| (p.matches('/').count(), p.len()));
-        found.first().map_or_else(|| old.clone(), |p| (*p).clone())
-    }
-
-    fn patch_plan(&self, files: &[patch::FilePatch], options: &MutationOptions) -> Result<Plan> {
-        let cap = self.inner.limits.max_history_blob_bytes;
-        let mut items = Vec::new();
-        let mut steps = Vec::new();
-        let mut blobs = Vec::new();
-        let mut after_blobs = Vec::new();
-        let mut reports = Vec::new();
-        let mut failed = false;
-        let mut preview = crate::mutate::Preview::default();
-        for file in files {
-            let path = self.patch_target(file);
-            let path = path.as_str();
-            let target = self.resolve_target(path, options)?;
-            if items.iter().any(|p: &Planned| p.item.path == target.rel) {
-                return Err(Error::new(
-                    Code::PatchFailed,
-                    format!("the patch changes {} twice", target.rel),
-                )
-                .path(path)
-                .with("reason", "duplicate_file"));
-            }
-            let (old_bytes, before) = match (file.old_path.is_some(), target.kind) {
-                (true, Some(Kind::File)) => {
-                    let (bytes, seen) = self.see_for_edit(&target)?;
-                    (bytes, Some(seen))
-                }
-                (false, None) => (Arc::default(), None),
-                (false, Some(_)) => {
-                    return Err(Error::new(
-                        Code::AlreadyExists,
-                        "the patch creates a file that already exists",
-                    )
-                    .path(path));
-                }
-                (true, Some(Kind::Directory)) => {
-                    return Err(Error::new(Code::NotAFile, "the path is a directory").path(path));
-                }
-                (true, None) => {
-                    return Err(Error::new(
-                        Code::PathNotFound,
-                        "the patch changes a file that does not exist",
-                    )
-                    .path(path));
-                }
-            };
-            let mut doc = Doc::parse_for_patch(path, &old_bytes)?;
-            let (ok, hunks) = patch::apply(file, &mut doc);
-            let change = match (file.old_path.is_some(), file.new_path.is_some()) {
-                (false, _) => "created",
-                (_, false) => "deleted",
-                _ => "modified",
-            };
-            if ok && change == "deleted" && !doc.lines.is_empty() {
-                failed = true;
-                reports.push(patch::FileReport {
-                    path: target.rel.clone(),
-                    change,
-                    status: "failed",
-                    hunks,
-                });
-                continue;
-            }
-            failed |= !ok;
-            reports.push(patch::FileReport {
-                path: target.rel.clone(),
-                change,
-                status: if ok { "applies" } else { "failed" },
-                hunks,
-            });
-            if !ok {
-                continue;
-            }
-            let new = doc.to_bytes();
-            let new = Arc::new(new);
-            preview.0.push(crate::mutate::PreviewPart::Diff {
-                rel: target.rel.clone(),
-                existed: before.is_some(),
-                before: before.is_some().then(|| Arc::clone(&old_bytes)),
-                after: (change != "deleted").then(|| Arc::clone(&new)),
-            });
-            if let Some(bytes) = before.as_ref().and_then(|b| b.bytes.clone()) {
-                blobs.push(bytes);
-            }
-            if change != "deleted" && new.len() as u64 <= cap {
-                after_blobs.push(Arc::clone(&new));
-            }
-            let skipped =
-                before.as_ref().is_some_and(|b| b.bytes.is_none()) || new.len() as u64 > cap;
-            let item = Item {
-                path: target.rel.clone(),
-                change: change.to_owned(),
-                kind: Kind::File,
-                before_exists: before.is_some(),
-                after_exists: change != "deleted",
-                before_hash: before.as_ref().map(|b| b.hash),
-                after_hash: (change != "deleted").then(|| ObjectId::of(&new)),
-                before_mode: before.as_ref().map(|b| b.mode),
-                after_mode: if change == "deleted" {
-                    None
-                } else {
-                    before.as_ref().map(|b| b.mode)
-                },
-                history_skipped: skipped,
-            };
-            steps.push(match change {
-                "deleted" => Step::Remove {
-                    path: target.rel.clone(),
-                },
-                _ => Step::Publish {
-                    path: target.rel.clone(),
-                    expect: before
-                        .as_ref()
-                        .map_or(Expect::Absent, |b| Expect::Hash(b.hash)),
-                    mode: None,
-                    content: Arc::clone(&new),
-                },
-            });
-            items.push(Planned {
-                item,
-                after_size: (change != "deleted").then_some(new.len() as u64),
-            });
-        }
-        if failed {
-            let first = reports.iter().find(|r| r.status == "failed");
-            let bad_hunk = first.and_then(|r| {
-                r.hunks
-                    .iter()
-                    .find(|h| h.status != "applies" && h.status != "applies_at_offset")
-            });
-            let message = match (first, bad_hunk) {
-                (Some(f), Some(h)) => format!(
-                    "hunk {} of {} does not apply ({}); nothing was written",
-                    h.hunk, f.path, h.status
-                ),
-                (Some(f), None) => format!(
-                    "{} does not end empty after its deletion hunks; nothing was written",
-                    f.path
-                ),
-                _ => "the patch does not apply; nothing was written".to_owned(),
-            };
-            return Err(Error::new(Code::PatchFailed, message)
-                .with("path", first.map(|f| f.path.clone()))
-                .with(
-                    "reason",
-                    bad_hunk.map_or("not_empty_after_delete", |h| h.status),
-                )
-                .with(
-                    "patch_files",
-                    serde_json::to_value(&reports).unwrap_or_default(),
-                )
-                .recovery("regenerate the patch against the files' current content"));
-        }
-        let target = items
-            .first()
-            .map(|p| p.item.path.clone())
-            .unwrap_or_default();
-        let extra = MutationExtra {
-            patch_files: Some(reports),
-            ..MutationExtra::default()
-        };
-        Ok(Plan {
-            kind: "apply_patch",
-            summary: format!("Applied a patch to {} file(s).", items.len()),
-            given: target.clone(),
-            target,
-            source: None,
-            undoes: None,
-            items,
-            steps,
-            blobs,
-            after_blobs,
-            warnings: Vec::new(),
-            preview,
-            extra,
         })
     }
 }

@@ -33,11 +33,30 @@ struct Hunk {
     add_crs: Vec<bool>,
 }
 
+/// What a file section of a patch does to its file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Change {
+    Modify,
+    Create,
+    Delete,
+    /// git's `rename from`/`rename to`: the old file goes, the new one takes its (patched)
+    /// content.
+    Rename,
+    /// git's `copy from`/`copy to`: the new file takes the old one's (patched) content.
+    Copy,
+}
+
 #[derive(Clone, Debug)]
 pub(crate) struct FilePatch {
-    /// `None` for `/dev/null`.
+    /// The file the section reads; `None` for a creation (`/dev/null`).
     pub old_path: Option<String>,
+    /// The file the section writes; `None` for a deletion.
     pub new_path: Option<String>,
+    pub change: Change,
+    /// git's `old mode` or `deleted file mode` (octal, e.g. `0o100644`).
+    pub old_mode: Option<u32>,
+    /// git's `new mode` or `new file mode`.
+    pub new_mode: Option<u32>,
     hunks: Vec<Hunk>,
 }
 
@@ -51,7 +70,24 @@ impl FilePatch {
             .or(self.new_path.as_deref())
             .unwrap_or_default()
     }
+
+    pub fn has_hunks(&self) -> bool {
+        !self.hunks.is_empty()
+    }
+
+    /// Whether the section sets the executable bit (`Some(true)`), clears it, or leaves the
+    /// mode alone (`None`, also when the old and new modes are the same).
+    pub fn executable(&self) -> Option<bool> {
+        let new = self.new_mode?;
+        (self.old_mode != Some(new)).then_some(new == EXECUTABLE)
+    }
 }
+
+/// The file modes git writes. A symbolic link or a submodule is not a file this tool writes.
+const REGULAR: u32 = 0o100644;
+const EXECUTABLE: u32 = 0o100755;
+const SYMLINK: u32 = 0o120000;
+const GITLINK: u32 = 0o160000;
 
 /// One hunk's outcome.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
@@ -69,14 +105,23 @@ pub struct HunkReport {
     pub offset: i64,
 }
 
-/// One file's outcome.
+/// One file section's outcome: there is one for every section of the patch.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct FileReport {
-    /// Workspace-relative path.
+    /// Workspace-relative path: the file written (for a rename or copy, its new name), or
+    /// the file deleted.
     pub path: String,
-    /// `modified`, `created` or `deleted`.
-    #[schemars(extend("enum" = ["modified", "created", "deleted"]))]
+    /// `modified` (content, and possibly mode), `created`, `deleted`, `renamed`, `copied`, or
+    /// `mode_changed` (the mode alone).
+    #[schemars(extend("enum" = ["modified", "created", "deleted", "renamed", "copied", "mode_changed"]))]
     pub change: &'static str,
+    /// For `renamed` and `copied`: the path the content came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// When the section sets the mode: git's mode word, `100644` or `100755`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["100644", "100755"]))]
+    pub mode: Option<&'static str>,
     /// Whether every hunk of the file applies.
     #[schemars(extend("enum" = ["applies", "failed"]))]
     pub status: &'static str,
@@ -89,15 +134,60 @@ fn failed(message: String, line: usize, reason: &str) -> Error {
         .with("reason", reason)
 }
 
+/// A name as git writes it in its extended headers: C-quoted when unusual, else as is.
+fn git_name(text: &str) -> String {
+    match text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+        Some(quoted) => unquote(quoted),
+        None => text.to_owned(),
+    }
+}
+
 /// The path named by a `---`/`+++` header: the part before a tab (a timestamp follows it),
 /// unquoted when git quoted it.
 fn header_path(rest: &str) -> Option<String> {
     let path = rest.split('\t').next().unwrap_or(rest).trim_end();
-    let path = match path.strip_prefix('"').and_then(|p| p.strip_suffix('"')) {
-        Some(quoted) => unquote(quoted),
-        None => path.to_owned(),
-    };
+    let path = git_name(path);
     (path != "/dev/null").then_some(path)
+}
+
+/// The leading C-quoted name of `text` (unquoted) and what follows its closing quote.
+fn quoted_token(text: &str) -> Option<(String, &str)> {
+    let body = text.strip_prefix('"')?;
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return Some((unquote(&body[..i]), &body[i + 1..])),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The two names of a `diff --git` line, without their `a/` and `b/` prefixes. Unquoted names
+/// may hold spaces, so they are only known when both halves name the same file (git then
+/// writes `rename` or `copy` headers, or `---`/`+++` lines, for anything else).
+fn git_names(rest: &str) -> Option<(String, String)> {
+    let (old, new) = if rest.starts_with('"') {
+        let (old, after) = quoted_token(rest)?;
+        (old, git_name(after.strip_prefix(' ')?))
+    } else if let Some((old, quoted)) = rest.split_once(" \"") {
+        (old.to_owned(), quoted_token(&format!("\"{quoted}"))?.0)
+    } else {
+        let half = rest.len() / 2;
+        if rest.len().is_multiple_of(2)
+            || !rest.is_char_boundary(half)
+            || rest.as_bytes()[half] != b' '
+        {
+            return None;
+        }
+        (rest[..half].to_owned(), rest[half + 1..].to_owned())
+    };
+    Some(match (old.strip_prefix("a/"), new.strip_prefix("b/")) {
+        (Some(o), Some(n)) => (o.to_owned(), n.to_owned()),
+        _ => (old, new),
+    })
 }
 
 /// Undoes git's C-style quoting of unusual file names: `\\`, `\"`, `\t`, `\n`, and octal
@@ -139,146 +229,142 @@ fn hunk_range(text: &str) -> Option<(usize, usize)> {
     Some((start, count))
 }
 
-/// Parses a whole patch. A hunk whose body does not supply what its header declares is
-/// PATCH_FAILED with both counts; patch text is never echoed into the error.
-pub(crate) fn parse(text: &str) -> Result<Vec<FilePatch>> {
-    let raw: Vec<&str> = text.split('\n').collect();
-    let mut files: Vec<FilePatch> = Vec::new();
-    let mut i = 0;
-    while i < raw.len() {
-        let line = raw[i].strip_suffix('\r').unwrap_or(raw[i]);
-        if let Some(old) = line.strip_prefix("--- ") {
-            let next = raw.get(i + 1).map(|l| l.strip_suffix('\r').unwrap_or(l));
-            if let Some(new) = next.and_then(|l| l.strip_prefix("+++ ")) {
-                let (mut old_path, mut new_path) = (header_path(old), header_path(new));
-                // git's a/ and b/ prefixes (only when both sides use them, or one is /dev/null).
-                let a = old_path.as_deref().is_none_or(|p| p.starts_with("a/"));
-                let b = new_path.as_deref().is_none_or(|p| p.starts_with("b/"));
-                if a && b {
-                    old_path = old_path.map(|p| p[2..].to_owned());
-                    new_path = new_path.map(|p| p[2..].to_owned());
-                }
-                if old_path.is_none() && new_path.is_none() {
-                    return Err(failed(
-                        format!("line {}: both sides of a file header are /dev/null", i + 1),
-                        i + 1,
-                        "bad_header",
-                    ));
-                }
-                files.push(FilePatch {
-                    old_path,
-                    new_path,
-                    hunks: Vec::new(),
-                });
-                i += 2;
-                continue;
-            }
+/// A binary section, as `diff` and `git diff` write one. Its content cannot be applied as
+/// text, and applying the patch's other sections without it would be a partial patch.
+fn is_binary_marker(line: &str) -> bool {
+    line == "GIT binary patch" || (line.starts_with("Binary files ") && line.ends_with(" differ"))
+}
+
+/// The patch text as lines, with a cursor. Lines are cut at `\n`; a CR before it is dropped
+/// (and remembered where it matters: in added lines).
+struct Reader<'a> {
+    raw: Vec<&'a str>,
+    i: usize,
+}
+
+impl<'a> Reader<'a> {
+    /// The line at the cursor without its CR, or `None` at the end (the empty string after
+    /// the patch's final newline is no line).
+    fn peek(&self) -> Option<&'a str> {
+        self.at(self.i)
+    }
+
+    fn at(&self, i: usize) -> Option<&'a str> {
+        let line = *self.raw.get(i)?;
+        if i + 1 == self.raw.len() && line.is_empty() {
+            return None;
         }
-        if let Some(rest) = line.strip_prefix("@@ ") {
-            let file = files.last_mut().ok_or_else(|| {
-                failed(
-                    format!("line {}: a hunk before any file header", i + 1),
-                    i + 1,
-                    "hunk_without_file",
-                )
-            })?;
-            let spec = rest.split(" @@").next().unwrap_or_default();
-            let mut parts = spec.split_whitespace();
-            let old = parts
-                .next()
-                .and_then(|p| p.strip_prefix('-'))
-                .and_then(hunk_range);
-            let new = parts
-                .next()
-                .and_then(|p| p.strip_prefix('+'))
-                .and_then(hunk_range);
-            let (Some((old_start, old_count)), Some((new_start, new_count))) = (old, new) else {
-                return Err(failed(
-                    format!("line {}: a malformed hunk header", i + 1),
-                    i + 1,
-                    "bad_hunk_header",
-                ));
-            };
-            let header_line = i + 1;
-            let mut hunk = Hunk {
-                old_start,
-                old_count,
-                new_start,
-                new_count,
-                lines: Vec::new(),
-                old_no_eol: false,
-                new_no_eol: false,
-                add_crs: Vec::new(),
-            };
-            let (mut seen_old, mut seen_new) = (0usize, 0usize);
+        Some(line.strip_suffix('\r').unwrap_or(line))
+    }
+
+    /// 1-based number of the line at the cursor.
+    fn number(&self) -> usize {
+        self.i + 1
+    }
+
+    /// The `---` and `+++` names at the cursor, when the cursor is on such a pair.
+    fn file_headers(&self) -> Option<(Option<String>, Option<String>)> {
+        self.headers_at(self.i)
+    }
+
+    fn headers_at(&self, i: usize) -> Option<(Option<String>, Option<String>)> {
+        let old = self.at(i)?.strip_prefix("--- ")?;
+        let new = self.at(i + 1)?.strip_prefix("+++ ")?;
+        Some((header_path(old), header_path(new)))
+    }
+
+    /// Whether the cursor is on the email signature `git format-patch` ends a patch with:
+    /// `-- ` and then a line that could not continue a hunk (git's version, or nothing).
+    fn at_signature(&self) -> bool {
+        self.peek() == Some("-- ")
+            && self.at(self.i + 1).is_none_or(|next| {
+                !matches!(next.chars().next(), Some(' ' | '+' | '-' | '@' | '\\'))
+            })
+    }
+
+    /// Whether only blank lines remain from the cursor until the end or the next section.
+    fn blank_until_section(&self) -> bool {
+        let mut i = self.i;
+        while let Some(line) = self.at(i) {
+            if !line.trim().is_empty() {
+                return line.starts_with("diff ")
+                    || line.starts_with("Index: ")
+                    || self.headers_at(i).is_some();
+            }
             i += 1;
-            while seen_old < old_count || seen_new < new_count {
-                let Some(body) = raw.get(i) else { break };
-                let cr = body.ends_with('\r');
-                let body = body.strip_suffix('\r').unwrap_or(body);
-                if i + 1 == raw.len() && body.is_empty() {
-                    break; // the empty string after the patch's final newline
-                }
-                match body.chars().next() {
-                    Some(' ') => {
-                        hunk.lines.push(HunkLine::Context(body[1..].to_owned()));
-                        seen_old += 1;
-                        seen_new += 1;
-                    }
-                    // An empty line in a hunk is an empty context line whose space was stripped.
-                    None => {
-                        hunk.lines.push(HunkLine::Context(String::new()));
-                        seen_old += 1;
-                        seen_new += 1;
-                    }
-                    Some('-') => {
-                        hunk.lines.push(HunkLine::Remove(body[1..].to_owned()));
-                        seen_old += 1;
-                    }
-                    Some('+') => {
-                        hunk.lines.push(HunkLine::Add(body[1..].to_owned()));
-                        hunk.add_crs.push(cr);
-                        seen_new += 1;
-                    }
-                    Some('\\') => mark_no_eol(&mut hunk),
-                    _ => break,
-                }
-                i += 1;
-            }
-            if seen_old != old_count || seen_new != new_count {
-                return Err(Error::new(
-                    Code::PatchFailed,
-                    format!(
-                        "line {header_line}: the hunk header declares {old_count} old and {new_count} new lines, but its body supplies {seen_old} old and {seen_new} new"
-                    ),
-                )
-                .with("line", header_line)
-                .with("reason", "hunk_body_mismatch")
-                .with("expected_old_lines", old_count)
-                .with("expected_new_lines", new_count)
-                .with("actual_old_lines", seen_old)
-                .with("actual_new_lines", seen_new)
-                .with("path", file.path().to_owned()));
-            }
-            // A "\ No newline" marker may follow the last body line.
-            while let Some(body) = raw.get(i) {
-                if body.starts_with('\\') {
-                    mark_no_eol(&mut hunk);
-                    i += 1;
-                } else {
-                    break;
-                }
-            }
-            file.hunks.push(hunk);
+        }
+        true
+    }
+}
+
+/// Parses a whole patch. Everything in it is accounted for: text before the first file
+/// section (a commit message, a diffstat) is skipped, and so is an email signature after
+/// the last, but any other line that is not part of a section refuses the patch, and so does
+/// a binary, symbolic-link or submodule section. A hunk whose body does not supply what its
+/// header declares is PATCH_FAILED with both counts. Patch text is never echoed into an error.
+pub(crate) fn parse(text: &str) -> Result<Vec<FilePatch>> {
+    let mut r = Reader {
+        raw: text.split('\n').collect(),
+        i: 0,
+    };
+    let mut files: Vec<FilePatch> = Vec::new();
+    // Before the first section (and after an email signature) text is commentary.
+    let mut commentary = true;
+    while let Some(line) = r.peek() {
+        if is_binary_marker(line) {
+            return Err(binary_section(&r, files.last()));
+        }
+        if let Some(rest) = line.strip_prefix("diff --git ") {
+            files.push(git_section(&mut r, rest)?);
+            commentary = false;
             continue;
         }
-        i += 1;
+        if let Some((old_path, new_path)) = r.file_headers() {
+            files.push(plain_section(&mut r, old_path, new_path)?);
+            commentary = false;
+            continue;
+        }
+        if line.starts_with("@@ ") {
+            return Err(failed(
+                format!("line {}: a hunk before any file header", r.number()),
+                r.number(),
+                "hunk_without_file",
+            ));
+        }
+        if commentary
+            // `diff -ru`'s command line, and svn's header, before a section's own headers.
+            || line.starts_with("diff ")
+            || line.starts_with("Index: ")
+            || (!line.is_empty() && line.bytes().all(|b| b == b'='))
+        {
+            r.i += 1;
+            continue;
+        }
+        if r.at_signature() {
+            // `git format-patch` ends a patch with an email signature.
+            commentary = true;
+            r.i += 1;
+            continue;
+        }
+        if line.trim().is_empty() && r.blank_until_section() {
+            r.i += 1;
+            continue;
+        }
+        let after = files
+            .last()
+            .map(|f| f.path().to_owned())
+            .unwrap_or_default();
+        return Err(failed(
+            format!(
+                "line {}: unexpected text after the section of {after}; it is not a hunk, a file header or git metadata, so the patch may hold a change that would be skipped",
+                r.number()
+            ),
+            r.number(),
+            "unexpected_line",
+        )
+        .path(&after));
     }
-    if files.is_empty()
-        || files
-            .iter()
-            .all(|f| f.hunks.is_empty() && f.old_path.is_some() && f.new_path.is_some())
-    {
+    if files.is_empty() {
         return Err(failed(
             "the patch holds no file changes".into(),
             1,
@@ -286,6 +372,299 @@ pub(crate) fn parse(text: &str) -> Result<Vec<FilePatch>> {
         ));
     }
     Ok(files)
+}
+
+fn binary_section(r: &Reader, section: Option<&FilePatch>) -> Error {
+    let path = section.map(|f| f.path().to_owned()).unwrap_or_default();
+    Error::new(
+        Code::BinaryContentRefused,
+        format!(
+            "line {}: the patch changes binary content{}; binary patches are not applied, and neither is any other part of a patch that holds one",
+            r.number(),
+            if path.is_empty() { String::new() } else { format!(" ({path})") }
+        ),
+    )
+    .path(&path)
+    .with("line", r.number())
+    .with("reason", "binary_patch")
+    .recovery("apply the text sections as a patch of their own, and write the binary file whole")
+}
+
+/// A `diff -u` section: `---`/`+++` names (`/dev/null` for a creation or deletion), then
+/// hunks.
+fn plain_section(
+    r: &mut Reader,
+    mut old_path: Option<String>,
+    mut new_path: Option<String>,
+) -> Result<FilePatch> {
+    let line = r.number();
+    // git's a/ and b/ prefixes (only when both sides use them, or one is /dev/null).
+    let a = old_path.as_deref().is_none_or(|p| p.starts_with("a/"));
+    let b = new_path.as_deref().is_none_or(|p| p.starts_with("b/"));
+    if a && b {
+        old_path = old_path.map(|p| p[2..].to_owned());
+        new_path = new_path.map(|p| p[2..].to_owned());
+    }
+    let change = match (&old_path, &new_path) {
+        (None, None) => {
+            return Err(failed(
+                format!("line {line}: both sides of a file header are /dev/null"),
+                line,
+                "bad_header",
+            ));
+        }
+        (None, Some(_)) => Change::Create,
+        (Some(_), None) => Change::Delete,
+        _ => Change::Modify,
+    };
+    r.i += 2;
+    let mut file = FilePatch {
+        old_path,
+        new_path,
+        change,
+        old_mode: None,
+        new_mode: None,
+        hunks: Vec::new(),
+    };
+    read_hunks(r, &mut file)?;
+    if file.hunks.is_empty() {
+        return Err(failed(
+            format!(
+                "line {line}: the section of {} has file headers but no hunks",
+                file.path()
+            ),
+            line,
+            "no_hunks",
+        )
+        .path(file.path()));
+    }
+    Ok(file)
+}
+
+/// A `git diff` section: the `diff --git` line, git's extended headers (modes, renames,
+/// copies, creation, deletion), then `---`/`+++` and hunks when the content changes.
+fn git_section(r: &mut Reader, names: &str) -> Result<FilePatch> {
+    let line = r.number();
+    let named = git_names(names);
+    let mut file = FilePatch {
+        old_path: named.as_ref().map(|n| n.0.clone()),
+        new_path: named.map(|n| n.1),
+        change: Change::Modify,
+        old_mode: None,
+        new_mode: None,
+        hunks: Vec::new(),
+    };
+    r.i += 1;
+    let mut headers = false;
+    while let Some(text) = r.peek() {
+        let mode = |m: &str| parse_mode(m, r.number());
+        if let Some(m) = text.strip_prefix("old mode ") {
+            file.old_mode = Some(mode(m)?);
+        } else if let Some(m) = text.strip_prefix("new mode ") {
+            file.new_mode = Some(mode(m)?);
+        } else if let Some(m) = text.strip_prefix("deleted file mode ") {
+            file.change = Change::Delete;
+            file.old_mode = Some(mode(m)?);
+        } else if let Some(m) = text.strip_prefix("new file mode ") {
+            file.change = Change::Create;
+            file.new_mode = Some(mode(m)?);
+        } else if let Some(p) = text.strip_prefix("rename from ") {
+            file.change = Change::Rename;
+            file.old_path = Some(git_name(p));
+        } else if let Some(p) = text.strip_prefix("rename to ") {
+            file.new_path = Some(git_name(p));
+        } else if let Some(p) = text.strip_prefix("copy from ") {
+            file.change = Change::Copy;
+            file.old_path = Some(git_name(p));
+        } else if let Some(p) = text.strip_prefix("copy to ") {
+            file.new_path = Some(git_name(p));
+        } else if text.starts_with("index ")
+            || text.starts_with("similarity index ")
+            || text.starts_with("dissimilarity index ")
+        {
+        } else if is_binary_marker(text) {
+            return Err(binary_section(r, Some(&file)));
+        } else if let Some((old, new)) = r.file_headers() {
+            let strip = |p: String, prefix: &str| match p.strip_prefix(prefix) {
+                Some(rest) => rest.to_owned(),
+                None => p,
+            };
+            if let Some(old) = old {
+                file.old_path = Some(strip(old, "a/"));
+            }
+            if let Some(new) = new {
+                file.new_path = Some(strip(new, "b/"));
+            }
+            headers = true;
+            r.i += 2;
+            break;
+        } else {
+            break;
+        }
+        r.i += 1;
+    }
+    match file.change {
+        Change::Create => file.old_path = None,
+        Change::Delete => file.new_path = None,
+        _ => {}
+    }
+    let path = file.path().to_owned();
+    if file.old_path.is_none() && file.new_path.is_none() || path.is_empty() {
+        return Err(failed(
+            format!("line {line}: the diff --git line does not say which file it changes"),
+            line,
+            "bad_header",
+        ));
+    }
+    for mode in [file.old_mode, file.new_mode].into_iter().flatten() {
+        if mode == SYMLINK {
+            return Err(Error::new(
+                Code::SymlinkWriteRefused,
+                format!("line {line}: the patch changes {path} as a symbolic link; links are never written, so no part of the patch is applied"),
+            )
+            .path(&path)
+            .with("line", line)
+            .with("reason", "symlink_patch"));
+        }
+        if mode == GITLINK {
+            return Err(failed(
+                format!("line {line}: the patch changes {path} as a submodule; submodules are not applied, so no part of the patch is"),
+                line,
+                "submodule_patch",
+            )
+            .path(&path));
+        }
+    }
+    if headers {
+        read_hunks(r, &mut file)?;
+    }
+    if file.hunks.is_empty() && file.change == Change::Modify && file.executable().is_none() {
+        return Err(failed(
+            format!("line {line}: the section of {path} changes nothing"),
+            line,
+            "empty_section",
+        )
+        .path(&path));
+    }
+    Ok(file)
+}
+
+fn parse_mode(text: &str, line: usize) -> Result<u32> {
+    match u32::from_str_radix(text.trim(), 8) {
+        Ok(mode @ (REGULAR | EXECUTABLE | SYMLINK | GITLINK)) => Ok(mode),
+        _ => Err(failed(
+            format!("line {line}: a file mode git does not write"),
+            line,
+            "bad_mode",
+        )),
+    }
+}
+
+/// Reads the hunks of a section, each by the counts its header declares. A line right after
+/// a hunk that would continue it (a context, removed or added line) means the body is longer
+/// than the header says: refused, since applying the declared part would drop the rest.
+fn read_hunks(r: &mut Reader, file: &mut FilePatch) -> Result<()> {
+    while let Some(line) = r.peek() {
+        let Some(rest) = line.strip_prefix("@@ ") else {
+            break;
+        };
+        let spec = rest.split(" @@").next().unwrap_or_default();
+        let mut parts = spec.split_whitespace();
+        let old = parts
+            .next()
+            .and_then(|p| p.strip_prefix('-'))
+            .and_then(hunk_range);
+        let new = parts
+            .next()
+            .and_then(|p| p.strip_prefix('+'))
+            .and_then(hunk_range);
+        let (Some((old_start, old_count)), Some((new_start, new_count))) = (old, new) else {
+            return Err(failed(
+                format!("line {}: a malformed hunk header", r.number()),
+                r.number(),
+                "bad_hunk_header",
+            ));
+        };
+        let header_line = r.number();
+        let mut hunk = Hunk {
+            old_start,
+            old_count,
+            new_start,
+            new_count,
+            lines: Vec::new(),
+            old_no_eol: false,
+            new_no_eol: false,
+            add_crs: Vec::new(),
+        };
+        let (mut seen_old, mut seen_new) = (0usize, 0usize);
+        r.i += 1;
+        while seen_old < old_count || seen_new < new_count {
+            let Some(body) = r.peek() else { break };
+            match body.chars().next() {
+                Some(' ') => {
+                    hunk.lines.push(HunkLine::Context(body[1..].to_owned()));
+                    seen_old += 1;
+                    seen_new += 1;
+                }
+                // An empty line in a hunk is an empty context line whose space was stripped.
+                None => {
+                    hunk.lines.push(HunkLine::Context(String::new()));
+                    seen_old += 1;
+                    seen_new += 1;
+                }
+                Some('-') => {
+                    hunk.lines.push(HunkLine::Remove(body[1..].to_owned()));
+                    seen_old += 1;
+                }
+                Some('+') => {
+                    hunk.lines.push(HunkLine::Add(body[1..].to_owned()));
+                    hunk.add_crs.push(r.raw[r.i].ends_with('\r'));
+                    seen_new += 1;
+                }
+                Some('\\') => mark_no_eol(&mut hunk),
+                _ => break,
+            }
+            r.i += 1;
+        }
+        let counts = |e: Error| {
+            e.with("expected_old_lines", old_count)
+                .with("expected_new_lines", new_count)
+                .with("actual_old_lines", seen_old)
+                .with("actual_new_lines", seen_new)
+                .path(file.path())
+        };
+        if seen_old != old_count || seen_new != new_count {
+            return Err(counts(failed(
+                format!(
+                    "line {header_line}: the hunk header declares {old_count} old and {new_count} new lines, but its body supplies {seen_old} old and {seen_new} new"
+                ),
+                header_line,
+                "hunk_body_mismatch",
+            )));
+        }
+        // A "\ No newline" marker may follow the last body line.
+        while r.peek().is_some_and(|l| l.starts_with('\\')) {
+            mark_no_eol(&mut hunk);
+            r.i += 1;
+        }
+        let continues = r.peek().is_some_and(|l| {
+            matches!(l.chars().next(), Some(' ' | '+' | '-'))
+                && !r.at_signature()
+                && r.file_headers().is_none()
+        });
+        if continues {
+            return Err(counts(failed(
+                format!(
+                    "line {}: the hunk at line {header_line} goes on past the {old_count} old and {new_count} new lines its header declares",
+                    r.number()
+                ),
+                r.number(),
+                "hunk_body_too_long",
+            )));
+        }
+        file.hunks.push(hunk);
+    }
+    Ok(())
 }
 
 /// `\ No newline at end of file` applies to the line before it.

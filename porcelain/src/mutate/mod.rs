@@ -20,7 +20,7 @@
 mod ops;
 mod restore;
 
-pub(crate) use ops::guard;
+pub(crate) use ops::{Seen, deleted_file, dir_item, guard};
 
 use crate::{Code, Error, ObjectId, Result, Workspace};
 use filekeeper_plumbing::commands::mismatched_paths;

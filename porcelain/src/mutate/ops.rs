@@ -60,7 +60,7 @@ impl Workspace {
 
     /// Reads a file's current state: hash, mode and size always; the bytes only when they are
     /// within the history cap.
-    fn see(&self, target: &Resolved) -> Result<Seen> {
+    pub(crate) fn see(&self, target: &Resolved) -> Result<Seen> {
         let mut file = target.open_file()?;
         let meta = file
             .metadata()
@@ -97,7 +97,7 @@ impl Workspace {
         Ok(())
     }
 
-    fn ignored_warning(&self, rel: &str) -> Vec<String> {
+    pub(crate) fn ignored_warning(&self, rel: &str) -> Vec<String> {
         if git_ignores(&self.inner.root, rel, false) {
             vec![format!(
                 "{rel} is ignored by git: this change will not be committed"
@@ -464,75 +464,7 @@ impl Workspace {
     ) -> Result<MutationResult> {
         self.mutate(options, |ws| {
             let rel = ws.inner.root.relative(path)?;
-            // Real workspace-relative paths of the directories to create, outermost first.
-            let mut missing: Vec<String> = Vec::new();
-            // The real path of the deepest ancestor found (or planned) so far.
-            let mut real = String::new();
-            let mut prefix = String::new();
-            let parts: Vec<&str> = rel.split('/').collect();
-            for (i, part) in parts.iter().enumerate() {
-                prefix = if prefix.is_empty() {
-                    (*part).to_owned()
-                } else {
-                    format!("{prefix}/{part}")
-                };
-                let last = i + 1 == parts.len();
-                // Existing ancestors are followed as any read would (a link to a directory
-                // inside is fine); the target itself, and what will be created, are judged
-                // as write targets.
-                let found = if last {
-                    ws.resolve_target(&prefix, options)
-                } else if missing.is_empty() {
-                    ws.inner.root.resolve(&prefix, Intent::Read)
-                } else {
-                    Err(Error::new(Code::PathNotFound, "not created yet"))
-                };
-                let created = match found {
-                    Ok(r) if r.kind == Some(Kind::Directory) => {
-                        if last && !parents {
-                            return Err(Error::new(
-                                Code::AlreadyExists,
-                                "the directory already exists",
-                            )
-                            .path(path));
-                        }
-                        real = r.rel;
-                        continue;
-                    }
-                    Ok(r) if r.kind == Some(Kind::File) => {
-                        return Err(Error::new(
-                            Code::NotADirectory,
-                            format!("{} is a file", r.rel),
-                        )
-                        .path(path));
-                    }
-                    Ok(_) => ws.resolve_target(&prefix, options).map(|r| r.rel),
-                    Err(e) if e.code == Code::PathNotFound && parents => {
-                        // Its parent is planned, not there: the write rules are still judged
-                        // on the name (they are checked before the walk needs the parent).
-                        match ws.resolve_target(&prefix, options) {
-                            Err(e) if e.code == Code::PathNotFound => Ok(if real.is_empty() {
-                                (*part).to_owned()
-                            } else {
-                                format!("{real}/{part}")
-                            }),
-                            other => other.map(|r| r.rel),
-                        }
-                    }
-                    Err(e) => Err(e),
-                };
-                let created = created.map_err(|e| e.path(path))?;
-                real.clone_from(&created);
-                missing.push(created);
-                if !last && !parents {
-                    return Err(Error::new(
-                        Code::PathNotFound,
-                        format!("the parent directory {prefix} does not exist"),
-                    )
-                    .path(path)
-                    .recovery("pass --parents to create missing parents"));
-                }
-            }
+            let missing = ws.dirs_to_create(&rel, parents, path, options)?;
             let items: Vec<Planned> = if missing.is_empty() {
                 vec![Planned {
                     item: dir_item(&rel, "unchanged", true, true),
@@ -570,6 +502,87 @@ impl Workspace {
                 extra: Default::default(),
             })
         })
+    }
+
+    /// The directories to create so that the workspace-relative `rel` is a directory: real
+    /// workspace-relative paths, outermost first (empty when it is one already). Without
+    /// `parents`, an existing `rel` is ALREADY_EXISTS and a missing ancestor PATH_NOT_FOUND.
+    /// Every name is judged by the write rules; `path` is the caller's name, for errors.
+    pub(crate) fn dirs_to_create(
+        &self,
+        rel: &str,
+        parents: bool,
+        path: &str,
+        options: &MutationOptions,
+    ) -> Result<Vec<String>> {
+        // Real workspace-relative paths of the directories to create, outermost first.
+        let mut missing: Vec<String> = Vec::new();
+        // The real path of the deepest ancestor found (or planned) so far.
+        let mut real = String::new();
+        let mut prefix = String::new();
+        let parts: Vec<&str> = rel.split('/').collect();
+        for (i, part) in parts.iter().enumerate() {
+            prefix = if prefix.is_empty() {
+                (*part).to_owned()
+            } else {
+                format!("{prefix}/{part}")
+            };
+            let last = i + 1 == parts.len();
+            // Existing ancestors are followed as any read would (a link to a directory
+            // inside is fine); the target itself, and what will be created, are judged
+            // as write targets.
+            let found = if last {
+                self.resolve_target(&prefix, options)
+            } else if missing.is_empty() {
+                self.inner.root.resolve(&prefix, Intent::Read)
+            } else {
+                Err(Error::new(Code::PathNotFound, "not created yet"))
+            };
+            let created = match found {
+                Ok(r) if r.kind == Some(Kind::Directory) => {
+                    if last && !parents {
+                        return Err(Error::new(
+                            Code::AlreadyExists,
+                            "the directory already exists",
+                        )
+                        .path(path));
+                    }
+                    real = r.rel;
+                    continue;
+                }
+                Ok(r) if r.kind == Some(Kind::File) => {
+                    return Err(
+                        Error::new(Code::NotADirectory, format!("{} is a file", r.rel)).path(path),
+                    );
+                }
+                Ok(_) => self.resolve_target(&prefix, options).map(|r| r.rel),
+                Err(e) if e.code == Code::PathNotFound && parents => {
+                    // Its parent is planned, not there: the write rules are still judged
+                    // on the name (they are checked before the walk needs the parent).
+                    match self.resolve_target(&prefix, options) {
+                        Err(e) if e.code == Code::PathNotFound => Ok(if real.is_empty() {
+                            (*part).to_owned()
+                        } else {
+                            format!("{real}/{part}")
+                        }),
+                        other => other.map(|r| r.rel),
+                    }
+                }
+                Err(e) => Err(e),
+            };
+            let created = created.map_err(|e| e.path(path))?;
+            real.clone_from(&created);
+            missing.push(created);
+            if !last && !parents {
+                return Err(Error::new(
+                    Code::PathNotFound,
+                    format!("the parent directory {prefix} does not exist"),
+                )
+                .path(path)
+                .recovery("pass --parents to create missing parents"));
+            }
+        }
+        Ok(missing)
     }
 
     /// Moves (renames) a directory and everything in it, atomically, to a path that does not
@@ -814,7 +827,7 @@ fn not_a_directory(path: &str, kind: Option<Kind>) -> Error {
     }
 }
 
-fn deleted_file(rel: &str, before: &Seen) -> Item {
+pub(crate) fn deleted_file(rel: &str, before: &Seen) -> Item {
     Item {
         path: rel.to_owned(),
         change: "deleted".into(),
@@ -836,7 +849,7 @@ fn removed_item(rel: &str, seen: Option<&Seen>) -> Item {
     }
 }
 
-fn dir_item(rel: &str, change: &str, before: bool, after: bool) -> Item {
+pub(crate) fn dir_item(rel: &str, change: &str, before: bool, after: bool) -> Item {
     Item {
         path: rel.to_owned(),
         change: change.to_owned(),

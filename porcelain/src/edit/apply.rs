@@ -1,0 +1,643 @@
+//! A parsed patch as one plan: which file each section changes, the new contents and modes,
+//! the directories a created file needs, and the directories a deletion empties.
+//!
+//! Every section of the patch is accounted for in the plan and in `patch_files`, or the whole
+//! patch is refused: nothing is skipped.
+
+use super::doc::Doc;
+use super::patch::{self, Change, FilePatch, FileReport};
+use crate::mutate::{
+    MutationExtra, MutationOptions, MutationResult, Plan, Planned, Preview, PreviewPart, Seen,
+    Step, deleted_file, dir_item,
+};
+use crate::{Code, Error, ObjectId, Result, Workspace};
+use filekeeper_plumbing::journal::Item;
+use filekeeper_plumbing::publish::Expect;
+use filekeeper_plumbing::resolve::{Intent, Kind, Resolved};
+use filekeeper_plumbing::walk::{self, EntryKind, WalkOptions};
+use std::collections::HashSet;
+use std::sync::Arc;
+
+impl Workspace {
+    /// Applies a unified diff (`diff -u` or `git diff`, with git's creations, deletions,
+    /// renames, copies and mode changes): every hunk of every file is checked before anything
+    /// is written, and the whole patch is one operation (undone as a whole).
+    pub fn apply_patch(
+        &self,
+        patch_text: &str,
+        options: &MutationOptions,
+    ) -> Result<MutationResult> {
+        let limit = self.inner.limits.max_patch_bytes;
+        if patch_text.len() as u64 > limit {
+            return Err(crate::too_large(
+                "patch",
+                patch_text.len() as u64,
+                "max_patch_bytes",
+                limit,
+            ));
+        }
+        let files = patch::parse(patch_text)?;
+        self.mutate(options, |ws| ws.patch_plan(&files, options))
+    }
+
+    /// Which file a `diff -u` section edits, as GNU patch chooses: a creation names the new
+    /// path; otherwise the named path that exists (the fewer components, then the shorter,
+    /// when both do, as with `diff -u file.orig file`), else the old name.
+    fn patch_target(&self, file: &FilePatch) -> String {
+        let (Some(old), Some(new)) = (&file.old_path, &file.new_path) else {
+            return file.path().to_owned();
+        };
+        if old == new {
+            return old.clone();
+        }
+        let exists = |p: &str| {
+            self.inner
+                .root
+                .resolve(p, Intent::Read)
+                .is_ok_and(|r| r.kind == Some(Kind::File))
+        };
+        let mut found: Vec<&String> = [old, new].into_iter().filter(|p| exists(p)).collect();
+        found.sort_by_key(|p| (p.matches('/').count(), p.len()));
+        found.first().map_or_else(|| old.clone(), |p| (*p).clone())
+    }
+
+    fn patch_plan(&self, files: &[FilePatch], options: &MutationOptions) -> Result<Plan> {
+        let mut b = Builder {
+            cap: self.inner.limits.max_history_blob_bytes,
+            ..Builder::default()
+        };
+        for file in files {
+            self.plan_section(file, options, &mut b)?;
+        }
+        if let Some(err) = b.failure() {
+            return Err(err);
+        }
+        self.plan_emptied_dirs(&mut b)?;
+        Ok(b.into_plan())
+    }
+
+    fn plan_section(
+        &self,
+        file: &FilePatch,
+        options: &MutationOptions,
+        b: &mut Builder,
+    ) -> Result<()> {
+        let mode_word = file
+            .executable()
+            .map(|x| if x { "100755" } else { "100644" });
+        match file.change {
+            Change::Modify | Change::Delete => {
+                let path = self.patch_target(file);
+                let target = self.resolve_target(&path, options)?;
+                let deleting = file.change == Change::Delete;
+                // A deletion without hunks (git's, of an empty file) needs only the size.
+                let seen = self.existing_file(&target, &path, !deleting || file.has_hunks())?;
+                b.claim(&target.rel, &path)?;
+                let (hunks, new) = patched(file, &path, &seen.1)?;
+                let change = match (deleting, file.has_hunks()) {
+                    (true, _) => "deleted",
+                    (false, true) => "modified",
+                    (false, false) => "mode_changed",
+                };
+                // A deletion must leave nothing: its hunks remove every line, or the file was
+                // empty to begin with.
+                let fits = new.as_ref().filter(|n| {
+                    !deleting || (n.is_empty() && (file.has_hunks() || seen.0.size == 0))
+                });
+                b.report(&target.rel, change, None, mode_word, hunks, fits.is_some());
+                let Some(new) = fits.cloned() else {
+                    return Ok(());
+                };
+                b.warnings.extend(self.ignored_warning(&target.rel));
+                if deleting {
+                    b.remove(&target.rel, &seen.0);
+                } else {
+                    let mode = with_executable(seen.0.mode, file.executable());
+                    b.write(&target.rel, Some(&seen), new, Some(mode), true);
+                }
+            }
+            Change::Create => {
+                let path = file.new_path.clone().unwrap_or_default();
+                let (rel, dirs) = self.new_file_target(&path, options)?;
+                b.make_dirs(&rel, dirs, &path)?;
+                b.claim(&rel, &path)?;
+                let (hunks, new) = patched(file, &path, &[])?;
+                b.report(&rel, "created", None, mode_word, hunks, new.is_some());
+                let Some(new) = new else {
+                    return Ok(());
+                };
+                b.warnings.extend(self.ignored_warning(&rel));
+                let mode = (file.executable() == Some(true)).then(|| 0o777 & !umask());
+                b.write(&rel, None, new, mode, true);
+            }
+            Change::Rename | Change::Copy => {
+                let renaming = file.change == Change::Rename;
+                let from_path = file.old_path.clone().unwrap_or_default();
+                let to_path = file.new_path.clone().unwrap_or_default();
+                let from = self.resolve_target(&from_path, options)?;
+                // A rename that changes neither content nor mode moves the file as it is, so
+                // it needs no bytes (and no size limit); anything else writes the new file.
+                let whole = renaming && !file.has_hunks() && file.executable().is_none();
+                let seen = self.existing_file(&from, &from_path, !whole)?;
+                let (rel, dirs) = self.new_file_target(&to_path, options)?;
+                b.make_dirs(&rel, dirs, &to_path)?;
+                if renaming {
+                    b.claim(&from.rel, &from_path)?;
+                }
+                b.claim(&rel, &to_path)?;
+                let (hunks, new) = patched(file, &from_path, &seen.1)?;
+                let change = if renaming { "renamed" } else { "copied" };
+                b.report(
+                    &rel,
+                    change,
+                    Some(from.rel.clone()),
+                    mode_word,
+                    hunks,
+                    new.is_some(),
+                );
+                let Some(new) = new else {
+                    return Ok(());
+                };
+                b.warnings.extend(self.ignored_warning(&rel));
+                let mode = with_executable(seen.0.mode, file.executable());
+                if whole {
+                    b.rename(&from.rel, &rel, &seen.0);
+                } else {
+                    b.preview.0.push(PreviewPart::Text(format!(
+                        "{} {} -> {rel}\n",
+                        if renaming { "rename" } else { "copy" },
+                        from.rel
+                    )));
+                    b.preview.0.push(PreviewPart::Diff {
+                        rel: rel.clone(),
+                        existed: true,
+                        before: Some(Arc::clone(&seen.1)),
+                        after: Some(Arc::clone(&new)),
+                    });
+                    b.write(&rel, None, new, Some(mode), false);
+                    if renaming {
+                        b.remove(&from.rel, &seen.0);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The state of a file a section reads, with its bytes when `content` (which limits it to
+    /// `max_write_bytes`).
+    fn existing_file(
+        &self,
+        target: &Resolved,
+        path: &str,
+        content: bool,
+    ) -> Result<(Seen, Arc<Vec<u8>>)> {
+        match target.kind {
+            Some(Kind::File) if content => {
+                let (bytes, seen) = self.see_for_edit(target)?;
+                Ok((seen, bytes))
+            }
+            Some(Kind::File) => Ok((self.see(target)?, Arc::default())),
+            Some(Kind::Directory) => {
+                Err(Error::new(Code::NotAFile, "the path is a directory").path(path))
+            }
+            None => Err(Error::new(
+                Code::PathNotFound,
+                "the patch changes a file that does not exist",
+            )
+            .path(path)),
+        }
+    }
+
+    /// Where a file the patch creates goes: its real workspace-relative path, and the
+    /// directories to create first (outermost first). An existing path is ALREADY_EXISTS.
+    fn new_file_target(
+        &self,
+        path: &str,
+        options: &MutationOptions,
+    ) -> Result<(String, Vec<String>)> {
+        match self.resolve_target(path, options) {
+            Ok(t) if t.kind.is_none() => Ok((t.rel, Vec::new())),
+            Ok(_) => Err(Error::new(
+                Code::AlreadyExists,
+                "the patch creates a file that already exists",
+            )
+            .path(path)),
+            Err(e) if e.code == Code::PathNotFound => {
+                let rel = self.inner.root.relative(path)?;
+                let Some((parent, name)) = rel.rsplit_once('/') else {
+                    return Err(e);
+                };
+                let dirs = self.dirs_to_create(parent, true, path, options)?;
+                let Some(real_parent) = dirs.last() else {
+                    return Err(e);
+                };
+                Ok((format!("{real_parent}/{name}"), dirs))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Directories that hold nothing once the patch's deletions and renames are done are
+    /// removed too, deepest first, as `git apply` removes them; the workspace root never is.
+    fn plan_emptied_dirs(&self, b: &mut Builder) -> Result<()> {
+        let mut candidates: Vec<String> = b
+            .gone
+            .iter()
+            .flat_map(|p| ancestors(p))
+            .collect::<HashSet<_>>()
+            .into_iter()
+            .collect();
+        candidates.sort_by(|a, b| {
+            b.matches('/')
+                .count()
+                .cmp(&a.matches('/').count())
+                .then(a.cmp(b))
+        });
+        for dir in candidates {
+            let inside = format!("{dir}/");
+            if b.written.iter().any(|p| p.starts_with(&inside)) {
+                continue;
+            }
+            if self.holds_only(&dir, &b.gone)? {
+                b.gone.insert(dir.clone());
+                b.items.push(Planned {
+                    item: dir_item(&dir, "deleted", true, false),
+                    after_size: None,
+                });
+                b.removed_dirs.push(dir);
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether every entry of directory `dir` is in `gone` (a link, a special file or an
+    /// unreadable entry never is).
+    fn holds_only(&self, dir: &str, gone: &HashSet<String>) -> Result<bool> {
+        let Ok(resolved) = self.inner.root.resolve(dir, Intent::Read) else {
+            return Ok(false);
+        };
+        if resolved.kind != Some(Kind::Directory) {
+            return Ok(false);
+        }
+        let mut walk = walk::walk(
+            &self.inner.root,
+            &resolved,
+            WalkOptions {
+                recursive: false,
+                max_depth: 1,
+                respect_ignore: false,
+            },
+        )?;
+        for entry in walk.by_ref() {
+            let entry = entry?;
+            let removable = matches!(entry.kind, EntryKind::File | EntryKind::Directory);
+            if !removable || !gone.contains(&entry.rel) {
+                return Ok(false);
+            }
+        }
+        Ok(walk.unreadable.is_empty())
+    }
+}
+
+/// A section's per-hunk report, and the new bytes (`None` when a hunk does not apply).
+type Patched = (Vec<patch::HunkReport>, Option<Arc<Vec<u8>>>);
+
+/// The section's hunks applied to a file's bytes. A section without hunks keeps the bytes as
+/// they are.
+fn patched(file: &FilePatch, path: &str, bytes: &[u8]) -> Result<Patched> {
+    if !file.has_hunks() {
+        return Ok((Vec::new(), Some(Arc::new(bytes.to_vec()))));
+    }
+    let mut doc = Doc::parse_for_patch(path, bytes)?;
+    let (ok, hunks) = patch::apply(file, &mut doc);
+    Ok((hunks, ok.then(|| Arc::new(doc.to_bytes()))))
+}
+
+/// `mode` with the executable bits set where it is readable, or cleared, as a patch's mode
+/// change asks; the other bits are kept.
+fn with_executable(mode: u32, executable: Option<bool>) -> u32 {
+    match executable {
+        Some(true) => mode | ((mode & 0o444) >> 2),
+        Some(false) => mode & !0o111,
+        None => mode,
+    }
+}
+
+/// The process's file-creation mask, which a new executable file's mode honours as `git
+/// apply`'s does (Linux reports it in /proc; 022 where it cannot be read).
+fn umask() -> u32 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Umask:"))
+                .and_then(|m| u32::from_str_radix(m.trim(), 8).ok())
+        })
+        .unwrap_or(0o022)
+}
+
+/// The directories above a workspace-relative path, deepest first, without the root.
+fn ancestors(path: &str) -> impl Iterator<Item = String> + '_ {
+    let mut rest = path;
+    std::iter::from_fn(move || {
+        let (parent, _) = rest.rsplit_once('/')?;
+        rest = parent;
+        Some(parent.to_owned())
+    })
+}
+
+/// The plan being built, section by section.
+#[derive(Default)]
+struct Builder {
+    items: Vec<Planned>,
+    /// Directories to create, outermost first.
+    made_dirs: Vec<String>,
+    /// Publications and renames, in the patch's order.
+    writes: Vec<Step>,
+    /// Files deleted or renamed away.
+    removals: Vec<Step>,
+    /// Emptied directories, deepest first.
+    removed_dirs: Vec<String>,
+    blobs: Vec<Arc<Vec<u8>>>,
+    after_blobs: Vec<Arc<Vec<u8>>>,
+    reports: Vec<FileReport>,
+    preview: Preview,
+    warnings: Vec<String>,
+    /// Every path a section changes: a second change to one is refused.
+    claimed: HashSet<String>,
+    /// Paths that exist afterwards because the patch writes them, and directories it makes.
+    written: HashSet<String>,
+    /// Paths that no longer exist afterwards.
+    gone: HashSet<String>,
+    /// `max_history_blob_bytes`: a content above it is not stored.
+    cap: u64,
+}
+
+impl Builder {
+    fn claim(&mut self, rel: &str, path: &str) -> Result<()> {
+        let clash = self.made_dirs.iter().any(|d| d == rel);
+        if clash || !self.claimed.insert(rel.to_owned()) {
+            return Err(
+                Error::new(Code::PatchFailed, format!("the patch changes {rel} twice"))
+                    .path(path)
+                    .with("reason", "duplicate_file"),
+            );
+        }
+        Ok(())
+    }
+
+    fn make_dirs(&mut self, rel: &str, dirs: Vec<String>, path: &str) -> Result<()> {
+        for dir in dirs {
+            if self.made_dirs.contains(&dir) {
+                continue;
+            }
+            if self.claimed.contains(&dir) {
+                return Err(Error::new(
+                    Code::PatchFailed,
+                    format!(
+                        "the patch writes {dir} as a file and needs it as a directory for {rel}"
+                    ),
+                )
+                .path(path)
+                .with("reason", "duplicate_file"));
+            }
+            self.preview
+                .0
+                .push(PreviewPart::Text(format!("mkdir {dir}\n")));
+            self.items.push(Planned {
+                item: dir_item(&dir, "created", false, true),
+                after_size: None,
+            });
+            self.written.insert(dir.clone());
+            self.made_dirs.push(dir);
+        }
+        Ok(())
+    }
+
+    fn report(
+        &mut self,
+        rel: &str,
+        change: &'static str,
+        from: Option<String>,
+        mode: Option<&'static str>,
+        hunks: Vec<patch::HunkReport>,
+        applies: bool,
+    ) {
+        self.reports.push(FileReport {
+            path: rel.to_owned(),
+            change,
+            from,
+            mode,
+            status: if applies { "applies" } else { "failed" },
+            hunks,
+        });
+    }
+
+    /// Publishes `new` at `rel` (over the file `before`, or where nothing is), with the
+    /// permission bits `mode` (by default an existing file's own, a new file's by the umask).
+    fn write(
+        &mut self,
+        rel: &str,
+        before: Option<&(Seen, Arc<Vec<u8>>)>,
+        new: Arc<Vec<u8>>,
+        mode: Option<u32>,
+        preview: bool,
+    ) {
+        let seen = before.map(|b| &b.0);
+        if preview {
+            self.preview.0.push(PreviewPart::Diff {
+                rel: rel.to_owned(),
+                existed: seen.is_some(),
+                before: before.map(|b| Arc::clone(&b.1)),
+                after: Some(Arc::clone(&new)),
+            });
+        }
+        if let Some(bytes) = seen.and_then(|s| s.bytes.clone()) {
+            self.blobs.push(bytes);
+        }
+        if new.len() as u64 <= self.cap {
+            self.after_blobs.push(Arc::clone(&new));
+        }
+        let item = Item {
+            path: rel.to_owned(),
+            change: if seen.is_some() {
+                "modified"
+            } else {
+                "created"
+            }
+            .to_owned(),
+            kind: Kind::File,
+            before_exists: seen.is_some(),
+            after_exists: true,
+            before_hash: seen.map(|s| s.hash),
+            after_hash: Some(ObjectId::of(&new)),
+            before_mode: seen.map(|s| s.mode),
+            after_mode: mode.or(seen.map(|s| s.mode)),
+            history_skipped: seen.is_some_and(|s| s.bytes.is_none()) || new.len() as u64 > self.cap,
+        };
+        self.items.push(Planned {
+            item,
+            after_size: Some(new.len() as u64),
+        });
+        self.writes.push(Step::Publish {
+            path: rel.to_owned(),
+            expect: seen.map_or(Expect::Absent, |s| Expect::Hash(s.hash)),
+            mode: mode.filter(|m| seen.is_none_or(|s| s.mode != *m)),
+            content: new,
+        });
+        self.written.insert(rel.to_owned());
+    }
+
+    /// Deletes the file `rel`, whose state is `seen`.
+    fn remove(&mut self, rel: &str, seen: &Seen) {
+        self.preview
+            .0
+            .push(PreviewPart::Text(format!("delete {rel}\n")));
+        if let Some(bytes) = &seen.bytes {
+            self.blobs.push(Arc::clone(bytes));
+        }
+        self.items.push(Planned {
+            item: deleted_file(rel, seen),
+            after_size: None,
+        });
+        self.removals.push(Step::Remove {
+            path: rel.to_owned(),
+        });
+        self.gone.insert(rel.to_owned());
+    }
+
+    /// Moves the file `from` (state `seen`) to `to` as it is.
+    fn rename(&mut self, from: &str, to: &str, seen: &Seen) {
+        self.preview
+            .0
+            .push(PreviewPart::Text(format!("rename {from} -> {to}\n")));
+        if let Some(bytes) = &seen.bytes {
+            self.blobs.push(Arc::clone(bytes));
+        }
+        self.items.push(Planned {
+            item: deleted_file(from, seen),
+            after_size: None,
+        });
+        self.items.push(Planned {
+            item: Item {
+                path: to.to_owned(),
+                change: "created".into(),
+                kind: Kind::File,
+                before_exists: false,
+                after_exists: true,
+                before_hash: None,
+                after_hash: Some(seen.hash),
+                before_mode: None,
+                after_mode: Some(seen.mode),
+                history_skipped: seen.bytes.is_none(),
+            },
+            after_size: Some(seen.size),
+        });
+        self.writes.push(Step::Rename {
+            from: from.to_owned(),
+            to: to.to_owned(),
+            replace: false,
+        });
+        self.written.insert(to.to_owned());
+        self.gone.insert(from.to_owned());
+    }
+
+    /// PATCH_FAILED naming the first section that does not apply, with every report.
+    fn failure(&self) -> Option<Error> {
+        let first = self.reports.iter().find(|r| r.status == "failed")?;
+        let bad_hunk = first
+            .hunks
+            .iter()
+            .find(|h| h.status != "applies" && h.status != "applies_at_offset");
+        let message = match bad_hunk {
+            Some(h) => format!(
+                "hunk {} of {} does not apply ({}); nothing was written",
+                h.hunk, first.path, h.status
+            ),
+            None => format!(
+                "{} is not empty, so the patch cannot delete it as an empty file; nothing was written",
+                first.path
+            ),
+        };
+        Some(
+            Error::new(Code::PatchFailed, message)
+                .with("path", first.path.clone())
+                .with(
+                    "reason",
+                    bad_hunk.map_or("not_empty_after_delete", |h| h.status),
+                )
+                .with(
+                    "patch_files",
+                    serde_json::to_value(&self.reports).unwrap_or_default(),
+                )
+                .recovery("regenerate the patch against the files' current content"),
+        )
+    }
+
+    fn into_plan(self) -> Plan {
+        let target = self
+            .reports
+            .first()
+            .map(|r| r.path.clone())
+            .unwrap_or_default();
+        let mut counts: Vec<(&str, usize)> = Vec::new();
+        for r in &self.reports {
+            match counts.iter_mut().find(|(c, _)| *c == r.change) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((r.change, 1)),
+            }
+        }
+        let tally = counts
+            .iter()
+            .map(|(c, n)| format!("{n} {}", c.replace('_', " ")))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let dirs = match self.removed_dirs.len() {
+            0 => String::new(),
+            n => format!(
+                "; {n} emptied director{} removed",
+                if n == 1 { "y" } else { "ies" }
+            ),
+        };
+        let mut preview = self.preview;
+        preview.0.extend(
+            self.removed_dirs
+                .iter()
+                .map(|d| PreviewPart::Text(format!("rmdir {d}\n"))),
+        );
+        let steps = self
+            .made_dirs
+            .iter()
+            .map(|d| Step::MakeDir { path: d.clone() })
+            .chain(self.writes)
+            .chain(self.removals)
+            .chain(
+                self.removed_dirs
+                    .iter()
+                    .map(|d| Step::RemoveDir { path: d.clone() }),
+            )
+            .collect();
+        Plan {
+            kind: "apply_patch",
+            summary: format!(
+                "Applied a patch to {} file(s): {tally}{dirs}.",
+                self.reports.len()
+            ),
+            given: target.clone(),
+            target,
+            source: None,
+            undoes: None,
+            items: self.items,
+            steps,
+            blobs: self.blobs,
+            after_blobs: self.after_blobs,
+            warnings: self.warnings,
+            preview,
+            extra: MutationExtra {
+                patch_files: Some(self.reports),
+                ..MutationExtra::default()
+            },
+        }
+    }
+}
