@@ -290,11 +290,54 @@ pub fn file(ws: &Workspace, cmd: &FileCommand, global: &Global) -> Result<Reply>
                 Error::new(crate::Code::PatchFailed, "the patch is not UTF-8 text")
                     .with("reason", "not_utf8")
             })?;
-            ws.apply_patch(&text, &options(global, mutation))?
+            let result = ws.apply_patch(&text, &options(global, mutation))?;
+            let files = patch_lines(&result);
+            let mut reply = reply(ws, result);
+            if !files.is_empty() {
+                reply.human.extend_from_slice(files.as_bytes());
+            }
+            return Ok(reply);
         }
         _ => return Err(Error::internal("not a mutating file command")),
     };
     Ok(reply(ws, result))
+}
+
+/// A line per file section of an applied patch, saying what happened to the file and how
+/// its hunks applied. A dry run prints its diff instead.
+fn patch_lines(result: &MutationResult) -> String {
+    let Some(files) = result
+        .extra
+        .patch_files
+        .as_ref()
+        .filter(|_| !result.dry_run)
+    else {
+        return String::new();
+    };
+    let mut out = String::new();
+    for file in files {
+        let what = match &file.from {
+            Some(from) => format!("{} {from} -> {}", file.change, file.path),
+            None => format!("{} {}", file.change.replace('_', " "), file.path),
+        };
+        let mut notes = Vec::new();
+        if let Some(mode) = file.mode {
+            notes.push(mode.to_owned());
+        }
+        let hunks = file.hunks.len();
+        if hunks > 0 {
+            notes.push(format!("{hunks} hunk{}", if hunks == 1 { "" } else { "s" }));
+        }
+        for h in file.hunks.iter().filter(|h| h.offset != 0) {
+            notes.push(format!("hunk {} at offset {:+}", h.hunk, h.offset));
+        }
+        if notes.is_empty() {
+            out.push_str(&format!("  {what}\n"));
+        } else {
+            out.push_str(&format!("  {what} ({})\n", notes.join(", ")));
+        }
+    }
+    out
 }
 
 pub fn dir(ws: &Workspace, cmd: &DirCommand, global: &Global) -> Result<Reply> {
