@@ -489,7 +489,7 @@ pub const TOOLS: &[ToolSpec] = &[
             DRY_RUN,
             SECRET,
         ],
-        description: "Apply a unified diff to one or more files. Every hunk is checked before anything is written; a failed or ambiguous hunk rejects the whole patch (PATCH_FAILED) and nothing changes. Hunks may apply at a unique offset (reported), never with fuzz. patch_files reports every file and hunk. One operation; undo restores every file.",
+        description: "Apply a unified diff (diff -u or git diff) to one or more files. git's new, deleted, renamed and copied files and mode changes apply too, creating missing directories and removing emptied ones. Every hunk is checked before anything is written; a failed or ambiguous hunk, a binary, symlink or submodule section, or a line that belongs to no section rejects the whole patch and nothing changes. Hunks may apply at a unique offset (reported), never with fuzz. patch_files reports every file and hunk. One operation; undo restores every file.",
     },
     ToolSpec {
         name: "undo_operation",
