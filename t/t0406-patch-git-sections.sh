@@ -330,6 +330,16 @@ test_expect_success 'the human output names each file and what happened to it' '
 	grep -q "^  modified mod.txt (1 hunk)" human.out
 '
 
+test_expect_success 'the human dry run prints the diff on stdout and each file on stderr' '
+	copies &&
+	keeper --root "$W" file apply-patch --dry-run "$PATCH" >dry.out 2>dry.err &&
+	grep -q "^+++ b/mod.txt" dry.out &&
+	! grep -q "would be" dry.out &&
+	grep -q "would be renamed ren.txt -> renamed.txt" dry.err &&
+	grep -q "would be deleted del.txt" dry.err &&
+	same_tree "$BASE" "$W"
+'
+
 test_expect_success 'the dry run reports every section and changes nothing' '
 	copies &&
 	keeper --root "$W" --json file apply-patch --dry-run "$PATCH" >dry.json &&

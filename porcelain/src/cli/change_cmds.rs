@@ -291,9 +291,17 @@ pub fn file(ws: &Workspace, cmd: &FileCommand, global: &Global) -> Result<Reply>
                     .with("reason", "not_utf8")
             })?;
             let result = ws.apply_patch(&text, &options(global, mutation))?;
-            let files = patch_lines(&result);
+            let (dry_run, files) = (result.dry_run, patch_lines(&result));
             let mut reply = reply(ws, result);
-            if !files.is_empty() {
+            if dry_run {
+                // A dry run's stdout is its diff; what each file would undergo goes beside
+                // it, on stderr.
+                reply.notes.extend(
+                    files
+                        .lines()
+                        .map(|l| format!("would be {}", l.trim_start())),
+                );
+            } else {
                 reply.human.extend_from_slice(files.as_bytes());
             }
             return Ok(reply);
@@ -303,15 +311,10 @@ pub fn file(ws: &Workspace, cmd: &FileCommand, global: &Global) -> Result<Reply>
     Ok(reply(ws, result))
 }
 
-/// A line per file section of an applied patch, saying what happened to the file and how
-/// its hunks applied. A dry run prints its diff instead.
+/// A line per file section of a patch, saying what happens to the file and how its hunks
+/// apply.
 fn patch_lines(result: &MutationResult) -> String {
-    let Some(files) = result
-        .extra
-        .patch_files
-        .as_ref()
-        .filter(|_| !result.dry_run)
-    else {
+    let Some(files) = result.extra.patch_files.as_ref() else {
         return String::new();
     };
     let mut out = String::new();
