@@ -181,9 +181,9 @@ fn fallback_unique_hex() -> String {
     format!("{mixed:016x}")
 }
 
-/// The permission bits a new file gets: 0666 less the process umask, read from
-/// `/proc/self/status` (changing the umask to read it would race with other threads).
-pub fn new_file_mode() -> u32 {
+/// The process's file-creation mask, read from `/proc/self/status` (changing the umask to
+/// read it would race with other threads); 022 where it cannot be read.
+pub fn umask() -> u32 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|status| {
@@ -192,7 +192,12 @@ pub fn new_file_mode() -> u32 {
                 .find_map(|l| l.strip_prefix("Umask:"))
                 .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
         })
-        .map_or(0o644, |umask| 0o666 & !umask)
+        .unwrap_or(0o022)
+}
+
+/// The permission bits a new file gets: 0666 less the process umask.
+pub fn new_file_mode() -> u32 {
+    0o666 & !umask()
 }
 
 /// Fsyncs a directory so that entries created or renamed in it survive a crash.

@@ -11,6 +11,7 @@ use crate::mutate::{
     Step, deleted_file, dir_item,
 };
 use crate::{Code, Error, ObjectId, Result, Workspace};
+use filekeeper_plumbing::durable;
 use filekeeper_plumbing::journal::Item;
 use filekeeper_plumbing::publish::Expect;
 use filekeeper_plumbing::resolve::{Intent, Kind, Resolved};
@@ -127,8 +128,13 @@ impl Workspace {
                     return Ok(());
                 };
                 b.warnings.extend(self.ignored_warning(&rel));
-                let mode = (file.executable() == Some(true)).then(|| 0o777 & !umask());
-                b.write(&rel, None, new, mode, true);
+                // The mode is decided here, so the journal records exactly what is written: an
+                // executable gets 0777 less the umask, as git apply gives it.
+                let mode = match file.executable() {
+                    Some(true) => 0o777 & !durable::umask(),
+                    _ => durable::new_file_mode(),
+                };
+                b.write(&rel, None, new, Some(mode), true);
             }
             Change::Rename | Change::Copy => {
                 let renaming = file.change == Change::Rename;
@@ -322,19 +328,6 @@ fn with_executable(mode: u32, executable: Option<bool>) -> u32 {
         Some(false) => mode & !0o111,
         None => mode,
     }
-}
-
-/// The process's file-creation mask, which a new executable file's mode honours as `git
-/// apply`'s does (Linux reports it in /proc; 022 where it cannot be read).
-fn umask() -> u32 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("Umask:"))
-                .and_then(|m| u32::from_str_radix(m.trim(), 8).ok())
-        })
-        .unwrap_or(0o022)
 }
 
 /// The directories above a workspace-relative path, deepest first, without the root.
