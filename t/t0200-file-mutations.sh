@@ -833,6 +833,54 @@ test_expect_success 'writing a path git does not ignore carries no warning' '
 	test "$(json_get ".warnings | length" out)" = 0
 '
 
+# byte-order marks
+
+test_expect_success 'a read and write round trip keeps the UTF-8 BOM and says so' '
+	printf "\357\273\277hello\n" >bom.txt &&
+	keeper --json file read bom.txt >read.json &&
+	test "$(json_get .bom read.json)" = true &&
+	jq -j .content read.json >content.txt &&
+	keeper --json file write bom.txt --input content.txt >out &&
+	test "$(json_get .bom_kept out)" = true &&
+	json_get ".warnings[]" out | grep -q "byte-order mark" &&
+	printf "\357\273\277hello\n" >expect &&
+	test_cmp expect bom.txt &&
+	keeper --json file info bom.txt >info.json &&
+	test "$(json_get .bom info.json)" = true
+'
+
+test_expect_success 'the kept BOM is part of the recorded after state, so undo and hashes agree' '
+	test "$(json_get .after_hash out)" = "$(sha bom.txt)"
+'
+
+test_expect_success '--remove-bom writes the content as given, without the mark' '
+	keeper --json file write bom.txt --content "plain" --remove-bom >out &&
+	test "$(json_get "has(\"bom_kept\")" out)" = false &&
+	printf "plain" >expect &&
+	test_cmp expect bom.txt
+'
+
+test_expect_success 'content with its own BOM is written as given, never with two' '
+	printf "\357\273\277one\n" >bom2.txt &&
+	printf "\357\273\277two\n" >new.txt &&
+	keeper --json file write bom2.txt --input new.txt >out &&
+	test_cmp new.txt bom2.txt
+'
+
+test_expect_success 'binary content written over a BOM file gets no mark in front' '
+	printf "\357\273\277text\n" >bom3.txt &&
+	printf "\000\001\002" >bin.dat &&
+	keeper --json file write bom3.txt --input bin.dat >out &&
+	test_cmp bin.dat bom3.txt
+'
+
+test_expect_success '--remove-bom with content that starts with a BOM is refused' '
+	save bom2.txt &&
+	test_expect_code 2 keeper --json file write bom2.txt --input new.txt --remove-bom >refusal.json &&
+	test_error_code INVALID_ARGUMENT refusal.json &&
+	untouched bom2.txt
+'
+
 # the end
 
 test_expect_success 'no .fk-tmp- file is left anywhere' '

@@ -557,6 +557,24 @@ test_expect_success 'a refused read through a symlink does not reveal where it p
 	! grep -F "secret.txt" escape.json
 '
 
+test_expect_success 'file_read then file_write of its content keeps a UTF-8 BOM; remove_bom drops it' '
+	mkdir -p "$TRASH/bom" &&
+	printf "\357\273\277hello\n" >"$TRASH/bom/b.txt" &&
+	req file_read "{\"path\": \"b.txt\"}" >bom.req &&
+	calls "$TRASH/bom" bom-read.jsonl <bom.req &&
+	content=$(nth 1 bom-read.jsonl | jq -r .content) &&
+	test "$(nth 1 bom-read.jsonl | jq -r .bom)" = true &&
+	{
+		req file_write "$(jq -nc --arg c "$content" "{path: \"b.txt\", content: \$c}")" &&
+		req file_write "{\"path\": \"b.txt\", \"content\": \"plain\", \"remove_bom\": true}"
+	} >bom.req &&
+	calls "$TRASH/bom" bom.jsonl <bom.req &&
+	test "$(nth 1 bom.jsonl | jq -r .bom_kept)" = true &&
+	test "$(nth 2 bom.jsonl | jq -r "has(\"bom_kept\")")" = false &&
+	printf "plain" >expect &&
+	test_cmp expect "$TRASH/bom/b.txt"
+'
+
 test_expect_success 'no response carries a host path' '
 	all_responses >all.json &&
 	test_no_host_path all.json &&

@@ -37,7 +37,7 @@
 //! assert!(written.changed);
 //!
 //! // The same guard is now stale: CONTENT_CONFLICT, and nothing changes.
-//! let stale = ws.write_file("notes.md", b"lost\n", Some(&read.content_hash), &options);
+//! let stale = ws.write_file("notes.md", b"lost\n", Some(&read.content_hash), false, &options);
 //! assert_eq!(stale.unwrap_err().code, Code::ContentConflict);
 //!
 //! // Every change is an operation in the journal, newest first.

@@ -91,9 +91,9 @@ fn cli() -> Vec<(&'static str, Value)> {
         ("file grep", schema::<Success<GrepResult>>()),
         (
             "file replace-text",
-            mutation(&["match_stage", "match_count"]),
+            mutation(&["match_stage", "match_count"], &[]),
         ),
-        ("file apply-patch", mutation(&["patch_files"])),
+        ("file apply-patch", mutation(&["patch_files"], &[])),
         ("history list", schema::<Success<HistoryList>>()),
         ("history show", schema::<Success<HistoryShow>>()),
         ("history diff", schema::<Success<HistoryDiff>>()),
@@ -113,7 +113,6 @@ fn cli() -> Vec<(&'static str, Value)> {
     ];
     for command in [
         "file create",
-        "file write",
         "file copy",
         "file move",
         "file delete",
@@ -126,8 +125,9 @@ fn cli() -> Vec<(&'static str, Value)> {
         "history undo",
         "history undo-last",
     ] {
-        out.push((command, mutation(&[])));
+        out.push((command, mutation(&[], &[])));
     }
+    out.push(("file write", mutation(&[], &["bom_kept"])));
     out
 }
 
@@ -147,13 +147,12 @@ fn mcp() -> Vec<(&'static str, Value)> {
         ("history_diff", schema::<Success<HistoryDiff>>()),
         (
             "file_replace_text",
-            mutation(&["match_stage", "match_count"]),
+            mutation(&["match_stage", "match_count"], &[]),
         ),
-        ("file_apply_patch", mutation(&["patch_files"])),
+        ("file_apply_patch", mutation(&["patch_files"], &[])),
     ];
     for tool in [
         "file_create",
-        "file_write",
         "file_copy",
         "file_move",
         "file_delete",
@@ -165,8 +164,9 @@ fn mcp() -> Vec<(&'static str, Value)> {
         "undo_operation",
         "undo_last",
     ] {
-        out.push((tool, mutation(&[])));
+        out.push((tool, mutation(&[], &[])));
     }
+    out.push(("file_write", mutation(&[], &["bom_kept"])));
     out
 }
 
@@ -197,25 +197,28 @@ fn open(schema: &mut Value) {
 }
 
 /// A mutation's document: [`MutationResult`] with, of the [`MutationExtra`] fields, exactly
-/// `present` (which that command always reports).
-fn mutation(present: &[&str]) -> Value {
+/// `required` (which that command always reports) and `optional` (which it reports when they
+/// apply).
+fn mutation(required: &[&str], optional: &[&str]) -> Value {
     let mut shape = schema::<Success<MutationResult>>();
     let extra = schema::<MutationExtra>();
     let extra = extra["properties"]
         .as_object()
         .expect("MutationExtra has properties");
-    for name in present {
+    for name in required.iter().chain(optional) {
         assert!(
             extra.contains_key(*name),
             "{name} is not a MutationExtra field"
         );
     }
     for name in extra.keys() {
-        if present.contains(&name.as_str()) {
+        if required.contains(&name.as_str()) {
             if let Some(Value::Array(required)) = shape.get_mut("required") {
                 required.push(json!(name));
             }
-        } else if let Some(Value::Object(properties)) = shape.get_mut("properties") {
+        } else if !optional.contains(&name.as_str())
+            && let Some(Value::Object(properties)) = shape.get_mut("properties")
+        {
             properties.remove(name);
         }
     }

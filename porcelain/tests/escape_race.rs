@@ -208,7 +208,7 @@ impl Race<'_> {
             },
             Kind::Write => {
                 let content = format!("written by attempt {i}\n");
-                match ws.write_file("dir/w.txt", content.as_bytes(), None, options) {
+                match ws.write_file("dir/w.txt", content.as_bytes(), None, false, options) {
                     Ok(_) => {
                         assert_eq!(
                             real.read("w.txt"),
@@ -296,7 +296,7 @@ fn a_racing_swap_of_a_directory_for_a_symlink_never_lets_a_call_reach_outside() 
     let ws = open_workspace(tmp.path(), &root);
     let options = MutationOptions::default();
     // The first mutation creates .filekeeper/ before the race starts.
-    ws.write_file("dir/w.txt", b"first\n", None, &options)
+    ws.write_file("dir/w.txt", b"first\n", None, false, &options)
         .unwrap();
     let real = RealDir(
         rustix::fs::open(

@@ -390,6 +390,10 @@ pub enum FileCommand {
         /// Refuse (CONTENT_CONFLICT) unless the file still holds exactly this content.
         #[arg(long, value_name = "HASH")]
         expected_hash: Option<String>,
+        /// Drop the file's UTF-8 byte-order mark. Without this, a file that starts with one
+        /// keeps it when the new content has none.
+        #[arg(long)]
+        remove_bom: bool,
         #[command(flatten)]
         mutation: MutationArgs,
     },

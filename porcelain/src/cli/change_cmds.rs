@@ -174,11 +174,13 @@ pub fn file(ws: &Workspace, cmd: &FileCommand, global: &Global) -> Result<Reply>
             path,
             source,
             expected_hash,
+            remove_bom,
             mutation,
         } => ws.write_file(
             path,
             &content(source, limit, "content", "max_write_bytes").map_err(|e| e.path(path))?,
             expected_hash.as_deref(),
+            *remove_bom,
             &options(global, mutation),
         )?,
         FileCommand::Copy {

@@ -118,6 +118,10 @@ pub struct MutationExtra {
     /// Patches: every file of the patch and every hunk's outcome.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub patch_files: Option<Vec<crate::FileReport>>,
+    /// Whole-file writes: true when the file's UTF-8 byte-order mark was kept in front of new
+    /// content that had none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bom_kept: Option<bool>,
 }
 
 /// An effect, in terms of workspace-relative paths resolved again when applied.

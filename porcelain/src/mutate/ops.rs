@@ -12,6 +12,26 @@ use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
 
+/// The UTF-8 byte-order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Whether the file at `target` starts with a UTF-8 byte-order mark.
+fn starts_with_bom(target: &Resolved) -> Result<bool> {
+    let mut head = Vec::with_capacity(BOM.len());
+    target
+        .open_file()?
+        .take(BOM.len() as u64)
+        .read_to_end(&mut head)
+        .map_err(|e| Error::storage("reading file", &e))?;
+    Ok(head == BOM)
+}
+
+/// Whether `content` is text (no NUL in its first 8 KiB, valid UTF-8) without a BOM of its own.
+fn is_text_without_bom(content: &[u8]) -> bool {
+    let sniff = &content[..content.len().min(crate::text::BINARY_SNIFF_BYTES)];
+    !content.starts_with(BOM) && !sniff.contains(&0) && std::str::from_utf8(content).is_ok()
+}
+
 /// A preview diff longer than this is cut (it is a preview, never a file body dump).
 const MAX_PREVIEW_BYTES: usize = 64 * 1024;
 
@@ -144,16 +164,27 @@ impl Workspace {
 
     /// Replaces a file's content (creating it when absent). With `expected_hash`, the file
     /// must still hold exactly that content: otherwise CONTENT_CONFLICT and nothing changes.
+    ///
+    /// A file that starts with a UTF-8 byte-order mark keeps it when the new content is text
+    /// without one (a read reports the text without its BOM, so writing it back must not
+    /// drop it); the result then says `bom_kept`. `remove_bom` writes the content as given
+    /// instead, which is how a caller drops the mark on purpose.
     pub fn write_file(
         &self,
         path: &str,
         content: &[u8],
         expected_hash: Option<&str>,
+        remove_bom: bool,
         options: &MutationOptions,
     ) -> Result<MutationResult> {
         let expected = expected_hash.map(ObjectId::parse).transpose()?;
+        if remove_bom && content.starts_with(BOM) {
+            return Err(Error::invalid(
+                "the content starts with a byte-order mark, but removing the mark was asked",
+            )
+            .path(path));
+        }
         self.mutate(options, |ws| {
-            ws.check_size(path, content.len())?;
             let target = ws.resolve_target(path, options)?;
             let before = match target.kind {
                 Some(Kind::Directory) => return Err(not_a_file(path)),
@@ -163,8 +194,33 @@ impl Workspace {
             if let Some(expected) = expected {
                 guard(path, expected, before.as_ref().map(|b| b.hash))?;
             }
-            let content = Arc::new(content.to_vec());
-            ws.content_plan("write", "Wrote", path, &target, before, content, None)
+            let keep_bom = !remove_bom
+                && before.is_some()
+                && starts_with_bom(&target)?
+                && is_text_without_bom(content);
+            let content = if keep_bom {
+                [BOM, content].concat()
+            } else {
+                content.to_vec()
+            };
+            ws.check_size(path, content.len())?;
+            let mut plan = ws.content_plan(
+                "write",
+                "Wrote",
+                path,
+                &target,
+                before,
+                Arc::new(content),
+                None,
+            )?;
+            if keep_bom {
+                plan.warnings.push(format!(
+                    "kept the UTF-8 byte-order mark {} starts with, since the new content has none",
+                    target.rel
+                ));
+                plan.extra.bom_kept = Some(true);
+            }
+            Ok(plan)
         })
     }
 

@@ -21,7 +21,9 @@ fn a_write_is_recorded_committed_with_both_blobs() {
     let (dir, ws) = workspace();
     let opts = MutationOptions::default();
     ws.create_file("a.txt", b"one\n", false, &opts).unwrap();
-    let result = ws.write_file("a.txt", b"two\n", None, &opts).unwrap();
+    let result = ws
+        .write_file("a.txt", b"two\n", None, false, &opts)
+        .unwrap();
     assert!(result.changed && result.undo_available && !result.dry_run);
     assert_eq!(fs::read(dir.path().join("ws/a.txt")).unwrap(), b"two\n");
     let op = journal(&ws)
@@ -127,7 +129,7 @@ fn a_guard_failure_changes_nothing_and_records_nothing() {
     let before = journal(&ws).all().unwrap().len();
     let stale = ObjectId::of(b"something else").to_string();
     let err = ws
-        .write_file("a.txt", b"two\n", Some(&stale), &opts)
+        .write_file("a.txt", b"two\n", Some(&stale), false, &opts)
         .unwrap_err();
     assert_eq!(err.code, Code::ContentConflict);
     assert!(!err.retryable);
