@@ -2,6 +2,7 @@
 
 use super::doc::{Doc, Editable, caller_lines};
 use crate::{Code, Error, Result};
+use std::collections::HashMap;
 
 /// Which occurrences to replace. There is no default: the caller says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -410,8 +411,17 @@ fn rewrite(
 /// How the old text's indentation relates to the file's, learnt from the matched non-blank
 /// lines: each indentation of the old text and the file's indentation of the same line.
 struct Frame<'a> {
-    /// The distinct pairs (old text's indentation, file's indentation), narrowest first.
-    levels: Vec<(&'a str, &'a str)>,
+    /// The file's indentation for each indentation of the old text.
+    map: HashMap<&'a str, &'a str>,
+    /// Whether every indentation of the old text is the file's own.
+    identity: bool,
+    /// The one character each side indents with, over the map.
+    caller_unit: Unit,
+    file_unit: Unit,
+    /// Characters of the file per character of the old text, as the map's levels show it
+    /// (numerator, denominator); `None` with fewer than two levels; an explanation when the
+    /// steps between levels disagree.
+    ratio: Option<Result<(i64, i64), String>>,
     /// Why the old text's indentation does not follow the file's: two lines the old text
     /// indents alike that the file does not, two the file indents alike that the old text does
     /// not, or two in opposite order. `None` when the frame is consistent.
@@ -420,14 +430,16 @@ struct Frame<'a> {
 
 impl<'a> Frame<'a> {
     fn new(file: &[&'a str], old: &'a [String], at: usize) -> Frame<'a> {
-        let mut levels: Vec<(&str, &str, usize)> = Vec::new();
+        // old text's indentation -> (file's, file line), and the reverse.
+        let mut by_caller: HashMap<&str, (&str, usize)> = HashMap::new();
+        let mut by_file: HashMap<&str, (&str, usize)> = HashMap::new();
         let mut conflict = None;
         for (i, (f, o)) in file.iter().zip(old).enumerate() {
             if o.trim().is_empty() {
                 continue;
             }
             let (c, f, line) = (leading_ws(o), leading_ws(f), at + i + 1);
-            if let Some(&(_, f2, l2)) = levels.iter().find(|l| l.0 == c) {
+            if let Some(&(f2, l2)) = by_caller.get(c) {
                 if f2 != f && conflict.is_none() {
                     conflict = Some(format!(
                         "file line {line} is {} where the old text has {}, as it has for file line {l2}, which is {}",
@@ -438,7 +450,7 @@ impl<'a> Frame<'a> {
                 }
                 continue;
             }
-            if let Some(&(c2, _, l2)) = levels.iter().find(|l| l.1 == f)
+            if let Some(&(c2, l2)) = by_file.get(f)
                 && conflict.is_none()
             {
                 conflict = Some(format!(
@@ -448,9 +460,12 @@ impl<'a> Frame<'a> {
                     amount(c)
                 ));
             }
-            levels.push((c, f, line));
+            by_caller.insert(c, (f, line));
+            by_file.entry(f).or_insert((c, line));
         }
-        levels.sort_by_key(|l| width(l.0));
+        let mut levels: Vec<(&str, &str, usize)> =
+            by_caller.iter().map(|(c, (f, l))| (*c, *f, *l)).collect();
+        levels.sort_by_key(|l| (width(l.0), l.2));
         if conflict.is_none() {
             conflict = levels.windows(2).find_map(|w| {
                 let ((c1, f1, l1), (c2, f2, l2)) = (w[0], w[1]);
@@ -465,8 +480,40 @@ impl<'a> Frame<'a> {
                 })
             });
         }
+        let caller_unit = unit(levels.iter().map(|l| l.0));
+        let file_unit = unit(levels.iter().map(|l| l.1));
+        let ratio = match (caller_unit, file_unit) {
+            (Unit::One(cu), Unit::One(fu)) if levels.len() >= 2 && conflict.is_none() => {
+                let count = |s: &str| s.chars().count() as i64;
+                let steps: Vec<(i64, i64)> = levels
+                    .windows(2)
+                    .map(|w| (count(w[1].0) - count(w[0].0), count(w[1].1) - count(w[0].1)))
+                    .collect();
+                let (dc, df) = steps[0];
+                Some(
+                    match steps.iter().find(|&&(dc2, df2)| dc2 * df != df2 * dc) {
+                        Some(&(dc2, df2)) => Err(format!(
+                            "the old text's levels of indentation do not map to the file's by one ratio ({} against {} in one step, {} against {} in another)",
+                            amount_of(cu, dc),
+                            amount_of(fu, df),
+                            amount_of(cu, dc2),
+                            amount_of(fu, df2)
+                        )),
+                        None => {
+                            let g = gcd(dc, df);
+                            Ok((df / g, dc / g))
+                        }
+                    },
+                )
+            }
+            _ => None,
+        };
         Frame {
-            levels: levels.into_iter().map(|(c, f, _)| (c, f)).collect(),
+            identity: levels.iter().all(|(c, f, _)| c == f),
+            map: by_caller.into_iter().map(|(c, (f, _))| (c, f)).collect(),
+            caller_unit,
+            file_unit,
+            ratio,
             conflict,
         }
     }
@@ -487,15 +534,17 @@ impl<'a> Frame<'a> {
         if let Some(conflict) = &self.conflict {
             return Err(Frame::inconsistent(conflict));
         }
-        if let Some(&(_, f)) = self.levels.iter().find(|l| l.0 == c) {
-            return Ok(f.to_owned());
+        if let Some(f) = self.map.get(c) {
+            return Ok((*f).to_owned());
         }
-        if self.levels.iter().all(|(c, f)| c == f) && c0 == f0 {
+        if self.identity && c0 == f0 {
             // The old text's indentation is the file's own.
             return Ok(c.to_owned());
         }
-        let caller = unit(self.levels.iter().map(|l| l.0).chain([c, c0]));
-        let file = unit(self.levels.iter().map(|l| l.1).chain([f0]));
+        let caller = [c, c0]
+            .into_iter()
+            .fold(self.caller_unit, |u, s| u.join(unit([s].into_iter())));
+        let file = self.file_unit.join(unit([f0].into_iter()));
         let (caller, file) = match (caller, file) {
             (Unit::Mixed, _) => return Err(mixed("the old and new texts mix")),
             (_, Unit::Mixed) => return Err(mixed("the file's matched lines mix")),
@@ -509,8 +558,16 @@ impl<'a> Frame<'a> {
             (Unit::One(c), Unit::One(f)) => (c, f),
         };
         let count = |s: &str| s.chars().count() as i64;
-        let (num, den) = if self.levels.len() < 2 {
-            if caller != file {
+        let (num, den) = match &self.ratio {
+            Some(Ok(ratio)) => *ratio,
+            Some(Err(text)) => {
+                return Err(Why {
+                    reason: "indentation_ambiguous",
+                    text: text.clone(),
+                });
+            }
+            None if caller == file => (1, 1),
+            None => {
                 return Err(Why {
                     reason: "tabs_and_spaces",
                     text: format!(
@@ -520,35 +577,13 @@ impl<'a> Frame<'a> {
                     ),
                 });
             }
-            (1, 1)
-        } else {
-            let steps: Vec<(i64, i64)> = self
-                .levels
-                .windows(2)
-                .map(|w| (count(w[1].0) - count(w[0].0), count(w[1].1) - count(w[0].1)))
-                .collect();
-            let (dc, df) = steps[0];
-            if let Some(&(dc2, df2)) = steps.iter().find(|&&(dc2, df2)| dc2 * df != df2 * dc) {
-                return Err(Why {
-                    reason: "indentation_ambiguous",
-                    text: format!(
-                        "the old text's levels of indentation do not map to the file's by one ratio ({} against {} in one step, {} against {} in another)",
-                        amount_of(caller, dc),
-                        amount_of(file, df),
-                        amount_of(caller, dc2),
-                        amount_of(file, df2)
-                    ),
-                });
-            }
-            let g = gcd(dc, df);
-            (df / g, dc / g)
         };
         let delta = count(c) - count(c0);
         if (delta * num) % den != 0 {
             return Err(Why {
                 reason: "fractional_indentation",
                 text: format!(
-                    "{} in the old text's indentation is not a whole number of {} in the file's, where one level is {} against {}",
+                    "{} in the old text's indentation is not a whole number of {} in the file, where {} of the old text make {}",
                     amount_of(caller, delta.abs()),
                     unit_name(file, true),
                     amount_of(caller, den),
@@ -592,6 +627,16 @@ enum Unit {
     None,
     One(char),
     Mixed,
+}
+
+impl Unit {
+    fn join(self, other: Unit) -> Unit {
+        match (self, other) {
+            (Unit::None, u) | (u, Unit::None) => u,
+            (Unit::One(a), Unit::One(b)) if a == b => self,
+            _ => Unit::Mixed,
+        }
+    }
 }
 
 /// The one character a set of indentations is made of.
@@ -1076,6 +1121,27 @@ mod tests {
         assert_eq!(out, "  m();\nz\n\tm();\n");
         assert!(
             r.warnings[0].contains("(lines 1-1, 3-3)"),
+            "{:?}",
+            r.warnings
+        );
+        assert!(
+            r.warnings[0].contains("result line 1 (2 spaces), result line 3 (1 tab)"),
+            "{:?}",
+            r.warnings
+        );
+        // The warning numbers new lines as they are in the result, after earlier windows grew.
+        let (out, r) = run(
+            "  k();\nz\n  k();\n",
+            "    k();",
+            "    m();\n    n();",
+            Policy::All,
+        )
+        .unwrap();
+        assert_eq!(out, "  m();\n  n();\nz\n  m();\n  n();\n");
+        assert!(
+            r.warnings[0].contains(
+                "4 lines re-indented to the file's levels: result line 1 (2 spaces), result line 2 (2 spaces), result line 4 (2 spaces), result line 5 (2 spaces)"
+            ),
             "{:?}",
             r.warnings
         );
