@@ -5,8 +5,9 @@ Matching is staged and the result names the stage. exact: the literal text occur
 --first replaces the one occurrence and is refused with MATCH_COUNT_MISMATCH (exit 17) when
 there are several, unless --expected-match-count confirms the count; --all replaces every one;
 match_count reports what was found and --expected-match-count refuses a different count.
-normalised: indentation and trailing whitespace are tolerated, the result carries a warning and
-the replacement takes the file'"'"'s indentation. none: NO_MATCH (exit 16) with the nearest line
+normalised: indentation and trailing whitespace are tolerated, the result carries a warning, the
+lines the new text leaves alone stay as the file has them and changed lines take the file'"'"'s
+indentation (t0405 covers the rules and their refusals). none: NO_MATCH (exit 16) with the nearest line
 numbers and their text in details.candidates. --expected-content guards the single target region
 and --expected-hash the whole file (CONTENT_CONFLICT, exit 15). Search and replacement are
 literal: no regex, no $1, no escapes; --old-file and --new-file carry text a shell would mangle.
@@ -176,7 +177,7 @@ test_expect_success 'several normalised matches are refused with --first like ex
 
 test_expect_success '--all at the normalised stage replaces every occurrence, each with its own indentation' '
 	printf "  k();\nz\n\tk();  \n" >both.c &&
-	replaced both.c --old "    k();" --new "m();" --all &&
+	replaced both.c --old "    k();" --new "    m();" --all &&
 	test "$(json_get .match_stage out.json)" = normalised &&
 	test "$(json_get .match_count out.json)" = 2 &&
 	printf "  m();\nz\n\tm();\n" >expect &&

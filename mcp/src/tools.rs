@@ -421,7 +421,7 @@ pub const TOOLS: &[ToolSpec] = &[
             DRY_RUN,
             SECRET,
         ],
-        description: "Replace literal text. Matching is staged and reported in match_stage: exact; then normalised (indentation and trailing whitespace ignored, the replacement takes the file's indentation, with a warning); else NO_MATCH with the nearest candidate lines. match_count says how many occurrences were found. Keeps newline convention, BOM and mode. Undoable.",
+        description: "Replace literal text. Matching is staged and reported in match_stage: exact; then normalised (indentation and trailing whitespace ignored, with a warning: lines the new text leaves unchanged stay as the file has them, changed lines take the file's indentation, and NO_MATCH with details.reason when a line's indentation cannot be inferred); else NO_MATCH with the nearest candidate lines. match_count says how many occurrences were found. Keeps newline convention, BOM and mode. Undoable.",
     },
     ToolSpec {
         name: "file_replace_lines",

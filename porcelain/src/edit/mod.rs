@@ -10,6 +10,8 @@ pub mod fuzzing;
 mod lines;
 mod patch;
 mod replace;
+#[cfg(test)]
+mod replace_generated;
 
 pub use lines::Position;
 pub use patch::{FileReport, HunkReport};

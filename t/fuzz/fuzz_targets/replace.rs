@@ -5,10 +5,13 @@
 //! - exact stage: the result is the document with the chosen occurrence(s) of the old text
 //!   (in the file's newline convention) replaced by the new text, and nothing else changed;
 //! - normalised stage: every line outside the reported line ranges keeps its text, the matched
-//!   lines equal the old text's lines once whitespace is trimmed, and each new line is the
-//!   caller's line re-indented;
+//!   lines equal the old text's lines once whitespace is trimmed, each new line is the
+//!   caller's line up to its indentation, and each new line that the whitespace-insensitive
+//!   line diff pairs with an old line, and whose indentation the caller did not change, is the
+//!   matched file line byte for byte;
 //! - the reported count obeys the policy and the expected count; a NO_MATCH means the old
-//!   text really is not in the document.
+//!   text really is not in the document, or (with `details.reason`) that the normalised stage
+//!   could not infer a new line's indentation, naming that line and a file line.
 //!
 //! Input: `T` P N G DOC NUL OLD NUL NEW [NUL EXPECTED], where P is `f` (first) or `a` (all),
 //! N the expected count (`-` for none, or a digit) and G the expected-content guard (`-` none,
@@ -301,7 +304,18 @@ fn check(case: Case) {
         Err(e) => {
             match e.code {
                 Code::InvalidArgument | Code::MatchCountMismatch | Code::ContentConflict => {}
-                Code::NoMatch => assert_eq!(occurrences, 0, "NO_MATCH, but the old text is there"),
+                Code::NoMatch => {
+                    assert_eq!(occurrences, 0, "NO_MATCH, but the old text is there");
+                    if e.details.contains_key("reason") {
+                        // A normalised match refused for its indentation names the line.
+                        let lines = split_lines(&new).len() as u64;
+                        let line = e.details["line"].as_u64().expect("details.line");
+                        assert!((1..=lines).contains(&line), "{e:?}");
+                        let file_line = e.details["file_line"].as_u64().expect("file_line");
+                        assert!(file_line >= 1, "{e:?}");
+                        assert!(e.details.contains_key("recovery"));
+                    }
+                }
                 other => panic!("unexpected error {other:?}: {}", e.message),
             }
             if old.is_empty() {
@@ -358,10 +372,47 @@ fn check(case: Case) {
                 }
                 w
             };
-            let new_lines: Vec<&str> = split_lines(&new).iter().map(|l| l.0).collect();
+            // Blank lines at either end of the old text are not matched, and take as many
+            // blank lines at the same end of the new text with them.
+            let all_old: Vec<&str> = split_lines(&old).iter().map(|l| l.0).collect();
+            fn blank(l: &&&str) -> bool {
+                l.trim().is_empty()
+            }
+            let lead = all_old.iter().take_while(blank).count();
+            let trail = all_old.iter().rev().take_while(blank).count();
+            let mut new_lines: Vec<&str> = split_lines(&new).iter().map(|l| l.0).collect();
+            let drop = new_lines.iter().take_while(blank).count().min(lead);
+            new_lines.drain(..drop);
+            let drop = new_lines.iter().rev().take_while(blank).count().min(trail);
+            new_lines.truncate(new_lines.len() - drop);
+            // New lines the caller left alone: paired with an old line by a line diff that
+            // ignores whitespace, with the same indentation as that old line (or blank).
+            let kept: Vec<Option<usize>> = {
+                let o: Vec<&str> = wanted.iter().map(|l| l.trim()).collect();
+                let n: Vec<&str> = new_lines.iter().map(|l| l.trim()).collect();
+                let mut kept = vec![None; n.len()];
+                for op in similar::capture_diff_slices(similar::Algorithm::Myers, &o, &n) {
+                    if let similar::DiffOp::Equal {
+                        old_index,
+                        new_index,
+                        len,
+                    } = op
+                    {
+                        for k in 0..len {
+                            let (w, nl) = (wanted[old_index + k], new_lines[new_index + k]);
+                            let ws = |s: &str| s.len() - s.trim_start().len();
+                            if nl.trim().is_empty() || w[..ws(w)] == nl[..ws(nl)] {
+                                kept[new_index + k] = Some(old_index + k);
+                            }
+                        }
+                    }
+                }
+                kept
+            };
             // The lines the result must hold: the document's own outside the ranges (exactly),
             // the caller's new lines inside them (up to indentation).
             let mut expected: Vec<(&str, bool)> = Vec::new();
+            let mut unchanged: Vec<(usize, &str)> = Vec::new();
             let mut i = 0usize;
             for &(start, end) in &ranges {
                 assert_eq!(end - start + 1, wanted.len(), "{ranges:?}");
@@ -376,7 +427,12 @@ fn check(case: Case) {
                         i + k + 1
                     );
                 }
-                expected.extend(new_lines.iter().map(|n| (*n, false)));
+                for (j, n) in new_lines.iter().enumerate() {
+                    if let Some(k) = kept[j] {
+                        unchanged.push((expected.len(), before[i + k].0));
+                    }
+                    expected.push((*n, false));
+                }
                 i += wanted.len();
             }
             expected.extend(before[i..].iter().map(|l| (l.0, true)));
@@ -402,6 +458,17 @@ fn check(case: Case) {
                         k + 1
                     );
                 }
+            }
+            for (k, file_line) in unchanged {
+                if k == after.len() {
+                    continue; // the empty last line dropped above
+                }
+                assert_eq!(
+                    after[k].0,
+                    file_line,
+                    "line {} is unchanged in the new text but not the file's",
+                    k + 1
+                );
             }
         }
         other => panic!("unknown stage {other}"),

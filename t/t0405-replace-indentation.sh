@@ -1,0 +1,147 @@
+#!/bin/sh
+test_description='keeper file replace-text: indentation at the normalised stage
+
+When the old text matches only with indentation and trailing whitespace ignored, the old and
+new texts are paired line by line. A line the new text leaves unchanged is written exactly as
+the file has it; a changed line takes the indentation of the file line it replaces plus the
+change the caller made to it; an inserted line is placed relative to its nearest paired
+neighbour. A change of indentation is carried over only when the old text'"'"'s indentation
+follows the file'"'"'s; otherwise, and for tabs against spaces that cannot be converted, the
+edit is NO_MATCH (exit 16) naming the line of the new text, the file line and a reason, and
+neither the file nor the journal changes. Python files are compiled after each edit.'
+. ./test-lib.sh
+
+# replaced FILE ARGS...: `keeper --json file replace-text FILE ARGS...` succeeds at the
+# normalised stage; its result is left in out.json.
+replaced () {
+	file=$1
+	shift
+	keeper --json file replace-text "$file" "$@" >out.json &&
+	test "$(json_get .ok out.json)" = true &&
+	test "$(json_get .match_stage out.json)" = normalised &&
+	test "$(json_get .after_hash out.json)" = "$(sha "$file")" || {
+		echo >&2 "replace-text $file $* did not apply at the normalised stage:"
+		cat >&2 out.json
+		return 1
+	}
+}
+
+# compiles FILE: python3 compiles FILE (without writing next to it); passes, saying so, when
+# there is no python3.
+if command -v python3 >/dev/null
+then
+	PYTHONPYCACHEPREFIX=$TRASH/pycache
+	export PYTHONPYCACHEPREFIX
+else
+	echo "# python3 not found: the checks that the edited Python files compile are skipped"
+fi
+compiles () {
+	if command -v python3 >/dev/null
+	then
+		python3 -m py_compile "$1"
+	else
+		echo >&2 "no python3: not compiling $1"
+	fi
+}
+
+test_expect_success 'an old text with its indentation stripped keeps the changed body line in the function' '
+	printf "def f():\n    return 1\n\ndef g():\n    return 2\n" >code.py &&
+	replaced code.py --old "def g():
+return 2" --new "def g():
+return 42" --first &&
+	printf "def f():\n    return 1\n\ndef g():\n    return 42\n" >expect &&
+	test_cmp expect code.py &&
+	compiles code.py
+'
+
+test_expect_success 'the warning names the matched lines and what was kept and re-indented' '
+	json_get ".warnings[0]" out.json >warning &&
+	grep -F "(lines 4-5)" warning &&
+	grep -F "1 line kept exactly as the file has it" warning &&
+	grep -F "result line 5 (4 spaces)" warning
+'
+
+test_expect_success 'a changed line keeps the file'"'"'s level when the old text uses other levels' '
+	printf "if x:\n    a()\n    b()\n" >ind.py &&
+	replaced ind.py --old "if x:
+  a()" --new "if x:
+  a2()" --first &&
+	printf "if x:\n    a2()\n    b()\n" >expect &&
+	test_cmp expect ind.py &&
+	compiles ind.py
+'
+
+test_expect_success 'an unchanged line stays where the file has it when the old text misplaces it' '
+	printf "def f(x):\n    if x:\n        log(x)\n        return 1\n    return 0\n" >nest.py &&
+	replaced nest.py --old "    if x:
+        log(x)
+    return 1
+" --new "    if x:
+        log(x, level=2)
+    return 1
+" --first &&
+	printf "def f(x):\n    if x:\n        log(x, level=2)\n        return 1\n    return 0\n" >expect &&
+	test_cmp expect nest.py &&
+	compiles nest.py
+'
+
+test_expect_success 'a blank line holding spaces in the old text changes no other line'"'"'s indentation' '
+	printf "class A:\n    def f(self):\n        return 1\n\n    def __reduce__(self):\n        return (A, ())\n" >blank.py &&
+	replaced blank.py --old "        return 1
+    
+    def __reduce__(self):" --new "        return 2
+    
+    def __reduce__(self):" --first &&
+	printf "class A:\n    def f(self):\n        return 2\n\n    def __reduce__(self):\n        return (A, ())\n" >expect &&
+	test_cmp expect blank.py &&
+	compiles blank.py
+'
+
+test_expect_success 'new lines nested with 2 spaces against a 4-space file land on the file'"'"'s levels' '
+	printf "class A:\n    def f(self, x, y):\n        if x:\n            pass\n" >scale.py &&
+	replaced scale.py --old "def f(self, x, y):
+  if x:
+    pass" --new "def f(self, x, y):
+  if x:
+    if y:
+      return y
+    pass" --first &&
+	printf "class A:\n    def f(self, x, y):\n        if x:\n            if y:\n                return y\n            pass\n" >expect &&
+	test_cmp expect scale.py &&
+	compiles scale.py
+'
+
+test_expect_success 'a line inserted where the stripped old text gives no level is NO_MATCH naming it' '
+	printf "def f():\n    return 1\n\ndef g():\n    x = 2\n    return x\n" >strip.py &&
+	save strip.py &&
+	refused 16 NO_MATCH replace-text strip.py --old "def g():
+x = 2
+return x" --new "def g():
+x = 2
+return x
+print(x)" --first &&
+	test "$(json_get .error.details.reason refusal.json)" = indentation_ambiguous &&
+	test "$(json_get .error.details.line refusal.json)" = 4 &&
+	test "$(json_get .error.details.file_line refusal.json)" = 6 &&
+	test "$(json_get .error.details.path refusal.json)" = strip.py &&
+	json_get .error.details.recovery refusal.json >recovery &&
+	grep -F "exact indentation" recovery
+'
+
+test_expect_success 'a refused indentation changes neither the file nor the journal' '
+	untouched strip.py &&
+	compiles strip.py
+'
+
+test_expect_success 'a deeper level in spaces against a tab-indented file is NO_MATCH when it cannot be converted' '
+	printf "if (a) {\n\tfoo();\n\tbar();\n}\n" >tabs.c &&
+	save tabs.c &&
+	refused 16 NO_MATCH replace-text tabs.c --old "    foo();
+    bar();" --new "    foo();
+        baz();
+    bar();" --first &&
+	test "$(json_get .error.details.reason refusal.json)" = tabs_and_spaces &&
+	untouched tabs.c
+'
+
+test_done
