@@ -833,6 +833,36 @@ test_expect_success 'writing a path git does not ignore carries no warning' '
 	test "$(json_get ".warnings | length" out)" = 0
 '
 
+# a trailing slash names a directory
+
+test_expect_success 'file write to a missing path ending with / is NOT_A_FILE and creates nothing' '
+	refused 5 NOT_A_FILE newdir/ write newdir/ --content x &&
+	! test -e newdir
+'
+
+test_expect_success 'file create, copy and move to a path ending with / are refused the same way' '
+	printf "x\n" >slash-src.txt &&
+	refused 5 NOT_A_FILE made/ create made/ --content x &&
+	refused 5 NOT_A_FILE copied/ copy slash-src.txt copied/ &&
+	refused 5 NOT_A_FILE moved/ move slash-src.txt moved/ &&
+	! test -e made && ! test -e copied && ! test -e moved && test -f slash-src.txt
+'
+
+test_expect_success 'a file named with a trailing slash is NOT_A_DIRECTORY for reads and writes' '
+	save slash-src.txt &&
+	refused 7 NOT_A_DIRECTORY slash-src.txt/ info slash-src.txt/ &&
+	refused 7 NOT_A_DIRECTORY slash-src.txt/ read slash-src.txt/ &&
+	refused 7 NOT_A_DIRECTORY slash-src.txt/ write slash-src.txt/ --content y &&
+	untouched slash-src.txt
+'
+
+test_expect_success 'a directory may still be named with a trailing slash' '
+	keeper --json dir create slashdir/ >out &&
+	test -d slashdir &&
+	keeper --json file info slashdir/ >out &&
+	test "$(json_get .kind out)" = directory
+'
+
 # byte-order marks
 
 test_expect_success 'a read and write round trip keeps the UTF-8 BOM and says so' '

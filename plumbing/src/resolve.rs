@@ -98,8 +98,21 @@ impl Root {
         &self.canonical
     }
 
+    ///
+    /// A path that ends with `/` names a directory, as it does for the kernel: where a file
+    /// stands instead, the answer is NOT_A_DIRECTORY (so `notes.md/` never reads or writes
+    /// `notes.md`). Whether a missing path may become a file is the caller's to judge, with
+    /// [`names_directory`].
     pub fn resolve(&self, given: &str, intent: Intent) -> Result<Resolved> {
-        resolve(self, given, intent)
+        let resolved = resolve(self, given, intent)?;
+        if names_directory(given) && resolved.kind == Some(Kind::File) {
+            return Err(Error::new(
+                Code::NotADirectory,
+                "the path ends with /, so it names a directory, but a file is there",
+            )
+            .path(given));
+        }
+        Ok(resolved)
     }
 
     /// The workspace-relative spelling of a path, by its letters alone (no filesystem access):
@@ -111,6 +124,12 @@ impl Root {
         }
         Ok(parts.iter().map(|c| text(c)).collect::<Vec<_>>().join("/"))
     }
+}
+
+/// Whether `given` is spelt as a directory: it ends with `/` (or `/.`), and is not the root.
+pub fn names_directory(given: &str) -> bool {
+    let trimmed = given.trim_end_matches("/.");
+    trimmed.len() > 1 && (trimmed.ends_with('/') || trimmed.len() < given.len())
 }
 
 impl Resolved {

@@ -56,6 +56,22 @@ impl Workspace {
         self.inner.root.resolve(path, self.write_intent(options))
     }
 
+    /// The target of a command that writes a file: as [`Workspace::resolve_target`], and a
+    /// path spelt as a directory (`notes/`) is NOT_A_FILE even where nothing exists yet, so a
+    /// file is never created under a name the caller wrote as a directory's.
+    pub(crate) fn file_target(&self, path: &str, options: &MutationOptions) -> Result<Resolved> {
+        let target = self.resolve_target(path, options)?;
+        if filekeeper_plumbing::resolve::names_directory(path) {
+            return Err(Error::new(
+                Code::NotAFile,
+                "the path ends with /, so it names a directory; a file cannot be written there",
+            )
+            .path(path)
+            .recovery("name the file without the trailing slash"));
+        }
+        Ok(target)
+    }
+
     /// A text file's whole content for editing (at most `max_write_bytes`), with its state.
     /// The bytes are shared with the returned state, not copied: a large file is held once.
     pub(crate) fn see_for_edit(&self, target: &Resolved) -> Result<(Arc<Vec<u8>>, Seen)> {
@@ -139,7 +155,7 @@ impl Workspace {
     ) -> Result<MutationResult> {
         self.mutate(options, |ws| {
             ws.check_size(path, content.len())?;
-            let target = ws.resolve_target(path, options)?;
+            let target = ws.file_target(path, options)?;
             let before = match target.kind {
                 Some(Kind::Directory) => return Err(not_a_file(path)),
                 Some(Kind::File) if !allow_existing => {
@@ -185,7 +201,7 @@ impl Workspace {
             .path(path));
         }
         self.mutate(options, |ws| {
-            let target = ws.resolve_target(path, options)?;
+            let target = ws.file_target(path, options)?;
             let before = match target.kind {
                 Some(Kind::Directory) => return Err(not_a_file(path)),
                 Some(Kind::File) => Some(ws.see(&target)?),
@@ -241,7 +257,7 @@ impl Workspace {
             ws.check_size(source, meta.len() as usize)?;
             let mut bytes = Vec::with_capacity(meta.len() as usize);
             file.read_to_end(&mut bytes).map_err(|e| Error::storage("reading file", &e))?;
-            let target = ws.resolve_target(destination, options)?;
+            let target = ws.file_target(destination, options)?;
             if target.rel == from.rel {
                 return Err(Error::invalid("source and destination are the same file").path(destination));
             }
@@ -432,7 +448,7 @@ impl Workspace {
                     );
                 }
             };
-            let to = ws.resolve_target(destination, options)?;
+            let to = ws.file_target(destination, options)?;
             if to.rel == from.rel {
                 return Err(
                     Error::invalid("source and destination are the same path").path(destination)
