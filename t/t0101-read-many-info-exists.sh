@@ -406,6 +406,30 @@ test_expect_success 'exists through a symlink leaving the root is SYMLINK_ESCAPE
 	test_no_host_path out
 '
 
+test_expect_success 'exists of a link that leads nowhere reports the link and where it points' '
+	mkdir -p dangle &&
+	ln -s ../no/such/file.txt dangle/broken-link &&
+	keeper --json file exists dangle/broken-link >out &&
+	test "$(json_get .exists out)" = true &&
+	test "$(json_get .kind out)" = symlink &&
+	test "$(json_get .target_kind out)" = broken &&
+	test "$(json_get .target out)" = no/such/file.txt
+'
+
+test_expect_success 'the human answer names the link, and list agrees it is there' '
+	keeper file exists dangle/broken-link >out &&
+	echo "symlink (broken: no/such/file.txt)" >expect &&
+	test_cmp expect out &&
+	keeper --json file list dangle >list.json &&
+	test "$(json_get ".entries[0].kind" list.json)" = symlink
+'
+
+test_expect_success 'a dangling link whose text leaves the workspace is still an escape' '
+	ln -s ../../nowhere-at-all dangle/far &&
+	test_expect_code 11 keeper --json file exists dangle/far >out &&
+	test_error_code SYMLINK_ESCAPE_REFUSED out
+'
+
 test_expect_success 'exists of an absolute path inside the root is true' '
 	keeper --json file exists "$WS/docs/deep/note.md" >out &&
 	test "$(json_get ".exists" out)" = true

@@ -115,6 +115,57 @@ impl Root {
         Ok(resolved)
     }
 
+    /// Whether the last component of `given` is itself a symbolic link, looked at without
+    /// following it; the directories above it are resolved as for any read.
+    pub fn is_symlink(&self, given: &str) -> bool {
+        let Ok(parts) = relative_components(self, given) else {
+            return false;
+        };
+        let Some((name, dirs)) = parts.split_last() else {
+            return false;
+        };
+        let dir = if dirs.is_empty() {
+            rustix::io::fcntl_dupfd_cloexec(&self.fd, 0).ok()
+        } else {
+            let path = dirs.iter().map(|c| text(c)).collect::<Vec<_>>().join("/");
+            self.resolve(&path, Intent::Read)
+                .ok()
+                .filter(|r| r.kind == Some(Kind::Directory))
+                .and_then(|r| r.open_dir().ok())
+        };
+        dir.and_then(|fd| kind_at(fd.as_fd(), OsStr::from_bytes(name)).ok().flatten())
+            == Some(FileType::Symlink)
+    }
+
+    /// Where the symbolic link `given` points, as a workspace-relative path worked out from
+    /// the link's text alone (`..` and `.` taken lexically, no further link followed); `None`
+    /// when it is not a link or its text leads out of the workspace.
+    pub fn link_text_target(&self, given: &str) -> Option<String> {
+        let parts = relative_components(self, given).ok()?;
+        let (name, dirs) = parts.split_last()?;
+        let (dir_fd, mut real): (OwnedFd, Vec<Vec<u8>>) = if dirs.is_empty() {
+            (rustix::io::fcntl_dupfd_cloexec(&self.fd, 0).ok()?, Vec::new())
+        } else {
+            let path = dirs.iter().map(|c| text(c)).collect::<Vec<_>>().join("/");
+            let dir = self
+                .resolve(&path, Intent::Read)
+                .ok()
+                .filter(|r| r.kind == Some(Kind::Directory))?;
+            let real = dir.rel.split('/').map(|c| c.as_bytes().to_vec()).collect();
+            (dir.open_dir().ok()?, real)
+        };
+        let target = rustix::fs::readlinkat(&dir_fd, name.as_slice(), Vec::new()).ok()?;
+        let target = target.as_bytes();
+        if target.starts_with(b"/") {
+            let inside = Path::new(OsStr::from_bytes(target))
+                .strip_prefix(&self.canonical)
+                .ok()?;
+            real = Vec::new();
+            return lexical(&mut real, inside.as_os_str().as_bytes());
+        }
+        lexical(&mut real, target)
+    }
+
     /// The workspace-relative spelling of a path, by its letters alone (no filesystem access):
     /// `..` and absolute paths outside the root are refused as by [`Root::resolve`].
     pub fn relative(&self, given: &str) -> Result<String> {
@@ -124,6 +175,24 @@ impl Root {
         }
         Ok(parts.iter().map(|c| text(c)).collect::<Vec<_>>().join("/"))
     }
+}
+
+/// `base` with the `/`-separated `path` applied to it lexically; `None` if it climbs above the
+/// root or lands in the state directory.
+fn lexical(base: &mut Vec<Vec<u8>>, path: &[u8]) -> Option<String> {
+    for component in path.split(|&b| b == b'/') {
+        match component {
+            b"" | b"." => {}
+            b".." => {
+                base.pop()?;
+            }
+            other => base.push(other.to_vec()),
+        }
+    }
+    if base.first().is_some_and(|c| c == STATE_DIR_NAME.as_bytes()) {
+        return None;
+    }
+    Some(base.iter().map(|c| text(c)).collect::<Vec<_>>().join("/"))
 }
 
 /// Whether `given` is spelt as a directory: it ends with `/` (or `/.`), and is not the root.

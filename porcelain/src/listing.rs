@@ -207,7 +207,7 @@ impl Workspace {
 }
 
 /// What a link inside the workspace leads to, judged by the same resolver as every path.
-fn link_target(ws: &Workspace, rel: &str) -> &'static str {
+pub(crate) fn link_target(ws: &Workspace, rel: &str) -> &'static str {
     match ws.inner.root.resolve(rel, Intent::Read) {
         Ok(r) => match r.kind {
             Some(Kind::File) => "file",

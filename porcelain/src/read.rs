@@ -85,9 +85,18 @@ pub struct FileInfo {
 pub struct Existence {
     pub path: String,
     pub exists: bool,
-    /// What is there; null when nothing is.
-    #[schemars(extend("enum" = ["file", "directory", "special", null]))]
+    /// What is there; null when nothing is. A link that leads to something is what it leads
+    /// to; one that leads nowhere is `symlink`.
+    #[schemars(extend("enum" = ["file", "directory", "special", "symlink", null]))]
     pub kind: Option<&'static str>,
+    /// For a `symlink`: what it leads to, in `file list`'s words (`broken`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["file", "directory", "broken", "outside", "special", "state"]))]
+    pub target_kind: Option<&'static str>,
+    /// For a `symlink`: the workspace-relative path its text names, when that is inside the
+    /// workspace (worked out from the text alone, without following further links).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
 }
 
 /// One path's outcome in `read-many`: a read, or that path's own error.
@@ -277,24 +286,38 @@ impl Workspace {
     /// Whether a path exists. A missing parent is "no", not an error; a path that may not be
     /// asked about at all (outside the root, through an escaping link) is still an error.
     pub fn exists(&self, path: &str) -> Result<Existence> {
-        let kind = match self.inner.root.resolve(path, Intent::Read) {
-            Ok(resolved) => resolved.kind,
-            Err(e) if e.code == Code::PathNotFound => None,
-            Err(e) if e.code == Code::SpecialFileRefused => {
-                return Ok(Existence {
-                    path: path.to_owned(),
-                    exists: true,
-                    kind: Some("special"),
-                });
-            }
-            Err(e) => return Err(e),
-        };
-        Ok(Existence {
+        let found = |kind: Option<&'static str>| Existence {
             path: path.to_owned(),
             exists: kind.is_some(),
-            kind: kind.map(Kind::as_str),
-        })
+            kind,
+            target_kind: None,
+            target: None,
+        };
+        // A link that leads nowhere is still there: `list` shows it and a create refuses to
+        // replace it, so `exists` must not call it absent.
+        let link = || {
+            self.inner.root.is_symlink(path).then(|| Existence {
+                target_kind: Some(crate::listing::link_target(self, path)),
+                target: self.inner.root.link_text_target(path),
+                ..found(Some("symlink"))
+            })
+        };
+        let kind = match self.inner.root.resolve(path, Intent::Read) {
+            Ok(resolved) if resolved.kind.is_none() => match link() {
+                Some(existence) => return Ok(existence),
+                None => None,
+            },
+            Ok(resolved) => resolved.kind,
+            Err(e) if e.code == Code::PathNotFound => match link() {
+                Some(existence) => return Ok(existence),
+                None => None,
+            },
+            Err(e) if e.code == Code::SpecialFileRefused => return Ok(found(Some("special"))),
+            Err(e) => return Err(e),
+        };
+        Ok(found(kind.map(Kind::as_str)))
     }
+
 }
 
 struct Facts {

@@ -103,7 +103,12 @@ pub fn run(ws: &Workspace, cmd: &FileCommand, json: bool) -> Result<Reply> {
         }
         FileCommand::Exists { path } => {
             let found = ws.exists(path)?;
-            let human = format!("{}\n", found.kind.unwrap_or("absent"));
+            let kind = found.kind.unwrap_or("absent");
+            let human = match (found.target_kind, &found.target) {
+                (Some(how), Some(to)) => format!("{kind} ({how}: {to})\n"),
+                (Some(how), None) => format!("{kind} ({how})\n"),
+                _ => format!("{kind}\n"),
+            };
             let mut reply = Reply::new(fields(ws, &found), human);
             if !found.exists {
                 reply.exit = crate::Code::PathNotFound.exit_code();
