@@ -32,6 +32,7 @@
 //!     "notes.md",
 //!     b"second draft\n",
 //!     Some(&read.content_hash),
+//!     false, // keep a UTF-8 byte-order mark, if the file has one
 //!     &options,
 //! )?;
 //! assert!(written.changed);
