@@ -833,6 +833,33 @@ test_expect_success 'writing a path git does not ignore carries no warning' '
 	test "$(json_get ".warnings | length" out)" = 0
 '
 
+# ignored_warned ARGS: `keeper --json --workspace gitws ARGS` succeeds and warns that git
+# ignores the path.
+ignored_warned () {
+	keeper --json --workspace gitws "$@" >out &&
+	test "$(json_get .ok out)" = true &&
+	json_get ".warnings[]" out | grep -q "ignored by git" || {
+		echo >&2 "no git-ignored warning from: $*"
+		cat >&2 out
+		return 1
+	}
+}
+
+test_expect_success 'every mutating command warns the same way about a git-ignored path' '
+	printf "build/\n" >>"$TRASH/gitws/.gitignore" &&
+	ignored_warned dir create build &&
+	ignored_warned file create build/a.txt --content a &&
+	ignored_warned file copy build/a.txt build/b.txt &&
+	ignored_warned file move build/b.txt build/c.txt &&
+	ignored_warned file delete build/c.txt &&
+	ignored_warned dir move build build2 &&
+	printf -- "--- /dev/null\n+++ b/build/p.txt\n@@ -0,0 +1 @@\n+p\n" >"$TRASH/ignored.diff" &&
+	ignored_warned file apply-patch "$TRASH/ignored.diff" &&
+	ignored_warned file write build/p.txt --content q &&
+	ignored_warned file delete build/p.txt &&
+	ignored_warned dir delete build
+'
+
 # a trailing slash names a directory
 
 test_expect_success 'file write to a missing path ending with / is NOT_A_FILE and creates nothing' '

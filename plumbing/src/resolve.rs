@@ -144,7 +144,10 @@ impl Root {
         let parts = relative_components(self, given).ok()?;
         let (name, dirs) = parts.split_last()?;
         let (dir_fd, mut real): (OwnedFd, Vec<Vec<u8>>) = if dirs.is_empty() {
-            (rustix::io::fcntl_dupfd_cloexec(&self.fd, 0).ok()?, Vec::new())
+            (
+                rustix::io::fcntl_dupfd_cloexec(&self.fd, 0).ok()?,
+                Vec::new(),
+            )
         } else {
             let path = dirs.iter().map(|c| text(c)).collect::<Vec<_>>().join("/");
             let dir = self

@@ -317,7 +317,6 @@ impl Workspace {
         };
         Ok(found(kind.map(Kind::as_str)))
     }
-
 }
 
 struct Facts {

@@ -134,7 +134,12 @@ impl Workspace {
     }
 
     pub(crate) fn ignored_warning(&self, rel: &str) -> Vec<String> {
-        if git_ignores(&self.inner.root, rel, false) {
+        self.ignored_warning_as(rel, false)
+    }
+
+    /// [`Workspace::ignored_warning`] for a path that is a directory when `is_dir`.
+    pub(crate) fn ignored_warning_as(&self, rel: &str, is_dir: bool) -> Vec<String> {
+        if git_ignores(&self.inner.root, rel, is_dir) {
             vec![format!(
                 "{rel} is ignored by git: this change will not be committed"
             )]
@@ -570,7 +575,7 @@ impl Workspace {
                 items,
                 blobs: Vec::new(),
                 after_blobs: Vec::new(),
-                warnings: Vec::new(),
+                warnings: ws.ignored_warning_as(&rel, true),
                 extra: Default::default(),
             })
         })
@@ -739,7 +744,11 @@ impl Workspace {
                 items,
                 blobs,
                 after_blobs: Vec::new(),
-                warnings: Vec::new(),
+                warnings: [
+                    ws.ignored_warning_as(&to.rel, true),
+                    ws.ignored_warning_as(&from.rel, true),
+                ]
+                .concat(),
                 extra: Default::default(),
             })
         })
@@ -820,7 +829,7 @@ impl Workspace {
                 steps,
                 blobs,
                 after_blobs: Vec::new(),
-                warnings: Vec::new(),
+                warnings: ws.ignored_warning_as(&target.rel, true),
                 extra: Default::default(),
             })
         })
