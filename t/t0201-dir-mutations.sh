@@ -150,6 +150,7 @@ test_expect_success 'dir create --parents of an existing directory succeeds with
 	test_dir_result_shape out &&
 	test "$(json_get .changed out)" = false &&
 	json_get "[.items[].change] | all(. == \"unchanged\")" out &&
+	test "$(json_get .summary out)" = "Directory deep/er/est already exists; nothing to create." &&
 	stat -c %i deep/er/est >after &&
 	test_cmp before after
 '

@@ -39,7 +39,7 @@ dry_run () {
 }
 
 # test_dry_run_shape FILE: FILE is a dry run's success document: the documented fields in the
-# documented order, dry_run true, changed false, operation_id and after_hash null, every
+# documented order, a summary that says what would happen (never what did), dry_run true, changed false, operation_id and after_hash null, every
 # item's after_hash and size_bytes null, would_change a boolean and preview_diff a string.
 test_dry_run_shape () {
 	jq -e '
@@ -57,8 +57,9 @@ test_dry_run_shape () {
 			"size_bytes"]) and
 		all(.items[]; .after_hash == null and .size_bytes == null) and
 		(.would_change | type == "boolean") and
-		(.preview_diff | type == "string")
-	' "$1" >/dev/null || { echo >&2 "not a dry-run result in the spec's shape:"; cat >&2 "$1"; return 1; }
+		(.preview_diff | type == "string") and
+		(.summary | test("^Would ") or test(" already "))
+	' "$1" >/dev/null || { echo >&2 "not a dry-run result in the spec's shape (a summary says what would happen):"; cat >&2 "$1"; return 1; }
 }
 
 # test_unified_diff FILE PATH OLD: FILE's preview_diff is a unified diff of PATH, from a/PATH

@@ -577,6 +577,27 @@ impl Workspace {
     }
 }
 
+/// What a summary in the past tense ("Wrote notes.md.") says of a change not yet made
+/// ("Would write notes.md."). Summaries that state a fact ("... already exists") stay.
+fn conditional(summary: &str) -> String {
+    const VERBS: &[(&str, &str)] = &[
+        ("Wrote", "write"),
+        ("Created", "create"),
+        ("Replaced", "replace"),
+        ("Copied", "copy"),
+        ("Moved", "move"),
+        ("Deleted", "delete"),
+        ("Edited", "edit"),
+        ("Applied", "apply"),
+        ("Undid", "undo"),
+    ];
+    let (first, rest) = summary.split_once(' ').unwrap_or((summary, ""));
+    match VERBS.iter().find(|(past, _)| *past == first) {
+        Some((_, verb)) => format!("Would {verb} {rest}"),
+        None => summary.to_owned(),
+    }
+}
+
 /// A plan reported as a preview: nothing observed after, nothing recorded.
 fn dry_result(plan: Plan) -> MutationResult {
     let target = plan.target_item();
@@ -585,7 +606,7 @@ fn dry_result(plan: Plan) -> MutationResult {
         changed: false,
         before_hash: target.and_then(|i| hash_text(i.before_hash)),
         after_hash: None,
-        summary: plan.summary.clone(),
+        summary: conditional(&plan.summary),
         operation_id: None,
         undo_available: false,
         dry_run: true,

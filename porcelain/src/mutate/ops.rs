@@ -350,7 +350,11 @@ impl Workspace {
         }]);
         Ok(Plan {
             kind,
-            summary: format!("{verb} {}.", target.rel),
+            summary: if change == "unchanged" {
+                format!("{} already holds this content; nothing to write.", target.rel)
+            } else {
+                format!("{verb} {}.", target.rel)
+            },
             given: given.to_owned(),
             target: target.rel.clone(),
             source: None,
@@ -558,7 +562,11 @@ impl Workspace {
             };
             Ok(Plan {
                 kind: "dir_create",
-                summary: format!("Created directory {rel}."),
+                summary: if missing.is_empty() {
+                    format!("Directory {rel} already exists; nothing to create.")
+                } else {
+                    format!("Created directory {rel}.")
+                },
                 given: path.to_owned(),
                 target: rel.clone(),
                 source: None,
