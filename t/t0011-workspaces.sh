@@ -471,6 +471,22 @@ test_expect_success 'an unknown section in config.toml is INVALID_ARGUMENT too' 
 	json_get .error.message out | grep -F filekeepr
 '
 
+test_expect_success '--root naming a file is WORKSPACE_NOT_FOUND with the caller'"'"'s own path' '
+	printf "x\n" >"$TRASH/not-a-dir" &&
+	test_expect_code 23 keeper --json --root "$TRASH/not-a-dir" file read x >out &&
+	test_error_code WORKSPACE_NOT_FOUND out &&
+	test "$(json_get .error.details.path out)" = "$TRASH/not-a-dir"
+'
+
+test_expect_success 'a registered workspace whose root is gone does not print that root' '
+	mkdir "$TRASH/vanishing" &&
+	keeper workspace create vanishing "$TRASH/vanishing" >/dev/null &&
+	rmdir "$TRASH/vanishing" &&
+	test_expect_code 23 keeper --json --workspace vanishing file read x >out &&
+	test_error_code WORKSPACE_NOT_FOUND out &&
+	test_no_host_path out
+'
+
 # Removal.
 
 test_expect_success 'workspace remove forgets the registration and says the files were left' '

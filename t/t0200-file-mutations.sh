@@ -890,6 +890,40 @@ test_expect_success 'a directory may still be named with a trailing slash' '
 	test "$(json_get .kind out)" = directory
 '
 
+# every error about a path names it
+
+test_expect_success 'a malformed --expected-hash names the path it guards' '
+	printf "x\n" >guarded.txt &&
+	refused 2 INVALID_ARGUMENT guarded.txt write guarded.txt --content y --expected-hash nope &&
+	refused 2 INVALID_ARGUMENT guarded.txt delete guarded.txt --expected-hash nope &&
+	refused 2 INVALID_ARGUMENT copy-dest.txt copy guarded.txt copy-dest.txt --expected-destination-hash nope &&
+	refused 2 INVALID_ARGUMENT guarded.txt replace-text guarded.txt --old x --new y --first --expected-hash nope
+'
+
+test_expect_success 'a storage failure during a step names the path' '
+	test_expect_code 26 env FILEKEEPER_TEST_FAIL_AT=mutation-step-1 \
+		keeper --json file write guarded.txt --content z >out &&
+	test_error_code STORAGE_ERROR out &&
+	test "$(json_get .error.details.path out)" = guarded.txt
+'
+
+test_expect_success 'a storage failure on a read-only mount names the path, where such a mount can be made' '
+	mkdir -p "$TRASH/ro-src" "$TRASH/ro" &&
+	printf "x\n" >"$TRASH/ro-src/a.txt" &&
+	if mount --bind "$TRASH/ro-src" "$TRASH/ro" 2>/dev/null
+	then
+		mount -o remount,ro,bind "$TRASH/ro" &&
+		keeper --json --root "$TRASH/ro" file write a.txt --content y >out
+		rc=$?
+		umount "$TRASH/ro" &&
+		test $rc = 26 &&
+		test_error_code STORAGE_ERROR out &&
+		test "$(json_get .error.details.path out)" = a.txt
+	else
+		say_body "# no bind mount here: checked by the injected failure above"
+	fi
+'
+
 # byte-order marks
 
 test_expect_success 'a read and write round trip keeps the UTF-8 BOM and says so' '

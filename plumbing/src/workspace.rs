@@ -67,7 +67,12 @@ impl Workspace {
             let name = reg.default_name()?.ok_or_else(no_default)?;
             (Some(name.clone()), reg.get(&name)?.root)
         };
-        let root = Root::open(&root_path)?;
+        // A root the caller named is the caller's own path, and an error about it says so; a
+        // registered root is not repeated (the caller named the workspace, not the path).
+        let root = Root::open(&root_path).map_err(|e| match (&name, root) {
+            (None, Some(given)) => e.path(&given.to_string_lossy()),
+            _ => e,
+        })?;
         Ok(Workspace {
             name,
             root,

@@ -46,7 +46,8 @@ impl Workspace {
             .expected_hash
             .as_deref()
             .map(ObjectId::parse)
-            .transpose()?;
+            .transpose()
+            .map_err(|e| e.path(path))?;
         let target = self.resolve_target(path, options)?;
         match target.kind {
             Some(Kind::File) => {}

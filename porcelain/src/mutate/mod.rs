@@ -287,6 +287,25 @@ impl Workspace {
         options: &MutationOptions,
         plan: impl Fn(&Workspace) -> Result<Plan>,
     ) -> Result<MutationResult> {
+        // Every error about the change names the path the caller gave, even one raised by the
+        // store or a step that knows no path (a full disk, a read-only mount).
+        let given = std::cell::RefCell::new(None::<String>);
+        let planned = |ws: &Workspace| {
+            let plan = plan(ws)?;
+            given.replace(Some(plan.given.clone()));
+            Ok(plan)
+        };
+        self.run(options, planned).map_err(|err| match given.take() {
+            Some(path) if !err.details.contains_key("path") => err.path(&path),
+            _ => err,
+        })
+    }
+
+    fn run(
+        &self,
+        options: &MutationOptions,
+        plan: impl Fn(&Workspace) -> Result<Plan>,
+    ) -> Result<MutationResult> {
         if options.dry_run {
             return Ok(dry_result(plan(self)?));
         }

@@ -198,7 +198,10 @@ impl Workspace {
         remove_bom: bool,
         options: &MutationOptions,
     ) -> Result<MutationResult> {
-        let expected = expected_hash.map(ObjectId::parse).transpose()?;
+        let expected = expected_hash
+            .map(ObjectId::parse)
+            .transpose()
+            .map_err(|e| e.path(path))?;
         if remove_bom && content.starts_with(BOM) {
             return Err(Error::invalid(
                 "the content starts with a byte-order mark, but removing the mark was asked",
@@ -254,7 +257,10 @@ impl Workspace {
         expected_destination_hash: Option<&str>,
         options: &MutationOptions,
     ) -> Result<MutationResult> {
-        let expected = expected_destination_hash.map(ObjectId::parse).transpose()?;
+        let expected = expected_destination_hash
+            .map(ObjectId::parse)
+            .transpose()
+            .map_err(|e| e.path(destination))?;
         self.mutate(options, |ws| {
             let from = ws.inner.root.resolve(source, Intent::Read)?;
             let mut file = from.open_file()?;
@@ -384,7 +390,10 @@ impl Workspace {
         expected_hash: Option<&str>,
         options: &MutationOptions,
     ) -> Result<MutationResult> {
-        let expected = expected_hash.map(ObjectId::parse).transpose()?;
+        let expected = expected_hash
+            .map(ObjectId::parse)
+            .transpose()
+            .map_err(|e| e.path(path))?;
         self.mutate(options, |ws| {
             let target = ws.resolve_target(path, options)?;
             let before = match target.kind {
