@@ -277,6 +277,18 @@ test_expect_success 'list -r stops at max_recursion_depth and says so' '
 	! grep "tree/b/c/deep.md" out
 '
 
+test_expect_success 'search stops at max_recursion_depth and says so' '
+	FILEKEEPER_HOME=$TRASH/shallow-home keeper --root "$WS" --json file search tree "*.md" >out &&
+	test "$(json_get ".depth_limited" out)" = true &&
+	! grep "tree/b/c/deep.md" out
+'
+
+test_expect_success 'search within max_recursion_depth is not depth_limited' '
+	keeper --root "$WS" --json file search tree "*.md" >out &&
+	test "$(json_get ".depth_limited" out)" = false &&
+	json_get ".entries[] | select(.path == \"tree/b/c/deep.md\")" out
+'
+
 test_expect_success 'setup: state in .filekeeper/ (hash-object -w)' '
 	test ! -e .filekeeper &&
 	echo "stored" >stored.txt &&
