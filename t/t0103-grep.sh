@@ -325,6 +325,18 @@ test_expect_success 'grep --encoding utf-16le is refused as INVALID_ARGUMENT, as
 	test_error_code INVALID_ARGUMENT out
 '
 
+test_expect_success 'grep does not search a file whose name is not UTF-8, and names it' '
+	mkdir "$TRASH/names" &&
+	printf "needle\n" >"$TRASH/names/$(printf "bad\377.txt")" &&
+	printf "needle\n" >"$TRASH/names/ok.txt" &&
+	keeper --root "$TRASH/names" --json file grep . needle >out &&
+	echo ok.txt:1:1 >expect &&
+	matches out >actual &&
+	test_cmp expect actual &&
+	! grep "$(printf "\357\277\275")" out &&
+	test "$(json_get ".non_utf8_names[]" out)" = "bad\\xff.txt"
+'
+
 test_expect_success 'setup: a match 70 directories down, below max_recursion_depth (64)' '
 	deep=$TRASH/deep/$(seq 70 | sed "s/.*/d/" | tr "\n" / ) &&
 	mkdir -p "$deep" &&

@@ -80,6 +80,9 @@ pub struct GrepResult {
     pub ignored: u64,
     /// Directories not searched because of the depth bound (`max_recursion_depth`).
     pub depth_limited: bool,
+    /// Files and directories not searched because their names are not UTF-8, shown as
+    /// `list` shows them (`\xHH` for each such byte): to be read, not passed back.
+    pub non_utf8_names: Vec<String>,
 }
 
 #[derive(Default)]
@@ -94,6 +97,7 @@ struct WalkTally {
     ignored: u64,
     unreadable: u64,
     depth_limited: bool,
+    non_utf8_names: Vec<String>,
 }
 
 impl Workspace {
@@ -146,6 +150,7 @@ impl Workspace {
             files_undecodable: 0,
             ignored: 0,
             depth_limited: false,
+            non_utf8_names: Vec::new(),
         };
         let search = Search {
             regex: &regex,
@@ -163,7 +168,7 @@ impl Workspace {
         } else {
             start.rel.len() + 1
         };
-        let walk = walk::walk(
+        let mut walk = walk::walk(
             root,
             &start,
             WalkOptions {
@@ -172,6 +177,7 @@ impl Workspace {
                 respect_ignore: true,
             },
         )?;
+        walk.report_non_utf8_names();
         let keep = |rel: &str| match (&matcher, options.glob.as_deref()) {
             (Some(m), Some(p)) => glob_matches(m, p, &rel[prefix_len..]),
             _ => true,
@@ -180,6 +186,7 @@ impl Workspace {
         result.ignored = tally.ignored;
         result.files_skipped += tally.unreadable;
         result.depth_limited = tally.depth_limited;
+        result.non_utf8_names = tally.non_utf8_names;
         Ok(result)
     }
 }
@@ -230,6 +237,7 @@ fn pipeline(
                 ignored: walk.ignored,
                 unreadable: walk.unreadable.len() as u64,
                 depth_limited: walk.depth_limited,
+                non_utf8_names: std::mem::take(&mut walk.non_utf8_names),
             })
         });
         for _ in 0..workers {

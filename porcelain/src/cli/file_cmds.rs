@@ -175,6 +175,9 @@ pub fn run(ws: &Workspace, cmd: &FileCommand, json: bool) -> Result<Reply> {
                 notes
                     .push("some directories were not searched: max_recursion_depth reached".into());
             }
+            for name in &found.non_utf8_names {
+                notes.push(format!("not searched, its name is not UTF-8: {name}"));
+            }
             let mut reply = Reply::new(fields(ws, &found), human);
             reply.notes = notes;
             Ok(reply)
@@ -227,6 +230,9 @@ fn listing_reply(ws: &Workspace, listing: Listing, _json: bool) -> Reply {
     }
     for dir in &listing.unreadable {
         notes.push(format!("could not read directory {dir}"));
+    }
+    for name in &listing.non_utf8_names {
+        notes.push(format!("left out, its name is not UTF-8: {name}"));
     }
     let mut reply = Reply::new(fields(ws, &listing), human);
     reply.notes = notes;
