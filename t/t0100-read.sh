@@ -739,6 +739,19 @@ test_expect_success 'read of a FIFO is SPECIAL_FILE_REFUSED and does not block' 
 	test_error_code SPECIAL_FILE_REFUSED out
 '
 
+test_expect_success 'read of a name that is not UTF-8 is INVALID_ARGUMENT, never a lossy name' '
+	printf "x\n" >"$(printf "bad\377.txt")" &&
+	test_expect_code 2 keeper --json file read "$(printf "bad\377.txt")" >out &&
+	test_error_code INVALID_ARGUMENT out &&
+	! grep "$(printf "\357\277\275")" out
+'
+
+test_expect_success 'read of the name with a replacement character is PATH_NOT_FOUND: no such file' '
+	test_expect_code 3 keeper --json file read "$(printf "bad\357\277\275.txt")" >out &&
+	test_error_code PATH_NOT_FOUND out &&
+	rm "$(printf "bad\377.txt")"
+'
+
 test_expect_success 'none of the reads above created .filekeeper/' '
 	test ! -e .filekeeper &&
 	test ! -e "$OUTSIDE/.filekeeper"

@@ -277,6 +277,63 @@ test_expect_success 'list -r stops at max_recursion_depth and says so' '
 	! grep "tree/b/c/deep.md" out
 '
 
+test_expect_success 'search stops at max_recursion_depth and says so' '
+	FILEKEEPER_HOME=$TRASH/shallow-home keeper --root "$WS" --json file search tree "*.md" >out &&
+	test "$(json_get ".depth_limited" out)" = true &&
+	! grep "tree/b/c/deep.md" out
+'
+
+test_expect_success 'search within max_recursion_depth is not depth_limited' '
+	keeper --root "$WS" --json file search tree "*.md" >out &&
+	test "$(json_get ".depth_limited" out)" = false &&
+	json_get ".entries[] | select(.path == \"tree/b/c/deep.md\")" out
+'
+
+test_expect_success 'setup: a tree "names" holding names that are not UTF-8, and one with a backslash' '
+	mkdir -p "$TRASH/names/sub" "$TRASH/names/$(printf "dir\376")" &&
+	printf "x\n" >"$TRASH/names/$(printf "bad\377.txt")" &&
+	printf "x\n" >"$TRASH/names/$(printf "dir\376")/inside.txt" &&
+	printf "x\n" >"$TRASH/names/sub/ok.txt" &&
+	printf "x\n" >"$TRASH/names/back\\xff.txt"
+'
+
+test_expect_success 'list never shows a name that does not exist: no replacement character' '
+	keeper --root "$TRASH/names" --json file list -r >out &&
+	! grep "$(printf "\357\277\275")" out &&
+	! grep -i "\\\\ufffd" out &&
+	json_get ".entries[].path" out >actual &&
+	printf "%s\n" "back\\xff.txt" sub sub/ok.txt >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'list names the left-out entries in non_utf8_names, bytes as \xHH, a backslash doubled' '
+	keeper --root "$TRASH/names" --json file list -r >out &&
+	json_get ".non_utf8_names[]" out >actual &&
+	printf "%s\n" "bad\\xff.txt" "dir\\xfe" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'without --json, list prints the left-out names on stderr only' '
+	keeper --root "$TRASH/names" file list >out 2>err &&
+	! grep bad out &&
+	grep "not UTF-8: bad\\\\xff.txt" err
+'
+
+test_expect_success 'the backslash name list shows is addressable as shown' '
+	keeper --root "$TRASH/names" --json file read "back\\xff.txt" >out &&
+	test "$(json_get .content out)" = x
+'
+
+test_expect_success 'search leaves out names that are not UTF-8 and names them' '
+	keeper --root "$TRASH/names" --json file search . "*.txt" >out &&
+	json_get ".entries[].path" out >actual &&
+	printf "%s\n" "back\\xff.txt" sub/ok.txt >expect &&
+	test_cmp expect actual &&
+	json_get ".non_utf8_names[]" out >actual &&
+	printf "%s\n" "bad\\xff.txt" "dir\\xfe" >expect &&
+	test_cmp expect actual
+'
+
 test_expect_success 'setup: state in .filekeeper/ (hash-object -w)' '
 	test ! -e .filekeeper &&
 	echo "stored" >stored.txt &&

@@ -3,11 +3,15 @@ test_description='keeper file grep: literal by default, bounded, in walk order, 
 
 The query is literal text unless --regex is given (then Rust regex syntax; a bad one is
 INVALID_PATTERN). Each result has the workspace-relative path, the 1-based line, the 1-based
-column in characters of the first match, and the matching line without its terminator, cut to
-500 characters (text_truncated). At most 200 results per request, with truncated when more match;
-asking for more is LIMIT_EXCEEDED. Binary files are skipped and counted; .gitignore rules are
-honoured; .git/ and .filekeeper/ are never searched. Results come in walk order: sorted paths,
-then line numbers. Without --json each result is one line path:line:col:text.'
+column in characters of the first match, and the matching line without its terminator; a line
+over 500 characters is shown as a 500-character window around the match (text_truncated, and
+text_start_column says where the window starts). At most 200 results per request, with truncated
+when more match; asking for more is LIMIT_EXCEEDED. Binary files, and files that are not valid
+text in the encoding (UTF-8 unless --encoding names another), are skipped and counted, never
+shown with replacement characters. .gitignore rules are honoured; .git/ and .filekeeper/ are
+never searched; directories below max_recursion_depth are not searched, and depth_limited says
+so. Results come in walk order: sorted paths, then line numbers. Without --json each result is
+one line path:line:col:text.'
 . ./test-lib.sh
 
 CODE=$TRASH/code
@@ -56,7 +60,7 @@ test_expect_success 'setup: the expected results of grep . needle, in walk order
 		echo "case.txt:2:1:needle lower" &&
 		echo "crlf.txt:1:7:first needle" &&
 		echo "docs/readme.md:2:5:the needle in markdown" &&
-		printf "long.txt:1:2002:%s\n" "$(repeat 500 x)" &&
+		printf "long.txt:1:2002:%s needle\n" "$(repeat 493 x)" &&
 		printf "multi.txt:1:7:h\303\251llo needle\n" &&
 		printf "multi.txt:2:3:\360\237\230\200 needle twice needle\n" &&
 		echo "nonl.txt:1:13:no newline, needle" &&
@@ -73,7 +77,7 @@ test_expect_success 'grep --json carries path, line, column, text and text_trunc
 	keeper --workspace code --json file grep . needle >out &&
 	json_get ".ok" out &&
 	test "$(json_get ".matches | length" out)" = 8 &&
-	test "$(json_get ".matches[1] | keys_unsorted | sort | join(\",\")" out)" = column,line,path,text,text_truncated &&
+	test "$(json_get ".matches[1] | keys_unsorted | sort | join(\",\")" out)" = column,line,path,text,text_start_column,text_truncated &&
 	test "$(json_get ".matches[2].path" out)" = docs/readme.md &&
 	test "$(json_get ".matches[2].line" out)" = 2 &&
 	test "$(json_get ".matches[2].column" out)" = 5 &&
@@ -222,21 +226,140 @@ test_expect_success 'a match on an unterminated last line is found' '
 	test "$(json_get ".matches[0].text" out)" = "no newline, needle"
 '
 
-test_expect_success 'a long line'"'"'s text is cut to 500 characters, with text_truncated' '
+test_expect_success 'a short line'"'"'s text is the whole line, starting at column 1' '
+	keeper --workspace code --json file grep case.txt needle >out &&
+	test "$(json_get ".matches[0].text_start_column" out)" = 1 &&
+	test "$(json_get ".matches[0].text_truncated" out)" = false
+'
+
+test_expect_success 'a long line'"'"'s text is a 500-character window that holds the match' '
 	keeper --workspace code --json file grep long.txt needle >out &&
 	test "$(json_get ".matches[0].text_truncated" out)" = true &&
 	test "$(json_get ".matches[0].text | length" out)" = 500 &&
-	test "$(json_get ".matches[0].column" out)" = 2002
+	test "$(json_get ".matches[0].column" out)" = 2002 &&
+	test "$(json_get ".matches[0].text_start_column" out)" = 1508 &&
+	test "$(json_get ".matches[0].text" out)" = "$(repeat 493 x) needle"
 '
 
-test_expect_success 'a long multibyte line is cut at 500 characters, not bytes' '
+test_expect_success 'a match at column 100001 is shown, 100 characters after the window start' '
+	{ repeat 100000 x && printf "needle" && repeat 1000 y && printf "\n"; } >"$CODE/far.txt" &&
+	keeper --workspace code --json file grep far.txt needle >out &&
+	rm "$CODE/far.txt" &&
+	test "$(json_get ".matches[0].column" out)" = 100001 &&
+	test "$(json_get ".matches[0].text_start_column" out)" = 99901 &&
+	test "$(json_get ".matches[0].text" out)" = "$(repeat 100 x)needle$(repeat 394 y)"
+'
+
+test_expect_success 'a long multibyte line is windowed in characters, not bytes' '
 	{ repeat 600 "é" && printf " needle\n"; } >"$CODE/wide.txt" &&
 	keeper --workspace code --json file grep wide.txt needle >out &&
 	rm "$CODE/wide.txt" &&
 	test "$(json_get ".matches[0].text_truncated" out)" = true &&
 	test "$(json_get ".matches[0].text | length" out)" = 500 &&
-	test "$(json_get ".matches[0].text" out)" = "$(repeat 500 "é")" &&
+	test "$(json_get ".matches[0].text" out)" = "$(repeat 493 "é") needle" &&
+	test "$(json_get ".matches[0].text_start_column" out)" = 108 &&
 	test "$(json_get ".matches[0].column" out)" = 602
+'
+
+test_expect_success 'setup: a workspace "enc" with a Latin-1 file, a UTF-8 file and a bad byte late in a file' '
+	mkdir "$TRASH/enc" &&
+	printf "caf\351 au lait\n" >"$TRASH/enc/latin1.txt" &&
+	printf "caf\303\251 cr\303\250me\n" >"$TRASH/enc/utf8.txt" &&
+	{ printf "caf 1\ncaf 2\n" && repeat 300000 z && printf "\n\377\n"; } >"$TRASH/enc/late.txt" &&
+	keeper workspace create enc "$TRASH/enc" >/dev/null
+'
+
+test_expect_success 'grep skips a file that is not valid UTF-8 and counts it undecodable' '
+	keeper --workspace enc --json file grep . caf >out &&
+	echo utf8.txt:1:1 >expect &&
+	matches out >actual &&
+	test_cmp expect actual &&
+	test "$(json_get ".encoding" out)" = utf-8 &&
+	test "$(json_get ".files_searched" out)" = 3 &&
+	test "$(json_get ".files_skipped" out)" = 2 &&
+	test "$(json_get ".files_undecodable" out)" = 2
+'
+
+test_expect_success 'grep never prints a replacement character for an undecodable file' '
+	keeper --workspace enc --json file grep latin1.txt caf >out &&
+	test "$(json_get ".matches | length" out)" = 0 &&
+	test "$(json_get ".files_undecodable" out)" = 1 &&
+	! grep "\\ufffd" out &&
+	! grep "$(printf "\357\277\275")" out
+'
+
+test_expect_success 'a bad byte after the matches still skips the whole file' '
+	keeper --workspace enc --json file grep late.txt caf >out &&
+	test "$(json_get ".matches | length" out)" = 0 &&
+	test "$(json_get ".files_undecodable" out)" = 1
+'
+
+test_expect_success 'without --json, grep names the undecodable files'"'"' count and --encoding on stderr' '
+	keeper --workspace enc file grep . caf >out 2>err &&
+	printf "utf8.txt:1:1:caf\303\251 cr\303\250me\n" >expect &&
+	test_cmp expect out &&
+	grep "2 of the skipped files are not valid utf-8" err &&
+	grep -e "--encoding" err
+'
+
+test_expect_success 'grep --encoding latin1 decodes the file and shows its text' '
+	keeper --workspace enc --json file grep latin1.txt caf --encoding latin1 >out &&
+	test "$(json_get ".encoding" out)" = windows-1252 &&
+	test "$(json_get ".matches[0].text" out)" = "$(printf "caf\303\251 au lait")" &&
+	test "$(json_get ".files_undecodable" out)" = 0
+'
+
+test_expect_success 'grep --encoding matches decoded characters, with columns in characters' '
+	keeper --workspace enc --json file grep latin1.txt "$(printf "\303\251 au")" --encoding latin1 >out &&
+	test "$(json_get ".matches[0].column" out)" = 4
+'
+
+test_expect_success 'grep --encoding of an unknown encoding is INVALID_ARGUMENT' '
+	test_expect_code 2 keeper --workspace enc --json file grep . caf --encoding klingon >out &&
+	test_error_code INVALID_ARGUMENT out &&
+	test "$(json_get ".error.details.encoding" out)" = klingon
+'
+
+test_expect_success 'grep --encoding utf-16le is refused as INVALID_ARGUMENT, as read refuses it' '
+	test_expect_code 2 keeper --workspace enc --json file grep . caf --encoding utf-16le >out &&
+	test_error_code INVALID_ARGUMENT out
+'
+
+test_expect_success 'grep does not search a file whose name is not UTF-8, and names it' '
+	mkdir "$TRASH/names" &&
+	printf "needle\n" >"$TRASH/names/$(printf "bad\377.txt")" &&
+	printf "needle\n" >"$TRASH/names/ok.txt" &&
+	keeper --root "$TRASH/names" --json file grep . needle >out &&
+	echo ok.txt:1:1 >expect &&
+	matches out >actual &&
+	test_cmp expect actual &&
+	! grep "$(printf "\357\277\275")" out &&
+	test "$(json_get ".non_utf8_names[]" out)" = "bad\\xff.txt"
+'
+
+test_expect_success 'setup: a match 70 directories down, below max_recursion_depth (64)' '
+	deep=$TRASH/deep/$(seq 70 | sed "s/.*/d/" | tr "\n" / ) &&
+	mkdir -p "$deep" &&
+	echo needle >"$deep/f.txt" &&
+	echo needle >"$TRASH/deep/top.txt"
+'
+
+test_expect_success 'grep says depth_limited when directories below the depth bound were not searched' '
+	keeper --root "$TRASH/deep" --json file grep . needle >out &&
+	echo top.txt:1:1 >expect &&
+	matches out >actual &&
+	test_cmp expect actual &&
+	test "$(json_get ".depth_limited" out)" = true
+'
+
+test_expect_success 'grep within the depth bound is not depth_limited' '
+	keeper --workspace code --json file grep . needle >out &&
+	test "$(json_get ".depth_limited" out)" = false
+'
+
+test_expect_success 'without --json, a depth-limited grep says so on stderr' '
+	keeper --root "$TRASH/deep" file grep . needle >out 2>err &&
+	grep max_recursion_depth err
 '
 
 test_expect_success 'grep --glob "*.md" searches only matching files, nested ones included' '

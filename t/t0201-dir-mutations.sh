@@ -327,6 +327,26 @@ test_expect_success 'dir move of a tree holding a symlink is refused and nothing
 	test "$(op_count)" = "$ops"
 '
 
+test_expect_success 'setup: a tree holding a file whose name is not UTF-8' '
+	mkdir -p oddnames/deep &&
+	printf "kept\n" >oddnames/a.txt &&
+	printf "odd\n" >"oddnames/deep/$(printf "bad\377.txt")"
+'
+
+test_expect_success 'dir move of a tree holding a name that is not UTF-8 is refused up front, naming it' '
+	tree_state oddnames >before &&
+	ops=$(op_count) &&
+	test_expect_code 2 keeper --json dir move oddnames oddnames-moved >out &&
+	test_error_code INVALID_ARGUMENT out &&
+	test "$(json_get .error.details.entry out)" = "oddnames/deep/bad\\xff.txt" &&
+	test "$(json_get .error.details.path out)" = oddnames &&
+	test_no_host_path out &&
+	test ! -e oddnames-moved &&
+	tree_state oddnames >after &&
+	test_cmp before after &&
+	test "$(op_count)" = "$ops"
+'
+
 # dir delete
 
 test_expect_success 'dir delete removes an empty directory and records it' '
@@ -433,6 +453,18 @@ test_expect_success 'dir delete --recursive of a tree holding a symlink is refus
 	tree_state linked >after &&
 	test_cmp before after &&
 	test -h linked/inner/alias &&
+	test "$(op_count)" = "$ops"
+'
+
+test_expect_success 'dir delete --recursive of a tree holding a name that is not UTF-8 is refused up front' '
+	tree_state oddnames >before &&
+	ops=$(op_count) &&
+	test_expect_code 2 keeper --json dir delete oddnames --recursive --confirm-recursive >out &&
+	test_error_code INVALID_ARGUMENT out &&
+	test "$(json_get .error.details.entry out)" = "oddnames/deep/bad\\xff.txt" &&
+	grep "not UTF-8" out &&
+	tree_state oddnames >after &&
+	test_cmp before after &&
 	test "$(op_count)" = "$ops"
 '
 

@@ -97,6 +97,8 @@ define_rows () {
 		file list notes.txt &&
 	row ro INVALID_PATTERN "a bad glob" file_search '{"path": ".", "pattern": "[z"}' \
 		file search . '[z' &&
+	row ro ok "search content in a named encoding" content_search '{"path": ".", "query": "beta", "encoding": "latin1"}' \
+		file grep . beta --encoding latin1 &&
 	row ro INVALID_PATTERN "a bad regex" content_search '{"path": ".", "query": "(", "regex": true}' \
 		file grep . '(' --regex &&
 	row ro OPERATION_NOT_FOUND "an unknown operation id" history_get '{"operation_id": "op_0123456789abcdef"}' \

@@ -229,8 +229,14 @@ pub const TOOLS: &[ToolSpec] = &[
                 "At most this many matching lines (default and ceiling 200).",
                 false,
             ),
+            (
+                "encoding",
+                "string",
+                "The files' encoding when it is not UTF-8 (e.g. latin1, shift_jis); files that do not decode in it are skipped and counted in files_undecodable.",
+                false,
+            ),
         ],
-        description: "Find lines containing text under a directory (or in one file): path, 1-based line and column, and the line's text, in stable order. Honours ignore rules, skips binary files, and reports files_searched and files_skipped.",
+        description: "Find lines containing text under a directory (or in one file): path, 1-based line and column, and the line's text (a line over 500 characters as a window around the match, starting at text_start_column), in stable order. Honours ignore rules, skips binary and undecodable files, and reports files_searched, files_skipped, files_undecodable and depth_limited (directories below max_recursion_depth not searched).",
     },
     ToolSpec {
         name: "history_list",
@@ -658,6 +664,7 @@ pub fn call(
                     glob: a.opt_str("glob")?,
                     ignore_case: a.flag("ignore_case")?,
                     max_results: a.opt_u64("max_results")?,
+                    encoding: a.opt_str("encoding")?,
                 },
             )?,
         ),

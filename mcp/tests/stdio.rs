@@ -295,3 +295,18 @@ fn a_socket_on_stdin_is_read_nonblocking_and_handed_back_blocking() {
     let stdin = std::os::fd::OwnedFd::from(theirs.try_clone().unwrap());
     stdin_is_nonblocking_only_while_served(stdin, theirs.into(), ours);
 }
+
+#[test]
+fn content_search_skips_undecodable_files_unless_given_their_encoding() {
+    let (dir, mut s) = setup();
+    std::fs::write(dir.path().join("ws/l.txt"), b"caf\xe9\n").unwrap();
+    let plain = s.call("content_search", json!({"path": "l.txt", "query": "caf"}));
+    assert_eq!(plain["matches"], json!([]), "{plain}");
+    assert_eq!(plain["files_undecodable"], 1);
+    let named = s.call(
+        "content_search",
+        json!({"path": "l.txt", "query": "caf", "encoding": "latin1"}),
+    );
+    assert_eq!(named["matches"][0]["text"], "café", "{named}");
+    assert_eq!(named["encoding"], "windows-1252");
+}

@@ -126,6 +126,26 @@ pub struct Walk {
     pub unreadable: Vec<String>,
     /// Whether a directory was left unvisited because of `max_depth`.
     pub depth_limited: bool,
+    /// Entries passed over because their names are not UTF-8, in [`escape_name`] form, when
+    /// the walk reports them (see [`Walk::report_non_utf8_names`]); otherwise such an entry
+    /// ends the walk with an error.
+    pub non_utf8_names: Vec<String>,
+    report_non_utf8: bool,
+    /// The start directory as the caller gave it, for errors.
+    given: String,
+}
+
+/// A path for people to read, never to pass back: each byte that is not part of valid UTF-8
+/// is written `\xHH`, and a backslash `\\`, so two different names never look the same.
+pub fn escape_name(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(&chunk.valid().replace('\\', "\\\\"));
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
 }
 
 /// Starts a walk of the directory `start` resolved inside `root`.
@@ -186,6 +206,9 @@ pub fn walk(root: &Root, start: &Resolved, options: WalkOptions) -> Result<Walk>
         ignored: 0,
         unreadable: Vec::new(),
         depth_limited: false,
+        non_utf8_names: Vec::new(),
+        report_non_utf8: false,
+        given: start.given.clone(),
     };
     walk.enter(Arc::new(fd), base, 0)?;
     Ok(walk)
@@ -209,6 +232,14 @@ fn join(dir: &str, name: &str) -> String {
 }
 
 impl Walk {
+    /// Passes over entries whose names are not UTF-8 (and what is below them), recording them
+    /// in `non_utf8_names`, instead of ending the walk with an error. For walks that only show
+    /// what they find (list, search, grep); a walk that acts on the whole tree must not miss
+    /// an entry, so by default such a name is INVALID_ARGUMENT with `details.entry`.
+    pub fn report_non_utf8_names(&mut self) {
+        self.report_non_utf8 = true;
+    }
+
     fn enter(&mut self, dir: Arc<OwnedFd>, rel: String, depth: usize) -> Result<()> {
         let mut names = Vec::new();
         let reader =
@@ -301,7 +332,28 @@ impl Iterator for Walk {
                     Err(_) => continue, // vanished while walking
                 },
             };
-            let text = String::from_utf8_lossy(&name).into_owned();
+            let text = match String::from_utf8(name) {
+                Ok(text) => text,
+                Err(e) => {
+                    let shown =
+                        escape_name(join(&frame.rel, "").as_bytes()) + &escape_name(e.as_bytes());
+                    if self.report_non_utf8 {
+                        self.non_utf8_names.push(shown);
+                        continue;
+                    }
+                    self.stack.clear();
+                    return Some(Err(Error::new(
+                        crate::Code::InvalidArgument,
+                        format!(
+                            "{shown} has a name that is not UTF-8, which no command can address; \
+                             rename it outside Filekeeper first"
+                        ),
+                    )
+                    .path(&self.given)
+                    .with("entry", shown)));
+                }
+            };
+            let name = text.as_bytes().to_vec();
             if frame.rel.is_empty() && text == STATE_DIR_NAME {
                 continue;
             }

@@ -133,3 +133,44 @@ fn a_walk_started_in_a_subdirectory_applies_the_ignore_files_above_it() {
     .collect();
     assert_eq!(got, ["b/deep/deeper", "b/deep/deeper/4.txt"]);
 }
+
+#[test]
+fn escaped_names_are_distinct_and_readable() {
+    use filekeeper_plumbing::walk::escape_name;
+    assert_eq!(escape_name(b"bad\xff.txt"), "bad\\xff.txt");
+    assert_eq!(escape_name(b"bad\\xff.txt"), "bad\\\\xff.txt");
+    assert_eq!(escape_name("caf\u{e9}".as_bytes()), "caf\u{e9}");
+    assert_eq!(escape_name(b"a\xc3"), "a\\xc3");
+}
+
+#[test]
+fn a_name_that_is_not_utf8_ends_a_walk_unless_reported() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    fs::create_dir_all(ws.join("t/sub")).unwrap();
+    fs::write(ws.join("t/a.txt"), "a").unwrap();
+    fs::write(ws.join("t/sub").join(OsStr::from_bytes(b"bad\xff")), "x").unwrap();
+    fs::write(ws.join("t/z.txt"), "z").unwrap();
+    let root = Root::open(&ws).unwrap();
+    let start = root.resolve("t", Intent::Read).unwrap();
+    let options = WalkOptions {
+        recursive: true,
+        max_depth: 64,
+        respect_ignore: false,
+    };
+    let err = walk(&root, &start, options)
+        .unwrap()
+        .find_map(|e| e.err())
+        .expect("the walk refuses the name");
+    assert_eq!(err.code, filekeeper_plumbing::Code::InvalidArgument);
+    assert_eq!(err.details["entry"], "t/sub/bad\\xff");
+    assert_eq!(err.details["path"], "t");
+
+    let mut reported = walk(&root, &start, options).unwrap();
+    reported.report_non_utf8_names();
+    let rels: Vec<String> = reported.by_ref().map(|e| e.unwrap().rel).collect();
+    assert_eq!(rels, ["t/a.txt", "t/sub", "t/z.txt"]);
+    assert_eq!(reported.non_utf8_names, ["t/sub/bad\\xff"]);
+}

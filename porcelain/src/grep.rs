@@ -2,8 +2,9 @@
 //! per matching line, in walk order, using every core.
 
 use crate::listing::{bound, glob, glob_matches};
-use crate::text::BINARY_SNIFF_BYTES;
+use crate::text::{self, BINARY_SNIFF_BYTES};
 use crate::{Code, Error, Result, Workspace};
+use encoding_rs::{Encoding, UTF_8};
 use filekeeper_plumbing::resolve::{Intent, Kind};
 use filekeeper_plumbing::walk::{self, Entry, EntryKind, WalkOptions};
 use regex::bytes::{Regex, RegexBuilder};
@@ -14,8 +15,11 @@ use std::io::Read;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, mpsc};
 
-/// A matching line's text is cut to this many characters.
+/// A matching line's text is at most this many characters: a longer line is shown as a
+/// window of this size around the match.
 const MAX_LINE_CHARS: usize = 500;
+/// How many characters of a long line the window shows before the match, at most.
+const WINDOW_BEFORE: usize = 100;
 /// Files are read in blocks of this size; only whole lines are searched.
 const BLOCK: usize = 256 * 1024;
 /// A line longer than this ends the search of its file (counted as skipped).
@@ -32,6 +36,9 @@ pub struct GrepOptions {
     pub ignore_case: bool,
     /// At most this many results (default and ceiling: `max_search_results`).
     pub max_results: Option<u64>,
+    /// The files' text encoding (default UTF-8), as `read` takes it. Files that do not decode
+    /// in it are skipped and counted in `files_undecodable`.
+    pub encoding: Option<String>,
 }
 
 /// One matching line.
@@ -42,8 +49,12 @@ pub struct GrepMatch {
     pub line: u64,
     /// 1-based column, in characters, of the first match on the line.
     pub column: u64,
-    /// The line without its terminator, cut to 500 characters.
+    /// The line without its terminator; a line longer than 500 characters is shown as a
+    /// 500-character window around the match.
     pub text: String,
+    /// 1-based column, in characters, of `text`'s first character within the line: 1 unless
+    /// `text` is a window that starts further along.
+    pub text_start_column: u64,
     /// The line was longer than `text` shows.
     pub text_truncated: bool,
 }
@@ -53,20 +64,40 @@ pub struct GrepResult {
     /// The directory or file searched, as given.
     pub path: String,
     pub query: String,
+    /// The encoding the files were decoded in, lower case (`utf-8`, `windows-1252`, ...).
+    pub encoding: String,
     /// In stable order: by path, then line.
     pub matches: Vec<GrepMatch>,
     /// More lines matched than were returned.
     pub truncated: bool,
     pub files_searched: u64,
-    /// Binary files, unreadable files and files with a line too long to search.
+    /// Binary files, undecodable files, unreadable files and directories, and files with a
+    /// line too long to search.
     pub files_skipped: u64,
+    /// Of `files_skipped`, the files whose bytes are not valid text in `encoding`.
+    pub files_undecodable: u64,
     /// Paths passed over by ignore rules.
     pub ignored: u64,
+    /// Directories not searched because of the depth bound (`max_recursion_depth`).
+    pub depth_limited: bool,
+    /// Files and directories not searched because their names are not UTF-8, shown as
+    /// `list` shows them (`\xHH` for each such byte): to be read, not passed back.
+    pub non_utf8_names: Vec<String>,
 }
 
+#[derive(Default)]
 struct FileOutcome {
     matches: Vec<GrepMatch>,
     skipped: bool,
+    undecodable: bool,
+}
+
+/// What the walker met besides files.
+struct WalkTally {
+    ignored: u64,
+    unreadable: u64,
+    depth_limited: bool,
+    non_utf8_names: Vec<String>,
 }
 
 impl Workspace {
@@ -105,20 +136,30 @@ impl Workspace {
             .map(glob)
             .transpose()
             .map_err(|e| e.path(path))?;
+        let encoding = text::encoding_for(options.encoding.as_deref()).map_err(|e| e.path(path))?;
         let root = &self.inner.root;
         let start = root.resolve(path, Intent::Read)?;
         let mut result = GrepResult {
             path: path.to_owned(),
             query: query.to_owned(),
+            encoding: encoding.name().to_ascii_lowercase(),
             matches: Vec::new(),
             truncated: false,
             files_searched: 0,
             files_skipped: 0,
+            files_undecodable: 0,
             ignored: 0,
+            depth_limited: false,
+            non_utf8_names: Vec::new(),
+        };
+        let search = Search {
+            regex: &regex,
+            encoding,
+            wanted: max + 1,
         };
         if start.kind == Some(Kind::File) {
             let file = start.open_file()?;
-            let outcome = search_file(file, &start.rel, &regex, max + 1, &mut vec![0u8; BLOCK]);
+            let outcome = search.file(file, &start.rel, &mut vec![0u8; BLOCK]);
             absorb(&mut result, outcome, max);
             return Ok(result);
         }
@@ -127,7 +168,7 @@ impl Workspace {
         } else {
             start.rel.len() + 1
         };
-        let walk = walk::walk(
+        let mut walk = walk::walk(
             root,
             &start,
             WalkOptions {
@@ -136,13 +177,16 @@ impl Workspace {
                 respect_ignore: true,
             },
         )?;
+        walk.report_non_utf8_names();
         let keep = |rel: &str| match (&matcher, options.glob.as_deref()) {
             (Some(m), Some(p)) => glob_matches(m, p, &rel[prefix_len..]),
             _ => true,
         };
-        let (ignored, unreadable) = pipeline(walk, keep, &regex, max, &mut result)?;
-        result.ignored = ignored;
-        result.files_skipped += unreadable;
+        let tally = pipeline(walk, keep, &search, max, &mut result)?;
+        result.ignored = tally.ignored;
+        result.files_skipped += tally.unreadable;
+        result.depth_limited = tally.depth_limited;
+        result.non_utf8_names = tally.non_utf8_names;
         Ok(result)
     }
 }
@@ -153,10 +197,10 @@ impl Workspace {
 fn pipeline(
     mut walk: walk::Walk,
     keep: impl Fn(&str) -> bool + Send,
-    regex: &Regex,
+    search: &Search,
     max: usize,
     result: &mut GrepResult,
-) -> Result<(u64, u64)> {
+) -> Result<WalkTally> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 8);
@@ -166,7 +210,7 @@ fn pipeline(
     let files_rx = Mutex::new(files_rx);
     std::thread::scope(|scope| {
         let stop = &stop;
-        let walker = scope.spawn(move || -> Result<(u64, u64)> {
+        let walker = scope.spawn(move || -> Result<WalkTally> {
             let mut batch = Vec::with_capacity(BATCH);
             let mut batches = 0;
             for entry in walk.by_ref() {
@@ -189,7 +233,12 @@ fn pipeline(
             if !batch.is_empty() && !stop.load(Ordering::Relaxed) {
                 let _ = files_tx.send((batches, batch));
             }
-            Ok((walk.ignored, walk.unreadable.len() as u64))
+            Ok(WalkTally {
+                ignored: walk.ignored,
+                unreadable: walk.unreadable.len() as u64,
+                depth_limited: walk.depth_limited,
+                non_utf8_names: std::mem::take(&mut walk.non_utf8_names),
+            })
         });
         for _ in 0..workers {
             let out_tx = out_tx.clone();
@@ -207,10 +256,10 @@ fn pipeline(
                     let outcomes = batch
                         .iter()
                         .map(|entry| match entry.open() {
-                            Ok(file) => search_file(file, &entry.rel, regex, max + 1, &mut buf),
+                            Ok(file) => search.file(file, &entry.rel, &mut buf),
                             Err(_) => FileOutcome {
-                                matches: Vec::new(),
                                 skipped: true,
+                                ..FileOutcome::default()
                             },
                         })
                         .collect();
@@ -248,6 +297,9 @@ fn absorb(result: &mut GrepResult, outcome: FileOutcome, max: usize) {
     if outcome.skipped {
         result.files_skipped += 1;
     }
+    if outcome.undecodable {
+        result.files_undecodable += 1;
+    }
     for m in outcome.matches {
         if result.matches.len() == max {
             result.truncated = true;
@@ -257,79 +309,103 @@ fn absorb(result: &mut GrepResult, outcome: FileOutcome, max: usize) {
     }
 }
 
-/// Searches one file block by block, whole lines at a time; stops after `wanted` matches.
-/// `buf` is the worker's reusable block buffer (at least `BLOCK` bytes).
-fn search_file(
-    mut file: std::fs::File,
-    rel: &str,
-    regex: &Regex,
+/// What to look for and how to decode what is read.
+struct Search<'a> {
+    regex: &'a Regex,
+    encoding: &'static Encoding,
+    /// Matches wanted from one file: one more than can be returned, to know of truncation.
     wanted: usize,
-    buf: &mut Vec<u8>,
-) -> FileOutcome {
-    let mut outcome = FileOutcome {
-        matches: Vec::new(),
-        skipped: false,
-    };
-    let mut line_no: u64 = 1;
-    // buf[..filled] holds bytes read but not yet searched (an unterminated tail).
-    let mut filled = 0;
-    let mut first = true;
-    loop {
-        if buf.len() - filled < BLOCK / 2 {
-            if buf.len() >= MAX_LINE_BYTES {
+}
+
+impl Search<'_> {
+    /// Searches one file block by block, whole lines at a time. A file is text only if all of
+    /// it decodes: after `wanted` matches the rest is still read, only to check that, and a
+    /// file that does not decode gives no matches at all. `buf` is the worker's reusable block
+    /// buffer (at least `BLOCK` bytes).
+    fn file(&self, mut file: std::fs::File, rel: &str, buf: &mut Vec<u8>) -> FileOutcome {
+        let mut outcome = FileOutcome::default();
+        let mut line_no: u64 = 1;
+        // buf[..filled] holds bytes read but not yet searched (an unterminated tail).
+        let mut filled = 0;
+        let mut first = true;
+        loop {
+            if buf.len() - filled < BLOCK / 2 {
+                if buf.len() >= MAX_LINE_BYTES {
+                    outcome.matches.clear();
+                    outcome.skipped = true;
+                    return outcome;
+                }
+                let grown = buf.len() * 2;
+                buf.resize(grown, 0);
+            }
+            let n = match file.read(&mut buf[filled..]) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => {
+                    outcome.matches.clear();
+                    outcome.skipped = true;
+                    return outcome;
+                }
+            };
+            let eof = n == 0;
+            let mut skip_bom = 0;
+            if first && !eof {
+                first = false;
+                if buf[filled..filled + n.min(BINARY_SNIFF_BYTES)].contains(&0) {
+                    outcome.skipped = true;
+                    return outcome;
+                }
+                // A UTF-8 BOM is not part of line 1's text, as `read` has it.
+                if self.encoding == UTF_8 && buf[..n].starts_with(b"\xEF\xBB\xBF") {
+                    skip_bom = 3;
+                }
+            }
+            if skip_bom > 0 {
+                buf.copy_within(skip_bom..n, 0);
+            }
+            filled += n - skip_bom;
+            // Search the whole lines; keep the unterminated tail for the next read. A line
+            // ends in an ASCII byte, which no ASCII-compatible encoding uses inside a
+            // character, so whole lines decode on their own.
+            let end = if eof {
+                filled
+            } else {
+                match memchr::memrchr(b'\n', &buf[..filled]) {
+                    Some(i) => i + 1,
+                    None => continue,
+                }
+            };
+            let Some(text) = self.decode(&buf[..end]) else {
+                outcome.matches.clear();
                 outcome.skipped = true;
+                outcome.undecodable = true;
+                return outcome;
+            };
+            if outcome.matches.len() < self.wanted {
+                line_no = search_lines(
+                    text.as_bytes(),
+                    line_no,
+                    rel,
+                    self.regex,
+                    self.wanted,
+                    &mut outcome.matches,
+                );
+            }
+            if eof {
                 return outcome;
             }
-            let grown = buf.len() * 2;
-            buf.resize(grown, 0);
+            buf.copy_within(end..filled, 0);
+            filled -= end;
         }
-        let n = match file.read(&mut buf[filled..]) {
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => {
-                outcome.skipped = true;
-                return outcome;
-            }
-        };
-        let eof = n == 0;
-        let mut skip_bom = 0;
-        if first && !eof {
-            first = false;
-            if buf[filled..filled + n.min(BINARY_SNIFF_BYTES)].contains(&0) {
-                outcome.skipped = true;
-                return outcome;
-            }
-            // A UTF-8 BOM is not part of line 1's text, as `read` has it.
-            if buf[..n].starts_with(b"\xEF\xBB\xBF") {
-                skip_bom = 3;
-            }
+    }
+
+    /// Whole lines as UTF-8 text, or `None` when they do not decode in the encoding.
+    fn decode<'b>(&self, lines: &'b [u8]) -> Option<std::borrow::Cow<'b, str>> {
+        if self.encoding == UTF_8 {
+            return std::str::from_utf8(lines).ok().map(Into::into);
         }
-        if skip_bom > 0 {
-            buf.copy_within(skip_bom..n, 0);
-        }
-        filled += n - skip_bom;
-        // Search the whole lines; keep the unterminated tail for the next read.
-        let end = if eof {
-            filled
-        } else {
-            match memchr::memrchr(b'\n', &buf[..filled]) {
-                Some(i) => i + 1,
-                None => continue,
-            }
-        };
-        line_no = search_lines(
-            &buf[..end],
-            line_no,
-            rel,
-            regex,
-            wanted,
-            &mut outcome.matches,
-        );
-        if eof || outcome.matches.len() >= wanted {
-            return outcome;
-        }
-        buf.copy_within(end..filled, 0);
-        filled -= end;
+        self.encoding
+            .decode_without_bom_handling_and_without_replacement(lines)
     }
 }
 
@@ -409,24 +485,36 @@ fn search_lines_with_cr(
     line_no
 }
 
-/// A result for `line` (without terminator) whose first match starts at byte `at`.
+/// A result for `line` (valid UTF-8, without terminator) whose first match starts at byte
+/// `at`. A line longer than `MAX_LINE_CHARS` is shown as a window that starts at most
+/// `WINDOW_BEFORE` characters before the match and is as full as the line allows.
 fn matched_line(rel: &str, line_no: u64, line: &[u8], at: usize) -> GrepMatch {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let text = String::from_utf8_lossy(line);
-    let column = String::from_utf8_lossy(&line[..at.min(line.len())])
-        .chars()
-        .count() as u64
-        + 1;
-    let text_truncated = text.chars().count() > MAX_LINE_CHARS;
+    // Characters before the match: the bytes that start a character (not 0b10xxxxxx).
+    let before = line[..at.min(line.len())]
+        .iter()
+        .filter(|b| (**b as i8) >= -0x40)
+        .count();
+    let chars = text.chars().count();
+    let text_truncated = chars > MAX_LINE_CHARS;
+    let start = if text_truncated {
+        before
+            .saturating_sub(WINDOW_BEFORE)
+            .min(chars - MAX_LINE_CHARS)
+    } else {
+        0
+    };
     GrepMatch {
         path: rel.to_owned(),
         line: line_no,
-        column,
+        column: before as u64 + 1,
         text: if text_truncated {
-            text.chars().take(MAX_LINE_CHARS).collect()
+            text.chars().skip(start).take(MAX_LINE_CHARS).collect()
         } else {
             text.into_owned()
         },
+        text_start_column: start as u64 + 1,
         text_truncated,
     }
 }
@@ -464,13 +552,62 @@ mod tests {
     }
 
     #[test]
-    fn long_lines_are_cut() {
-        let mut text = "x".repeat(2000);
-        text.push('\n');
-        let regex = Regex::new("x").unwrap();
-        let mut out = Vec::new();
-        search_lines(text.as_bytes(), 1, "f", &regex, 10, &mut out);
-        assert!(out[0].text_truncated);
-        assert_eq!(out[0].text.chars().count(), MAX_LINE_CHARS);
+    fn a_long_line_is_shown_as_a_window_around_the_match() {
+        let regex = Regex::new("needle").unwrap();
+        let found = |text: String| {
+            let mut out = Vec::new();
+            search_lines(text.as_bytes(), 1, "f", &regex, 10, &mut out);
+            out.remove(0)
+        };
+        // Far along: the window starts 100 characters before the match.
+        let m = found(format!(
+            "{}needle{}\n",
+            "é".repeat(100_000),
+            "y".repeat(1000)
+        ));
+        assert_eq!((m.column, m.text_start_column), (100_001, 99_901));
+        assert!(m.text_truncated);
+        assert_eq!(m.text.chars().count(), MAX_LINE_CHARS);
+        assert!(m.text.starts_with(&format!("{}needle", "é".repeat(100))));
+        // Near the end: the window is as full as the line allows.
+        let m = found(format!("{} needle\n", "x".repeat(2000)));
+        assert_eq!((m.column, m.text_start_column), (2002, 1508));
+        assert_eq!(m.text, format!("{} needle", "x".repeat(493)));
+        // Near the start: the line's beginning.
+        let m = found(format!("a needle{}\n", "z".repeat(600)));
+        assert_eq!((m.column, m.text_start_column), (3, 1));
+        assert_eq!(m.text.chars().count(), MAX_LINE_CHARS);
+        // A short line is whole.
+        let m = found("the needle\n".to_owned());
+        assert_eq!((m.text_start_column, m.text_truncated), (1, false));
+    }
+
+    fn search_bytes(bytes: &[u8], encoding: Option<&str>) -> FileOutcome {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, bytes).unwrap();
+        let regex = Regex::new("caf").unwrap();
+        let search = Search {
+            regex: &regex,
+            encoding: text::encoding_for(encoding).unwrap(),
+            wanted: 2,
+        };
+        let file = std::fs::File::open(&path).unwrap();
+        search.file(file, "f", &mut vec![0u8; BLOCK])
+    }
+
+    #[test]
+    fn a_file_that_does_not_decode_gives_no_matches_and_is_counted() {
+        // The bad byte after the matches, and after more matches than are wanted.
+        for bytes in [&b"caf\xe9\n"[..], b"cafe\ncafe\ncafe\nok\n\xff\n"] {
+            let outcome = search_bytes(bytes, None);
+            assert!(outcome.matches.is_empty(), "{bytes:?}");
+            assert!(outcome.skipped && outcome.undecodable, "{bytes:?}");
+        }
+        let outcome = search_bytes(b"caf\xe9\n", Some("latin1"));
+        assert!(!outcome.skipped);
+        assert_eq!(outcome.matches[0].text, "café");
+        let outcome = search_bytes(b"caf\xc3\xa9\n", None);
+        assert_eq!(outcome.matches[0].text, "café");
     }
 }

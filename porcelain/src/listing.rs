@@ -41,6 +41,10 @@ pub struct Listing {
     pub depth_limited: bool,
     /// Directories that could not be read.
     pub unreadable: Vec<String>,
+    /// Entries left out because their names are not UTF-8, which no command can address:
+    /// each path is shown with every byte that is not UTF-8 as `\xHH` and a backslash as
+    /// `\\`, to be read, not passed back. Nothing below such a directory is listed.
+    pub non_utf8_names: Vec<String>,
 }
 
 /// Options of [`Workspace::list`].
@@ -168,6 +172,7 @@ impl Workspace {
             start.rel.len() + 1
         };
         let mut walk = walk::walk(root, &start, options)?;
+        walk.report_non_utf8_names();
         let mut entries = Vec::new();
         let mut seen = 0u64;
         let mut progress = filekeeper_plumbing::progress::Task::new("walking", None);
@@ -202,6 +207,7 @@ impl Workspace {
             ignored: walk.ignored,
             depth_limited: walk.depth_limited,
             unreadable: walk.unreadable,
+            non_utf8_names: walk.non_utf8_names,
         })
     }
 }

@@ -645,6 +645,10 @@ pub enum FileCommand {
         /// Return at most N matching lines (default and ceiling: max_search_results).
         #[arg(long, value_name = "N")]
         max_results: Option<u64>,
+        /// The files' encoding, when it is not UTF-8 (e.g. latin1, windows-1252, shift_jis);
+        /// files that do not decode in it are skipped and counted.
+        #[arg(long, value_name = "E")]
+        encoding: Option<String>,
     },
 }
 

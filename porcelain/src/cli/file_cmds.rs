@@ -144,12 +144,14 @@ pub fn run(ws: &Workspace, cmd: &FileCommand, json: bool) -> Result<Reply> {
             glob,
             ignore_case,
             max_results,
+            encoding,
         } => {
             let options = GrepOptions {
                 regex: *regex,
                 glob: glob.clone(),
                 ignore_case: *ignore_case,
                 max_results: *max_results,
+                encoding: encoding.clone(),
             };
             let found = ws.grep(path, query, &options)?;
             let mut human = String::new();
@@ -163,10 +165,23 @@ pub fn run(ws: &Workspace, cmd: &FileCommand, json: bool) -> Result<Reply> {
                 found.files_skipped,
                 found.ignored
             )];
+            if found.files_undecodable > 0 {
+                notes.push(format!(
+                    "{} of the skipped files are not valid {}; name their encoding with --encoding",
+                    found.files_undecodable, found.encoding
+                ));
+            }
             if found.truncated {
                 notes.push(
                     "truncated: more lines match; narrow the search or raise --max-results".into(),
                 );
+            }
+            if found.depth_limited {
+                notes
+                    .push("some directories were not searched: max_recursion_depth reached".into());
+            }
+            for name in &found.non_utf8_names {
+                notes.push(format!("not searched, its name is not UTF-8: {name}"));
             }
             let mut reply = Reply::new(fields(ws, &found), human);
             reply.notes = notes;
@@ -220,6 +235,9 @@ fn listing_reply(ws: &Workspace, listing: Listing, _json: bool) -> Reply {
     }
     for dir in &listing.unreadable {
         notes.push(format!("could not read directory {dir}"));
+    }
+    for name in &listing.non_utf8_names {
+        notes.push(format!("left out, its name is not UTF-8: {name}"));
     }
     let mut reply = Reply::new(fields(ws, &listing), human);
     reply.notes = notes;
