@@ -295,10 +295,11 @@ impl Workspace {
             given.replace(Some(plan.given.clone()));
             Ok(plan)
         };
-        self.run(options, planned).map_err(|err| match given.take() {
-            Some(path) if !err.details.contains_key("path") => err.path(&path),
-            _ => err,
-        })
+        self.run(options, planned)
+            .map_err(|err| match given.take() {
+                Some(path) if !err.details.contains_key("path") => err.path(&path),
+                _ => err,
+            })
     }
 
     fn run(

@@ -357,7 +357,10 @@ impl Workspace {
         Ok(Plan {
             kind,
             summary: if change == "unchanged" {
-                format!("{} already holds this content; nothing to write.", target.rel)
+                format!(
+                    "{} already holds this content; nothing to write.",
+                    target.rel
+                )
             } else {
                 format!("{verb} {}.", target.rel)
             },
