@@ -120,7 +120,8 @@ impl Workspace {
                     format!("max_bytes {n} is above the configured max_read_bytes {ceiling}"),
                 )
                 .path(path)
-                .with("limit", ceiling));
+                .with("limit", ceiling)
+                .with("requested", n));
             }
             Some(n) => n,
             None => ceiling,
@@ -156,6 +157,11 @@ impl Workspace {
             return Err(beyond("to_line", to));
         }
         if let Some(len) = facts.oversized_line {
+            let recovery = if max_bytes < ceiling && len <= ceiling {
+                format!("raise max_bytes to {len} or more (max_read_bytes allows up to {ceiling}) to read this line")
+            } else {
+                format!("the line is longer than max_read_bytes ({ceiling}) allows; raise max_read_bytes in the home's config.toml to read it")
+            };
             return Err(Error::new(
                 Code::LimitExceeded,
                 format!("line {from_line} alone is {len} bytes, more than max_bytes {max_bytes}"),
@@ -163,7 +169,9 @@ impl Workspace {
             .path(path)
             .with("line", from_line)
             .with("line_bytes", len)
-            .recovery("raise max_bytes (up to max_read_bytes) to read this line"));
+            .with("limit", max_bytes)
+            .with("requested", len)
+            .recovery(&recovery));
         }
         let mut raw = facts.collected;
         let bom_in_raw = facts.bom && facts.first_collected == Some(1);

@@ -892,12 +892,27 @@ impl Workspace {
                 }
             }
         }
-        if walk.depth_limited || !walk.unreadable.is_empty() {
+        if walk.depth_limited {
+            // The walk stops at the limit, so how deep the tree goes is unknown: at least one
+            // level more than allowed.
             return Err(Error::new(
                 Code::LimitExceeded,
-                "the tree is deeper than max_recursion_depth or partly unreadable",
+                format!("the tree is deeper than max_recursion_depth {max_depth}"),
             )
-            .path(&dir.given));
+            .path(&dir.given)
+            .with("limit", max_depth)
+            .with("requested", max_depth + 1));
+        }
+        if !walk.unreadable.is_empty() {
+            return Err(Error::new(
+                Code::StorageError,
+                format!(
+                    "{} entries of the tree cannot be read, so it cannot be recorded for undo",
+                    walk.unreadable.len()
+                ),
+            )
+            .path(&dir.given)
+            .with("unreadable", walk.unreadable.iter().take(20).cloned().collect::<Vec<_>>()));
         }
         Ok(out)
     }
