@@ -317,8 +317,9 @@ test_expect_success 'dir move of a tree holding a symlink is refused and nothing
 	ln -s real.txt linked/inner/alias &&
 	tree_state linked >before &&
 	ops=$(op_count) &&
-	test_must_fail keeper --json dir move linked linked-moved >out &&
-	test "$(json_get .ok out)" = false &&
+	test_expect_code 9 keeper --json dir move linked linked-moved >out &&
+	test_error_code SYMLINK_WRITE_REFUSED out &&
+	test "$(json_get .error.details.entry out)" = linked/inner/alias &&
 	test_no_host_path out &&
 	test ! -e linked-moved &&
 	tree_state linked >after &&
@@ -447,12 +448,24 @@ test_expect_success 'the recursive delete is recorded with actor, task id and st
 test_expect_success 'dir delete --recursive of a tree holding a symlink is refused; nothing is deleted' '
 	tree_state linked >before &&
 	ops=$(op_count) &&
-	test_must_fail keeper --json dir delete linked --recursive --confirm-recursive >out &&
-	test "$(json_get .ok out)" = false &&
+	test_expect_code 9 keeper --json dir delete linked --recursive --confirm-recursive >out &&
+	test_error_code SYMLINK_WRITE_REFUSED out &&
 	test_no_host_path out &&
 	tree_state linked >after &&
 	test_cmp before after &&
 	test -h linked/inner/alias &&
+	test "$(op_count)" = "$ops"
+'
+
+test_expect_success 'dir delete --recursive of a tree holding a FIFO is SPECIAL_FILE_REFUSED naming it' '
+	mkdir -p piped/sub &&
+	mkfifo piped/sub/fifo &&
+	ops=$(op_count) &&
+	test_expect_code 13 keeper --json dir delete piped --recursive --confirm-recursive >out &&
+	test_error_code SPECIAL_FILE_REFUSED out &&
+	test "$(json_get .error.details.entry out)" = piped/sub/fifo &&
+	json_get .error.message out | grep -F "piped/sub/fifo is a device, socket or FIFO" &&
+	test -p piped/sub/fifo &&
 	test "$(op_count)" = "$ops"
 '
 

@@ -169,6 +169,12 @@ test_expect_success 'insert-lines after line N+1 is out of range, not a synonym 
 	untouched i.txt
 '
 
+test_expect_success 'the refusal names the anchor as a line, not as the start of a range' '
+	json_get .error.message refusal.json >message &&
+	grep "^line 6 is outside the file, which has 5 lines" message &&
+	! grep -w start message
+'
+
 test_expect_success 'insert-lines before line N+1 is out of range too' '
 	save i.txt &&
 	refused 2 INVALID_ARGUMENT insert-lines i.txt --position before --line 6 --content x &&

@@ -39,6 +39,15 @@ pub(crate) fn range(doc: &Doc, path: &str, start: u64, end: u64) -> Result<(usiz
     Ok((start as usize - 1, end as usize))
 }
 
+/// The line an insertion is anchored to, checked as a one-line range but named as the line
+/// it is ("line 9 is outside the file"), 0-based with the line after it.
+fn anchor(doc: &Doc, path: &str, line: u64) -> Result<(usize, usize)> {
+    if line as usize > doc.lines.len() {
+        return Err(out_of_range(path, "line", line, doc.lines.len()));
+    }
+    range(doc, path, line, line)
+}
+
 /// The text of lines `from..to`, terminators normalised to `\n`, for `expected_content`.
 pub(crate) fn region_text(doc: &Doc, from: usize, to: usize) -> String {
     doc.lines[from..to]
@@ -115,8 +124,8 @@ pub(crate) fn insert_lines(
             return Err(Error::invalid("--position end takes no --line").path(path));
         }
         (_, None) => return Err(Error::invalid("--position before|after needs --line").path(path)),
-        (Position::Before, Some(n)) => range(doc, path, n, n)?.0,
-        (Position::After, Some(n)) => range(doc, path, n, n)?.1,
+        (Position::Before, Some(n)) => anchor(doc, path, n)?.0,
+        (Position::After, Some(n)) => anchor(doc, path, n)?.1,
     };
     // The guard is the anchor line: the line inserted before or after, or for the end the
     // current last line (an empty file has none, and only an empty guard matches it).

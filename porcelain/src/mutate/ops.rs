@@ -883,12 +883,20 @@ impl Workspace {
                     out.push((entry.rel.clone(), Some(self.see(&resolved)?)));
                 }
                 EntryKind::Symlink | EntryKind::Special => {
-                    return Err(Error::invalid(format!(
-                        "{} is a {}; trees holding links or special files cannot be recorded for undo",
-                        entry.rel,
-                        entry.kind.as_str()
-                    ))
-                    .path(&dir.given));
+                    let (code, what) = if entry.kind == EntryKind::Symlink {
+                        (Code::SymlinkWriteRefused, "a symbolic link")
+                    } else {
+                        (Code::SpecialFileRefused, "a device, socket or FIFO")
+                    };
+                    return Err(Error::new(
+                        code,
+                        format!(
+                            "{} is {what}; a tree holding one cannot be recorded for undo, so it is not changed",
+                            entry.rel
+                        ),
+                    )
+                    .path(&dir.given)
+                    .with("entry", entry.rel.clone()));
                 }
             }
         }
