@@ -72,6 +72,19 @@ test_expect_success 'config.toml sets every limit under [filekeeper] with the do
 	test_cmp expect actual
 '
 
+test_expect_success 'config.toml ends with a newline' '
+	test "$(tail -c 1 "$TRASH/fresh-home/config.toml" | od -An -c | tr -d " ")" = "\n"
+'
+
+test_expect_success 'a limit of 0 in config.toml is refused when the home is loaded, naming the key' '
+	mkdir -p "$TRASH/zero-home" &&
+	printf "[filekeeper]\nmax_read_bytes = 0\n" >"$TRASH/zero-home/config.toml" &&
+	printf "x\n" >"$TRASH/zero.txt" &&
+	test_expect_code 2 keeper --json --home "$TRASH/zero-home" --root "$TRASH" file read zero.txt >out &&
+	test_error_code INVALID_ARGUMENT out &&
+	test "$(json_get .error.details.key out)" = max_read_bytes
+'
+
 test_expect_success 'config.toml explains each limit with a comment line above it' '
 	for key in max_read_bytes max_write_bytes max_history_blob_bytes max_search_results \
 		max_directory_entries max_history_entries max_read_many_paths max_patch_bytes \

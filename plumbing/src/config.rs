@@ -121,7 +121,27 @@ pub fn parse(text: &str) -> Result<Limits> {
             e.message()
         ))
     })?;
-    Ok(file.filekeeper)
+    let limits = file.filekeeper;
+    // A limit of 0 would parse, and then refuse every request it bounds. Only the history
+    // cap may be 0: it then keeps no file's bytes (undo is off), which is a choice.
+    for (key, value) in [
+        ("max_read_bytes", limits.max_read_bytes),
+        ("max_write_bytes", limits.max_write_bytes),
+        ("max_search_results", limits.max_search_results),
+        ("max_directory_entries", limits.max_directory_entries),
+        ("max_history_entries", limits.max_history_entries),
+        ("max_read_many_paths", limits.max_read_many_paths),
+        ("max_patch_bytes", limits.max_patch_bytes),
+        ("max_recursion_depth", limits.max_recursion_depth),
+    ] {
+        if value == 0 {
+            return Err(Error::invalid(format!(
+                "config.toml in the Filekeeper home is invalid: {key} is 0, which would refuse every request it bounds; it must be at least 1"
+            ))
+            .with("key", key));
+        }
+    }
+    Ok(limits)
 }
 
 #[cfg(test)]
@@ -161,6 +181,24 @@ mod tests {
         assert_eq!(limits.max_read_bytes, 10);
         assert_eq!(limits.state_location, Some(StateLocation::Global));
         assert_eq!(limits.max_write_bytes, Limits::default().max_write_bytes);
+    }
+
+    #[test]
+    fn a_zero_limit_is_refused_on_load_but_a_zero_history_cap_is_a_choice() {
+        let err = parse("[filekeeper]\nmax_read_bytes = 0\n").unwrap_err();
+        assert_eq!(err.code, crate::error::Code::InvalidArgument);
+        assert_eq!(err.details["key"], "max_read_bytes");
+        assert_eq!(
+            parse("[filekeeper]\nmax_history_blob_bytes = 0\n")
+                .unwrap()
+                .max_history_blob_bytes,
+            0
+        );
+    }
+
+    #[test]
+    fn the_template_ends_with_a_newline() {
+        assert!(TEMPLATE.ends_with("\n"));
     }
 
     #[test]
