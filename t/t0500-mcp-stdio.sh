@@ -122,6 +122,40 @@ test_expect_success 'the mixed session leaks no host path to stdout' '
 	test_no_host_path mixed.out
 '
 
+test_expect_success 'at --log-level debug, stderr names each request'"'"'s method and each tool call'"'"'s tool and outcome' '
+	grep -F "debug: request initialize" mixed.out.err &&
+	grep -F "debug: request tools/call file_read" mixed.out.err &&
+	grep -F "debug: request no/such/method" mixed.out.err &&
+	grep -E "debug: tool file_read -> ok in [0-9]+ ms" mixed.out.err &&
+	grep -E "debug: tool file_read -> PATH_NOT_FOUND in [0-9]+ ms" mixed.out.err &&
+	grep -E "debug: tool file_write -> SENSITIVE_PATH_REFUSED in [0-9]+ ms" mixed.out.err
+'
+
+test_expect_success 'the debug log names no content, argument value or host path' '
+	! grep -e note.txt -e missing.txt -e escape -e hello mixed.out.err &&
+	test_no_host_path mixed.out.err
+'
+
+test_expect_success 'at the default log level, stderr stays quiet for the same session' '
+	{
+		call_req 1 file_read "{\"path\":\"note.txt\"}" &&
+		call_req 2 file_read "{\"path\":\"missing.txt\"}"
+	} | mcp_raw quiet.out --root "$WS" &&
+	test_must_be_empty quiet.out.err
+'
+
+test_expect_success 'a line answered before the protocol handler is logged with its code at debug' '
+	printf "%s\n" "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":[]}" |
+	mcp_raw early.out --root "$WS" --log-level debug &&
+	grep -F "cannot take -> -32602" early.out.err
+'
+
+test_expect_success '--help says where the home is, XDG_DATA_HOME included' '
+	filekeeper-mcp --help >help &&
+	grep -F "FILEKEEPER_HOME" help &&
+	grep -F "XDG_DATA_HOME" help
+'
+
 test_expect_success 'malformed JSON gets a parse error (-32700, id null) and the server answers the next request' '
 	{
 		printf "%s\n" "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": " &&

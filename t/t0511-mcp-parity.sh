@@ -9,7 +9,8 @@ with the same arguments. A request that changes the tree runs in its own fresh, 
 of a template tree for each surface; a read-only one runs on the template itself. For each
 request the two surfaces agree: the same ok; for a failure the same error.code, error.retryable
 and error.details; for a success the same result fields, operation ids and timestamps aside.
-Only the message differs, and then only where it names the surface'"'"'s own argument.'
+Only the message and details.recovery differ, and then only where they name the surface'"'"'s
+own arguments and commands or tools (both surfaces give a recovery, or neither).'
 . ./test-lib.sh
 
 need_mcp_sdk
@@ -290,13 +291,16 @@ test_expect_success 'every request runs through the MCP server (each mutation in
 
 # JQ_COMPARE: jq definitions for comparing the two surfaces' documents. norm sets operation ids
 # (new per copy) and timestamps aside; core is what must agree: for a success every result
-# field, for a failure ok, code, retryable and details.
+# field, for a failure ok, code, retryable and details (of the recovery hint, each surface words
+# its own; only whether there is one must agree).
 JQ_COMPARE='
 def norm: walk(if type == "object" then del(.operation_id, .created_at, .updated_at) else . end) |
 	walk(if type == "string" then gsub("op_[0-9a-f]{16}"; "op_ID") else . end);
 def outcome: if .ok == true then "ok" elif .ok == false then .error.code else "(no document)" end;
 def core: if .ok == true then norm
-	else {ok, code: .error.code, retryable: .error.retryable, details: .error.details} | norm end;
+	else {ok, code: .error.code, retryable: .error.retryable,
+		details: (.error.details | if has("recovery") then .recovery = "(worded per surface)" else . end)} |
+		norm end;
 def pairs: [$rows, $cli, $mcp] | transpose | to_entries[] |
 	{i: (.key + 1), row: .value[0], cli: .value[1], mcp: .value[2]};
 '
@@ -385,6 +389,17 @@ test_expect_success 'the sensitive-write refusal names each surface'"'"'s own ov
 	! grep -F i_accept_secret_write_risk cli.msg &&
 	grep -F i_accept_secret_write_risk mcp.msg &&
 	! grep -F -e "--i-accept" mcp.msg
+'
+
+test_expect_success 'a refusal with a recovery hint names each surface'"'"'s own command or tool' '
+	i=$(jq -s "map(.name) | index(\"create an existing file\") + 1" "$ROWS") &&
+	json_get .error.details.recovery "$TRASH/cli-$i.json" >cli.hint &&
+	sed -n "${i}p" "$TRASH/mcp-docs.jsonl" | jq -r .error.details.recovery >mcp.hint &&
+	grep -F -e "--allow-existing" cli.hint &&
+	grep -F "keeper file write" cli.hint &&
+	grep -F "allow_existing" mcp.hint &&
+	grep -F "file_write" mcp.hint &&
+	! grep -F -e "--" -e "keeper " mcp.hint
 '
 
 test_expect_success 'no MCP response carries a host path beyond the absolute path the caller gave' '

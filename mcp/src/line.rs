@@ -9,7 +9,9 @@
 //! code or without the request's id: a message that is not a JSON-RPC 2.0 request,
 //! notification or response is -32600 (Invalid Request) with its id when the id is readable,
 //! and a `tools/call` or `initialize` whose params do not have the shape the method takes is
-//! -32602 (Invalid params), not -32601 (Method not found). `t/fuzz`'s `mcp_request` target
+//! -32602 (Invalid params), not -32601 (Method not found); so is any other request that rmcp
+//! cannot decode once its envelope is right (params of another shape than its method takes,
+//! a `_meta` that is not an object). `t/fuzz`'s `mcp_request` target
 //! compiles this file unchanged, so the fuzzer decodes lines exactly as the server does.
 
 use serde_json::{Map, Value};
@@ -21,7 +23,8 @@ pub enum Line<'a> {
     Request(&'a str),
     /// Answer with this JSON-RPC error and read on.
     Reply(String),
-    /// Nothing to do: the line is blank.
+    /// Nothing to do: the line is blank, or a notification or response the protocol handler
+    /// could not decode (neither gets an answer).
     Blank,
 }
 
@@ -40,10 +43,25 @@ pub fn classify(bytes: &[u8]) -> Line<'_> {
     let Ok(message) = serde_json::from_str::<Value>(line) else {
         return Line::Reply(error(-32700, "parse error: the line is not JSON"));
     };
-    match envelope_problem(&message) {
-        Some((id, code, message)) => Line::Reply(reply(id, code, &message)),
-        None => Line::Request(line),
+    if let Some((id, code, message)) = envelope_problem(&message) {
+        return Line::Reply(reply(id, code, &message));
     }
+    // A well-formed envelope that the protocol handler still cannot decode has params (or a
+    // `_meta`) of the wrong shape for its method. rmcp would answer it -32600 with no id at
+    // all; the answer is -32602 with the request's id, and nothing for a notification or a
+    // response, which get no answer.
+    if serde_json::from_str::<rmcp::model::ClientJsonRpcMessage>(line).is_err() {
+        let id = message.get("id").filter(|id| !id.is_null());
+        return match (message.get("method"), id) {
+            (Some(_), Some(id)) => Line::Reply(reply(
+                id.clone(),
+                -32602,
+                "invalid params: the params do not have the shape this method takes",
+            )),
+            _ => Line::Blank,
+        };
+    }
+    Line::Request(line)
 }
 
 /// What is wrong with a message's JSON-RPC envelope, as (the id to answer with, code,
@@ -242,10 +260,25 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":[]}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":true}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"x","capabilities":[],"clientInfo":5}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[]}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":5}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":[]}}"#,
         ] {
             let reply = answer(line);
             assert_eq!(reply["error"]["code"], -32602, "{line}");
             assert_eq!(reply["id"], 1, "{line}");
+        }
+    }
+
+    #[test]
+    fn an_undecodable_notification_or_response_gets_no_answer() {
+        for line in [
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized","params":{"_meta":5}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":[]}"#,
+            r#"{"jsonrpc":"2.0","id":3,"error":5}"#,
+        ] {
+            assert_eq!(classify(line.as_bytes()), Line::Blank, "{line}");
         }
     }
 

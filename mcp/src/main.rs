@@ -37,10 +37,12 @@ struct Cli {
     /// Serve this directory as a transient workspace.
     #[arg(long, value_name = "PATH")]
     root: Option<PathBuf>,
-    /// The Filekeeper home (default: $FILEKEEPER_HOME, else ~/.local/share/filekeeper).
+    /// The Filekeeper home (default: $FILEKEEPER_HOME, else $XDG_DATA_HOME/filekeeper, else
+    /// ~/.local/share/filekeeper).
     #[arg(long, value_name = "PATH")]
     home: Option<PathBuf>,
-    /// How much to log on stderr: error, warn, info or debug.
+    /// How much to log on stderr: error, warn, info or debug. Debug logs each request's
+    /// method, each tool call's tool, outcome code and time; never arguments or content.
     #[arg(long, value_name = "LEVEL", default_value = "warn", value_parser = ["error", "warn", "info", "debug"])]
     log_level: String,
     /// Recorded as the actor of every mutation this server makes.
@@ -92,6 +94,7 @@ impl Server {
     async fn run(&self, request: CallToolRequestParams) -> CallToolResult {
         let server = self.clone();
         let name = request.name.to_string();
+        let started = std::time::Instant::now();
         let call = move || {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 tools::call(&server.workspace, &server.audit, &name, request.arguments)
@@ -109,15 +112,23 @@ impl Server {
                 "the tool failed unexpectedly; the server is still running",
             )),
         };
+        if self.debug {
+            let outcome = match &result {
+                Ok(_) => "ok",
+                Err(err) => err.code.as_str(),
+            };
+            debug(&format!(
+                "tool {} -> {outcome} in {} ms",
+                request.name,
+                started.elapsed().as_millis()
+            ));
+        }
         match result {
             Ok(fields) => {
                 CallToolResult::structured(filekeeper::envelope::success_document(fields))
             }
             Err(err) => {
                 let err = tools::name_argument(err);
-                if self.debug {
-                    eprintln!("filekeeper-mcp: {}: {}", err.code, err.message);
-                }
                 CallToolResult::structured_error(filekeeper::envelope::error_document(&err))
             }
         }
@@ -158,14 +169,54 @@ impl ServerHandler for Server {
     }
 }
 
+/// Writes one debug line on stderr. Debug lines name methods, tools, codes and times, never
+/// arguments or content.
+fn debug(what: &str) {
+    eprintln!("filekeeper-mcp: debug: {what}");
+}
+
+/// A client-chosen name (a method), short and escaped, for a debug line.
+fn short(name: &str) -> String {
+    let mut out: String = name
+        .chars()
+        .take(64)
+        .collect::<String>()
+        .escape_debug()
+        .collect();
+    if name.chars().nth(64).is_some() {
+        out.push_str("...");
+    }
+    out
+}
+
+/// The debug line for a request passed to the protocol handler: its method, and for a tool
+/// call the tool (which `call_tool` logs again with its outcome).
+fn describe(line: &str) -> String {
+    let message: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
+    let method = message.get("method").and_then(|m| m.as_str());
+    let tool = message
+        .pointer("/params/name")
+        .and_then(|n| n.as_str())
+        .filter(|_| method == Some("tools/call"));
+    match (method, tool) {
+        (Some(method), Some(tool)) => format!("request {} {}", short(method), short(tool)),
+        (Some(method), None) if message.get("id").is_some() => {
+            format!("request {}", short(method))
+        }
+        (Some(method), None) => format!("notification {}", short(method)),
+        (None, _) => "response from the client".to_owned(),
+    }
+}
+
 /// Reads request lines from `input` and passes each to the protocol handler (`to_server`), or
 /// answers it at once (`replies`; see `line`). At the end of input it closes the handler's
-/// side, which ends the session.
+/// side, which ends the session. With `debug`, each line is logged on stderr.
 async fn read_requests(
     input: impl tokio::io::AsyncRead + Unpin,
     mut to_server: tokio::io::DuplexStream,
     replies: tokio::sync::mpsc::UnboundedSender<String>,
     max_line: usize,
+    debug_log: bool,
 ) {
     use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
     let mut input = tokio::io::BufReader::with_capacity(64 * 1024, input);
@@ -202,6 +253,9 @@ async fn read_requests(
                 line::Line::Blank => continue,
                 line::Line::Reply(reply) => reply,
                 line::Line::Request(request) => {
+                    if debug_log {
+                        debug(&describe(request));
+                    }
                     let passed = async {
                         to_server.write_all(request.as_bytes()).await?;
                         to_server.write_all(b"\n").await
@@ -213,6 +267,15 @@ async fn read_requests(
                 }
             }
         };
+        if debug_log {
+            let code = serde_json::from_str::<serde_json::Value>(&reply)
+                .ok()
+                .and_then(|r| r.pointer("/error/code").and_then(|c| c.as_i64()));
+            debug(&format!(
+                "a line the protocol handler cannot take -> {}",
+                code.unwrap_or_default()
+            ));
+        }
         if replies.send(reply).is_err() {
             break;
         }
@@ -284,6 +347,12 @@ fn main() {
         }),
         debug: cli.log_level == "debug",
     };
+    if server.debug {
+        debug(&match server.workspace.name() {
+            Some(name) => format!("serving workspace {}", short(name)),
+            None => "serving a --root workspace".to_owned(),
+        });
+    }
     // A request line must hold the largest write the workspace accepts, JSON-escaped (text
     // rarely grows more than twice; four times leaves room), plus the envelope around it.
     let max_line = usize::try_from(server.workspace.plumbing().limits.max_write_bytes)
@@ -303,7 +372,13 @@ fn main() {
         let (to_server, from_client) = tokio::io::duplex(1 << 20);
         let (to_client, from_server) = tokio::io::duplex(1 << 20);
         let (replies, replies_out) = tokio::sync::mpsc::unbounded_channel();
-        tokio::spawn(read_requests(input::stdin(), to_server, replies, max_line));
+        tokio::spawn(read_requests(
+            input::stdin(),
+            to_server,
+            replies,
+            max_line,
+            server.debug,
+        ));
         let (broken, mut stdout_failed) = tokio::sync::oneshot::channel();
         let writer = tokio::spawn(write_responses(from_server, replies_out, broken));
         let transport =

@@ -103,15 +103,51 @@ pub struct Error {
     /// The argument that would change the outcome, named by each surface in its own words
     /// (a CLI flag, a library keyword, an MCP argument) when it renders the message.
     pub argument: Option<Argument>,
+    /// The message and `details.recovery` as words, when they name an argument or operation
+    /// (see [`Words`]). Boxed: most errors have neither.
+    pub wording: Option<Box<Wording>>,
 }
 
-/// Arguments a refusal can point to. Each surface spells them its own way.
+/// What of an error each surface words its own way.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Wording {
+    pub message: Option<Words>,
+    pub recovery: Option<Words>,
+}
+
+/// Arguments a message or hint can name. Each surface spells them its own way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Argument {
     /// Accept a credential-shaped write target.
     AllowSensitiveWrite,
     /// Name the file's text encoding.
     Encoding,
+    /// Let a create replace an existing file.
+    AllowExisting,
+    /// The content hash an existing copy destination must have to be replaced.
+    ExpectedDestinationHash,
+    /// Let a move replace an existing destination.
+    Overwrite,
+    /// Create missing parent directories.
+    Parents,
+    /// Delete a directory with everything in it.
+    Recursive,
+    /// Where an insert goes: before or after a line, or at the end.
+    Position,
+    /// The line an insert goes before or after.
+    Line,
+    /// The most bytes one read returns.
+    MaxBytes,
+    /// The first line of a read.
+    FromLine,
+    /// The last line of a read.
+    ToLine,
+    /// The most entries one listing returns.
+    MaxEntries,
+    /// The most results one search returns.
+    MaxResults,
+    /// The most operations one history listing returns.
+    Limit,
 }
 
 impl Argument {
@@ -120,8 +156,137 @@ impl Argument {
         match self {
             Argument::AllowSensitiveWrite => "allow_sensitive_write",
             Argument::Encoding => "encoding",
+            Argument::AllowExisting => "allow_existing",
+            Argument::ExpectedDestinationHash => "expected_destination_hash",
+            Argument::Overwrite => "overwrite",
+            Argument::Parents => "parents",
+            Argument::Recursive => "recursive",
+            Argument::Position => "position",
+            Argument::Line => "line",
+            Argument::MaxBytes => "max_bytes",
+            Argument::FromLine => "from_line",
+            Argument::ToLine => "to_line",
+            Argument::MaxEntries => "max_entries",
+            Argument::MaxResults => "max_results",
+            Argument::Limit => "limit",
         }
     }
+}
+
+/// Operations a hint can point to. Each surface spells them its own way (a CLI command, a
+/// library method, an MCP tool), or says it does not offer one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operation {
+    WriteFile,
+    DeleteDir,
+    MoveDir,
+    Undo,
+    Fsck,
+}
+
+impl Operation {
+    /// The library's method.
+    pub fn library_name(self) -> &'static str {
+        match self {
+            Operation::WriteFile => "write_file",
+            Operation::DeleteDir => "delete_dir",
+            Operation::MoveDir => "move_dir",
+            Operation::Undo => "undo",
+            Operation::Fsck => "fsck",
+        }
+    }
+}
+
+/// How one surface names arguments and operations in a message or hint. Every message that
+/// names one is kept as [`Words`] beside its text, and each surface renders it with its own
+/// spelling before showing it (see [`Error::render`]).
+pub trait Spelling {
+    /// The argument as a caller of this surface writes it, e.g. `--overwrite`.
+    fn argument(&self, argument: Argument) -> String;
+    /// How a caller of this surface asks for the operation, e.g. `` `keeper dir delete` ``.
+    fn operation(&self, operation: Operation) -> String;
+    /// The clause a refusal that names `argument` (see [`Error::argument`]) ends with.
+    fn override_clause(&self, argument: Argument) -> String {
+        match argument {
+            Argument::AllowSensitiveWrite => {
+                format!("(pass {} to write it anyway)", self.argument(argument))
+            }
+            Argument::Encoding => format!("(name the encoding with {})", self.argument(argument)),
+            other => format!("(see {})", self.argument(other)),
+        }
+    }
+}
+
+/// The library's own spelling: its keywords and method names.
+pub struct LibrarySpelling;
+
+impl Spelling for LibrarySpelling {
+    fn argument(&self, argument: Argument) -> String {
+        argument.library_name().to_owned()
+    }
+
+    fn operation(&self, operation: Operation) -> String {
+        operation.library_name().to_owned()
+    }
+}
+
+/// One piece of [`Words`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Word {
+    Text(String),
+    Argument(Argument),
+    Operation(Operation),
+}
+
+impl From<&str> for Word {
+    fn from(text: &str) -> Self {
+        Word::Text(text.to_owned())
+    }
+}
+
+impl From<String> for Word {
+    fn from(text: String) -> Self {
+        Word::Text(text)
+    }
+}
+
+impl From<Argument> for Word {
+    fn from(argument: Argument) -> Self {
+        Word::Argument(argument)
+    }
+}
+
+impl From<Operation> for Word {
+    fn from(operation: Operation) -> Self {
+        Word::Operation(operation)
+    }
+}
+
+/// Text that names arguments or operations, kept in pieces so that each surface can spell
+/// them its own way. Build it with [`words!`](crate::words).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Words(pub Vec<Word>);
+
+impl Words {
+    pub fn render(&self, spelling: &dyn Spelling) -> String {
+        let mut out = String::new();
+        for word in &self.0 {
+            match word {
+                Word::Text(text) => out.push_str(text),
+                Word::Argument(a) => out.push_str(&spelling.argument(*a)),
+                Word::Operation(o) => out.push_str(&spelling.operation(*o)),
+            }
+        }
+        out
+    }
+}
+
+/// [`Words`] from pieces: text (`&str` or `String`), [`Argument`]s and [`Operation`]s.
+#[macro_export]
+macro_rules! words {
+    ($($word:expr),* $(,)?) => {
+        $crate::error::Words(vec![$($crate::error::Word::from($word)),*])
+    };
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -134,7 +299,51 @@ impl Error {
             retryable: false,
             details: Map::new(),
             argument: None,
+            wording: None,
         }
+    }
+
+    /// An error whose message names an argument or operation.
+    pub fn worded(code: Code, words: Words) -> Self {
+        let mut e = Error::new(code, words.render(&LibrarySpelling));
+        e.wording.get_or_insert_default().message = Some(words);
+        e
+    }
+
+    /// How to proceed, in words that name an argument or operation: `details.recovery` in the
+    /// library's spelling until a surface renders it (see [`Error::render`]).
+    pub fn hint(mut self, words: Words) -> Self {
+        self = self.recovery(&words.render(&LibrarySpelling));
+        self.wording.get_or_insert_default().recovery = Some(words);
+        self
+    }
+
+    /// The error as `spelling`'s surface shows it: its message and recovery name that
+    /// surface's arguments and operations, and a refusal that names an argument ends with
+    /// the clause saying how to pass it. The code, retryable and the other details stay as
+    /// they are on every surface. Rendering twice gives the same error.
+    pub fn render(mut self, spelling: &dyn Spelling) -> Self {
+        if self.argument.is_some() {
+            let wording = self.wording.get_or_insert_default();
+            if wording.message.is_none() {
+                wording.message = Some(words![self.message.clone()]);
+            }
+        }
+        let Some(wording) = &self.wording else {
+            return self;
+        };
+        if let Some(words) = &wording.message {
+            self.message = words.render(spelling);
+        }
+        if let Some(words) = &wording.recovery {
+            self.details
+                .insert("recovery".into(), words.render(spelling).into());
+        }
+        if let Some(argument) = self.argument {
+            self.message.push(' ');
+            self.message.push_str(&spelling.override_clause(argument));
+        }
+        self
     }
 
     /// Adds one field to `details`.
@@ -268,6 +477,50 @@ mod tests {
         assert_eq!(Code::SensitivePathRefused.exit_code(), 10);
         assert_eq!(Code::SymlinkEscapeRefused.exit_code(), 11);
         assert_eq!(Code::UndoConflict.exit_code(), 12);
+    }
+
+    struct Dashes;
+
+    impl Spelling for Dashes {
+        fn argument(&self, argument: Argument) -> String {
+            format!("--{}", argument.library_name().replace('_', "-"))
+        }
+
+        fn operation(&self, operation: Operation) -> String {
+            format!("`do {}`", operation.library_name())
+        }
+    }
+
+    #[test]
+    fn words_are_spelled_by_the_surface_that_renders_them() {
+        let e = Error::worded(
+            Code::InvalidArgument,
+            crate::words![Argument::ToLine, " is before ", Argument::FromLine],
+        )
+        .hint(crate::words!["see ", Operation::WriteFile]);
+        assert_eq!(e.message, "to_line is before from_line");
+        assert_eq!(e.details["recovery"], "see write_file");
+        let cli = e.clone().render(&Dashes);
+        assert_eq!(cli.message, "--to-line is before --from-line");
+        assert_eq!(cli.details["recovery"], "see `do write_file`");
+        assert_eq!(
+            cli.clone().render(&Dashes),
+            cli,
+            "rendering twice changes nothing"
+        );
+        assert_eq!(cli.render(&LibrarySpelling).message, e.message);
+    }
+
+    #[test]
+    fn an_override_clause_is_added_once_however_often_rendered() {
+        let e = Error::new(Code::SensitivePathRefused, "refused")
+            .argument(Argument::AllowSensitiveWrite);
+        let once = e.render(&Dashes);
+        assert_eq!(
+            once.message,
+            "refused (pass --allow-sensitive-write to write it anyway)"
+        );
+        assert_eq!(once.clone().render(&Dashes), once);
     }
 
     #[test]

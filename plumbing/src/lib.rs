@@ -36,5 +36,7 @@ pub mod tree;
 pub mod walk;
 pub mod workspace;
 
-pub use error::{Argument, Code, Error, Result};
+pub use error::{
+    Argument, Code, Error, LibrarySpelling, Operation, Result, Spelling, Wording, Words,
+};
 pub use oid::ObjectId;

@@ -264,9 +264,16 @@ fn entry_key(entry: &Entry) -> String {
 
 /// The one error for an object that is not in the store, whether it was never stored or lost.
 pub fn not_stored(id: &ObjectId) -> Error {
-    Error::new(Code::StorageError, format!("object {id} is not in the store"))
-        .with("object_id", id.to_string())
-        .recovery("store the content with `keeper hash-object -w`; if the journal names this object, `keeper fsck` reports it as missing")
+    Error::new(
+        Code::StorageError,
+        format!("object {id} is not in the store"),
+    )
+    .with("object_id", id.to_string())
+    .hint(crate::words![
+        "if the journal names this object, ",
+        crate::Operation::Fsck,
+        " reports it as missing; undo of the operations naming it is unavailable"
+    ])
 }
 
 fn damaged(id: &ObjectId) -> Error {
@@ -275,7 +282,10 @@ fn damaged(id: &ObjectId) -> Error {
         format!("object {id} is damaged: its content does not match its id"),
     )
     .with("object_id", id.to_string())
-    .recovery("run `keeper fsck` to list damaged objects")
+    .hint(crate::words![
+        crate::Operation::Fsck,
+        " lists damaged objects"
+    ])
 }
 
 #[cfg(test)]

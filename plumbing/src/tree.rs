@@ -61,16 +61,19 @@ pub fn remove_dir(target: &Resolved) -> Result<()> {
     counted("remove directory", || {
         rustix::fs::unlinkat(target.parent(), name, AtFlags::REMOVEDIR)
     })
-    .map_err(|e| {
-        match e {
-            Errno::NOTEMPTY | Errno::EXIST => Error::new(
-                Code::InvalidArgument,
-                "the directory is not empty; delete it recursively with --recursive --confirm-recursive",
-            )
-            .path(&target.given),
-            Errno::NOENT => Error::new(Code::PathNotFound, "the directory vanished").path(&target.given),
-            e => io_error("removing directory", e),
+    .map_err(|e| match e {
+        Errno::NOTEMPTY | Errno::EXIST => {
+            Error::new(Code::InvalidArgument, "the directory is not empty")
+                .path(&target.given)
+                .hint(crate::words![
+                    "delete it and everything in it with ",
+                    crate::Argument::Recursive
+                ])
         }
+        Errno::NOENT => {
+            Error::new(Code::PathNotFound, "the directory vanished").path(&target.given)
+        }
+        e => io_error("removing directory", e),
     })?;
     crash_point("rmdir-before-dir-sync");
     sync_parent(target)

@@ -107,7 +107,7 @@ impl Workspace {
         let max = bound(
             options.max_results,
             limits.max_search_results,
-            "max_results",
+            filekeeper_plumbing::Argument::MaxResults,
         )
         .map_err(|e| e.path(path))? as usize;
         if query.is_empty() {

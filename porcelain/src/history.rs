@@ -107,7 +107,8 @@ impl Workspace {
     /// Operations of this workspace, newest first.
     pub fn list_history(&self, filter: &HistoryFilter) -> Result<Vec<HistoryEntry>> {
         let ceiling = self.inner.limits.max_history_entries;
-        let limit = crate::listing::bound(filter.limit, ceiling, "limit")?;
+        let limit =
+            crate::listing::bound(filter.limit, ceiling, filekeeper_plumbing::Argument::Limit)?;
         let limit = if filter.limit.is_none() {
             limit.min(20)
         } else {

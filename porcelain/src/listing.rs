@@ -3,6 +3,7 @@
 use crate::{Code, Error, Result, Workspace};
 use filekeeper_plumbing::resolve::{Intent, Kind};
 use filekeeper_plumbing::walk::{self, EntryKind, WalkOptions};
+use filekeeper_plumbing::{Argument, words};
 use globset::{GlobBuilder, GlobMatcher};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -92,12 +93,18 @@ pub(crate) fn glob_matches(matcher: &GlobMatcher, pattern: &str, below: &str) ->
 }
 
 /// Checks a caller's bound against the configured ceiling: above it is LIMIT_EXCEEDED.
-pub(crate) fn bound(requested: Option<u64>, ceiling: u64, what: &str) -> Result<u64> {
+pub(crate) fn bound(requested: Option<u64>, ceiling: u64, what: Argument) -> Result<u64> {
     match requested {
-        Some(0) => Err(Error::invalid(format!("{what} must be at least 1"))),
-        Some(n) if n > ceiling => Err(Error::new(
+        Some(0) => Err(Error::worded(
+            Code::InvalidArgument,
+            words![what, " must be at least 1"],
+        )),
+        Some(n) if n > ceiling => Err(Error::worded(
             Code::LimitExceeded,
-            format!("{what} {n} is above the limit of {ceiling} per request"),
+            words![
+                what,
+                format!(" {n} is above the limit of {ceiling} per request")
+            ],
         )
         .with("limit", ceiling)
         .with("requested", n)),
@@ -114,7 +121,7 @@ impl Workspace {
         let max = bound(
             options.max_entries,
             limits.max_directory_entries,
-            "max_entries",
+            Argument::MaxEntries,
         )
         .map_err(|e| e.path(path.unwrap_or(".")))?;
         let matcher = options
@@ -142,7 +149,7 @@ impl Workspace {
     /// `pattern`. Honours git's ignore rules and skips `.git/`.
     pub fn search(&self, path: &str, pattern: &str, max_results: Option<u64>) -> Result<Listing> {
         let limits = &self.inner.limits;
-        let max = bound(max_results, limits.max_search_results, "max_results")
+        let max = bound(max_results, limits.max_search_results, Argument::MaxResults)
             .map_err(|e| e.path(path))?;
         let matcher = glob(pattern).map_err(|e| e.path(path))?;
         self.collect(

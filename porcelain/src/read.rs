@@ -4,6 +4,7 @@ use crate::text::{self, Collect, Newline};
 use crate::time::rfc3339;
 use crate::{Code, Error, Result, Workspace};
 use filekeeper_plumbing::resolve::{Intent, Kind};
+use filekeeper_plumbing::{Argument, words};
 use schemars::JsonSchema;
 use serde::Serialize;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -113,11 +114,20 @@ impl Workspace {
     pub fn read_file(&self, path: &str, options: &ReadOptions) -> Result<ReadResult> {
         let ceiling = self.inner.limits.max_read_bytes;
         let max_bytes = match options.max_bytes {
-            Some(0) => return Err(Error::invalid("max_bytes must be at least 1").path(path)),
+            Some(0) => {
+                return Err(Error::worded(
+                    Code::InvalidArgument,
+                    words![Argument::MaxBytes, " must be at least 1"],
+                )
+                .path(path));
+            }
             Some(n) if n > ceiling => {
-                return Err(Error::new(
+                return Err(Error::worded(
                     Code::LimitExceeded,
-                    format!("max_bytes {n} is above the configured max_read_bytes {ceiling}"),
+                    words![
+                        Argument::MaxBytes,
+                        format!(" {n} is above the configured max_read_bytes {ceiling}")
+                    ],
                 )
                 .path(path)
                 .with("limit", ceiling)
@@ -131,7 +141,11 @@ impl Workspace {
             return Err(Error::invalid("line numbers are 1-based").path(path));
         }
         if options.to_line.is_some_and(|to| to < from_line) {
-            return Err(Error::invalid("to_line is before from_line").path(path));
+            return Err(Error::worded(
+                Code::InvalidArgument,
+                words![Argument::ToLine, " is before ", Argument::FromLine],
+            )
+            .path(path));
         }
         let encoding = text::encoding_for(options.encoding.as_deref()).map_err(|e| e.path(path))?;
         let file = self.inner.root.resolve(path, Intent::Read)?.open_file()?;
@@ -143,35 +157,48 @@ impl Workspace {
         let scan = text::scan(file, encoding, Some(collect))?;
         let facts = text_facts(path, scan.text, scan.not_text)?;
         let count = facts.line_count;
-        let beyond = |what: &str, n: u64| {
-            Error::invalid(format!(
-                "{what} {n} is beyond the end of the file, which has {count} lines"
-            ))
+        let beyond = |what: Argument, n: u64| {
+            Error::worded(
+                Code::InvalidArgument,
+                words![
+                    what,
+                    format!(" {n} is beyond the end of the file, which has {count} lines")
+                ],
+            )
             .path(path)
             .with("line_count", count)
         };
         if from_line > count.max(1) {
-            return Err(beyond("from_line", from_line));
+            return Err(beyond(Argument::FromLine, from_line));
         }
         if let Some(to) = options.to_line.filter(|to| *to > count) {
-            return Err(beyond("to_line", to));
+            return Err(beyond(Argument::ToLine, to));
         }
         if let Some(len) = facts.oversized_line {
-            let recovery = if max_bytes < ceiling && len <= ceiling {
-                format!("raise max_bytes to {len} or more (max_read_bytes allows up to {ceiling}) to read this line")
-            } else {
-                format!("the line is longer than max_read_bytes ({ceiling}) allows; raise max_read_bytes in the home's config.toml to read it")
-            };
-            return Err(Error::new(
+            let err = Error::worded(
                 Code::LimitExceeded,
-                format!("line {from_line} alone is {len} bytes, more than max_bytes {max_bytes}"),
+                words![
+                    format!("line {from_line} alone is {len} bytes, more than "),
+                    Argument::MaxBytes,
+                    format!(" {max_bytes}")
+                ],
             )
             .path(path)
             .with("line", from_line)
             .with("line_bytes", len)
             .with("limit", max_bytes)
-            .with("requested", len)
-            .recovery(&recovery));
+            .with("requested", len);
+            return Err(if max_bytes < ceiling && len <= ceiling {
+                err.hint(words![
+                    "raise ",
+                    Argument::MaxBytes,
+                    format!(" to {len} or more (max_read_bytes allows up to {ceiling}) to read this line")
+                ])
+            } else {
+                err.recovery(&format!(
+                    "the line is longer than max_read_bytes ({ceiling}) allows; raise max_read_bytes in the home's config.toml to read it"
+                ))
+            });
         }
         let mut raw = facts.collected;
         let bom_in_raw = facts.bom && facts.first_collected == Some(1);

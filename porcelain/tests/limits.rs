@@ -2,8 +2,8 @@
 //! that code, read from its row of the table, so the code and the table cannot drift apart.
 
 use filekeeper::{
-    Code, Error, Filekeeper, GrepOptions, HistoryFilter, ListOptions, MutationOptions,
-    ReadOptions, Workspace,
+    Code, Error, Filekeeper, GrepOptions, HistoryFilter, ListOptions, MutationOptions, ReadOptions,
+    Workspace,
 };
 use std::fs;
 
@@ -40,7 +40,11 @@ fn workspace(tmp: &std::path::Path) -> Workspace {
     fs::write(root.join("deep/a/b/c/f.txt"), "x\n").unwrap();
     fs::write(root.join("short.txt"), "short\n").unwrap();
     fs::write(root.join("long-line.txt"), format!("{}\n", "y".repeat(100))).unwrap();
-    fs::write(root.join("middle-line.txt"), format!("{}\n", "m".repeat(40))).unwrap();
+    fs::write(
+        root.join("middle-line.txt"),
+        format!("{}\n", "m".repeat(40)),
+    )
+    .unwrap();
     Filekeeper::new(Some(&home))
         .unwrap()
         .workspace(None, Some(&root))
@@ -131,7 +135,10 @@ fn every_limit_exceeded_carries_the_documented_details() {
         let err = outcome.expect_err(what);
         assert_eq!(err.code, Code::LimitExceeded, "{what}: {err:?}");
         for key in &keys {
-            assert!(err.details.contains_key(key), "{what}: no details.{key} in {err:?}");
+            assert!(
+                err.details.contains_key(key),
+                "{what}: no details.{key} in {err:?}"
+            );
         }
         let (limit, requested) = (&err.details["limit"], &err.details["requested"]);
         assert!(

@@ -92,18 +92,50 @@ fn parse_file_read(argv: &[OsString]) -> Option<Cli> {
         .ok()
 }
 
-/// A refusal that points to an argument names this interface's own flag in the message; the
-/// code, retryable and details stay identical to every other surface's.
-pub(crate) fn name_override(mut err: Error) -> Error {
-    use crate::plumbing::Argument;
-    match err.argument {
-        Some(Argument::AllowSensitiveWrite) => err
-            .message
-            .push_str(" (pass --i-accept-secret-write-risk to write it anyway)"),
-        Some(Argument::Encoding) => err.message.push_str(" (name the encoding with --encoding)"),
-        None => {}
+/// How the CLI names arguments and operations in messages and recovery hints: its flags and
+/// commands, never another surface's argument names.
+pub(crate) struct CliSpelling;
+
+impl crate::plumbing::Spelling for CliSpelling {
+    fn argument(&self, argument: crate::plumbing::Argument) -> String {
+        use crate::plumbing::Argument::*;
+        match argument {
+            AllowSensitiveWrite => "--i-accept-secret-write-risk",
+            Encoding => "--encoding",
+            AllowExisting => "--allow-existing",
+            ExpectedDestinationHash => "--expected-destination-hash",
+            Overwrite => "--overwrite",
+            Parents => "--parents",
+            Recursive => "--recursive --confirm-recursive",
+            Position => "--position",
+            Line => "--line",
+            MaxBytes => "--max-bytes",
+            FromLine => "--from-line",
+            ToLine => "--to-line",
+            MaxEntries => "--max-entries",
+            MaxResults => "--max-results",
+            Limit => "--limit",
+        }
+        .to_owned()
     }
-    err
+
+    fn operation(&self, operation: crate::plumbing::Operation) -> String {
+        use crate::plumbing::Operation::*;
+        match operation {
+            WriteFile => "`keeper file write`",
+            DeleteDir => "`keeper dir delete`",
+            MoveDir => "`keeper dir move`",
+            Undo => "`keeper history undo`",
+            Fsck => "`keeper fsck`",
+        }
+        .to_owned()
+    }
+}
+
+/// The error as the CLI shows it: its message and recovery name the CLI's flags and
+/// commands; the code, retryable and details stay identical to every other surface's.
+pub(crate) fn name_override(err: Error) -> Error {
+    err.render(&CliSpelling)
 }
 
 fn dispatch(cli: &Cli) -> crate::Result<output::Reply> {

@@ -3,6 +3,7 @@
 
 use super::doc::{Doc, caller_lines};
 use crate::{Code, Error, Result};
+use filekeeper_plumbing::{Argument, words};
 
 /// Where `insert-lines` puts its content.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,9 +122,23 @@ pub(crate) fn insert_lines(
     let at = match (position, line) {
         (Position::End, None) => doc.lines.len(),
         (Position::End, Some(_)) => {
-            return Err(Error::invalid("--position end takes no --line").path(path));
+            return Err(Error::worded(
+                Code::InvalidArgument,
+                words![Argument::Position, " end takes no ", Argument::Line],
+            )
+            .path(path));
         }
-        (_, None) => return Err(Error::invalid("--position before|after needs --line").path(path)),
+        (_, None) => {
+            return Err(Error::worded(
+                Code::InvalidArgument,
+                words![
+                    Argument::Position,
+                    " before or after needs ",
+                    Argument::Line
+                ],
+            )
+            .path(path));
+        }
         (Position::Before, Some(n)) => anchor(doc, path, n)?.0,
         (Position::After, Some(n)) => anchor(doc, path, n)?.1,
     };

@@ -28,6 +28,7 @@ use filekeeper_plumbing::journal::{Item, Journal, NewOperation, Status};
 use filekeeper_plumbing::progress::Task;
 use filekeeper_plumbing::publish::{Expect, Staged};
 use filekeeper_plumbing::recover::{Resolution, recover};
+use filekeeper_plumbing::{Operation, words};
 use schemars::JsonSchema;
 use serde::Serialize;
 use std::sync::Arc;
@@ -431,7 +432,7 @@ impl Workspace {
             // committed. Reporting a failure would be false: the change is made, and a caller
             // retrying it would meet its own result as a conflict.
             warnings.push(format!(
-                "the change is made, but its commit record could not be written ({}); the next keeper command records {id} as committed",
+                "the change is made, but its commit record could not be written ({}); the next Filekeeper operation in this workspace records {id} as committed",
                 err.message
             ));
         }
@@ -483,9 +484,11 @@ impl Workspace {
         .with("cause", cause.code.as_str())
         .with("restored", restored)
         .with("not_restored", failed)
-        .recovery(
-            "inspect the paths named; `keeper history undo` of this operation restores what it can",
-        )
+        .hint(words![
+            "inspect the paths named; ",
+            Operation::Undo,
+            " of this operation restores what it can"
+        ])
     }
 
     /// Stages the new file of the first [`MAX_STAGED`] publications whose targets resolve now.

@@ -8,6 +8,7 @@ use filekeeper_plumbing::journal::Item;
 use filekeeper_plumbing::publish::Expect;
 use filekeeper_plumbing::resolve::{Intent, Kind, Resolved};
 use filekeeper_plumbing::walk::{self, EntryKind, WalkOptions};
+use filekeeper_plumbing::{Argument, Operation, words};
 use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
@@ -166,9 +167,12 @@ impl Workspace {
                 Some(Kind::File) if !allow_existing => {
                     return Err(Error::new(Code::AlreadyExists, "the file already exists")
                         .path(path)
-                        .recovery(
-                            "write it with `keeper file write`, or create with --allow-existing",
-                        ));
+                        .hint(words![
+                            "replace it with ",
+                            Operation::WriteFile,
+                            ", or create it with ",
+                            Argument::AllowExisting
+                        ]));
                 }
                 Some(Kind::File) => Some(ws.see(&target)?),
                 None => None,
@@ -264,13 +268,18 @@ impl Workspace {
         self.mutate(options, |ws| {
             let from = ws.inner.root.resolve(source, Intent::Read)?;
             let mut file = from.open_file()?;
-            let meta = file.metadata().map_err(|e| Error::storage("inspecting file", &e))?;
+            let meta = file
+                .metadata()
+                .map_err(|e| Error::storage("inspecting file", &e))?;
             ws.check_size(source, meta.len() as usize)?;
             let mut bytes = Vec::with_capacity(meta.len() as usize);
-            file.read_to_end(&mut bytes).map_err(|e| Error::storage("reading file", &e))?;
+            file.read_to_end(&mut bytes)
+                .map_err(|e| Error::storage("reading file", &e))?;
             let target = ws.file_target(destination, options)?;
             if target.rel == from.rel {
-                return Err(Error::invalid("source and destination are the same file").path(destination));
+                return Err(
+                    Error::invalid("source and destination are the same file").path(destination)
+                );
             }
             let before = match target.kind {
                 Some(Kind::Directory) => return Err(not_a_file(destination)),
@@ -278,17 +287,33 @@ impl Workspace {
                 None => None,
             };
             match (expected, &before) {
-                (Some(expected), _) => guard(destination, expected, before.as_ref().map(|b| b.hash))?,
+                (Some(expected), _) => {
+                    guard(destination, expected, before.as_ref().map(|b| b.hash))?
+                }
                 (None, Some(_)) => {
-                    return Err(Error::new(Code::AlreadyExists, "the destination already exists")
-                        .path(destination)
-                        .recovery("name its current content with --expected-destination-hash to replace it"));
+                    return Err(
+                        Error::new(Code::AlreadyExists, "the destination already exists")
+                            .path(destination)
+                            .hint(words![
+                                "name its current content hash with ",
+                                Argument::ExpectedDestinationHash,
+                                " to replace it"
+                            ]),
+                    );
                 }
                 (None, None) => {}
             }
             let mode = before.is_none().then(|| meta.permissions().mode() & 0o7777);
             let summary = format!("Copied {} to {}.", from.rel, target.rel);
-            let mut plan = ws.content_plan("copy", "", destination, &target, before, Arc::new(bytes), mode)?;
+            let mut plan = ws.content_plan(
+                "copy",
+                "",
+                destination,
+                &target,
+                before,
+                Arc::new(bytes),
+                mode,
+            )?;
             plan.summary = summary;
             plan.source = Some(from.rel.clone());
             Ok(plan)
@@ -401,9 +426,8 @@ impl Workspace {
             let target = ws.resolve_target(path, options)?;
             let before = match target.kind {
                 Some(Kind::Directory) => {
-                    return Err(
-                        not_a_file(path).recovery("delete directories with `keeper dir delete`")
-                    );
+                    return Err(not_a_file(path)
+                        .hint(words!["delete directories with ", Operation::DeleteDir]));
                 }
                 Some(Kind::File) => ws.see(&target)?,
                 None => {
@@ -457,9 +481,8 @@ impl Workspace {
             let from = ws.resolve_target(source, options)?;
             let moved = match from.kind {
                 Some(Kind::Directory) => {
-                    return Err(
-                        not_a_file(source).recovery("move directories with `keeper dir move`")
-                    );
+                    return Err(not_a_file(source)
+                        .hint(words!["move directories with ", Operation::MoveDir]));
                 }
                 Some(Kind::File) => ws.see(&from)?,
                 None => {
@@ -481,7 +504,7 @@ impl Workspace {
                     return Err(
                         Error::new(Code::AlreadyExists, "the destination already exists")
                             .path(destination)
-                            .recovery("pass --overwrite to replace it"),
+                            .hint(words!["pass ", Argument::Overwrite, " to replace it"]),
                     );
                 }
                 Some(Kind::File) => Some(ws.see(&to)?),
@@ -676,7 +699,11 @@ impl Workspace {
                     format!("the parent directory {prefix} does not exist"),
                 )
                 .path(path)
-                .recovery("pass --parents to create missing parents"));
+                .hint(words![
+                    "pass ",
+                    Argument::Parents,
+                    " to create missing parents"
+                ]));
             }
         }
         Ok(missing)
@@ -795,7 +822,10 @@ impl Workspace {
                 return Err(Error::invalid("the directory is not empty")
                     .path(path)
                     .with("entries", tree.len())
-                    .recovery("delete it with --recursive --confirm-recursive"));
+                    .hint(words![
+                        "delete it and everything in it with ",
+                        Argument::Recursive
+                    ]));
             }
             let mut items = Vec::new();
             let mut steps = Vec::new();
@@ -920,7 +950,10 @@ impl Workspace {
                 ),
             )
             .path(&dir.given)
-            .with("unreadable", walk.unreadable.iter().take(20).cloned().collect::<Vec<_>>()));
+            .with(
+                "unreadable",
+                walk.unreadable.iter().take(20).cloned().collect::<Vec<_>>(),
+            ));
         }
         Ok(out)
     }
