@@ -383,6 +383,49 @@ test_expect_success 'a workspace in a subdirectory of a git repository gets its 
 	git -C "$TRASH/repo4/sub" check-ignore -q .filekeeper/
 '
 
+test_expect_success 'the .gitignore edit is an operation of its own, recorded before the change that made the state' '
+	mkdir "$TRASH/repo5" &&
+	git init -q "$TRASH/repo5" &&
+	keeper --json --root "$TRASH/repo5" file write notes.md --content "n" >out &&
+	json_get ".warnings[]" out | grep -E "added .filekeeper/ to .gitignore \(op_[0-9a-f]{16}\)" &&
+	keeper --json --root "$TRASH/repo5" history list >list.json &&
+	test "$(json_get "[.operations[].kind] | join(\" \")" list.json)" = "write ignore_state" &&
+	jq -e ".operations[1] | .status == \"committed\" and .summary == \"Added .filekeeper/ to .gitignore.\" and
+		(.items | length == 1) and .items[0].path == \".gitignore\" and .items[0].change == \"created\"" \
+		list.json >/dev/null
+'
+
+test_expect_success 'history diff of the .gitignore operation shows the added line' '
+	op=$(json_get ".operations[1].id" list.json) &&
+	keeper --root "$TRASH/repo5" history diff "$op" >diff.out &&
+	grep "^+.filekeeper/$" diff.out
+'
+
+test_expect_success 'undoing the .gitignore operation takes the line back out, byte for byte' '
+	op=$(json_get ".operations[1].id" list.json) &&
+	keeper --json --root "$TRASH/repo5" history undo "$op" >out &&
+	test "$(json_get .ok out)" = true &&
+	test ! -e "$TRASH/repo5/.gitignore" &&
+	keeper --json --root "$TRASH/repo3" history list >list3.json &&
+	op3=$(jq -r ".operations[] | select(.kind == \"ignore_state\") | .id" list3.json) &&
+	keeper --json --root "$TRASH/repo3" history undo "$op3" >out &&
+	printf "target/" >expect &&
+	test_cmp expect "$TRASH/repo3/.gitignore"
+'
+
+test_expect_success 'a .gitignore that is a symbolic link is left alone, and no operation is recorded for it' '
+	mkdir "$TRASH/repo6" &&
+	git init -q "$TRASH/repo6" &&
+	printf "other\n" >"$TRASH/repo6/real-ignore" &&
+	ln -s real-ignore "$TRASH/repo6/.gitignore" &&
+	keeper --json --root "$TRASH/repo6" file write a.txt --content a >out &&
+	test -h "$TRASH/repo6/.gitignore" &&
+	echo other >expect &&
+	test_cmp expect "$TRASH/repo6/real-ignore" &&
+	keeper --json --root "$TRASH/repo6" history list >list.json &&
+	test "$(json_get "[.operations[].kind] | join(\" \")" list.json)" = write
+'
+
 test_expect_success 'a chmod 555 root: state falls back to the home with a warning when writes fail, else stays local' '
 	mkdir "$TRASH/ro" &&
 	chmod 555 "$TRASH/ro" &&

@@ -216,8 +216,8 @@ pub fn create_dir_if_missing(dir: &Path) -> io::Result<bool> {
 }
 
 /// Replaces `path` with `bytes` atomically and durably: temp file beside it, fsync, rename,
-/// directory fsync. For Filekeeper's own small files (`config.toml`, `.gitignore`), never
-/// for workspace files, which go through [`crate::publish`].
+/// directory fsync. For Filekeeper's own small files in the home (`config.toml`), never for
+/// workspace files, which go through [`crate::publish`].
 pub fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let tmp = dir.join(format!(".fk-tmp-{}", random_hex16()));

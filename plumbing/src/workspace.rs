@@ -6,13 +6,15 @@
 //! response that touched it says so.
 
 use crate::config::{Limits, StateLocation};
-use crate::durable::{create_dir_if_missing, replace_file, sync_dir};
+use crate::durable::{create_dir_if_missing, sync_dir};
 use crate::error::{Code, Error, Result};
 use crate::home::{Home, workspace_not_found};
-use crate::journal::{self, Journal};
+use crate::journal::{self, Item, Journal, NewOperation, Status};
 use crate::odb::ObjectStore;
-use crate::resolve::{Root, STATE_DIR_NAME};
-use std::io;
+use crate::publish::{self, Expect};
+use crate::resolve::{Intent, Kind, Root, STATE_DIR_NAME};
+use std::io::{self, Read};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 pub struct Workspace {
@@ -163,17 +165,24 @@ impl Workspace {
     }
 
     fn create_project_state(&self, project: &Path) -> io::Result<State> {
-        let mut notices = Vec::new();
-        if create_dir_if_missing(project)? {
+        let created = create_dir_if_missing(project)?;
+        if created {
             sync_dir(self.root.host_path())?;
-            if self.in_git_repository() && self.add_to_gitignore()? {
-                notices.push("added .filekeeper/ to .gitignore".to_owned());
+        }
+        let mut state = State {
+            dir: project.to_path_buf(),
+            notices: Vec::new(),
+        };
+        if created && self.in_git_repository() {
+            match self.ignore_state(&state) {
+                Ok(Some(id)) => state
+                    .notices
+                    .push(format!("added .filekeeper/ to .gitignore ({id})")),
+                Ok(None) => {}
+                Err(e) => return Err(io::Error::other(e.message)),
             }
         }
-        Ok(State {
-            dir: project.to_path_buf(),
-            notices,
-        })
+        Ok(state)
     }
 
     fn in_git_repository(&self) -> bool {
@@ -183,17 +192,37 @@ impl Workspace {
             .any(|dir| dir.join(".git").exists())
     }
 
-    /// Appends `.filekeeper/` to the root's `.gitignore` unless a line already ignores it.
-    fn add_to_gitignore(&self) -> io::Result<bool> {
-        let path = self.root.host_path().join(".gitignore");
-        if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.is_file()) {
-            return Ok(false);
-        }
-        let mut text = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(e),
+    /// Appends `.filekeeper/` to the root's `.gitignore` (unless a line already ignores it)
+    /// as an operation of its own, in the journal's usual order: both contents stored, a
+    /// pending record, the atomic replacement, the commit. So the edit shows in `history
+    /// list` and can be undone like any other. A `.gitignore` that is a link, a directory or
+    /// a special file is left alone. Returns the operation's id when it made one.
+    fn ignore_state(&self, state: &State) -> Result<Option<String>> {
+        const LINE: &[u8] = b".filekeeper/\n";
+        let write = Intent::Write {
+            allow_sensitive: false,
         };
+        let Ok(target) = self.root.resolve(".gitignore", write) else {
+            return Ok(None);
+        };
+        let before = match target.kind {
+            Some(Kind::File) => {
+                let mut file = target.open_file()?;
+                let mode = file
+                    .metadata()
+                    .map_err(|e| Error::storage("inspecting .gitignore", &e))?
+                    .permissions()
+                    .mode()
+                    & 0o7777;
+                let mut bytes = Vec::new();
+                file.read_to_end(&mut bytes)
+                    .map_err(|e| Error::storage("reading .gitignore", &e))?;
+                Some((bytes, mode))
+            }
+            None => None,
+            Some(Kind::Directory) => return Ok(None),
+        };
+        let text = before.as_ref().map_or(&[][..], |(b, _)| b.as_slice());
         let already = text.split(|b| *b == b'\n').any(|line| {
             let line = String::from_utf8_lossy(line);
             matches!(
@@ -202,14 +231,57 @@ impl Workspace {
             )
         });
         if already {
-            return Ok(false);
+            return Ok(None);
         }
-        if !text.is_empty() && !text.ends_with(b"\n") {
-            text.push(b'\n');
+        let mut after = text.to_vec();
+        if !after.is_empty() && !after.ends_with(b"\n") {
+            after.push(b'\n');
         }
-        text.extend_from_slice(b".filekeeper/\n");
-        replace_file(&path, &text)?;
-        Ok(true)
+        after.extend_from_slice(LINE);
+        let after_mode = before
+            .as_ref()
+            .map_or_else(crate::durable::new_file_mode, |(_, m)| *m);
+        let store = state.store();
+        let before_hash = before.as_ref().map(|(b, _)| store.write(b)).transpose()?;
+        let after_hash = store.write(&after)?;
+        let mut journal = state.journal()?;
+        let id = journal.begin(&NewOperation {
+            kind: "ignore_state".into(),
+            summary: "Added .filekeeper/ to .gitignore.".into(),
+            target_path: Some(".gitignore".into()),
+            items: vec![Item {
+                path: ".gitignore".into(),
+                change: if before.is_some() { "modified" } else { "created" }.into(),
+                kind: Kind::File,
+                before_exists: before.is_some(),
+                after_exists: true,
+                before_hash,
+                after_hash: Some(after_hash),
+                before_mode: before.as_ref().map(|(_, m)| *m),
+                after_mode: Some(after_mode),
+                history_skipped: false,
+            }],
+            ..NewOperation::default()
+        })?;
+        let expect = before_hash.map_or(Expect::Absent, Expect::Hash);
+        let published = publish::publish(
+            &target,
+            expect,
+            Some(after_mode),
+            Some(after_hash),
+            |out| {
+                out.write_all(&after)
+                    .map_err(|e| Error::storage("writing .gitignore", &e))
+            },
+        );
+        let to = if published.is_ok() {
+            Status::Committed
+        } else {
+            Status::RolledBack
+        };
+        journal.set_status(&id, &[Status::Pending], to)?;
+        published?;
+        Ok(Some(id))
     }
 }
 
