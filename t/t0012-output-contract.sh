@@ -221,10 +221,16 @@ test_expect_success 'no failure document mentions a host path outside details.pa
 
 test_expect_success 'no failure document for a relative path mentions a host path at all' '
 	for doc in dotdot escape linkwrite special state secret missing directory notdir badid noblob \
-		binary conflict exists noop itemout noname byname noroot dup badname nodefault spelled dangling
+		binary conflict exists noop itemout noname byname dup badname nodefault spelled dangling
 	do
 		test_no_host_path $doc.out || exit 1
 	done
+'
+
+test_expect_success 'a --root that is not a directory is named as the caller gave it, and nowhere else' '
+	test "$(json_get .error.details.path noroot.out)" = "$TRASH/no-such-root" &&
+	jq "del(.error.details.path)" noroot.out >noroot.rest &&
+	test_no_host_path noroot.rest
 '
 
 test_expect_success 'a workspace whose root vanished fails without naming the root' '
