@@ -151,9 +151,10 @@ test_expect_success 'the same text without --regex is not an error' '
 	json_get ".ok" out
 '
 
-test_expect_success 'an empty query is INVALID_ARGUMENT' '
+test_expect_success 'an empty query is INVALID_ARGUMENT naming the searched path' '
 	test_expect_code 2 keeper --workspace code --json file grep . "" >out &&
-	test_error_code INVALID_ARGUMENT out
+	test_error_code INVALID_ARGUMENT out &&
+	test "$(json_get .error.details.path out)" = .
 '
 
 test_expect_success 'grep is case-sensitive by default' '

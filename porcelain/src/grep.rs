@@ -111,7 +111,7 @@ impl Workspace {
         )
         .map_err(|e| e.path(path))? as usize;
         if query.is_empty() {
-            return Err(Error::invalid("the query is empty"));
+            return Err(Error::invalid("the query is empty").path(path));
         }
         let source = if options.regex {
             query.to_owned()
