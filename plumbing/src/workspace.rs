@@ -251,7 +251,12 @@ impl Workspace {
             target_path: Some(".gitignore".into()),
             items: vec![Item {
                 path: ".gitignore".into(),
-                change: if before.is_some() { "modified" } else { "created" }.into(),
+                change: if before.is_some() {
+                    "modified"
+                } else {
+                    "created"
+                }
+                .into(),
                 kind: Kind::File,
                 before_exists: before.is_some(),
                 after_exists: true,
@@ -264,16 +269,11 @@ impl Workspace {
             ..NewOperation::default()
         })?;
         let expect = before_hash.map_or(Expect::Absent, Expect::Hash);
-        let published = publish::publish(
-            &target,
-            expect,
-            Some(after_mode),
-            Some(after_hash),
-            |out| {
+        let published =
+            publish::publish(&target, expect, Some(after_mode), Some(after_hash), |out| {
                 out.write_all(&after)
                     .map_err(|e| Error::storage("writing .gitignore", &e))
-            },
-        );
+            });
         let to = if published.is_ok() {
             Status::Committed
         } else {
