@@ -702,6 +702,75 @@ test_expect_success 'the refused history-skipped undo changed nothing' '
 	json_get ".undone_by == null" out
 '
 
+# Large trees: the bound on what a listing shows (max_directory_entries, 1000) never decides
+# whether a tree is unchanged. The workspace "wide" is used through --root.
+
+# wide ARGS...: keeper --json with the workspace at $TRASH/wide.
+wide () {
+	keeper --json --root "$TRASH/wide" "$@"
+}
+
+test_expect_success 'setup: a directory of 1,001 files, moved' '
+	mkdir -p "$TRASH/wide/d" &&
+	(cd "$TRASH/wide/d" && seq 1001 | sed "s/^/f/" | xargs touch) &&
+	wide dir move d d2 >out &&
+	op_of out >op.wide-move &&
+	test "$(ls "$TRASH/wide/d2" | wc -l)" = 1001
+'
+
+test_expect_success 'undo-last of the move of 1,001 files puts them back, with no refusal recorded' '
+	wide history undo-last >undo.json &&
+	json_get ".ok and .changed" undo.json &&
+	test ! -e "$TRASH/wide/d2" &&
+	test "$(ls "$TRASH/wide/d" | wc -l)" = 1001 &&
+	test "$(journal "SELECT count(*) FROM operations WHERE status = '"'"'undo_refused'"'"'" "$TRASH/wide")" = 0
+'
+
+test_expect_success 'setup: the 1,001 files deleted recursively, and the delete undone' '
+	wide dir delete d --recursive --confirm-recursive >out &&
+	wide history undo "$(op_of out)" >undo.json &&
+	op_of undo.json >op.wide-undo &&
+	test "$(ls "$TRASH/wide/d" | wc -l)" = 1001
+'
+
+test_expect_success 'a file added among 1,001 after the undo blocks undoing the undo, even past the 1000th name' '
+	: >"$TRASH/wide/d/zz-late.txt" &&
+	test_expect_code 12 wide history undo "$(cat op.wide-undo)" >refusal.json &&
+	test_error_code UNDO_CONFLICT refusal.json &&
+	echo d/zz-late.txt >expect &&
+	jq -r ".error.details.blocking_paths[]" refusal.json >actual &&
+	test_cmp expect actual &&
+	rm "$TRASH/wide/d/zz-late.txt"
+'
+
+test_expect_success 'undoing the undo of a 1,001-file dir delete deletes the tree again' '
+	wide history undo "$(cat op.wide-undo)" >undo.json &&
+	json_get ".ok and .changed" undo.json &&
+	test ! -e "$TRASH/wide/d"
+'
+
+test_expect_success 'setup: a directory of 50,000 files, moved' '
+	mkdir -p "$TRASH/wide/big" &&
+	(cd "$TRASH/wide/big" && seq 50000 | sed "s/^/f/" | xargs touch) &&
+	wide dir move big big2 >out &&
+	op_of out >op.wide-big
+'
+
+test_expect_success 'the undo of the move of 50,000 files is planned without a conflict (dry run)' '
+	ops=$(op_count "$TRASH/wide") &&
+	wide history undo "$(cat op.wide-big)" --dry-run >undo.json &&
+	json_get ".ok and .dry_run and .would_change and (.items | length) == 100002" undo.json &&
+	test "$(op_count "$TRASH/wide")" = "$ops"
+'
+
+test_expect_success 'a file added among the 50,000 blocks that undo and only it' '
+	: >"$TRASH/wide/big2/zz-late.txt" &&
+	test_expect_code 12 wide history undo "$(cat op.wide-big)" --dry-run >refusal.json &&
+	echo big2/zz-late.txt >expect &&
+	jq -r ".error.details.blocking_paths[]" refusal.json >actual &&
+	test_cmp expect actual
+'
+
 # Workspace-relative paths, and travel.
 
 test_expect_success 'no host path is recorded anywhere in the journal' '

@@ -291,14 +291,12 @@ impl Workspace {
             .iter()
             .filter(|(i, _)| !i.before_exists && i.kind == Kind::Directory)
         {
-            let listing = self.list(Some(&item.path), &crate::ListOptions::default())?;
-            for entry in listing.entries {
-                if !removed.contains(entry.path.as_str()) {
-                    blocking.push(entry.path);
+            // Every entry is looked at: the bound on what a listing shows must not decide
+            // whether the tree is unchanged.
+            for entry in self.entries_in(&item.path)? {
+                if !removed.contains(entry.as_str()) {
+                    blocking.push(entry);
                 }
-            }
-            if listing.truncated {
-                blocking.push(item.path.clone());
             }
         }
         blocking.sort();
@@ -393,6 +391,26 @@ impl Workspace {
             preview,
             extra: Default::default(),
         })
+    }
+
+    /// Every direct entry of the directory at `path`, unbounded (workspace-relative paths).
+    fn entries_in(&self, path: &str) -> Result<Vec<String>> {
+        let dir = self.inner.root.resolve(
+            path,
+            filekeeper_plumbing::resolve::Intent::Write {
+                allow_sensitive: true,
+            },
+        )?;
+        let walk = filekeeper_plumbing::walk::walk(
+            &self.inner.root,
+            &dir,
+            filekeeper_plumbing::walk::WalkOptions {
+                recursive: false,
+                max_depth: 1,
+                respect_ignore: false,
+            },
+        )?;
+        walk.map(|entry| entry.map(|e| e.rel)).collect()
     }
 
     /// Records a refused undo in the ledger: an `undo_refused` row with the target path, the
