@@ -702,6 +702,61 @@ test_expect_success 'the refused history-skipped undo changed nothing' '
 	json_get ".undone_by == null" out
 '
 
+# undo-last passes over operations whose history was skipped, and says so.
+
+# capped ARGS...: keeper --json in the workspace "capped" of the second home.
+capped () {
+	keeper --json --home "$TRASH/home2" --workspace capped "$@"
+}
+
+test_expect_success 'undo-last with only a history-skipped operation is OPERATION_NOT_FOUND naming it' '
+	ops=$(op_count "$TRASH/capped") &&
+	test_expect_code 28 capped history undo-last >out &&
+	test_error_code OPERATION_NOT_FOUND out &&
+	json_get "[.error.details.skipped_operations[] | .operation_id, .reason] == [\"$(cat op.big)\", \"history_skipped\"]" out &&
+	test "$(op_count "$TRASH/capped")" = "$ops"
+'
+
+test_expect_success 'setup: in "capped", small.txt created, then big.txt written again above the cap' '
+	capped file create small.txt --content "small" >out &&
+	op_of out >op.small &&
+	seq 1 50 | sed "s/^/AGAIN /" >big.again &&
+	capped file write big.txt --input "$WS/big.again" >out &&
+	op_of out >op.big2 &&
+	json_get ".undo_available == false" out
+'
+
+test_expect_success 'undo-last passes over the history-skipped write and undoes the create before it' '
+	capped history undo-last >out &&
+	json_get ".ok and .changed" out &&
+	test "$(json_get .operation_id out)" != "$(cat op.small)" &&
+	capped history show "$(cat op.small)" >show.json &&
+	test "$(json_get .undone_by show.json)" = "$(json_get .operation_id out)" &&
+	test ! -e "$TRASH/capped/small.txt" &&
+	cmp big.again "$TRASH/capped/big.txt"
+'
+
+test_expect_success 'the undo-last result names the passed-over operation, its summary and why' '
+	json_get "(.skipped_operations | length) == 1" out &&
+	json_get ".skipped_operations[0] == {operation_id: \"$(cat op.big2)\", summary: \"Wrote big.txt.\", reason: \"history_skipped\"}" out
+'
+
+test_expect_success 'undo-last that passes over nothing reports an empty skipped_operations' '
+	keeper --json file create skipless.txt --content x >/dev/null &&
+	keeper --json history undo-last >out &&
+	json_get ".skipped_operations == []" out
+'
+
+test_expect_success 'the human undo-last mentions the passed-over operation on stderr' '
+	capped file create small2.txt --content "small" >/dev/null &&
+	capped file write big.txt --content "$(seq 1 60 | sed "s/^/THIRD /")" >out &&
+	op_of out >op.big3 &&
+	keeper --home "$TRASH/home2" --workspace capped history undo-last >stdout 2>stderr &&
+	grep "^Undid op_" stdout &&
+	grep "skipped 1 newer operation" stderr &&
+	grep -F "$(cat op.big3) (Wrote big.txt)" stderr
+'
+
 # Large trees: the bound on what a listing shows (max_directory_entries, 1000) never decides
 # whether a tree is unchanged. The workspace "wide" is used through --root.
 

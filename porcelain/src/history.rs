@@ -200,27 +200,41 @@ impl Workspace {
         }
     }
 
-    /// Undoes the newest operation here that can be undone (not an undo, not already undone),
-    /// optionally only among one actor's.
+    /// Undoes the newest operation here that can be undone (not an undo, not already undone,
+    /// its history stored), optionally only among one actor's. The result's
+    /// `skipped_operations` names the newer ones passed over because they cannot be undone.
     pub fn undo_last(
         &self,
         actor: Option<&str>,
         options: &MutationOptions,
     ) -> Result<MutationResult> {
-        let journal = self.existing_journal()?;
-        let op = journal
-            .as_ref()
-            .map(|j| j.latest_undoable(actor))
-            .transpose()?
-            .flatten()
-            .ok_or_else(|| {
-                Error::new(
-                    Code::OperationNotFound,
-                    "there is no operation to undo in this workspace",
+        let (op, passed) = match self.existing_journal()? {
+            Some(journal) => journal.latest_undoable_passing(actor)?,
+            None => (None, Vec::new()),
+        };
+        let Some(op) = op else {
+            let message = if passed.is_empty() {
+                "there is no operation to undo in this workspace".to_owned()
+            } else {
+                format!(
+                    "there is no operation to undo in this workspace; {} operation(s) cannot be undone because their history was skipped",
+                    passed.len()
                 )
-                .with("actor", actor)
-            })?;
-        self.undo(&op.id, options)
+            };
+            let mut err = Error::new(Code::OperationNotFound, message).with("actor", actor);
+            if !passed.is_empty() {
+                err = err.with("skipped_operations", json!(passed));
+            }
+            return Err(err);
+        };
+        match self.undo(&op.id, options) {
+            Ok(mut result) => {
+                result.extra.skipped_operations = Some(passed);
+                Ok(result)
+            }
+            Err(err) if !passed.is_empty() => Err(err.with("skipped_operations", json!(passed))),
+            Err(err) => Err(err),
+        }
     }
 
     fn plan_undo(&self, id: &str) -> Result<Plan> {

@@ -106,7 +106,7 @@ impl Workspace {
                 let extra = MutationExtra {
                     match_stage: Some(r.stage),
                     match_count: Some(r.count),
-                    patch_files: None,
+                    ..MutationExtra::default()
                 };
                 Ok((extra, r.warnings))
             })

@@ -99,7 +99,7 @@ pub struct MutationResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub preview_diff: Option<String>,
     /// Command-specific fields: `match_stage` and `match_count` for text replacement,
-    /// `patch_files` for patches.
+    /// `patch_files` for patches, `skipped_operations` when undoing the newest operation.
     #[serde(flatten)]
     pub extra: MutationExtra,
 }
@@ -118,6 +118,10 @@ pub struct MutationExtra {
     /// Patches: every file of the patch and every hunk's outcome.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub patch_files: Option<Vec<crate::FileReport>>,
+    /// Undoing the newest operation only: the newer operations passed over because they
+    /// cannot be undone, newest first (empty when none was).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped_operations: Option<Vec<filekeeper_plumbing::journal::PassedOver>>,
 }
 
 /// An effect, in terms of workspace-relative paths resolved again when applied.
