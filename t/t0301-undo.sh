@@ -757,6 +757,28 @@ test_expect_success 'the human undo-last mentions the passed-over operation on s
 	grep -F "$(cat op.big3) (Wrote big.txt)" stderr
 '
 
+# An operation recorded without a summary (plumbing) is undone with a readable one.
+
+test_expect_success 'setup: a plumbing write recorded without a summary' '
+	printf "plumbed before\n" >plumbed.txt &&
+	keeper hash-object -w plumbed.txt >old.id &&
+	printf "plumbed after\n" >plumbed.new &&
+	keeper hash-object -w --stdin <plumbed.new >new.id &&
+	keeper journal-begin --kind write --target plumbed.txt \
+		--item "{\"path\":\"plumbed.txt\",\"before_hash\":\"$(cat old.id)\",\"after_hash\":\"$(cat new.id)\"}" >plumb.op &&
+	keeper publish plumbed.txt --blob "$(cat new.id)" --expected-hash "$(cat old.id)" >/dev/null &&
+	keeper journal-commit "$(cat plumb.op)" >/dev/null &&
+	keeper --json history show "$(cat plumb.op)" >show.json &&
+	test "$(json_get .operation.summary show.json)" = ""
+'
+
+test_expect_success 'its undo is summarised with the kind and target, never empty brackets' '
+	keeper history undo "$(cat plumb.op)" >out &&
+	grep -x "Undid $(cat plumb.op) (write of plumbed.txt). \[op_[0-9a-f]*\]" out &&
+	echo "plumbed before" >expect &&
+	test_cmp expect plumbed.txt
+'
+
 # Large trees: the bound on what a listing shows (max_directory_entries, 1000) never decides
 # whether a tree is unchanged. The workspace "wide" is used through --root.
 

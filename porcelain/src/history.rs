@@ -392,7 +392,7 @@ impl Workspace {
             .unwrap_or_else(|| op.items.first().map(|i| i.path.clone()).unwrap_or_default());
         Ok(Plan {
             kind: "undo",
-            summary: format!("Undid {id} ({})", op.summary.trim_end_matches('.')),
+            summary: undo_summary(&op),
             given: target.clone(),
             target,
             source: None,
@@ -461,6 +461,24 @@ impl Workspace {
         }
         err
     }
+}
+
+/// An undo's summary: the undone operation's own in brackets, or, for one recorded without a
+/// summary (`journal-begin` makes it optional), its kind and target.
+fn undo_summary(op: &Operation) -> String {
+    let own = op.summary.trim().trim_end_matches('.');
+    let about = if !own.is_empty() {
+        own.to_owned()
+    } else {
+        let kind = op.kind.trim();
+        match (kind.is_empty(), op.target_path.as_deref()) {
+            (false, Some(target)) => format!("{kind} of {target}"),
+            (true, Some(target)) => format!("an operation on {target}"),
+            (false, None) => kind.to_owned(),
+            (true, None) => return format!("Undid {}.", op.id),
+        }
+    };
+    format!("Undid {} ({about}).", op.id)
 }
 
 /// The item an undo records: the original with its sides swapped.
