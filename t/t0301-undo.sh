@@ -34,7 +34,7 @@ op_count () {
 }
 
 # snapshot DIR: every entry below DIR, one a line, sorted: a file with its mode and the sha256
-# of its bytes, anything else with its type. Two equal snapshots are the same tree.
+# of its bytes, anything else with its type and mode. Two equal snapshots are the same tree.
 snapshot () {
 	(
 		cd "$1" &&
@@ -42,7 +42,7 @@ snapshot () {
 			if test -f "$p"; then
 				echo "$p file $(mode_of "$p") $(sha256sum <"$p" | cut -d" " -f1)"
 			else
-				echo "$p $(stat -c %F "$p")"
+				echo "$p $(stat -c "%F %a" "$p")"
 			fi
 		done
 	)
@@ -287,6 +287,9 @@ test_expect_success 'setup: a tree with nested files of several modes and an emp
 	chmod 600 k-dmove/src/top.txt &&
 	chmod 755 k-dmove/src/sub/deep/run.sh &&
 	chmod 444 k-dmove/src/sub/empty.txt &&
+	chmod 700 k-dmove/src/sub/deep &&
+	chmod 750 k-dmove/src/empty &&
+	chmod 711 k-dmove/src &&
 	cp -a k-dmove/src k-ddel-tree &&
 	snapshot k-dmove/src >dmove.before
 '
@@ -303,6 +306,22 @@ test_expect_success 'undo of a dir move removes the destination' '
 	test ! -e k-dmove/dst
 '
 
+test_expect_success 'a dir move records every directory'"'"'s mode on both ends' '
+	keeper --json history show "$(op_of out)" >show.json &&
+	json_get "[.operation.items[] | select(.path == \"k-dmove/src/sub/deep\") | .before_mode] == [448]" show.json &&
+	json_get "[.operation.items[] | select(.path == \"k-dmove/dst/sub/deep\") | .after_mode] == [448]" show.json &&
+	json_get "[.operation.items[] | select(.path == \"k-dmove/dst\") | .after_mode] == [457]" show.json
+'
+
+test_expect_success 'undoing the undo of a dir move puts the tree at the destination with its modes' '
+	keeper --json history undo "$(op_of undo.json)" >redo.json &&
+	snapshot k-dmove/dst >dmove.redo &&
+	test_cmp dmove.before dmove.redo &&
+	keeper --json history undo "$(op_of redo.json)" >/dev/null &&
+	snapshot k-dmove/src >dmove.after &&
+	test_cmp dmove.before dmove.after
+'
+
 test_expect_success 'undo of dir delete --recursive brings back every file with its bytes and mode' '
 	mkdir k-ddel &&
 	mv k-ddel-tree k-ddel/tree &&
@@ -312,6 +331,66 @@ test_expect_success 'undo of dir delete --recursive brings back every file with 
 	keeper --json history undo "$(op_of out)" >undo.json &&
 	snapshot k-ddel/tree >ddel.after &&
 	test_cmp ddel.before ddel.after
+'
+
+test_expect_success 'undo of dir delete --recursive brings back a 700 subdirectory as 700' '
+	mkdir -p k-dmode/t/u &&
+	echo x >k-dmode/t/u/f &&
+	chmod 700 k-dmode/t/u &&
+	keeper --json dir delete k-dmode/t --recursive --confirm-recursive >out &&
+	keeper --json history undo "$(op_of out)" >undo.json &&
+	test "$(mode_of k-dmode/t/u)" = 700
+'
+
+test_expect_success 'undo of a dir move whose destination directory changed mode since is UNDO_CONFLICT' '
+	keeper --json dir move k-dmode/t k-dmode/t2 >out &&
+	chmod 750 k-dmode/t2/u &&
+	undo_conflicts "$(op_of out)" k-dmode/t2/u &&
+	test "$(mode_of k-dmode/t2/u)" = 750
+'
+
+test_expect_success 'undo of an apply-patch that emptied a 700 directory brings it back as 700' '
+	mkdir -p k-dpatch/only &&
+	echo gone >k-dpatch/only/f.txt &&
+	chmod 700 k-dpatch/only &&
+	printf -- "--- a/k-dpatch/only/f.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-gone\n" >rm.patch &&
+	keeper --json file apply-patch rm.patch >out &&
+	test ! -e k-dpatch/only &&
+	keeper --json history undo "$(op_of out)" >undo.json &&
+	test "$(mode_of k-dpatch/only)" = 700 &&
+	echo gone >expect &&
+	test_cmp expect k-dpatch/only/f.txt
+'
+
+# A journal written before directory modes were recorded (schema 1 too, with null modes for
+# every directory item) still undoes: the directories come back as a new directory would.
+
+test_expect_success 'setup: a dir delete whose directory modes are nulled, as an older build wrote it' '
+	mkdir -p k-dold/t/u &&
+	echo x >k-dold/t/u/f &&
+	keeper --json dir delete k-dold/t --recursive --confirm-recursive >out &&
+	op_of out >op.dold &&
+	journal "UPDATE operation_items SET before_mode = NULL, after_mode = NULL
+		WHERE kind = '"'"'directory'"'"' AND op_id = '"'"'$(cat op.dold)'"'"'" &&
+	test "$(journal "PRAGMA user_version")" = 1 &&
+	keeper --json history show "$(cat op.dold)" >show.json &&
+	json_get "[.operation.items[] | select(.kind == \"directory\") | .before_mode] == [null, null]" show.json
+'
+
+test_expect_success 'its undo puts the tree back, each directory with the default mode' '
+	keeper --json history undo "$(cat op.dold)" >undo.json &&
+	json_get ".ok and .changed" undo.json &&
+	echo x >expect &&
+	test_cmp expect k-dold/t/u/f &&
+	mkdir k-dold/fresh &&
+	test "$(mode_of k-dold/t/u)" = "$(mode_of k-dold/fresh)" &&
+	rmdir k-dold/fresh
+'
+
+test_expect_success 'a directory recorded without a mode does not block undo whatever its mode' '
+	chmod 701 k-dold/t/u &&
+	keeper --json history undo "$(op_of undo.json)" >redo.json &&
+	test ! -e k-dold/t
 '
 
 # Refusals: UNDO_CONFLICT changes nothing and names the blocking paths.

@@ -347,8 +347,16 @@ impl Workspace {
                 (false, Kind::File, _) => Step::Remove {
                     path: item.path.clone(),
                 },
-                (true, Kind::Directory, _) => Step::MakeDir {
-                    path: item.path.clone(),
+                (true, Kind::Directory, _) => match item.before_mode {
+                    Some(mode) => Step::RestoreDir {
+                        path: item.path.clone(),
+                        mode,
+                    },
+                    // Recorded without a mode (a directory the operation made, or a journal
+                    // from before directory modes were kept): a new directory's default.
+                    None => Step::MakeDir {
+                        path: item.path.clone(),
+                    },
                 },
                 (true, Kind::File, now) => {
                     let blob = item
@@ -381,6 +389,7 @@ impl Workspace {
                 Step::Publish { path, .. } => format!("restore {path}\n"),
                 Step::Remove { path } => format!("delete {path}\n"),
                 Step::MakeDir { path } => format!("mkdir {path}\n"),
+                Step::RestoreDir { path, mode } => format!("mkdir {path} (mode {mode:o})\n"),
                 Step::RemoveDir { path } => format!("rmdir {path}\n"),
                 Step::Rename { from, to, .. } => format!("rename {from} -> {to}\n"),
             })

@@ -139,6 +139,11 @@ pub(crate) enum Step {
     MakeDir {
         path: String,
     },
+    /// A directory put back with its recorded permission bits.
+    RestoreDir {
+        path: String,
+        mode: u32,
+    },
     RemoveDir {
         path: String,
     },
@@ -528,6 +533,9 @@ impl Workspace {
             }
             Step::Remove { path } => tree::remove_file(&root.resolve(path, write)?),
             Step::MakeDir { path } => tree::make_dir(&root.resolve(path, write)?),
+            Step::RestoreDir { path, mode } => {
+                tree::make_dir_with_mode(&root.resolve(path, write)?, *mode)
+            }
             Step::RemoveDir { path } => tree::remove_dir(&root.resolve(path, write)?),
             Step::Rename { from, to, replace } => {
                 let from = root.resolve(from, write)?;
