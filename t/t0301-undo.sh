@@ -34,7 +34,7 @@ op_count () {
 }
 
 # snapshot DIR: every entry below DIR, one a line, sorted: a file with its mode and the sha256
-# of its bytes, anything else with its type. Two equal snapshots are the same tree.
+# of its bytes, anything else with its type and mode. Two equal snapshots are the same tree.
 snapshot () {
 	(
 		cd "$1" &&
@@ -42,7 +42,7 @@ snapshot () {
 			if test -f "$p"; then
 				echo "$p file $(mode_of "$p") $(sha256sum <"$p" | cut -d" " -f1)"
 			else
-				echo "$p $(stat -c %F "$p")"
+				echo "$p $(stat -c "%F %a" "$p")"
 			fi
 		done
 	)
@@ -287,6 +287,9 @@ test_expect_success 'setup: a tree with nested files of several modes and an emp
 	chmod 600 k-dmove/src/top.txt &&
 	chmod 755 k-dmove/src/sub/deep/run.sh &&
 	chmod 444 k-dmove/src/sub/empty.txt &&
+	chmod 700 k-dmove/src/sub/deep &&
+	chmod 750 k-dmove/src/empty &&
+	chmod 711 k-dmove/src &&
 	cp -a k-dmove/src k-ddel-tree &&
 	snapshot k-dmove/src >dmove.before
 '
@@ -303,6 +306,22 @@ test_expect_success 'undo of a dir move removes the destination' '
 	test ! -e k-dmove/dst
 '
 
+test_expect_success 'a dir move records every directory'"'"'s mode on both ends' '
+	keeper --json history show "$(op_of out)" >show.json &&
+	json_get "[.operation.items[] | select(.path == \"k-dmove/src/sub/deep\") | .before_mode] == [448]" show.json &&
+	json_get "[.operation.items[] | select(.path == \"k-dmove/dst/sub/deep\") | .after_mode] == [448]" show.json &&
+	json_get "[.operation.items[] | select(.path == \"k-dmove/dst\") | .after_mode] == [457]" show.json
+'
+
+test_expect_success 'undoing the undo of a dir move puts the tree at the destination with its modes' '
+	keeper --json history undo "$(op_of undo.json)" >redo.json &&
+	snapshot k-dmove/dst >dmove.redo &&
+	test_cmp dmove.before dmove.redo &&
+	keeper --json history undo "$(op_of redo.json)" >/dev/null &&
+	snapshot k-dmove/src >dmove.after &&
+	test_cmp dmove.before dmove.after
+'
+
 test_expect_success 'undo of dir delete --recursive brings back every file with its bytes and mode' '
 	mkdir k-ddel &&
 	mv k-ddel-tree k-ddel/tree &&
@@ -312,6 +331,66 @@ test_expect_success 'undo of dir delete --recursive brings back every file with 
 	keeper --json history undo "$(op_of out)" >undo.json &&
 	snapshot k-ddel/tree >ddel.after &&
 	test_cmp ddel.before ddel.after
+'
+
+test_expect_success 'undo of dir delete --recursive brings back a 700 subdirectory as 700' '
+	mkdir -p k-dmode/t/u &&
+	echo x >k-dmode/t/u/f &&
+	chmod 700 k-dmode/t/u &&
+	keeper --json dir delete k-dmode/t --recursive --confirm-recursive >out &&
+	keeper --json history undo "$(op_of out)" >undo.json &&
+	test "$(mode_of k-dmode/t/u)" = 700
+'
+
+test_expect_success 'undo of a dir move whose destination directory changed mode since is UNDO_CONFLICT' '
+	keeper --json dir move k-dmode/t k-dmode/t2 >out &&
+	chmod 750 k-dmode/t2/u &&
+	undo_conflicts "$(op_of out)" k-dmode/t2/u &&
+	test "$(mode_of k-dmode/t2/u)" = 750
+'
+
+test_expect_success 'undo of an apply-patch that emptied a 700 directory brings it back as 700' '
+	mkdir -p k-dpatch/only &&
+	echo gone >k-dpatch/only/f.txt &&
+	chmod 700 k-dpatch/only &&
+	printf -- "--- a/k-dpatch/only/f.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-gone\n" >rm.patch &&
+	keeper --json file apply-patch rm.patch >out &&
+	test ! -e k-dpatch/only &&
+	keeper --json history undo "$(op_of out)" >undo.json &&
+	test "$(mode_of k-dpatch/only)" = 700 &&
+	echo gone >expect &&
+	test_cmp expect k-dpatch/only/f.txt
+'
+
+# A journal written before directory modes were recorded (schema 1 too, with null modes for
+# every directory item) still undoes: the directories come back as a new directory would.
+
+test_expect_success 'setup: a dir delete whose directory modes are nulled, as an older build wrote it' '
+	mkdir -p k-dold/t/u &&
+	echo x >k-dold/t/u/f &&
+	keeper --json dir delete k-dold/t --recursive --confirm-recursive >out &&
+	op_of out >op.dold &&
+	journal "UPDATE operation_items SET before_mode = NULL, after_mode = NULL
+		WHERE kind = '"'"'directory'"'"' AND op_id = '"'"'$(cat op.dold)'"'"'" &&
+	test "$(journal "PRAGMA user_version")" = 1 &&
+	keeper --json history show "$(cat op.dold)" >show.json &&
+	json_get "[.operation.items[] | select(.kind == \"directory\") | .before_mode] == [null, null]" show.json
+'
+
+test_expect_success 'its undo puts the tree back, each directory with the default mode' '
+	keeper --json history undo "$(cat op.dold)" >undo.json &&
+	json_get ".ok and .changed" undo.json &&
+	echo x >expect &&
+	test_cmp expect k-dold/t/u/f &&
+	mkdir k-dold/fresh &&
+	test "$(mode_of k-dold/t/u)" = "$(mode_of k-dold/fresh)" &&
+	rmdir k-dold/fresh
+'
+
+test_expect_success 'a directory recorded without a mode does not block undo whatever its mode' '
+	chmod 701 k-dold/t/u &&
+	keeper --json history undo "$(op_of undo.json)" >redo.json &&
+	test ! -e k-dold/t
 '
 
 # Refusals: UNDO_CONFLICT changes nothing and names the blocking paths.
@@ -700,6 +779,152 @@ test_expect_success 'the refused history-skipped undo changed nothing' '
 	cmp big.new "$TRASH/capped/big.txt" &&
 	keeper --json --home "$TRASH/home2" --workspace capped history show "$(cat op.big)" >out &&
 	json_get ".undone_by == null" out
+'
+
+# undo-last passes over operations whose history was skipped, and says so.
+
+# capped ARGS...: keeper --json in the workspace "capped" of the second home.
+capped () {
+	keeper --json --home "$TRASH/home2" --workspace capped "$@"
+}
+
+test_expect_success 'undo-last with only a history-skipped operation is OPERATION_NOT_FOUND naming it' '
+	ops=$(op_count "$TRASH/capped") &&
+	test_expect_code 28 capped history undo-last >out &&
+	test_error_code OPERATION_NOT_FOUND out &&
+	json_get "[.error.details.skipped_operations[] | .operation_id, .reason] == [\"$(cat op.big)\", \"history_skipped\"]" out &&
+	test "$(op_count "$TRASH/capped")" = "$ops"
+'
+
+test_expect_success 'setup: in "capped", small.txt created, then big.txt written again above the cap' '
+	capped file create small.txt --content "small" >out &&
+	op_of out >op.small &&
+	seq 1 50 | sed "s/^/AGAIN /" >big.again &&
+	capped file write big.txt --input "$WS/big.again" >out &&
+	op_of out >op.big2 &&
+	json_get ".undo_available == false" out
+'
+
+test_expect_success 'undo-last passes over the history-skipped write and undoes the create before it' '
+	capped history undo-last >out &&
+	json_get ".ok and .changed" out &&
+	test "$(json_get .operation_id out)" != "$(cat op.small)" &&
+	capped history show "$(cat op.small)" >show.json &&
+	test "$(json_get .undone_by show.json)" = "$(json_get .operation_id out)" &&
+	test ! -e "$TRASH/capped/small.txt" &&
+	cmp big.again "$TRASH/capped/big.txt"
+'
+
+test_expect_success 'the undo-last result names the passed-over operation, its summary and why' '
+	json_get "(.skipped_operations | length) == 1" out &&
+	json_get ".skipped_operations[0] == {operation_id: \"$(cat op.big2)\", summary: \"Wrote big.txt.\", reason: \"history_skipped\"}" out
+'
+
+test_expect_success 'undo-last that passes over nothing reports an empty skipped_operations' '
+	keeper --json file create skipless.txt --content x >/dev/null &&
+	keeper --json history undo-last >out &&
+	json_get ".skipped_operations == []" out
+'
+
+test_expect_success 'the human undo-last mentions the passed-over operation on stderr' '
+	capped file create small2.txt --content "small" >/dev/null &&
+	capped file write big.txt --content "$(seq 1 60 | sed "s/^/THIRD /")" >out &&
+	op_of out >op.big3 &&
+	keeper --home "$TRASH/home2" --workspace capped history undo-last >stdout 2>stderr &&
+	grep "^Undid op_" stdout &&
+	grep "skipped 1 newer operation" stderr &&
+	grep -F "$(cat op.big3) (Wrote big.txt)" stderr
+'
+
+# An operation recorded without a summary (plumbing) is undone with a readable one.
+
+test_expect_success 'setup: a plumbing write recorded without a summary' '
+	printf "plumbed before\n" >plumbed.txt &&
+	keeper hash-object -w plumbed.txt >old.id &&
+	printf "plumbed after\n" >plumbed.new &&
+	keeper hash-object -w --stdin <plumbed.new >new.id &&
+	keeper journal-begin --kind write --target plumbed.txt \
+		--item "{\"path\":\"plumbed.txt\",\"before_hash\":\"$(cat old.id)\",\"after_hash\":\"$(cat new.id)\"}" >plumb.op &&
+	keeper publish plumbed.txt --blob "$(cat new.id)" --expected-hash "$(cat old.id)" >/dev/null &&
+	keeper journal-commit "$(cat plumb.op)" >/dev/null &&
+	keeper --json history show "$(cat plumb.op)" >show.json &&
+	test "$(json_get .operation.summary show.json)" = ""
+'
+
+test_expect_success 'its undo is summarised with the kind and target, never empty brackets' '
+	keeper history undo "$(cat plumb.op)" >out &&
+	grep -x "Undid $(cat plumb.op) (write of plumbed.txt). \[op_[0-9a-f]*\]" out &&
+	echo "plumbed before" >expect &&
+	test_cmp expect plumbed.txt
+'
+
+# Large trees: the bound on what a listing shows (max_directory_entries, 1000) never decides
+# whether a tree is unchanged. The workspace "wide" is used through --root.
+
+# wide ARGS...: keeper --json with the workspace at $TRASH/wide.
+wide () {
+	keeper --json --root "$TRASH/wide" "$@"
+}
+
+test_expect_success 'setup: a directory of 1,001 files, moved' '
+	mkdir -p "$TRASH/wide/d" &&
+	(cd "$TRASH/wide/d" && seq 1001 | sed "s/^/f/" | xargs touch) &&
+	wide dir move d d2 >out &&
+	op_of out >op.wide-move &&
+	test "$(ls "$TRASH/wide/d2" | wc -l)" = 1001
+'
+
+test_expect_success 'undo-last of the move of 1,001 files puts them back, with no refusal recorded' '
+	wide history undo-last >undo.json &&
+	json_get ".ok and .changed" undo.json &&
+	test ! -e "$TRASH/wide/d2" &&
+	test "$(ls "$TRASH/wide/d" | wc -l)" = 1001 &&
+	test "$(journal "SELECT count(*) FROM operations WHERE status = '"'"'undo_refused'"'"'" "$TRASH/wide")" = 0
+'
+
+test_expect_success 'setup: the 1,001 files deleted recursively, and the delete undone' '
+	wide dir delete d --recursive --confirm-recursive >out &&
+	wide history undo "$(op_of out)" >undo.json &&
+	op_of undo.json >op.wide-undo &&
+	test "$(ls "$TRASH/wide/d" | wc -l)" = 1001
+'
+
+test_expect_success 'a file added among 1,001 after the undo blocks undoing the undo, even past the 1000th name' '
+	: >"$TRASH/wide/d/zz-late.txt" &&
+	test_expect_code 12 wide history undo "$(cat op.wide-undo)" >refusal.json &&
+	test_error_code UNDO_CONFLICT refusal.json &&
+	echo d/zz-late.txt >expect &&
+	jq -r ".error.details.blocking_paths[]" refusal.json >actual &&
+	test_cmp expect actual &&
+	rm "$TRASH/wide/d/zz-late.txt"
+'
+
+test_expect_success 'undoing the undo of a 1,001-file dir delete deletes the tree again' '
+	wide history undo "$(cat op.wide-undo)" >undo.json &&
+	json_get ".ok and .changed" undo.json &&
+	test ! -e "$TRASH/wide/d"
+'
+
+test_expect_success 'setup: a directory of 50,000 files, moved' '
+	mkdir -p "$TRASH/wide/big" &&
+	(cd "$TRASH/wide/big" && seq 50000 | sed "s/^/f/" | xargs touch) &&
+	wide dir move big big2 >out &&
+	op_of out >op.wide-big
+'
+
+test_expect_success 'the undo of the move of 50,000 files is planned without a conflict (dry run)' '
+	ops=$(op_count "$TRASH/wide") &&
+	wide history undo "$(cat op.wide-big)" --dry-run >undo.json &&
+	json_get ".ok and .dry_run and .would_change and (.items | length) == 100002" undo.json &&
+	test "$(op_count "$TRASH/wide")" = "$ops"
+'
+
+test_expect_success 'a file added among the 50,000 blocks that undo and only it' '
+	: >"$TRASH/wide/big2/zz-late.txt" &&
+	test_expect_code 12 wide history undo "$(cat op.wide-big)" --dry-run >refusal.json &&
+	echo big2/zz-late.txt >expect &&
+	jq -r ".error.details.blocking_paths[]" refusal.json >actual &&
+	test_cmp expect actual
 '
 
 # Workspace-relative paths, and travel.

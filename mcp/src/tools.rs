@@ -517,7 +517,7 @@ pub const TOOLS: &[ToolSpec] = &[
         name: "undo_last",
         effect: Effect::Change,
         params: &[DRY_RUN, SECRET],
-        description: "Undo the newest operation of this workspace that is not an undo and not already undone, recorded by this server's actor when one was configured. Same safety as undo_operation.",
+        description: "Undo the newest operation of this workspace that is not an undo, not already undone, and whose history was stored, recorded by this server's actor when one was configured. Newer operations whose history was skipped are passed over and named in skipped_operations. Same safety as undo_operation.",
     },
 ];
 

@@ -262,7 +262,9 @@ pub enum Observed {
         hash: ObjectId,
         mode: u32,
     },
-    Directory,
+    Directory {
+        mode: u32,
+    },
     /// A link, device or anything else a recorded state cannot match.
     Other,
 }
@@ -291,7 +293,14 @@ pub fn observe(ws: &Workspace, path: &str) -> Result<Observed> {
     };
     Ok(match resolved.kind {
         None => Observed::Absent,
-        Some(Kind::Directory) => Observed::Directory,
+        Some(Kind::Directory) => {
+            let dir = resolved.open_dir()?;
+            let stat = rustix::fs::fstat(&dir)
+                .map_err(|e| crate::resolve::io_error("inspecting a directory", e))?;
+            Observed::Directory {
+                mode: stat.st_mode & 0o7777,
+            }
+        }
         Some(Kind::File) => match publish::current_state(&resolved)? {
             Some((hash, mode)) => Observed::File { hash, mode },
             None => Observed::Absent,
@@ -300,7 +309,8 @@ pub fn observe(ws: &Workspace, path: &str) -> Result<Observed> {
 }
 
 /// Whether `observed` is the recorded side (`after` true: after state) of `item`: existence,
-/// kind, and the content hash and mode where they were recorded.
+/// kind, and the content hash and mode where they were recorded (a directory's mode too; a
+/// journal that recorded none, as every one before directory modes were kept, matches any).
 pub fn matches_side(item: &Item, observed: Observed, after: bool) -> bool {
     let (exists, hash, mode) = if after {
         (item.after_exists, item.after_hash, item.after_mode)
@@ -309,7 +319,9 @@ pub fn matches_side(item: &Item, observed: Observed, after: bool) -> bool {
     };
     match (exists, item.kind, observed) {
         (false, _, Observed::Absent) => true,
-        (true, Kind::Directory, Observed::Directory) => true,
+        (true, Kind::Directory, Observed::Directory { mode: actual }) => {
+            mode.is_none_or(|m| m == actual)
+        }
         (
             true,
             Kind::File,

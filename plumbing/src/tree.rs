@@ -55,6 +55,38 @@ pub fn make_dir(target: &Resolved) -> Result<()> {
     sync_parent(target)
 }
 
+/// Creates the directory at `target` with exactly the permission bits `mode` (the umask and
+/// inherited bits do not apply): how a directory is put back from its recorded state.
+pub fn make_dir_with_mode(target: &Resolved, mode: u32) -> Result<()> {
+    let name = name_of(target)?;
+    counted("create directory", || {
+        rustix::fs::mkdirat(target.parent(), name, Mode::from_raw_mode(mode & 0o777))
+    })
+    .map_err(|e| match e {
+        Errno::EXIST => {
+            Error::new(Code::AlreadyExists, "the path already exists").path(&target.given)
+        }
+        e => io_error("creating directory", e),
+    })?;
+    // The new directory itself, never a link put in its place since.
+    let dir = rustix::fs::openat(
+        target.parent(),
+        name,
+        rustix::fs::OFlags::RDONLY
+            | rustix::fs::OFlags::DIRECTORY
+            | rustix::fs::OFlags::NOFOLLOW
+            | rustix::fs::OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| io_error("opening directory", e))?;
+    rustix::fs::fchmod(&dir, Mode::from_raw_mode(mode))
+        .map_err(|e| io_error("setting a directory's mode", e))?;
+    counted("sync directory", || rustix::fs::fsync(&dir))
+        .map_err(|e| io_error("syncing directory", e))?;
+    crash_point("mkdir-before-dir-sync");
+    sync_parent(target)
+}
+
 /// Removes the empty directory at `target`.
 pub fn remove_dir(target: &Resolved) -> Result<()> {
     let name = name_of(target)?;

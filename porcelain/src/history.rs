@@ -201,27 +201,41 @@ impl Workspace {
         }
     }
 
-    /// Undoes the newest operation here that can be undone (not an undo, not already undone),
-    /// optionally only among one actor's.
+    /// Undoes the newest operation here that can be undone (not an undo, not already undone,
+    /// its history stored), optionally only among one actor's. The result's
+    /// `skipped_operations` names the newer ones passed over because they cannot be undone.
     pub fn undo_last(
         &self,
         actor: Option<&str>,
         options: &MutationOptions,
     ) -> Result<MutationResult> {
-        let journal = self.existing_journal()?;
-        let op = journal
-            .as_ref()
-            .map(|j| j.latest_undoable(actor))
-            .transpose()?
-            .flatten()
-            .ok_or_else(|| {
-                Error::new(
-                    Code::OperationNotFound,
-                    "there is no operation to undo in this workspace",
+        let (op, passed) = match self.existing_journal()? {
+            Some(journal) => journal.latest_undoable_passing(actor)?,
+            None => (None, Vec::new()),
+        };
+        let Some(op) = op else {
+            let message = if passed.is_empty() {
+                "there is no operation to undo in this workspace".to_owned()
+            } else {
+                format!(
+                    "there is no operation to undo in this workspace; {} operation(s) cannot be undone because their history was skipped",
+                    passed.len()
                 )
-                .with("actor", actor)
-            })?;
-        self.undo(&op.id, options)
+            };
+            let mut err = Error::new(Code::OperationNotFound, message).with("actor", actor);
+            if !passed.is_empty() {
+                err = err.with("skipped_operations", json!(passed));
+            }
+            return Err(err);
+        };
+        match self.undo(&op.id, options) {
+            Ok(mut result) => {
+                result.extra.skipped_operations = Some(passed);
+                Ok(result)
+            }
+            Err(err) if !passed.is_empty() => Err(err.with("skipped_operations", json!(passed))),
+            Err(err) => Err(err),
+        }
     }
 
     fn plan_undo(&self, id: &str) -> Result<Plan> {
@@ -292,14 +306,12 @@ impl Workspace {
             .iter()
             .filter(|(i, _)| !i.before_exists && i.kind == Kind::Directory)
         {
-            let listing = self.list(Some(&item.path), &crate::ListOptions::default())?;
-            for entry in listing.entries {
-                if !removed.contains(entry.path.as_str()) {
-                    blocking.push(entry.path);
+            // Every entry is looked at: the bound on what a listing shows must not decide
+            // whether the tree is unchanged.
+            for entry in self.entries_in(&item.path)? {
+                if !removed.contains(entry.as_str()) {
+                    blocking.push(entry);
                 }
-            }
-            if listing.truncated {
-                blocking.push(item.path.clone());
             }
         }
         blocking.sort();
@@ -336,8 +348,16 @@ impl Workspace {
                 (false, Kind::File, _) => Step::Remove {
                     path: item.path.clone(),
                 },
-                (true, Kind::Directory, _) => Step::MakeDir {
-                    path: item.path.clone(),
+                (true, Kind::Directory, _) => match item.before_mode {
+                    Some(mode) => Step::RestoreDir {
+                        path: item.path.clone(),
+                        mode,
+                    },
+                    // Recorded without a mode (a directory the operation made, or a journal
+                    // from before directory modes were kept): a new directory's default.
+                    None => Step::MakeDir {
+                        path: item.path.clone(),
+                    },
                 },
                 (true, Kind::File, now) => {
                     let blob = item
@@ -370,6 +390,7 @@ impl Workspace {
                 Step::Publish { path, .. } => format!("restore {path}\n"),
                 Step::Remove { path } => format!("delete {path}\n"),
                 Step::MakeDir { path } => format!("mkdir {path}\n"),
+                Step::RestoreDir { path, mode } => format!("mkdir {path} (mode {mode:o})\n"),
                 Step::RemoveDir { path } => format!("rmdir {path}\n"),
                 Step::Rename { from, to, .. } => format!("rename {from} -> {to}\n"),
             })
@@ -381,7 +402,7 @@ impl Workspace {
             .unwrap_or_else(|| op.items.first().map(|i| i.path.clone()).unwrap_or_default());
         Ok(Plan {
             kind: "undo",
-            summary: format!("Undid {id} ({})", op.summary.trim_end_matches('.')),
+            summary: undo_summary(&op),
             given: target.clone(),
             target,
             source: None,
@@ -394,6 +415,26 @@ impl Workspace {
             preview,
             extra: Default::default(),
         })
+    }
+
+    /// Every direct entry of the directory at `path`, unbounded (workspace-relative paths).
+    fn entries_in(&self, path: &str) -> Result<Vec<String>> {
+        let dir = self.inner.root.resolve(
+            path,
+            filekeeper_plumbing::resolve::Intent::Write {
+                allow_sensitive: true,
+            },
+        )?;
+        let walk = filekeeper_plumbing::walk::walk(
+            &self.inner.root,
+            &dir,
+            filekeeper_plumbing::walk::WalkOptions {
+                recursive: false,
+                max_depth: 1,
+                respect_ignore: false,
+            },
+        )?;
+        walk.map(|entry| entry.map(|e| e.rel)).collect()
     }
 
     /// Records a refused undo in the ledger: an `undo_refused` row with the target path, the
@@ -430,6 +471,24 @@ impl Workspace {
         }
         err
     }
+}
+
+/// An undo's summary: the undone operation's own in brackets, or, for one recorded without a
+/// summary (`journal-begin` makes it optional), its kind and target.
+fn undo_summary(op: &Operation) -> String {
+    let own = op.summary.trim().trim_end_matches('.');
+    let about = if !own.is_empty() {
+        own.to_owned()
+    } else {
+        let kind = op.kind.trim();
+        match (kind.is_empty(), op.target_path.as_deref()) {
+            (false, Some(target)) => format!("{kind} of {target}"),
+            (true, Some(target)) => format!("an operation on {target}"),
+            (false, None) => kind.to_owned(),
+            (true, None) => return format!("Undid {}.", op.id),
+        }
+    };
+    format!("Undid {} ({about}).", op.id)
 }
 
 /// The item an undo records: the original with its sides swapped.

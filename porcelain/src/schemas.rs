@@ -94,6 +94,7 @@ fn cli() -> Vec<(&'static str, Value)> {
             mutation(&["match_stage", "match_count"], &[]),
         ),
         ("file apply-patch", mutation(&["patch_files"], &[])),
+        ("history undo-last", mutation(&["skipped_operations"], &[])),
         ("history list", schema::<Success<HistoryList>>()),
         ("history show", schema::<Success<HistoryShow>>()),
         ("history diff", schema::<Success<HistoryDiff>>()),
@@ -123,7 +124,6 @@ fn cli() -> Vec<(&'static str, Value)> {
         "dir move",
         "dir delete",
         "history undo",
-        "history undo-last",
     ] {
         out.push((command, mutation(&[], &[])));
     }
@@ -150,6 +150,7 @@ fn mcp() -> Vec<(&'static str, Value)> {
             mutation(&["match_stage", "match_count"], &[]),
         ),
         ("file_apply_patch", mutation(&["patch_files"], &[])),
+        ("undo_last", mutation(&["skipped_operations"], &[])),
     ];
     for tool in [
         "file_create",
@@ -162,7 +163,6 @@ fn mcp() -> Vec<(&'static str, Value)> {
         "file_insert_lines",
         "file_delete_lines",
         "undo_operation",
-        "undo_last",
     ] {
         out.push((tool, mutation(&[], &[])));
     }

@@ -84,6 +84,17 @@ pub struct Item {
     pub history_skipped: bool,
 }
 
+/// An operation passed over on the way to the newest undoable one.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct PassedOver {
+    pub operation_id: String,
+    pub summary: String,
+    /// Why it cannot be undone: `history_skipped` (some path's bytes were above
+    /// `max_history_blob_bytes` and were not stored).
+    #[schemars(extend("enum" = ["history_skipped"]))]
+    pub reason: &'static str,
+}
+
 /// Filters of [`Journal::list`].
 #[derive(Clone, Debug, Default)]
 pub struct ListFilter {
@@ -423,28 +434,47 @@ impl Journal {
     }
 
     /// The newest operation `undo-last` would undo: committed or partial, not an undo itself,
-    /// not already undone, optionally by one actor.
+    /// not already undone, with every item's before state stored, optionally by one actor.
     pub fn latest_undoable(&self, actor: Option<&str>) -> Result<Option<Operation>> {
+        Ok(self.latest_undoable_passing(actor)?.0)
+    }
+
+    /// [`Journal::latest_undoable`], and the newer operations it passed over because their
+    /// history was skipped (some item's bytes were above the history cap), newest first.
+    pub fn latest_undoable_passing(
+        &self,
+        actor: Option<&str>,
+    ) -> Result<(Option<Operation>, Vec<PassedOver>)> {
         let actor_clause = if actor.is_some() {
             "AND o.actor = ?1"
         } else {
             "AND ?1 IS NULL"
         };
-        let id: Option<String> = self
-            .conn()
-            .query_row(
-                &format!(
-                    "SELECT o.id FROM operations o
-                     WHERE o.status IN ('committed', 'partial') AND o.kind != 'undo' {actor_clause}
-                       AND NOT EXISTS (SELECT 1 FROM operations u WHERE u.undoes = o.id
-                                       AND u.kind = 'undo' AND u.status IN ('committed', 'partial'))
-                     ORDER BY o.seq DESC LIMIT 1"
-                ),
-                [actor],
-                |r| r.get(0),
-            )
-            .optional()?;
-        id.map(|id| self.get(&id)).transpose()
+        let mut stmt = self.conn().prepare_cached(&format!(
+            "SELECT o.id, o.summary,
+                    EXISTS (SELECT 1 FROM operation_items i
+                            WHERE i.op_id = o.id AND i.history_skipped = 1)
+             FROM operations o
+             WHERE o.status IN ('committed', 'partial') AND o.kind != 'undo' {actor_clause}
+               AND NOT EXISTS (SELECT 1 FROM operations u WHERE u.undoes = o.id
+                               AND u.kind = 'undo' AND u.status IN ('committed', 'partial'))
+             ORDER BY o.seq DESC"
+        ))?;
+        let mut rows = stmt.query([actor])?;
+        let mut passed = Vec::new();
+        while let Some(row) = rows.next()? {
+            let (id, summary, skipped): (String, String, bool) =
+                (row.get(0)?, row.get(1)?, row.get(2)?);
+            if !skipped {
+                return Ok((Some(self.get(&id)?), passed));
+            }
+            passed.push(PassedOver {
+                operation_id: id,
+                summary,
+                reason: "history_skipped",
+            });
+        }
+        Ok((None, passed))
     }
 
     fn query<P: rusqlite::Params>(&self, filter: &str, args: P) -> Result<Vec<Operation>> {

@@ -757,8 +757,10 @@ pub enum HistoryCommand {
         #[command(flatten)]
         mutation: MutationArgs,
     },
-    /// Undo the newest operation here that is not an undo and not already undone; with the
-    /// global --actor, the newest of that actor's (who is also recorded as the undo's actor).
+    /// Undo the newest operation here that is not an undo, not already undone, and whose
+    /// history was stored (newer ones whose history was skipped are passed over and named);
+    /// with the global --actor, the newest of that actor's (who is also recorded as the
+    /// undo's actor).
     #[command(after_long_help = r#"Examples:
   keeper history undo-last --dry-run
   keeper history undo-last --actor agent-7"#)]

@@ -108,7 +108,25 @@ pub fn run(ws: &Workspace, cmd: &HistoryCommand, global: &Global) -> Result<Repl
                 global.actor.as_deref(),
                 &super::change_cmds::options(global, mutation),
             )?;
-            Ok(super::change_cmds::reply(ws, result))
+            let skipped: Vec<String> = result
+                .extra
+                .skipped_operations
+                .iter()
+                .flatten()
+                .map(|p| match p.summary.trim() {
+                    "" => p.operation_id.clone(),
+                    summary => format!("{} ({})", p.operation_id, summary.trim_end_matches('.')),
+                })
+                .collect();
+            let mut reply = super::change_cmds::reply(ws, result);
+            if !skipped.is_empty() {
+                reply.notes.push(format!(
+                    "skipped {} newer operation(s) whose history was skipped (above max_history_blob_bytes), so they cannot be undone: {}",
+                    skipped.len(),
+                    skipped.join(", ")
+                ));
+            }
+            Ok(reply)
         }
     }
 }

@@ -268,7 +268,7 @@ impl Workspace {
             if self.holds_only(&dir, &b.gone)? {
                 b.gone.insert(dir.clone());
                 b.items.push(Planned {
-                    item: dir_item(&dir, "deleted", true, false),
+                    item: self.removed_dir_item(&dir)?,
                     after_size: None,
                 });
                 b.removed_dirs.push(dir);

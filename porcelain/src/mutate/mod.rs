@@ -100,7 +100,7 @@ pub struct MutationResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub preview_diff: Option<String>,
     /// Command-specific fields: `match_stage` and `match_count` for text replacement,
-    /// `patch_files` for patches.
+    /// `patch_files` for patches, `skipped_operations` when undoing the newest operation.
     #[serde(flatten)]
     pub extra: MutationExtra,
 }
@@ -123,6 +123,10 @@ pub struct MutationExtra {
     /// content that had none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bom_kept: Option<bool>,
+    /// Undoing the newest operation only: the newer operations passed over because they
+    /// cannot be undone, newest first (empty when none was).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped_operations: Option<Vec<filekeeper_plumbing::journal::PassedOver>>,
 }
 
 /// An effect, in terms of workspace-relative paths resolved again when applied.
@@ -139,6 +143,11 @@ pub(crate) enum Step {
     },
     MakeDir {
         path: String,
+    },
+    /// A directory put back with its recorded permission bits.
+    RestoreDir {
+        path: String,
+        mode: u32,
     },
     RemoveDir {
         path: String,
@@ -551,6 +560,9 @@ impl Workspace {
             }
             Step::Remove { path } => tree::remove_file(&root.resolve(path, write)?),
             Step::MakeDir { path } => tree::make_dir(&root.resolve(path, write)?),
+            Step::RestoreDir { path, mode } => {
+                tree::make_dir_with_mode(&root.resolve(path, write)?, *mode)
+            }
             Step::RemoveDir { path } => tree::remove_dir(&root.resolve(path, write)?),
             Step::Rename { from, to, replace } => {
                 let from = root.resolve(from, write)?;

@@ -3,6 +3,7 @@
 
 use super::{MutationOptions, MutationResult, Plan, Planned, Preview, PreviewPart, Step};
 use crate::{Code, Error, ObjectId, Result, Workspace};
+use filekeeper_plumbing::commands::{Observed, observe};
 use filekeeper_plumbing::ignore::git_ignores;
 use filekeeper_plumbing::journal::Item;
 use filekeeper_plumbing::publish::Expect;
@@ -738,24 +739,28 @@ impl Workspace {
                 );
             }
             let tree = ws.tree_below(&from)?;
+            // A rename keeps every mode, so each directory's is recorded on both ends.
+            let mode = ws.dir_mode(&from.rel)?;
             let mut items = vec![Planned {
-                item: dir_item(&from.rel, "deleted", true, false),
+                item: removed_item(&from.rel, None, mode),
                 after_size: None,
             }];
             let mut blobs = Vec::new();
-            for (rel, seen) in &tree {
+            for (rel, seen, mode) in &tree {
                 items.push(Planned {
-                    item: removed_item(rel, seen.as_ref()),
+                    item: removed_item(rel, seen.as_ref(), *mode),
                     after_size: None,
                 });
             }
+            let mut placed = dir_item(&to.rel, "created", false, true);
+            placed.after_mode = mode;
             items.push(Planned {
-                item: dir_item(&to.rel, "created", false, true),
+                item: placed,
                 after_size: None,
             });
-            for (rel, seen) in &tree {
+            for (rel, seen, mode) in &tree {
                 let moved_to = format!("{}{}", to.rel, &rel[from.rel.len()..]);
-                let mut item = removed_item(&moved_to, seen.as_ref());
+                let mut item = removed_item(&moved_to, seen.as_ref(), *mode);
                 item.change = "created".into();
                 std::mem::swap(&mut item.before_exists, &mut item.after_exists);
                 std::mem::swap(&mut item.before_hash, &mut item.after_hash);
@@ -830,9 +835,9 @@ impl Workspace {
             let mut items = Vec::new();
             let mut steps = Vec::new();
             let mut blobs = Vec::new();
-            for (rel, seen) in &tree {
+            for (rel, seen, mode) in &tree {
                 items.push(Planned {
-                    item: removed_item(rel, seen.as_ref()),
+                    item: removed_item(rel, seen.as_ref(), *mode),
                     after_size: None,
                 });
                 if let Some(seen) = seen {
@@ -843,8 +848,8 @@ impl Workspace {
             // Directories go after their contents: deepest first.
             let mut dirs: Vec<&String> = tree
                 .iter()
-                .filter(|(_, s)| s.is_none())
-                .map(|(r, _)| r)
+                .filter(|(_, s, _)| s.is_none())
+                .map(|(r, _, _)| r)
                 .collect();
             dirs.sort_by_key(|d| std::cmp::Reverse(d.matches('/').count()));
             steps.extend(
@@ -855,10 +860,10 @@ impl Workspace {
                 path: target.rel.clone(),
             });
             items.push(Planned {
-                item: dir_item(&target.rel, "deleted", true, false),
+                item: removed_item(&target.rel, None, ws.dir_mode(&target.rel)?),
                 after_size: None,
             });
-            let files = tree.iter().filter(|(_, s)| s.is_some()).count();
+            let files = tree.iter().filter(|(_, s, _)| s.is_some()).count();
             Ok(Plan {
                 kind: "dir_delete",
                 summary: format!("Deleted directory {} ({files} files).", target.rel),
@@ -886,8 +891,9 @@ impl Workspace {
     }
 
     /// Every entry below a directory, in walk order: files with their state, directories as
-    /// `None`. Links and special files cannot be recorded for undo, so they are refused.
-    fn tree_below(&self, dir: &Resolved) -> Result<Vec<(String, Option<Seen>)>> {
+    /// `None` with their mode. Links and special files cannot be recorded for undo, so they
+    /// are refused.
+    fn tree_below(&self, dir: &Resolved) -> Result<Vec<Below>> {
         let max_depth = self.inner.limits.max_recursion_depth as usize;
         let mut walk = walk::walk(
             &self.inner.root,
@@ -902,7 +908,10 @@ impl Workspace {
         for entry in walk.by_ref() {
             let entry = entry?;
             match entry.kind {
-                EntryKind::Directory => out.push((entry.rel, None)),
+                EntryKind::Directory => {
+                    let mode = entry.stat()?.mode;
+                    out.push((entry.rel, None, Some(mode)));
+                }
                 EntryKind::File => {
                     let resolved = self.inner.root.resolve(
                         &entry.rel,
@@ -910,7 +919,7 @@ impl Workspace {
                             allow_sensitive: true,
                         },
                     )?;
-                    out.push((entry.rel.clone(), Some(self.see(&resolved)?)));
+                    out.push((entry.rel.clone(), Some(self.see(&resolved)?), None));
                 }
                 EntryKind::Symlink | EntryKind::Special => {
                     let (code, what) = if entry.kind == EntryKind::Symlink {
@@ -959,6 +968,26 @@ impl Workspace {
     }
 }
 
+impl Workspace {
+    /// The permission bits of the directory at the workspace-relative `rel`; `None` when it
+    /// is not a directory.
+    pub(crate) fn dir_mode(&self, rel: &str) -> Result<Option<u32>> {
+        Ok(match observe(&self.inner, rel)? {
+            Observed::Directory { mode } => Some(mode),
+            _ => None,
+        })
+    }
+
+    /// The item of an existing directory an operation removes, with its mode.
+    pub(crate) fn removed_dir_item(&self, rel: &str) -> Result<Item> {
+        Ok(removed_item(rel, None, self.dir_mode(rel)?))
+    }
+}
+
+/// An entry below a directory: its path, a file's state (`None` for a directory), and a
+/// directory's mode (`None` for a file, whose mode is in its state).
+type Below = (String, Option<Seen>, Option<u32>);
+
 pub(crate) fn guard(path: &str, expected: ObjectId, actual: Option<ObjectId>) -> Result<()> {
     if actual == Some(expected) {
         return Ok(());
@@ -999,10 +1028,14 @@ pub(crate) fn deleted_file(rel: &str, before: &Seen) -> Item {
     }
 }
 
-fn removed_item(rel: &str, seen: Option<&Seen>) -> Item {
+/// A path removed: a file with its state, or a directory with its mode (`dir_mode`).
+fn removed_item(rel: &str, seen: Option<&Seen>, dir_mode: Option<u32>) -> Item {
     match seen {
         Some(seen) => deleted_file(rel, seen),
-        None => dir_item(rel, "deleted", true, false),
+        None => Item {
+            before_mode: dir_mode,
+            ..dir_item(rel, "deleted", true, false)
+        },
     }
 }
 

@@ -57,8 +57,11 @@ fn restore_one(ws: &Workspace, item: &Item, current: Observed, store: &ObjectSto
     )?;
     match (item.before_exists, item.kind, current) {
         (false, _, Observed::File { .. }) => tree::remove_file(&target),
-        (false, _, Observed::Directory) => tree::remove_dir(&target),
-        (true, Kind::Directory, Observed::Absent) => tree::make_dir(&target),
+        (false, _, Observed::Directory { .. }) => tree::remove_dir(&target),
+        (true, Kind::Directory, Observed::Absent) => match item.before_mode {
+            Some(mode) => tree::make_dir_with_mode(&target, mode),
+            None => tree::make_dir(&target),
+        },
         (true, Kind::File, Observed::Absent | Observed::File { .. }) => {
             let blob = item
                 .before_hash
