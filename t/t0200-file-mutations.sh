@@ -857,7 +857,8 @@ test_expect_success 'every mutating command warns the same way about a git-ignor
 	ignored_warned file apply-patch "$TRASH/ignored.diff" &&
 	ignored_warned file write build/p.txt --content q &&
 	ignored_warned file delete build/p.txt &&
-	ignored_warned dir delete build
+	ignored_warned dir delete build &&
+	ignored_warned history undo-last
 '
 
 # a trailing slash names a directory

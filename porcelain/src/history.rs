@@ -402,6 +402,7 @@ impl Workspace {
             .unwrap_or_else(|| op.items.first().map(|i| i.path.clone()).unwrap_or_default());
         Ok(Plan {
             kind: "undo",
+            warnings: self.undo_warnings(&items),
             summary: undo_summary(&op),
             given: target.clone(),
             target,
@@ -411,10 +412,32 @@ impl Workspace {
             steps,
             blobs: Vec::new(),
             after_blobs: Vec::new(),
-            warnings: Vec::new(),
             preview,
             extra: Default::default(),
         })
+    }
+
+    /// The git-ignored warnings every mutating command gives, for the paths an undo changes:
+    /// checked at the top of each changed tree only, so undoing a wide tree asks git's rules
+    /// once, not once per file.
+    fn undo_warnings(&self, items: &[Planned]) -> Vec<String> {
+        let paths: std::collections::HashSet<&str> =
+            items.iter().map(|p| p.item.path.as_str()).collect();
+        let below_another = |path: &str| {
+            let mut rest = path;
+            while let Some((parent, _)) = rest.rsplit_once('/') {
+                if paths.contains(parent) {
+                    return true;
+                }
+                rest = parent;
+            }
+            false
+        };
+        items
+            .iter()
+            .filter(|p| !below_another(&p.item.path))
+            .flat_map(|p| self.ignored_warning_as(&p.item.path, p.item.kind == Kind::Directory))
+            .collect()
     }
 
     /// Every direct entry of the directory at `path`, unbounded (workspace-relative paths).
