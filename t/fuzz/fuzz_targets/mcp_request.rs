@@ -117,7 +117,7 @@ fn fixture() -> &'static Fixture {
         // Two real operations, for the history and undo tools to find.
         let options = MutationOptions::default();
         let op1 = workspace
-            .write_file("made.txt", b"alpha\nbeta\n", None, &options)
+            .write_file("made.txt", b"alpha\nbeta\n", None, false, &options)
             .expect("a write")
             .operation_id
             .expect("an id");
