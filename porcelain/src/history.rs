@@ -401,19 +401,13 @@ impl Workspace {
             .clone()
             .unwrap_or_else(|| op.items.first().map(|i| i.path.clone()).unwrap_or_default());
         Ok(Plan {
-            kind: "undo",
             warnings: self.undo_warnings(&items),
             summary: undo_summary(&op),
-            given: target.clone(),
-            target,
-            source: None,
             undoes: Some(id.to_owned()),
             items,
             steps,
-            blobs: Vec::new(),
-            after_blobs: Vec::new(),
             preview,
-            extra: Default::default(),
+            ..Plan::new("undo", &target, &target)
         })
     }
 

@@ -612,15 +612,10 @@ impl Builder {
             )
             .collect();
         Plan {
-            kind: "apply_patch",
             summary: format!(
                 "Applied a patch to {} file(s): {tally}{dirs}.",
                 self.reports.len()
             ),
-            given: target.clone(),
-            target,
-            source: None,
-            undoes: None,
             items: self.items,
             steps,
             blobs: self.blobs,
@@ -631,6 +626,7 @@ impl Builder {
                 patch_files: Some(self.reports),
                 ..MutationExtra::default()
             },
+            ..Plan::new("apply_patch", &target, &target)
         }
     }
 }

@@ -36,16 +36,11 @@ impl Workspace {
                     .collect()
             };
             Ok(Plan {
-                kind: "dir_create",
                 summary: if missing.is_empty() {
                     format!("Directory {rel} already exists; nothing to create.")
                 } else {
                     format!("Created directory {rel}.")
                 },
-                given: path.to_owned(),
-                target: rel.clone(),
-                source: None,
-                undoes: None,
                 preview: missing
                     .iter()
                     .map(|p| format!("mkdir {p}\n"))
@@ -56,10 +51,8 @@ impl Workspace {
                     .map(|p| Step::MakeDir { path: p.clone() })
                     .collect(),
                 items,
-                blobs: Vec::new(),
-                after_blobs: Vec::new(),
                 warnings: ws.ignored_warning_as(&rel, true),
-                extra: Default::default(),
+                ..Plan::new("dir_create", path, &rel)
             })
         })
     }
@@ -214,12 +207,8 @@ impl Workspace {
                 }
             }
             Ok(Plan {
-                kind: "dir_move",
                 summary: format!("Moved directory {} to {}.", from.rel, to.rel),
-                given: destination.to_owned(),
-                target: to.rel.clone(),
                 source: Some(from.rel.clone()),
-                undoes: None,
                 preview: format!(
                     "rename {}/ -> {}/ ({} entries)\n",
                     from.rel,
@@ -234,13 +223,12 @@ impl Workspace {
                 }],
                 items,
                 blobs,
-                after_blobs: Vec::new(),
                 warnings: [
                     ws.ignored_warning_as(&to.rel, true),
                     ws.ignored_warning_as(&from.rel, true),
                 ]
                 .concat(),
-                extra: Default::default(),
+                ..Plan::new("dir_move", destination, &to.rel)
             })
         })
     }
@@ -304,12 +292,7 @@ impl Workspace {
             });
             let files = tree.iter().filter(|(_, s, _)| s.is_some()).count();
             Ok(Plan {
-                kind: "dir_delete",
                 summary: format!("Deleted directory {} ({files} files).", target.rel),
-                given: path.to_owned(),
-                target: target.rel.clone(),
-                source: None,
-                undoes: None,
                 preview: steps
                     .iter()
                     .map(|s| match s {
@@ -322,9 +305,8 @@ impl Workspace {
                 items,
                 steps,
                 blobs,
-                after_blobs: Vec::new(),
                 warnings: ws.ignored_warning_as(&target.rel, true),
-                extra: Default::default(),
+                ..Plan::new("dir_delete", path, &target.rel)
             })
         })
     }

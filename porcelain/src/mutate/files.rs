@@ -264,7 +264,6 @@ impl Workspace {
             after: Some(Arc::clone(&content)),
         }]);
         Ok(Plan {
-            kind,
             summary: if change == "unchanged" {
                 format!(
                     "{} already holds this content; nothing to write.",
@@ -273,10 +272,6 @@ impl Workspace {
             } else {
                 format!("{verb} {}.", target.rel)
             },
-            given: given.to_owned(),
-            target: target.rel.clone(),
-            source: None,
-            undoes: None,
             items: vec![Planned {
                 item,
                 after_size: Some(content.len() as u64),
@@ -291,7 +286,7 @@ impl Workspace {
             after_blobs,
             warnings: self.ignored_warning(&target.rel),
             preview,
-            extra: Default::default(),
+            ..Plan::new(kind, given, &target.rel)
         })
     }
 
@@ -325,12 +320,7 @@ impl Workspace {
             }
             let item = deleted_file(&target.rel, &before);
             Ok(Plan {
-                kind: "delete",
                 summary: format!("Deleted {}.", target.rel),
-                given: path.to_owned(),
-                target: target.rel.clone(),
-                source: None,
-                undoes: None,
                 preview: Preview(vec![PreviewPart::Diff {
                     rel: target.rel.clone(),
                     existed: true,
@@ -345,9 +335,8 @@ impl Workspace {
                     path: target.rel.clone(),
                 }],
                 blobs: before.bytes.into_iter().collect(),
-                after_blobs: Vec::new(),
                 warnings: ws.ignored_warning(&target.rel),
-                extra: Default::default(),
+                ..Plan::new("delete", path, &target.rel)
             })
         })
     }
@@ -424,12 +413,8 @@ impl Workspace {
             let mut warnings = ws.ignored_warning(&to.rel);
             warnings.extend(ws.ignored_warning(&from.rel));
             Ok(Plan {
-                kind: "move",
                 summary: format!("Moved {} to {}.", from.rel, to.rel),
-                given: destination.to_owned(),
-                target: to.rel.clone(),
                 source: Some(from.rel.clone()),
-                undoes: None,
                 preview: format!("rename {} -> {}\n", from.rel, to.rel).into(),
                 items: vec![
                     Planned {
@@ -447,9 +432,8 @@ impl Workspace {
                     replace: overwrite,
                 }],
                 blobs,
-                after_blobs: Vec::new(),
                 warnings,
-                extra: Default::default(),
+                ..Plan::new("move", destination, &to.rel)
             })
         })
     }

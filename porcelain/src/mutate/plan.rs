@@ -70,6 +70,27 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
+    /// An empty plan of `kind` for the path the caller named (`given`), targeting the
+    /// workspace-relative `target`. A command fills in what its change has, beside this in
+    /// struct update syntax, and leaves the rest empty.
+    pub fn new(kind: &'static str, given: &str, target: &str) -> Plan {
+        Plan {
+            kind,
+            summary: String::new(),
+            given: given.to_owned(),
+            target: target.to_owned(),
+            source: None,
+            undoes: None,
+            items: Vec::new(),
+            steps: Vec::new(),
+            blobs: Vec::new(),
+            after_blobs: Vec::new(),
+            warnings: Vec::new(),
+            preview: Preview::default(),
+            extra: MutationExtra::default(),
+        }
+    }
+
     pub(super) fn target_item(&self) -> Option<&Item> {
         self.items
             .iter()
