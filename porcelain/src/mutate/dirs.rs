@@ -1,7 +1,7 @@
 //! The directory commands, each a plan: create, move and delete a directory (with
 //! everything in it, file by file, so the change can be undone).
 
-use super::items::{dir_item, removed_item};
+use super::items::{Change, dir_item, removed_item};
 use super::target::{Seen, not_a_directory};
 use super::{MutationOptions, MutationResult, Plan, Planned, Step};
 use crate::{Code, Error, Result, Workspace};
@@ -23,14 +23,14 @@ impl Workspace {
             let missing = ws.dirs_to_create(&rel, parents, path, options)?;
             let items: Vec<Planned> = if missing.is_empty() {
                 vec![Planned {
-                    item: dir_item(&rel, "unchanged", true, true),
+                    item: dir_item(&rel, Change::Unchanged, true, true),
                     after_size: None,
                 }]
             } else {
                 missing
                     .iter()
                     .map(|p| Planned {
-                        item: dir_item(p, "created", false, true),
+                        item: dir_item(p, Change::Created, false, true),
                         after_size: None,
                     })
                     .collect()
@@ -184,7 +184,7 @@ impl Workspace {
                     after_size: None,
                 });
             }
-            let mut placed = dir_item(&to.rel, "created", false, true);
+            let mut placed = dir_item(&to.rel, Change::Created, false, true);
             placed.after_mode = mode;
             items.push(Planned {
                 item: placed,
@@ -193,7 +193,7 @@ impl Workspace {
             for (rel, seen, mode) in &tree {
                 let moved_to = format!("{}{}", to.rel, &rel[from.rel.len()..]);
                 let mut item = removed_item(&moved_to, seen.as_ref(), *mode);
-                item.change = "created".into();
+                item.change = Change::Created.into();
                 std::mem::swap(&mut item.before_exists, &mut item.after_exists);
                 std::mem::swap(&mut item.before_hash, &mut item.after_hash);
                 std::mem::swap(&mut item.before_mode, &mut item.after_mode);

@@ -1,6 +1,6 @@
 //! The file commands, each a plan: create, write, copy, delete and move one file.
 
-use super::items::deleted_file;
+use super::items::{Change, deleted_file};
 use super::target::{Seen, guard, not_a_file};
 use super::{MutationOptions, MutationResult, Plan, Planned, Preview, PreviewPart, Step};
 use crate::{Code, Error, ObjectId, Result, Workspace};
@@ -237,13 +237,13 @@ impl Workspace {
             Vec::new()
         };
         let change = match &before {
-            None => "created",
-            Some(b) if b.hash == after_hash => "unchanged",
-            Some(_) => "modified",
+            None => Change::Created,
+            Some(b) if b.hash == after_hash => Change::Unchanged,
+            Some(_) => Change::Modified,
         };
         let item = Item {
             path: target.rel.clone(),
-            change: change.to_owned(),
+            change: change.into(),
             kind: Kind::File,
             before_exists: before.is_some(),
             after_exists: true,
@@ -264,7 +264,7 @@ impl Workspace {
             after: Some(Arc::clone(&content)),
         }]);
         Ok(Plan {
-            summary: if change == "unchanged" {
+            summary: if change == Change::Unchanged {
                 format!(
                     "{} already holds this content; nothing to write.",
                     target.rel
@@ -390,11 +390,11 @@ impl Workspace {
             let placed = Item {
                 path: to.rel.clone(),
                 change: if before.is_some() {
-                    "modified"
+                    Change::Modified
                 } else {
-                    "created"
+                    Change::Created
                 }
-                .to_owned(),
+                .into(),
                 kind: Kind::File,
                 before_exists: before.is_some(),
                 after_exists: true,

@@ -1,10 +1,68 @@
-//! The journal items a plan records: one per path, with its before and after state.
+//! The journal items a plan records: one per path, with its before and after state and the
+//! word for what changed.
 
 use super::target::Seen;
 use crate::{Result, Workspace};
 use filekeeper_plumbing::commands::{Observed, observe};
 use filekeeper_plumbing::journal::Item;
 use filekeeper_plumbing::resolve::Kind;
+use serde::Serialize;
+use std::fmt;
+
+/// What a change does to one path, as the journal records it and results report it. The
+/// journal keeps the word as text (its plumbing commands accept words of their own), so the
+/// library decides with this type and writes [`Change::as_str`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// The path did not exist before.
+    Created,
+    /// The path's content or mode changed.
+    Modified,
+    /// The path no longer exists.
+    Deleted,
+    /// The path already holds what the change would put there.
+    Unchanged,
+    /// A patch section that renames a file (its content may change too).
+    Renamed,
+    /// A patch section that copies a file (its content may change too).
+    Copied,
+    /// A patch section that changes a file's mode and nothing else.
+    ModeChanged,
+}
+
+impl Change {
+    /// The word as the journal and the JSON output spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Change::Created => "created",
+            Change::Modified => "modified",
+            Change::Deleted => "deleted",
+            Change::Unchanged => "unchanged",
+            Change::Renamed => "renamed",
+            Change::Copied => "copied",
+            Change::ModeChanged => "mode_changed",
+        }
+    }
+}
+
+/// The journal item's text.
+impl From<Change> for String {
+    fn from(change: Change) -> String {
+        change.as_str().to_owned()
+    }
+}
+
+impl Serialize for Change {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl fmt::Display for Change {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 impl Workspace {
     /// The permission bits of the directory at the workspace-relative `rel`; `None` when it
@@ -25,7 +83,7 @@ impl Workspace {
 pub(crate) fn deleted_file(rel: &str, before: &Seen) -> Item {
     Item {
         path: rel.to_owned(),
-        change: "deleted".into(),
+        change: Change::Deleted.into(),
         kind: Kind::File,
         before_exists: true,
         after_exists: false,
@@ -43,15 +101,15 @@ pub(super) fn removed_item(rel: &str, seen: Option<&Seen>, dir_mode: Option<u32>
         Some(seen) => deleted_file(rel, seen),
         None => Item {
             before_mode: dir_mode,
-            ..dir_item(rel, "deleted", true, false)
+            ..dir_item(rel, Change::Deleted, true, false)
         },
     }
 }
 
-pub(crate) fn dir_item(rel: &str, change: &str, before: bool, after: bool) -> Item {
+pub(crate) fn dir_item(rel: &str, change: Change, before: bool, after: bool) -> Item {
     Item {
         path: rel.to_owned(),
-        change: change.to_owned(),
+        change: change.into(),
         kind: Kind::Directory,
         before_exists: before,
         after_exists: after,

@@ -30,6 +30,7 @@ mod preview;
 mod restore;
 mod target;
 
+pub use items::Change;
 pub(crate) use items::{deleted_file, dir_item, item_changes};
 pub(crate) use plan::{Plan, Planned, Step};
 pub(crate) use preview::{Preview, PreviewPart};
