@@ -54,8 +54,8 @@ pub struct MutationOptions {
     /// Recorded with the operation.
     pub actor: Option<String>,
     pub task_id: Option<String>,
-    /// Accept a credential-shaped target (`.env`, `*.pem`, `.ssh/`, ...). The CLI's flag is
-    /// `--i-accept-secret-write-risk`.
+    /// Accept a credential-shaped target (`.env`, `*.pem`, `.ssh/`, ...). A refusal names it as
+    /// `Argument::AllowSensitiveWrite`, which each surface spells its own way.
     pub allow_sensitive_write: bool,
 }
 
