@@ -1,7 +1,7 @@
 //! The file commands, each a plan: create, write, copy, delete and move one file.
 
 use super::items::{Change, deleted_file};
-use super::target::{Seen, guard, not_a_file};
+use super::target::{Seen, guard, no_such_file, not_a_file};
 use super::{MutationOptions, MutationResult, Plan, Planned, Preview, PreviewPart, Step};
 use crate::{Code, Error, ObjectId, Result, Workspace};
 use filekeeper_plumbing::journal::Item;
@@ -309,11 +309,7 @@ impl Workspace {
                         .hint(words!["delete directories with ", Operation::DeleteDir]));
                 }
                 Some(Kind::File) => ws.see(&target)?,
-                None => {
-                    return Err(
-                        Error::new(Code::PathNotFound, "no such file in the workspace").path(path),
-                    );
-                }
+                None => return Err(no_such_file(path)),
             };
             if let Some(expected) = expected {
                 guard(path, expected, Some(before.hash))?;
@@ -358,12 +354,7 @@ impl Workspace {
                         .hint(words!["move directories with ", Operation::MoveDir]));
                 }
                 Some(Kind::File) => ws.see(&from)?,
-                None => {
-                    return Err(
-                        Error::new(Code::PathNotFound, "no such file in the workspace")
-                            .path(source),
-                    );
-                }
+                None => return Err(no_such_file(source)),
             };
             let to = ws.file_target(destination, options)?;
             if to.rel == from.rel {

@@ -34,7 +34,7 @@ pub use items::Change;
 pub(crate) use items::{deleted_file, dir_item, item_changes};
 pub(crate) use plan::{Plan, Planned, Step};
 pub(crate) use preview::{Preview, PreviewPart};
-pub(crate) use target::{Seen, guard};
+pub(crate) use target::{Seen, guard, no_such_file, not_a_file};
 
 use crate::{Code, Error, ObjectId, Result, Workspace};
 use filekeeper_plumbing::commands::mismatched_paths;

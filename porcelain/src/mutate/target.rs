@@ -137,8 +137,12 @@ pub(crate) fn guard(path: &str, expected: ObjectId, actual: Option<ObjectId>) ->
     .recovery("re-read the target, then retry against its current hash"))
 }
 
-pub(super) fn not_a_file(path: &str) -> Error {
+pub(crate) fn not_a_file(path: &str) -> Error {
     Error::new(Code::NotAFile, "the path is a directory, not a file").path(path)
+}
+
+pub(crate) fn no_such_file(path: &str) -> Error {
+    Error::new(Code::PathNotFound, "no such file in the workspace").path(path)
 }
 
 pub(super) fn not_a_directory(path: &str, kind: Option<Kind>) -> Error {
