@@ -6,7 +6,7 @@
 //! that operation recorded, and refuses as a whole (UNDO_CONFLICT, recorded as an
 //! `undo_refused` row) if any path has moved on.
 
-use crate::mutate::{MutationOptions, MutationResult, Plan, Planned, Step};
+use crate::mutate::{Change, MutationOptions, MutationResult, Plan, Planned, Step};
 use crate::{Code, Error, Result, Workspace};
 use filekeeper_plumbing::commands::{Observed, matches_side, observe};
 use filekeeper_plumbing::journal::{
@@ -401,19 +401,13 @@ impl Workspace {
             .clone()
             .unwrap_or_else(|| op.items.first().map(|i| i.path.clone()).unwrap_or_default());
         Ok(Plan {
-            kind: "undo",
             warnings: self.undo_warnings(&items),
             summary: undo_summary(&op),
-            given: target.clone(),
-            target,
-            source: None,
             undoes: Some(id.to_owned()),
             items,
             steps,
-            blobs: Vec::new(),
-            after_blobs: Vec::new(),
             preview,
-            extra: Default::default(),
+            ..Plan::new("undo", &target, &target)
         })
     }
 
@@ -517,13 +511,13 @@ fn undo_summary(op: &Operation) -> String {
 /// The item an undo records: the original with its sides swapped.
 fn inverse(item: &Item) -> Item {
     let change = match (item.after_exists, item.before_exists) {
-        (true, false) => "deleted",
-        (false, true) => "created",
-        _ => "modified",
+        (true, false) => Change::Deleted,
+        (false, true) => Change::Created,
+        _ => Change::Modified,
     };
     Item {
         path: item.path.clone(),
-        change: change.to_owned(),
+        change: change.into(),
         kind: item.kind,
         before_exists: item.after_exists,
         after_exists: item.before_exists,

@@ -28,7 +28,7 @@ pub struct ReadResult {
     pub path: String,
     /// The returned lines decoded as text (a UTF-8 BOM is not part of it; see `bom`).
     pub content: String,
-    /// The returned lines' raw bytes, exactly as stored (what `keeper file read` prints).
+    /// The returned lines' raw bytes, exactly as stored (what a command line prints).
     #[serde(skip)]
     pub raw: Vec<u8>,
     /// The hash of the whole file (`sha256:` and 64 hex digits): give it as the expected hash

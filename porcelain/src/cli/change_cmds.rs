@@ -323,7 +323,7 @@ fn patch_lines(result: &MutationResult) -> String {
     for file in files {
         let what = match &file.from {
             Some(from) => format!("{} {from} -> {}", file.change, file.path),
-            None => format!("{} {}", file.change.replace('_', " "), file.path),
+            None => format!("{} {}", file.change.as_str().replace('_', " "), file.path),
         };
         let mut notes = Vec::new();
         if let Some(mode) = file.mode {

@@ -5,10 +5,10 @@
 //! patch is refused: nothing is skipped.
 
 use super::doc::Doc;
-use super::patch::{self, Change, FilePatch, FileReport};
+use super::patch::{self, Action, FilePatch, FileReport};
 use crate::mutate::{
-    MutationExtra, MutationOptions, MutationResult, Plan, Planned, Preview, PreviewPart, Seen,
-    Step, deleted_file, dir_item,
+    Change, MutationExtra, MutationOptions, MutationResult, Plan, Planned, Preview, PreviewPart,
+    Seen, Step, deleted_file, dir_item,
 };
 use crate::{Code, Error, ObjectId, Result, Workspace};
 use filekeeper_plumbing::durable;
@@ -86,19 +86,19 @@ impl Workspace {
         let mode_word = file
             .executable()
             .map(|x| if x { "100755" } else { "100644" });
-        match file.change {
-            Change::Modify | Change::Delete => {
+        match file.action {
+            Action::Modify | Action::Delete => {
                 let path = self.patch_target(file);
                 let target = self.resolve_target(&path, options)?;
-                let deleting = file.change == Change::Delete;
+                let deleting = file.action == Action::Delete;
                 // A deletion without hunks (git's, of an empty file) needs only the size.
                 let seen = self.existing_file(&target, &path, !deleting || file.has_hunks())?;
                 b.claim(&target.rel, &path)?;
                 let (hunks, new) = patched(file, &path, &seen.1)?;
                 let change = match (deleting, file.has_hunks()) {
-                    (true, _) => "deleted",
-                    (false, true) => "modified",
-                    (false, false) => "mode_changed",
+                    (true, _) => Change::Deleted,
+                    (false, true) => Change::Modified,
+                    (false, false) => Change::ModeChanged,
                 };
                 // A deletion must leave nothing: its hunks remove every line, or the file was
                 // empty to begin with.
@@ -117,13 +117,13 @@ impl Workspace {
                     b.write(&target.rel, Some(&seen), new, Some(mode), true);
                 }
             }
-            Change::Create => {
+            Action::Create => {
                 let path = file.new_path.clone().unwrap_or_default();
                 let (rel, dirs) = self.new_file_target(&path, options)?;
                 b.make_dirs(&rel, dirs, &path)?;
                 b.claim(&rel, &path)?;
                 let (hunks, new) = patched(file, &path, &[])?;
-                b.report(&rel, "created", None, mode_word, hunks, new.is_some());
+                b.report(&rel, Change::Created, None, mode_word, hunks, new.is_some());
                 let Some(new) = new else {
                     return Ok(());
                 };
@@ -136,8 +136,8 @@ impl Workspace {
                 };
                 b.write(&rel, None, new, Some(mode), true);
             }
-            Change::Rename | Change::Copy => {
-                let renaming = file.change == Change::Rename;
+            Action::Rename | Action::Copy => {
+                let renaming = file.action == Action::Rename;
                 let from_path = file.old_path.clone().unwrap_or_default();
                 let to_path = file.new_path.clone().unwrap_or_default();
                 let from = self.resolve_target(&from_path, options)?;
@@ -152,7 +152,11 @@ impl Workspace {
                 }
                 b.claim(&rel, &to_path)?;
                 let (hunks, new) = patched(file, &from_path, &seen.1)?;
-                let change = if renaming { "renamed" } else { "copied" };
+                let change = if renaming {
+                    Change::Renamed
+                } else {
+                    Change::Copied
+                };
                 b.report(
                     &rel,
                     change,
@@ -399,7 +403,7 @@ impl Builder {
                 .0
                 .push(PreviewPart::Text(format!("mkdir {dir}\n")));
             self.items.push(Planned {
-                item: dir_item(&dir, "created", false, true),
+                item: dir_item(&dir, Change::Created, false, true),
                 after_size: None,
             });
             self.written.insert(dir.clone());
@@ -411,7 +415,7 @@ impl Builder {
     fn report(
         &mut self,
         rel: &str,
-        change: &'static str,
+        change: Change,
         from: Option<String>,
         mode: Option<&'static str>,
         hunks: Vec<patch::HunkReport>,
@@ -455,11 +459,11 @@ impl Builder {
         let item = Item {
             path: rel.to_owned(),
             change: if seen.is_some() {
-                "modified"
+                Change::Modified
             } else {
-                "created"
+                Change::Created
             }
-            .to_owned(),
+            .into(),
             kind: Kind::File,
             before_exists: seen.is_some(),
             after_exists: true,
@@ -515,7 +519,7 @@ impl Builder {
         self.items.push(Planned {
             item: Item {
                 path: to.to_owned(),
-                change: "created".into(),
+                change: Change::Created.into(),
                 kind: Kind::File,
                 before_exists: false,
                 after_exists: true,
@@ -574,7 +578,7 @@ impl Builder {
             .first()
             .map(|r| r.path.clone())
             .unwrap_or_default();
-        let mut counts: Vec<(&str, usize)> = Vec::new();
+        let mut counts: Vec<(Change, usize)> = Vec::new();
         for r in &self.reports {
             match counts.iter_mut().find(|(c, _)| *c == r.change) {
                 Some((_, n)) => *n += 1,
@@ -583,7 +587,7 @@ impl Builder {
         }
         let tally = counts
             .iter()
-            .map(|(c, n)| format!("{n} {}", c.replace('_', " ")))
+            .map(|(c, n)| format!("{n} {}", c.as_str().replace('_', " ")))
             .collect::<Vec<_>>()
             .join(", ");
         let dirs = match self.removed_dirs.len() {
@@ -612,15 +616,10 @@ impl Builder {
             )
             .collect();
         Plan {
-            kind: "apply_patch",
             summary: format!(
                 "Applied a patch to {} file(s): {tally}{dirs}.",
                 self.reports.len()
             ),
-            given: target.clone(),
-            target,
-            source: None,
-            undoes: None,
             items: self.items,
             steps,
             blobs: self.blobs,
@@ -631,6 +630,7 @@ impl Builder {
                 patch_files: Some(self.reports),
                 ..MutationExtra::default()
             },
+            ..Plan::new("apply_patch", &target, &target)
         }
     }
 }

@@ -17,8 +17,10 @@ pub use lines::Position;
 pub use patch::{FileReport, HunkReport};
 pub use replace::Policy;
 
-use crate::mutate::{MutationExtra, MutationOptions, MutationResult, Plan};
-use crate::{Code, Error, ObjectId, Result, Workspace};
+use crate::mutate::{
+    MutationExtra, MutationOptions, MutationResult, Plan, no_such_file, not_a_file,
+};
+use crate::{ObjectId, Result, Workspace};
 use doc::Editable;
 use filekeeper_plumbing::resolve::Kind;
 use std::sync::Arc;
@@ -51,16 +53,8 @@ impl Workspace {
         let target = self.resolve_target(path, options)?;
         match target.kind {
             Some(Kind::File) => {}
-            Some(Kind::Directory) => {
-                return Err(
-                    Error::new(Code::NotAFile, "the path is a directory, not a file").path(path),
-                );
-            }
-            None => {
-                return Err(
-                    Error::new(Code::PathNotFound, "no such file in the workspace").path(path),
-                );
-            }
+            Some(Kind::Directory) => return Err(not_a_file(path)),
+            None => return Err(no_such_file(path)),
         }
         let (bytes, seen) = self.see_for_edit(&target)?;
         if let Some(expected) = expected {

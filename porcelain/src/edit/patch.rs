@@ -35,7 +35,7 @@ struct Hunk {
 
 /// What a file section of a patch does to its file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Change {
+pub(crate) enum Action {
     Modify,
     Create,
     Delete,
@@ -52,7 +52,7 @@ pub(crate) struct FilePatch {
     pub old_path: Option<String>,
     /// The file the section writes; `None` for a deletion.
     pub new_path: Option<String>,
-    pub change: Change,
+    pub action: Action,
     /// git's `old mode` or `deleted file mode` (octal, e.g. `0o100644`).
     pub old_mode: Option<u32>,
     /// git's `new mode` or `new file mode`.
@@ -113,8 +113,9 @@ pub struct FileReport {
     pub path: String,
     /// `modified` (content, and possibly mode), `created`, `deleted`, `renamed`, `copied`, or
     /// `mode_changed` (the mode alone).
+    #[schemars(with = "String")]
     #[schemars(extend("enum" = ["modified", "created", "deleted", "renamed", "copied", "mode_changed"]))]
-    pub change: &'static str,
+    pub change: crate::Change,
     /// For `renamed` and `copied`: the path the content came from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub from: Option<String>,
@@ -405,7 +406,7 @@ fn plain_section(
         old_path = old_path.map(|p| p[2..].to_owned());
         new_path = new_path.map(|p| p[2..].to_owned());
     }
-    let change = match (&old_path, &new_path) {
+    let action = match (&old_path, &new_path) {
         (None, None) => {
             return Err(failed(
                 format!("line {line}: both sides of a file header are /dev/null"),
@@ -413,15 +414,15 @@ fn plain_section(
                 "bad_header",
             ));
         }
-        (None, Some(_)) => Change::Create,
-        (Some(_), None) => Change::Delete,
-        _ => Change::Modify,
+        (None, Some(_)) => Action::Create,
+        (Some(_), None) => Action::Delete,
+        _ => Action::Modify,
     };
     r.i += 2;
     let mut file = FilePatch {
         old_path,
         new_path,
-        change,
+        action,
         old_mode: None,
         new_mode: None,
         hunks: Vec::new(),
@@ -449,7 +450,7 @@ fn git_section(r: &mut Reader, names: &str) -> Result<FilePatch> {
     let mut file = FilePatch {
         old_path: named.as_ref().map(|n| n.0.clone()),
         new_path: named.map(|n| n.1),
-        change: Change::Modify,
+        action: Action::Modify,
         old_mode: None,
         new_mode: None,
         hunks: Vec::new(),
@@ -463,18 +464,18 @@ fn git_section(r: &mut Reader, names: &str) -> Result<FilePatch> {
         } else if let Some(m) = text.strip_prefix("new mode ") {
             file.new_mode = Some(mode(m)?);
         } else if let Some(m) = text.strip_prefix("deleted file mode ") {
-            file.change = Change::Delete;
+            file.action = Action::Delete;
             file.old_mode = Some(mode(m)?);
         } else if let Some(m) = text.strip_prefix("new file mode ") {
-            file.change = Change::Create;
+            file.action = Action::Create;
             file.new_mode = Some(mode(m)?);
         } else if let Some(p) = text.strip_prefix("rename from ") {
-            file.change = Change::Rename;
+            file.action = Action::Rename;
             file.old_path = Some(git_name(p));
         } else if let Some(p) = text.strip_prefix("rename to ") {
             file.new_path = Some(git_name(p));
         } else if let Some(p) = text.strip_prefix("copy from ") {
-            file.change = Change::Copy;
+            file.action = Action::Copy;
             file.old_path = Some(git_name(p));
         } else if let Some(p) = text.strip_prefix("copy to ") {
             file.new_path = Some(git_name(p));
@@ -503,9 +504,9 @@ fn git_section(r: &mut Reader, names: &str) -> Result<FilePatch> {
         }
         r.i += 1;
     }
-    match file.change {
-        Change::Create => file.old_path = None,
-        Change::Delete => file.new_path = None,
+    match file.action {
+        Action::Create => file.old_path = None,
+        Action::Delete => file.new_path = None,
         _ => {}
     }
     let path = file.path().to_owned();
@@ -538,7 +539,7 @@ fn git_section(r: &mut Reader, names: &str) -> Result<FilePatch> {
     if headers {
         read_hunks(r, &mut file)?;
     }
-    if file.hunks.is_empty() && file.change == Change::Modify && file.executable().is_none() {
+    if file.hunks.is_empty() && file.action == Action::Modify && file.executable().is_none() {
         return Err(failed(
             format!("line {line}: the section of {path} changes nothing"),
             line,

@@ -16,22 +16,35 @@
 //! A step that fails is rolled back by restoring every path to its before state from the
 //! stored blobs; if even that fails, the operation is marked partial and the caller gets
 //! PARTIAL_RECOVERY naming what was and was not restored.
+//!
+//! This module runs that sequence. The commands that plan are in `files` and `dirs` (edits and
+//! patches in `crate::edit`, undo in `crate::history`); a plan and its parts are in `plan`,
+//! `items` and `preview`; what every command resolves and checks before it plans is in
+//! `target`; putting paths back, for a rollback or an undo, is in `restore`.
 
-mod ops;
+mod dirs;
+mod files;
+mod items;
+mod plan;
+mod preview;
 mod restore;
+mod target;
 
-pub(crate) use ops::{Seen, deleted_file, dir_item, guard};
+pub use items::Change;
+pub(crate) use items::{deleted_file, dir_item, item_changes};
+pub(crate) use plan::{Plan, Planned, Step};
+pub(crate) use preview::{Preview, PreviewPart};
+pub(crate) use target::{Seen, guard, no_such_file, not_a_file};
 
 use crate::{Code, Error, ObjectId, Result, Workspace};
 use filekeeper_plumbing::commands::mismatched_paths;
 use filekeeper_plumbing::journal::{Item, Journal, NewOperation, Status};
 use filekeeper_plumbing::progress::Task;
-use filekeeper_plumbing::publish::{Expect, Staged};
+use filekeeper_plumbing::publish::Staged;
 use filekeeper_plumbing::recover::{Resolution, recover};
 use filekeeper_plumbing::{Operation, words};
 use schemars::JsonSchema;
 use serde::Serialize;
-use std::sync::Arc;
 
 /// What every mutating call takes besides its own arguments.
 #[derive(Clone, Debug, Default)]
@@ -41,8 +54,8 @@ pub struct MutationOptions {
     /// Recorded with the operation.
     pub actor: Option<String>,
     pub task_id: Option<String>,
-    /// Accept a credential-shaped target (`.env`, `*.pem`, `.ssh/`, ...). The CLI's flag is
-    /// `--i-accept-secret-write-risk`.
+    /// Accept a credential-shaped target (`.env`, `*.pem`, `.ssh/`, ...). A refusal names it as
+    /// `Argument::AllowSensitiveWrite`, which each surface spells its own way.
     pub allow_sensitive_write: bool,
 }
 
@@ -127,139 +140,6 @@ pub struct MutationExtra {
     /// cannot be undone, newest first (empty when none was).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped_operations: Option<Vec<filekeeper_plumbing::journal::PassedOver>>,
-}
-
-/// An effect, in terms of workspace-relative paths resolved again when applied.
-#[derive(Clone, Debug)]
-pub(crate) enum Step {
-    Publish {
-        path: String,
-        expect: Expect,
-        mode: Option<u32>,
-        content: Arc<Vec<u8>>,
-    },
-    Remove {
-        path: String,
-    },
-    MakeDir {
-        path: String,
-    },
-    /// A directory put back with its recorded permission bits.
-    RestoreDir {
-        path: String,
-        mode: u32,
-    },
-    RemoveDir {
-        path: String,
-    },
-    Rename {
-        from: String,
-        to: String,
-        replace: bool,
-    },
-}
-
-/// A dry run's preview, kept as its ingredients: a real run never pays for a diff.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Preview(pub Vec<PreviewPart>);
-
-#[derive(Clone, Debug)]
-pub(crate) enum PreviewPart {
-    Text(String),
-    Diff {
-        rel: String,
-        existed: bool,
-        before: Option<Arc<Vec<u8>>>,
-        after: Option<Arc<Vec<u8>>>,
-    },
-}
-
-impl From<String> for Preview {
-    fn from(text: String) -> Preview {
-        Preview(vec![PreviewPart::Text(text)])
-    }
-}
-
-impl Preview {
-    pub fn render(&self) -> String {
-        self.0
-            .iter()
-            .map(|part| match part {
-                PreviewPart::Text(t) => t.clone(),
-                PreviewPart::Diff {
-                    rel,
-                    existed,
-                    before,
-                    after,
-                } => ops::diff_preview(
-                    rel,
-                    before.as_deref().map(Vec::as_slice),
-                    *existed,
-                    after.as_deref().map(Vec::as_slice),
-                ),
-            })
-            .collect()
-    }
-}
-
-/// One journal item and what the result reports of it.
-pub(crate) struct Planned {
-    pub item: Item,
-    pub after_size: Option<u64>,
-}
-
-/// A described change, not yet made.
-pub(crate) struct Plan {
-    pub kind: &'static str,
-    pub summary: String,
-    /// The path the caller named (the result's `path`).
-    pub given: String,
-    /// The workspace-relative path the operation targets.
-    pub target: String,
-    pub source: Option<String>,
-    /// The operation an undo reverses.
-    pub undoes: Option<String>,
-    pub items: Vec<Planned>,
-    pub steps: Vec<Step>,
-    /// Contents a rollback needs (the paths' before states): stored before the operation is
-    /// recorded.
-    pub blobs: Vec<Arc<Vec<u8>>>,
-    /// Contents that exist only once the change is made (the new bytes of a write or edit):
-    /// stored while the operation is recorded, and durable before the first step.
-    pub after_blobs: Vec<Arc<Vec<u8>>>,
-    pub warnings: Vec<String>,
-    /// What a dry run shows; diffs are only computed when a dry run asks.
-    pub preview: Preview,
-    /// Command-specific result fields (match_stage, match_count, patch_files).
-    pub extra: MutationExtra,
-}
-
-impl Plan {
-    fn target_item(&self) -> Option<&Item> {
-        self.items
-            .iter()
-            .map(|p| &p.item)
-            .find(|i| i.path == self.target)
-            .or_else(|| self.items.first().map(|p| &p.item))
-    }
-
-    fn history_skipped(&self) -> Vec<String> {
-        self.items
-            .iter()
-            .filter(|p| p.item.history_skipped)
-            .map(|p| p.item.path.clone())
-            .collect()
-    }
-
-    fn changes_anything(&self) -> bool {
-        self.items.iter().any(|p| item_changes(&p.item))
-    }
-}
-
-pub(crate) fn item_changes(item: &Item) -> bool {
-    item.before_exists != item.after_exists
-        || item.before_hash != item.after_hash
-        || (item.after_mode.is_some() && item.before_mode != item.after_mode)
 }
 
 /// At most this many new files are staged before the record; the rest are published at their

@@ -1,5 +1,6 @@
-//! Putting paths back to their recorded before state, from stored blobs. Used to roll back a
-//! failed operation, and by undo.
+//! Putting paths back to their recorded before state, from stored blobs, to roll back a failed
+//! operation. (Undo does not come here: it is an operation of its own, planned in
+//! `history.rs`, whose steps put the paths back.)
 
 use crate::{Error, Result, Workspace};
 use filekeeper_plumbing::commands::{Observed, matches_side, observe};

@@ -1,0 +1,113 @@
+//! A described change, not yet made: the journal items it records and the steps that make it.
+
+use super::MutationExtra;
+use super::items::item_changes;
+use super::preview::Preview;
+use filekeeper_plumbing::journal::Item;
+use filekeeper_plumbing::publish::Expect;
+use std::sync::Arc;
+
+/// An effect, in terms of workspace-relative paths resolved again when applied.
+#[derive(Clone, Debug)]
+pub(crate) enum Step {
+    Publish {
+        path: String,
+        expect: Expect,
+        mode: Option<u32>,
+        content: Arc<Vec<u8>>,
+    },
+    Remove {
+        path: String,
+    },
+    MakeDir {
+        path: String,
+    },
+    /// A directory put back with its recorded permission bits.
+    RestoreDir {
+        path: String,
+        mode: u32,
+    },
+    RemoveDir {
+        path: String,
+    },
+    Rename {
+        from: String,
+        to: String,
+        replace: bool,
+    },
+}
+
+/// One journal item and what the result reports of it.
+pub(crate) struct Planned {
+    pub item: Item,
+    pub after_size: Option<u64>,
+}
+
+/// A described change, not yet made.
+pub(crate) struct Plan {
+    pub kind: &'static str,
+    pub summary: String,
+    /// The path the caller named (the result's `path`).
+    pub given: String,
+    /// The workspace-relative path the operation targets.
+    pub target: String,
+    pub source: Option<String>,
+    /// The operation an undo reverses.
+    pub undoes: Option<String>,
+    pub items: Vec<Planned>,
+    pub steps: Vec<Step>,
+    /// Contents a rollback needs (the paths' before states): stored before the operation is
+    /// recorded.
+    pub blobs: Vec<Arc<Vec<u8>>>,
+    /// Contents that exist only once the change is made (the new bytes of a write or edit):
+    /// stored while the operation is recorded, and durable before the first step.
+    pub after_blobs: Vec<Arc<Vec<u8>>>,
+    pub warnings: Vec<String>,
+    /// What a dry run shows; diffs are only computed when a dry run asks.
+    pub preview: Preview,
+    /// Command-specific result fields (match_stage, match_count, patch_files).
+    pub extra: MutationExtra,
+}
+
+impl Plan {
+    /// An empty plan of `kind` for the path the caller named (`given`), targeting the
+    /// workspace-relative `target`. A command fills in what its change has, beside this in
+    /// struct update syntax, and leaves the rest empty.
+    pub fn new(kind: &'static str, given: &str, target: &str) -> Plan {
+        Plan {
+            kind,
+            summary: String::new(),
+            given: given.to_owned(),
+            target: target.to_owned(),
+            source: None,
+            undoes: None,
+            items: Vec::new(),
+            steps: Vec::new(),
+            blobs: Vec::new(),
+            after_blobs: Vec::new(),
+            warnings: Vec::new(),
+            preview: Preview::default(),
+            extra: MutationExtra::default(),
+        }
+    }
+
+    pub(super) fn target_item(&self) -> Option<&Item> {
+        self.items
+            .iter()
+            .map(|p| &p.item)
+            .find(|i| i.path == self.target)
+            .or_else(|| self.items.first().map(|p| &p.item))
+    }
+
+    pub(super) fn history_skipped(&self) -> Vec<String> {
+        self.items
+            .iter()
+            .filter(|p| p.item.history_skipped)
+            .map(|p| p.item.path.clone())
+            .collect()
+    }
+
+    pub(super) fn changes_anything(&self) -> bool {
+        self.items.iter().any(|p| item_changes(&p.item))
+    }
+}

@@ -1,0 +1,153 @@
+//! What a command changes, found and looked at before it plans: the write target, the state
+//! of the file there, and the checks every command makes on them.
+
+use super::MutationOptions;
+use crate::{Code, Error, ObjectId, Result, Workspace};
+use filekeeper_plumbing::ignore::git_ignores;
+use filekeeper_plumbing::resolve::{Intent, Kind, Resolved};
+use std::io::Read;
+use std::os::unix::fs::PermissionsExt;
+use std::sync::Arc;
+
+/// A file as it is now.
+#[derive(Clone)]
+pub(crate) struct Seen {
+    pub hash: ObjectId,
+    pub mode: u32,
+    pub size: u64,
+    /// The bytes, when within the history cap (so they can be stored and diffed).
+    pub bytes: Option<Arc<Vec<u8>>>,
+}
+
+impl Workspace {
+    fn write_intent(&self, options: &MutationOptions) -> Intent {
+        Intent::Write {
+            allow_sensitive: options.allow_sensitive_write,
+        }
+    }
+
+    pub(crate) fn resolve_target(&self, path: &str, options: &MutationOptions) -> Result<Resolved> {
+        self.inner.root.resolve(path, self.write_intent(options))
+    }
+
+    /// The target of a command that writes a file: as [`Workspace::resolve_target`], and a
+    /// path spelt as a directory (`notes/`) is NOT_A_FILE even where nothing exists yet, so a
+    /// file is never created under a name the caller wrote as a directory's.
+    pub(crate) fn file_target(&self, path: &str, options: &MutationOptions) -> Result<Resolved> {
+        let target = self.resolve_target(path, options)?;
+        if filekeeper_plumbing::resolve::names_directory(path) {
+            return Err(Error::new(
+                Code::NotAFile,
+                "the path ends with /, so it names a directory; a file cannot be written there",
+            )
+            .path(path)
+            .recovery("name the file without the trailing slash"));
+        }
+        Ok(target)
+    }
+
+    /// A text file's whole content for editing (at most `max_write_bytes`), with its state.
+    /// The bytes are shared with the returned state, not copied: a large file is held once.
+    pub(crate) fn see_for_edit(&self, target: &Resolved) -> Result<(Arc<Vec<u8>>, Seen)> {
+        let mut file = target.open_file()?;
+        let meta = file
+            .metadata()
+            .map_err(|e| Error::storage("inspecting file", &e))?;
+        self.check_size(&target.given, meta.len() as usize)?;
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        file.read_to_end(&mut bytes)
+            .map_err(|e| Error::storage("reading file", &e))?;
+        let stored = bytes.len() as u64 <= self.inner.limits.max_history_blob_bytes;
+        let bytes = Arc::new(bytes);
+        let seen = Seen {
+            hash: ObjectId::of(&bytes),
+            mode: meta.permissions().mode() & 0o7777,
+            size: bytes.len() as u64,
+            bytes: stored.then(|| Arc::clone(&bytes)),
+        };
+        Ok((bytes, seen))
+    }
+
+    /// Reads a file's current state: hash, mode and size always; the bytes only when they are
+    /// within the history cap.
+    pub(crate) fn see(&self, target: &Resolved) -> Result<Seen> {
+        let mut file = target.open_file()?;
+        let meta = file
+            .metadata()
+            .map_err(|e| Error::storage("inspecting file", &e))?;
+        let mode = meta.permissions().mode() & 0o7777;
+        let cap = self.inner.limits.max_history_blob_bytes;
+        if meta.len() <= cap {
+            let mut bytes = Vec::with_capacity(meta.len() as usize);
+            file.read_to_end(&mut bytes)
+                .map_err(|e| Error::storage("reading file", &e))?;
+            Ok(Seen {
+                hash: ObjectId::of(&bytes),
+                mode,
+                size: bytes.len() as u64,
+                bytes: Some(Arc::new(bytes)),
+            })
+        } else {
+            let (hash, size) =
+                ObjectId::of_reader(file).map_err(|e| Error::storage("reading file", &e))?;
+            Ok(Seen {
+                hash,
+                mode,
+                size,
+                bytes: None,
+            })
+        }
+    }
+
+    pub(crate) fn check_size(&self, path: &str, len: usize) -> Result<()> {
+        let max = self.inner.limits.max_write_bytes;
+        if len as u64 > max {
+            return Err(crate::too_large("content", len as u64, "max_write_bytes", max).path(path));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn ignored_warning(&self, rel: &str) -> Vec<String> {
+        self.ignored_warning_as(rel, false)
+    }
+
+    /// [`Workspace::ignored_warning`] for a path that is a directory when `is_dir`.
+    pub(crate) fn ignored_warning_as(&self, rel: &str, is_dir: bool) -> Vec<String> {
+        if git_ignores(&self.inner.root, rel, is_dir) {
+            vec![format!(
+                "{rel} is ignored by git: this change will not be committed"
+            )]
+        } else {
+            Vec::new()
+        }
+    }
+}
+
+pub(crate) fn guard(path: &str, expected: ObjectId, actual: Option<ObjectId>) -> Result<()> {
+    if actual == Some(expected) {
+        return Ok(());
+    }
+    Err(Error::new(
+        Code::ContentConflict,
+        "file content changed since it was read; refusing to overwrite",
+    )
+    .path(path)
+    .with("expected_hash", expected.to_string())
+    .with("actual_hash", actual.map(|a| a.to_string()))
+    .recovery("re-read the target, then retry against its current hash"))
+}
+
+pub(crate) fn not_a_file(path: &str) -> Error {
+    Error::new(Code::NotAFile, "the path is a directory, not a file").path(path)
+}
+
+pub(crate) fn no_such_file(path: &str) -> Error {
+    Error::new(Code::PathNotFound, "no such file in the workspace").path(path)
+}
+
+pub(super) fn not_a_directory(path: &str, kind: Option<Kind>) -> Error {
+    match kind {
+        None => Error::new(Code::PathNotFound, "no such directory in the workspace").path(path),
+        _ => Error::new(Code::NotADirectory, "the path is a file, not a directory").path(path),
+    }
+}
