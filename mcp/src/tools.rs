@@ -6,6 +6,7 @@ use filekeeper::documents::{
     HistoryList, HistoryShow, ReadMany, ReadManyItem, ServedWorkspace, ServedWorkspaces,
     WorkspaceInfo,
 };
+use filekeeper::plumbing::config::StateLocation;
 use filekeeper::{
     Code, EditGuards, Error, GrepOptions, HistoryFilter, ListOptions, MutationOptions, Policy,
     Position, ReadOptions, Result, Workspace,
@@ -598,12 +599,9 @@ pub fn call(
             ws,
             WorkspaceInfo {
                 name: ws.name().map(str::to_owned),
-                state: ws.plumbing().state(false)?.map(|s| {
-                    if s.notices.is_empty() {
-                        "project"
-                    } else {
-                        "home"
-                    }
+                state: ws.state_location()?.map(|location| match location {
+                    StateLocation::Project => "project",
+                    StateLocation::Global => "home",
                 }),
                 limits: limits.clone(),
             },
