@@ -2,9 +2,10 @@
 
 use super::{Context, Effect, Guards, Mutation, PATH, Tool};
 use filekeeper::envelope::Success;
-use filekeeper::{MutationResult, Policy, Position, Result};
+use filekeeper::{MutationResult, Policy, Position, Result, schemas};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_json::Value;
 
 /// `policy` of `file_replace_text`.
 #[derive(Deserialize, JsonSchema)]
@@ -48,6 +49,10 @@ impl Tool for FileReplaceText {
     const EFFECT: Effect = Effect::Change;
     type Output = Success<MutationResult>;
 
+    fn output_schema() -> Value {
+        schemas::mutation(&["match_stage", "match_count"], &[])
+    }
+
     fn run(self, cx: &Context) -> Result<Self::Output> {
         let options = cx.mutation(&self.mutation);
         let replaced = cx.workspace.replace_text(
@@ -84,6 +89,10 @@ impl Tool for FileReplaceLines {
     const DESCRIPTION: &str = "Replace a 1-based inclusive line range. Out-of-range is INVALID_ARGUMENT with line_count, never clamped. New lines take the file's newline convention. Undoable.";
     const EFFECT: Effect = Effect::Change;
     type Output = Success<MutationResult>;
+
+    fn output_schema() -> Value {
+        schemas::mutation(&[], &[])
+    }
 
     fn run(self, cx: &Context) -> Result<Self::Output> {
         let options = cx.mutation(&self.mutation);
@@ -141,6 +150,10 @@ impl Tool for FileInsertLines {
     const EFFECT: Effect = Effect::Change;
     type Output = Success<MutationResult>;
 
+    fn output_schema() -> Value {
+        schemas::mutation(&[], &[])
+    }
+
     fn run(self, cx: &Context) -> Result<Self::Output> {
         let options = cx.mutation(&self.mutation);
         let inserted = cx.workspace.insert_lines(
@@ -176,6 +189,10 @@ impl Tool for FileDeleteLines {
     const EFFECT: Effect = Effect::Change;
     type Output = Success<MutationResult>;
 
+    fn output_schema() -> Value {
+        schemas::mutation(&[], &[])
+    }
+
     fn run(self, cx: &Context) -> Result<Self::Output> {
         let options = cx.mutation(&self.mutation);
         let deleted = cx.workspace.delete_lines(
@@ -202,6 +219,10 @@ impl Tool for FileApplyPatch {
     const DESCRIPTION: &str = "Apply a unified diff (diff -u or git diff) to one or more files. git's new, deleted, renamed and copied files and mode changes apply too, creating missing directories and removing emptied ones. Every hunk is checked before anything is written; a failed or ambiguous hunk, a binary, symlink or submodule section, or a line that belongs to no section rejects the whole patch and nothing changes. Hunks may apply at a unique offset (reported), never with fuzz. patch_files reports every file and hunk. One operation; undo restores every file.";
     const EFFECT: Effect = Effect::Change;
     type Output = Success<MutationResult>;
+
+    fn output_schema() -> Value {
+        schemas::mutation(&["patch_files"], &[])
+    }
 
     fn run(self, cx: &Context) -> Result<Self::Output> {
         let options = cx.mutation(&self.mutation);

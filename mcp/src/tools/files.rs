@@ -2,9 +2,10 @@
 
 use super::{Context, EXPECTED_HASH, Effect, Mutation, PATH, Tool};
 use filekeeper::envelope::Success;
-use filekeeper::{MutationResult, Result};
+use filekeeper::{MutationResult, Result, schemas};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_json::Value;
 
 #[derive(Deserialize, JsonSchema)]
 pub struct FileCreate {
@@ -24,6 +25,10 @@ impl Tool for FileCreate {
     const DESCRIPTION: &str = "Create a file atomically and durably; an existing file is ALREADY_EXISTS (never clobbered, even by a concurrent creator) unless allow_existing. Recorded and undoable: returns operation_id and undo_available.";
     const EFFECT: Effect = Effect::Write;
     type Output = Success<MutationResult>;
+
+    fn output_schema() -> Value {
+        schemas::mutation(&[], &[])
+    }
 
     fn run(self, cx: &Context) -> Result<Self::Output> {
         let options = cx.mutation(&self.mutation);
@@ -56,6 +61,10 @@ impl Tool for FileWrite {
     const EFFECT: Effect = Effect::Destroy;
     type Output = Success<MutationResult>;
 
+    fn output_schema() -> Value {
+        schemas::mutation(&[], &["bom_kept"])
+    }
+
     fn run(self, cx: &Context) -> Result<Self::Output> {
         let options = cx.mutation(&self.mutation);
         let written = cx.workspace.write_file(
@@ -86,6 +95,10 @@ impl Tool for FileCopy {
     const DESCRIPTION: &str = "Copy a file. An existing destination is ALREADY_EXISTS unless its current hash is given. Recorded (with source_path) and undoable.";
     const EFFECT: Effect = Effect::Write;
     type Output = Success<MutationResult>;
+
+    fn output_schema() -> Value {
+        schemas::mutation(&[], &[])
+    }
 
     fn run(self, cx: &Context) -> Result<Self::Output> {
         let options = cx.mutation(&self.mutation);
@@ -118,6 +131,10 @@ impl Tool for FileMove {
     const EFFECT: Effect = Effect::Destroy;
     type Output = Success<MutationResult>;
 
+    fn output_schema() -> Value {
+        schemas::mutation(&[], &[])
+    }
+
     fn run(self, cx: &Context) -> Result<Self::Output> {
         let options = cx.mutation(&self.mutation);
         let moved =
@@ -142,6 +159,10 @@ impl Tool for FileDelete {
     const DESCRIPTION: &str = "Delete a file. Its bytes are kept in history, so undo_operation can restore it. With expected_hash, only while it holds exactly that content.";
     const EFFECT: Effect = Effect::Destroy;
     type Output = Success<MutationResult>;
+
+    fn output_schema() -> Value {
+        schemas::mutation(&[], &[])
+    }
 
     fn run(self, cx: &Context) -> Result<Self::Output> {
         let options = cx.mutation(&self.mutation);
@@ -170,6 +191,10 @@ impl Tool for DirectoryCreate {
     const EFFECT: Effect = Effect::Write;
     type Output = Success<MutationResult>;
 
+    fn output_schema() -> Value {
+        schemas::mutation(&[], &[])
+    }
+
     fn run(self, cx: &Context) -> Result<Self::Output> {
         let options = cx.mutation(&self.mutation);
         let created = cx
@@ -195,6 +220,10 @@ impl Tool for DirectoryDelete {
     const DESCRIPTION: &str = "Delete an empty directory, or with recursive a whole tree, file by file. Trees holding symlinks are refused. Recorded and undoable.";
     const EFFECT: Effect = Effect::Destroy;
     type Output = Success<MutationResult>;
+
+    fn output_schema() -> Value {
+        schemas::mutation(&[], &[])
+    }
 
     fn run(self, cx: &Context) -> Result<Self::Output> {
         let options = cx.mutation(&self.mutation);

@@ -3,9 +3,10 @@
 use super::{Context, Effect, Mutation, Tool};
 use filekeeper::documents::{HistoryList as Operations, HistoryShow};
 use filekeeper::envelope::Success;
-use filekeeper::{HistoryFilter, MutationResult, Result};
+use filekeeper::{HistoryFilter, MutationResult, Result, schemas};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_json::Value;
 
 #[derive(Deserialize, JsonSchema)]
 pub struct HistoryList {
@@ -86,6 +87,10 @@ impl Tool for UndoOperation {
     const EFFECT: Effect = Effect::Change;
     type Output = Success<MutationResult>;
 
+    fn output_schema() -> Value {
+        schemas::mutation(&[], &[])
+    }
+
     fn run(self, cx: &Context) -> Result<Self::Output> {
         let options = cx.mutation(&self.mutation);
         Ok(cx.success(cx.workspace.undo(&self.operation_id, &options)?))
@@ -103,6 +108,10 @@ impl Tool for UndoLast {
     const DESCRIPTION: &str = "Undo the newest operation of this workspace that is not an undo, not already undone, and whose history was stored, recorded by this server's actor when one was configured. Newer operations whose history was skipped are passed over and named in skipped_operations. Same safety as undo_operation.";
     const EFFECT: Effect = Effect::Change;
     type Output = Success<MutationResult>;
+
+    fn output_schema() -> Value {
+        schemas::mutation(&["skipped_operations"], &[])
+    }
 
     fn run(self, cx: &Context) -> Result<Self::Output> {
         let options = cx.mutation(&self.mutation);

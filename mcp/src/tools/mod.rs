@@ -9,12 +9,14 @@
 mod edit;
 mod files;
 mod history;
+#[cfg(test)]
+mod published;
 mod read;
 mod workspace;
 
 use crate::arguments;
 use filekeeper::envelope::{Always, Success};
-use filekeeper::{EditGuards, Error, MutationOptions, Result, Workspace};
+use filekeeper::{EditGuards, Error, MutationOptions, Result, Workspace, schemas};
 use rmcp::model::JsonObject;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -50,8 +52,19 @@ pub trait Tool: DeserializeOwned + JsonSchema {
     /// and every mutation, which waits for the workspace lock while another process holds it.
     const QUICK: bool = false;
     /// A successful call's structured content, `ok` included.
-    type Output: Serialize;
+    type Output: Serialize + JsonSchema;
     fn run(self, cx: &Context) -> Result<Self::Output>;
+
+    /// The JSON Schema of [`Self::Output`], published as `docs/schemas/mcp/<name>.json`. A
+    /// mutation overrides it: its document carries only those [`filekeeper::MutationExtra`]
+    /// fields the tool reports.
+    #[cfg_attr(
+        not(test),
+        expect(dead_code, reason = "the tests publish and check these schemas")
+    )]
+    fn output_schema() -> Value {
+        schemas::schema::<Self::Output>()
+    }
 }
 
 /// A [`Tool`] as the server holds it: its `tools/list` entry and how to call it.
@@ -61,6 +74,9 @@ pub struct Declared {
     pub effect: Effect,
     pub quick: bool,
     input_schema: fn() -> JsonObject,
+    /// Only the tests read it, to check the published schemas (see `published`).
+    #[cfg(test)]
+    pub output_schema: fn() -> Value,
     call: fn(&Context, Option<JsonObject>) -> Result<Value>,
 }
 
@@ -71,6 +87,8 @@ const fn declare<T: Tool>() -> Declared {
         effect: T::EFFECT,
         quick: T::QUICK,
         input_schema: arguments::schema::<T>,
+        #[cfg(test)]
+        output_schema: T::output_schema,
         call: call::<T>,
     }
 }
