@@ -5,9 +5,10 @@
 //! (`--workspace` or `--root`); no tool argument can widen it. Stdout carries only protocol
 //! messages; logs go to stderr.
 
-mod args;
+mod arguments;
 mod input;
 mod line;
+mod spelling;
 mod tools;
 
 use clap::Parser;
@@ -20,7 +21,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt};
 use std::path::PathBuf;
 use std::sync::Arc;
-use tools::{Audit, Effect, TOOLS};
+use tools::{Audit, Context, Effect};
 
 /// Filekeeper's MCP server: safe, journaled, undoable file operations for agents, over stdio.
 #[derive(Debug, Parser)]
@@ -75,11 +76,12 @@ fn annotations(effect: Effect) -> ToolAnnotations {
 }
 
 fn tool_list() -> Vec<Tool> {
-    TOOLS
+    tools::ALL
         .iter()
-        .map(|spec| {
-            let mut tool = Tool::new(spec.name, spec.description, Arc::new(tools::schema(spec)));
-            tool.annotations = Some(annotations(spec.effect));
+        .map(|declared| {
+            let schema = tools::input_schema(declared.name);
+            let mut tool = Tool::new(declared.name, declared.description, schema);
+            tool.annotations = Some(annotations(declared.effect));
             tool
         })
         .collect()
@@ -87,7 +89,7 @@ fn tool_list() -> Vec<Tool> {
 
 impl Server {
     /// Runs a tool, catching any panic as INTERNAL_ERROR so the server keeps serving. A quick
-    /// tool (`tools::QUICK`, small reads) runs right here on the protocol thread: it takes
+    /// tool (`Tool::QUICK`, small reads) runs right here on the protocol thread: it takes
     /// less time than handing it to another thread and back would. Any other tool runs on a
     /// blocking thread, so the session stays responsive while it walks a tree or waits for
     /// the workspace lock.
@@ -97,10 +99,14 @@ impl Server {
         let started = std::time::Instant::now();
         let call = move || {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                tools::call(&server.workspace, &server.audit, &name, request.arguments)
+                let cx = Context {
+                    workspace: &server.workspace,
+                    audit: &server.audit,
+                };
+                tools::run(&cx, &name, request.arguments)
             }))
         };
-        let outcome = if tools::QUICK.contains(&request.name.as_ref()) {
+        let outcome = if tools::find(&request.name).is_some_and(|tool| tool.quick) {
             Ok(call())
         } else {
             tokio::task::spawn_blocking(call).await
@@ -124,11 +130,9 @@ impl Server {
             ));
         }
         match result {
-            Ok(fields) => {
-                CallToolResult::structured(filekeeper::envelope::success_document(fields))
-            }
+            Ok(document) => CallToolResult::structured(document),
             Err(err) => {
-                let err = tools::name_argument(err);
+                let err = spelling::name_argument(err);
                 CallToolResult::structured_error(filekeeper::envelope::error_document(&err))
             }
         }
@@ -159,7 +163,7 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        if !TOOLS.iter().any(|t| t.name == request.name) {
+        if tools::find(&request.name).is_none() {
             return Err(McpError::invalid_params(
                 format!("unknown tool {:?}", request.name),
                 None,

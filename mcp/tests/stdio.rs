@@ -310,3 +310,27 @@ fn content_search_skips_undecodable_files_unless_given_their_encoding() {
     assert_eq!(named["matches"][0]["text"], "café", "{named}");
     assert_eq!(named["encoding"], "windows-1252");
 }
+
+/// `workspace_info` says where the state is as the library found it: in the tree by default,
+/// under the home when `config.toml` pins it there. (A pinned global state once read
+/// "project": the location was guessed from the absence of a fallback notice.)
+#[test]
+fn workspace_info_names_where_the_state_lives() {
+    for (pinned, expected) in [(None, "project"), (Some("global"), "home")] {
+        let dir = tempfile::tempdir().unwrap();
+        let (root, home) = (dir.path().join("ws"), dir.path().join("home"));
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        if let Some(location) = pinned {
+            let config = format!("[filekeeper]\nstate_location = \"{location}\"\n");
+            std::fs::write(home.join("config.toml"), config).unwrap();
+        }
+        let mut s = Session::start(&root, &home, "rust-test");
+        assert_eq!(s.call("workspace_info", json!({}))["state"], json!(null));
+        let created = s.call("file_create", json!({"path": "a.txt", "content": "a\n"}));
+        assert_eq!(created["ok"], true, "{created}");
+        let info = s.call("workspace_info", json!({}));
+        assert_eq!(info["state"], expected, "pinned {pinned:?}: {info}");
+        assert_eq!(root.join(".filekeeper").is_dir(), expected == "project");
+    }
+}

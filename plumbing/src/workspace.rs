@@ -28,6 +28,9 @@ pub struct Workspace {
 /// An existing state directory.
 pub struct State {
     pub dir: PathBuf,
+    /// Which of the two places `dir` is: decided here, where the state is found or made, so
+    /// no caller has to guess it from `dir` or the notices.
+    pub location: StateLocation,
     /// Things the response should tell the caller (a fallback, a `.gitignore` edit).
     pub notices: Vec<String>,
 }
@@ -102,6 +105,7 @@ impl Workspace {
                 if exists_checked(&project)? {
                     return Ok(Some(State {
                         dir: project,
+                        location: StateLocation::Project,
                         notices: vec![],
                     }));
                 }
@@ -116,6 +120,7 @@ impl Workspace {
                 if exists_checked(&project)? {
                     return Ok(Some(State {
                         dir: project,
+                        location: StateLocation::Project,
                         notices: vec![],
                     }));
                 }
@@ -123,6 +128,7 @@ impl Workspace {
                 if global.is_dir() {
                     return Ok(Some(State {
                         dir: global,
+                        location: StateLocation::Global,
                         notices: vec![fallback.to_owned()],
                     }));
                 }
@@ -139,6 +145,12 @@ impl Workspace {
                 }
             }
         }
+    }
+
+    /// Where the state lives, found as [`Workspace::state`] finds it and never created:
+    /// `None` while the workspace has recorded nothing.
+    pub fn state_location(&self) -> Result<Option<StateLocation>> {
+        Ok(self.state(false)?.map(|state| state.location))
     }
 
     fn global_state(
@@ -160,6 +172,7 @@ impl Workspace {
         }
         Ok(Some(State {
             dir,
+            location: StateLocation::Global,
             notices: notice.map(str::to_owned).into_iter().collect(),
         }))
     }
@@ -171,6 +184,7 @@ impl Workspace {
         }
         let mut state = State {
             dir: project.to_path_buf(),
+            location: StateLocation::Project,
             notices: Vec::new(),
         };
         if created && self.in_git_repository() {

@@ -100,6 +100,12 @@ impl Workspace {
         self.inner.name.as_deref()
     }
 
+    /// Where this workspace's journal and objects live: in its tree or under the home.
+    /// `None` while it has recorded nothing; asking never creates the state.
+    pub fn state_location(&self) -> Result<Option<plumbing::config::StateLocation>> {
+        self.inner.state_location()
+    }
+
     /// The plumbing underneath, for the plumbing commands.
     pub fn plumbing(&self) -> &plumbing::workspace::Workspace {
         &self.inner

@@ -1,9 +1,12 @@
-//! JSON Schemas (draft 2020-12) of every document `keeper --json` prints and of every MCP
-//! tool's structured result, generated from the types those documents are serialized from.
+//! JSON Schemas (draft 2020-12) of every document `keeper --json` prints, generated from the
+//! types those documents are serialized from, and the means to generate the rest: [`schema`],
+//! [`mutation`] and [`titled`], with which `filekeeper-mcp` publishes each of its tools'
+//! structured results from the tool's declaration.
 //!
 //! They are published under `docs/schemas/`: `error.json` for every failure, `cli/<command>.json`
-//! (`file-read.json`, `history-list.json`, `hash-object.json`, ...) and `mcp/<tool>.json`.
-//! `porcelain/tests/schemas.rs` fails when the committed files differ from [`all`]; run it with
+//! (`file-read.json`, `history-list.json`, `hash-object.json`, ...) and, owned by the MCP
+//! crate, `mcp/<tool>.json`. `porcelain/tests/schemas.rs` fails when the committed files differ
+//! from [`all`] (and the MCP crate's tests when `mcp/` differs from its tools); run them with
 //! `FILEKEEPER_BLESS_SCHEMAS=1` to write them.
 //!
 //! The schemas describe the serialize side: a field that is always printed is `required` (null
@@ -13,8 +16,7 @@
 
 use crate::documents::{
     CatBlobText, Completions, FileHash, HistoryList, HistoryShow, Initialised, Manual, ReadMany,
-    ServedWorkspaces, Version, WorkspaceIfOpened, WorkspaceInfo, WorkspaceList, WorkspaceRemoved,
-    WorkspaceShown,
+    Version, WorkspaceIfOpened, WorkspaceList, WorkspaceRemoved, WorkspaceShown,
 };
 use crate::envelope::{Document, Failure, Success};
 use crate::plumbing::commands::{
@@ -28,7 +30,8 @@ use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Value, json};
 
-/// Every published schema: its path below `docs/schemas/` and its content, sorted by path.
+/// Every schema the library publishes, all but the MCP crate's `mcp/`: its path below
+/// `docs/schemas/` and its content, sorted by path.
 pub fn all() -> Vec<(String, Value)> {
     let mut out = vec![(
         "error.json".to_owned(),
@@ -51,16 +54,6 @@ pub fn all() -> Vec<(String, Value)> {
                 shape,
                 &format!("keeper {command} --json"),
                 &format!("What `keeper --json {command}` prints on success ({exit})."),
-            ),
-        ));
-    }
-    for (tool, shape) in mcp() {
-        out.push((
-            format!("mcp/{tool}.json"),
-            titled(
-                shape,
-                &format!("MCP tool {tool}"),
-                &format!("The structuredContent of a successful `{tool}` call of filekeeper-mcp."),
             ),
         ));
     }
@@ -131,47 +124,8 @@ fn cli() -> Vec<(&'static str, Value)> {
     out
 }
 
-/// The structured results of the MCP tools, by tool name.
-fn mcp() -> Vec<(&'static str, Value)> {
-    let mut out = vec![
-        ("workspace_list", schema::<Document<ServedWorkspaces>>()),
-        ("workspace_info", schema::<Success<WorkspaceInfo>>()),
-        ("file_read", schema::<Success<ReadResult>>()),
-        ("file_read_many", schema::<Success<ReadMany>>()),
-        ("directory_list", schema::<Success<Listing>>()),
-        ("file_info", schema::<Success<FileInfo>>()),
-        ("file_search", schema::<Success<Listing>>()),
-        ("content_search", schema::<Success<GrepResult>>()),
-        ("history_list", schema::<Success<HistoryList>>()),
-        ("history_get", schema::<Success<HistoryShow>>()),
-        ("history_diff", schema::<Success<HistoryDiff>>()),
-        (
-            "file_replace_text",
-            mutation(&["match_stage", "match_count"], &[]),
-        ),
-        ("file_apply_patch", mutation(&["patch_files"], &[])),
-        ("undo_last", mutation(&["skipped_operations"], &[])),
-    ];
-    for tool in [
-        "file_create",
-        "file_copy",
-        "file_move",
-        "file_delete",
-        "directory_create",
-        "directory_delete",
-        "file_replace_lines",
-        "file_insert_lines",
-        "file_delete_lines",
-        "undo_operation",
-    ] {
-        out.push((tool, mutation(&[], &[])));
-    }
-    out.push(("file_write", mutation(&[], &["bom_kept"])));
-    out
-}
-
 /// The schema of `T` as it serializes, with every object open.
-fn schema<T: JsonSchema>() -> Value {
+pub fn schema<T: JsonSchema>() -> Value {
     let mut schema = SchemaSettings::draft2020_12()
         .for_serialize()
         .into_generator()
@@ -199,7 +153,7 @@ fn open(schema: &mut Value) {
 /// A mutation's document: [`MutationResult`] with, of the [`MutationExtra`] fields, exactly
 /// `required` (which that command always reports) and `optional` (which it reports when they
 /// apply).
-fn mutation(required: &[&str], optional: &[&str]) -> Value {
+pub fn mutation(required: &[&str], optional: &[&str]) -> Value {
     let mut shape = schema::<Success<MutationResult>>();
     let extra = schema::<MutationExtra>();
     let extra = extra["properties"]
@@ -271,7 +225,7 @@ fn prune_definitions(schema: &mut Value) {
 }
 
 /// `shape` with its title and description, placed first after `$schema`.
-fn titled(shape: Value, title: &str, description: &str) -> Value {
+pub fn titled(shape: Value, title: &str, description: &str) -> Value {
     let Value::Object(mut shape) = shape else {
         unreachable!("a root schema is an object")
     };
@@ -368,7 +322,7 @@ mod tests {
                 .contains(&field.into())
         };
         assert!(required("cli/file-replace-text.json", "match_count"));
-        assert!(required("mcp/file_apply_patch.json", "patch_files"));
+        assert!(required("cli/file-apply-patch.json", "patch_files"));
         assert!(doc("cli/file-write.json")["properties"]["match_stage"].is_null());
         assert!(doc("cli/file-write.json")["properties"]["patch_files"].is_null());
         assert!(doc("cli/file-write.json")["properties"]["preview_diff"].is_object());

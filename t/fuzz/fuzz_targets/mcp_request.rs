@@ -1,11 +1,12 @@
 //! MCP request decoding, the way `filekeeper-mcp` does it: stdin split into lines, a line that
 //! is not JSON answered with a parse error, the rest decoded by the server's own transport
 //! codec (rmcp's `JsonRpcMessageCodec`), and a `tools/call` request checked against the tool
-//! list and run by the server's own `tools::call` with its strict argument parsing, against
+//! list and run by the server's own `tools::run` with its strict argument parsing, against
 //! a small real workspace.
 //!
-//! The server's `args.rs`, `line.rs` and `tools.rs` are compiled in here unchanged (see `#[path]`
-//! below), so the fuzzer runs exactly the server's decoding, not a copy of it.
+//! The server's `arguments.rs`, `line.rs`, `spelling.rs` and `tools/` are compiled in here
+//! unchanged (see `#[path]` below), so the fuzzer runs exactly the server's decoding, not a
+//! copy of it.
 //!
 //! Every mutation is forced to be a dry run (a `dry_run` that is not a boolean is left as
 //! given, to fuzz its type check), so the workspace stays the same between inputs. In the
@@ -19,13 +20,16 @@
 #![no_main]
 
 #[allow(dead_code)]
-#[path = "../../../mcp/src/args.rs"]
-mod args;
+#[path = "../../../mcp/src/arguments.rs"]
+mod arguments;
 #[allow(dead_code)]
 #[path = "../../../mcp/src/line.rs"]
 mod line;
 #[allow(dead_code)]
-#[path = "../../../mcp/src/tools.rs"]
+#[path = "../../../mcp/src/spelling.rs"]
+mod spelling;
+#[allow(dead_code)]
+#[path = "../../../mcp/src/tools/mod.rs"]
 mod tools;
 
 use bytes::BytesMut;
@@ -171,10 +175,16 @@ fn call_tool(
     arguments: Option<Map<String, Value>>,
     line: &str,
 ) {
-    let Some(spec) = tools::TOOLS.iter().find(|t| t.name == name) else {
+    if tools::find(name).is_none() {
         return; // the server answers invalid_params before any tool runs
-    };
-    let known: Vec<&str> = spec.params.iter().map(|p| p.0).collect();
+    }
+    let schema = tools::input_schema(name);
+    let known: Vec<&str> = schema["properties"]
+        .as_object()
+        .expect("an input schema lists its properties")
+        .keys()
+        .map(String::as_str)
+        .collect();
     let unknown: Vec<String> = arguments
         .iter()
         .flat_map(|m| m.keys())
@@ -191,14 +201,18 @@ fn call_tool(
             map.insert("dry_run".into(), Value::Bool(true));
         }
     }
-    let result = tools::call(&f.workspace, &f.audit, name, arguments);
+    let cx = tools::Context {
+        workspace: &f.workspace,
+        audit: &f.audit,
+    };
+    let result = tools::run(&cx, name, arguments);
     let after = snapshot(&f.root);
     assert!(
         after == f.tree,
         "{name}: a dry run changed the workspace\n{line}"
     );
     let (document, is_error) = match result {
-        Ok(fields) => (filekeeper::envelope::success_document(fields), false),
+        Ok(document) => (document, false),
         Err(err) => {
             if !unknown.is_empty() {
                 assert_eq!(err.code, Code::InvalidArgument, "{name}: {}", err.message);
@@ -209,7 +223,7 @@ fn call_tool(
                 );
             }
             assert_ne!(err.code, Code::InternalError, "{name}: {}", err.message);
-            let err = tools::name_argument(err);
+            let err = spelling::name_argument(err);
             (filekeeper::envelope::error_document(&err), true)
         }
     };

@@ -1,0 +1,245 @@
+//! The 25 tools, each one declaration in the module of its family: a struct whose fields are
+//! the tool's arguments (each field's doc comment is the description `tools/list` shows) and
+//! its [`Tool`] implementation: name, description, effect, result type and the call into the
+//! `filekeeper` library that does the work. [`ALL`] lists them in the order `tools/list`
+//! shows them. No filesystem behaviour lives here.
+//!
+//! Adding a tool is a struct and an impl in its family's module, and a line in [`ALL`].
+
+mod edit;
+mod files;
+mod history;
+#[cfg(test)]
+mod published;
+mod read;
+mod workspace;
+
+use crate::arguments;
+use filekeeper::envelope::{Always, Success};
+use filekeeper::{EditGuards, Error, MutationOptions, Result, Workspace, schemas};
+use rmcp::model::JsonObject;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+
+/// Whether a tool changes anything, and how.
+#[derive(Clone, Copy)]
+pub enum Effect {
+    /// Reads only.
+    Read,
+    /// Adds or replaces content; repeating it with the same arguments changes nothing more.
+    Write,
+    /// May remove or overwrite what was there (recoverable through undo, but destructive).
+    Destroy,
+    /// Changes something each time it is called.
+    Change,
+}
+
+/// One tool. The implementing struct is the tool's arguments: `tools/list` shows its JSON
+/// Schema, and a call's arguments are checked against that schema (see [`arguments`]) and then
+/// deserialized into it.
+pub trait Tool: DeserializeOwned + JsonSchema {
+    const NAME: &'static str;
+    const DESCRIPTION: &'static str;
+    const EFFECT: Effect;
+    /// Whether the tool only reads one file or one record, so its work is bounded by the
+    /// workspace's size limits and never waits: the server runs it on its protocol thread,
+    /// without a hand-off (see `Server::run`). Everything else runs on a blocking thread:
+    /// tools that may walk a tree or many files, so a long search never holds up the session,
+    /// and every mutation, which waits for the workspace lock while another process holds it.
+    const QUICK: bool = false;
+    /// A successful call's structured content, `ok` included.
+    type Output: Serialize + JsonSchema;
+    fn run(self, cx: &Context) -> Result<Self::Output>;
+
+    /// The JSON Schema of [`Self::Output`], published as `docs/schemas/mcp/<name>.json`. A
+    /// mutation overrides it: its document carries only those [`filekeeper::MutationExtra`]
+    /// fields the tool reports.
+    #[cfg_attr(
+        not(test),
+        expect(dead_code, reason = "the tests publish and check these schemas")
+    )]
+    fn output_schema() -> Value {
+        schemas::schema::<Self::Output>()
+    }
+}
+
+/// A [`Tool`] as the server holds it: its `tools/list` entry and how to call it.
+pub struct Declared {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub effect: Effect,
+    pub quick: bool,
+    input_schema: fn() -> JsonObject,
+    /// Only the tests read it, to check the published schemas (see `published`).
+    #[cfg(test)]
+    pub output_schema: fn() -> Value,
+    call: fn(&Context, Option<JsonObject>) -> Result<Value>,
+}
+
+const fn declare<T: Tool>() -> Declared {
+    Declared {
+        name: T::NAME,
+        description: T::DESCRIPTION,
+        effect: T::EFFECT,
+        quick: T::QUICK,
+        input_schema: arguments::schema::<T>,
+        #[cfg(test)]
+        output_schema: T::output_schema,
+        call: call::<T>,
+    }
+}
+
+fn call<T: Tool>(cx: &Context, given: Option<JsonObject>) -> Result<Value> {
+    let schema = input_schema(T::NAME);
+    let output = arguments::parse::<T>(&schema, given)?.run(cx)?;
+    serde_json::to_value(output)
+        .map_err(|e| Error::internal(format!("{} result does not serialize: {e}", T::NAME)))
+}
+
+/// Every tool, in the order `tools/list` shows them.
+pub const ALL: &[Declared] = &[
+    declare::<workspace::WorkspaceList>(),
+    declare::<workspace::WorkspaceInfo>(),
+    declare::<read::FileRead>(),
+    declare::<read::FileReadMany>(),
+    declare::<read::DirectoryList>(),
+    declare::<read::FileInfo>(),
+    declare::<read::FileSearch>(),
+    declare::<read::ContentSearch>(),
+    declare::<history::HistoryList>(),
+    declare::<history::HistoryGet>(),
+    declare::<history::HistoryDiff>(),
+    declare::<files::FileCreate>(),
+    declare::<files::FileWrite>(),
+    declare::<files::FileCopy>(),
+    declare::<files::FileMove>(),
+    declare::<files::FileDelete>(),
+    declare::<files::DirectoryCreate>(),
+    declare::<files::DirectoryDelete>(),
+    declare::<edit::FileReplaceText>(),
+    declare::<edit::FileReplaceLines>(),
+    declare::<edit::FileInsertLines>(),
+    declare::<edit::FileDeleteLines>(),
+    declare::<edit::FileApplyPatch>(),
+    declare::<history::UndoOperation>(),
+    declare::<history::UndoLast>(),
+];
+
+/// The tool called `name`.
+pub fn find(name: &str) -> Option<&'static Declared> {
+    ALL.iter().find(|tool| tool.name == name)
+}
+
+/// Every tool's input schema, generated once: `tools/list` shows it and every call of the tool
+/// is checked against it.
+pub fn input_schema(name: &str) -> Arc<JsonObject> {
+    static SCHEMAS: OnceLock<BTreeMap<&'static str, Arc<JsonObject>>> = OnceLock::new();
+    let schemas = SCHEMAS.get_or_init(|| {
+        ALL.iter()
+            .map(|tool| (tool.name, Arc::new((tool.input_schema)())))
+            .collect()
+    });
+    schemas.get(name).cloned().unwrap_or_default()
+}
+
+/// Runs the tool called `name`. `Ok` is the structured content of a success.
+pub fn run(cx: &Context, name: &str, arguments: Option<JsonObject>) -> Result<Value> {
+    let tool = find(name)
+        .ok_or_else(|| Error::invalid(format!("unknown tool {name:?}")).with("tool", name))?;
+    (tool.call)(cx, arguments)
+}
+
+/// Audit metadata from the server's start-up, never from a tool argument.
+pub struct Audit {
+    pub actor: Option<String>,
+    pub task_id: Option<String>,
+}
+
+/// What a tool runs against: the served workspace and the server's audit metadata.
+pub struct Context<'a> {
+    pub workspace: &'a Workspace,
+    pub audit: &'a Audit,
+}
+
+impl Context<'_> {
+    /// `result` as a success document of this workspace: `ok`, `workspace`, then its fields.
+    fn success<T>(&self, result: T) -> Success<T> {
+        Success {
+            ok: Always,
+            workspace: self.workspace.name().map(str::to_owned),
+            result,
+        }
+    }
+
+    /// The options of a mutation: its own arguments and the server's audit metadata.
+    fn mutation(&self, arguments: &Mutation) -> MutationOptions {
+        MutationOptions {
+            dry_run: arguments.dry_run,
+            actor: self.audit.actor.clone(),
+            task_id: self.audit.task_id.clone(),
+            allow_sensitive_write: arguments.i_accept_secret_write_risk,
+        }
+    }
+}
+
+/// The description of the `path` argument of a tool that works on one path.
+const PATH: &str =
+    "Workspace-relative path (absolute paths are accepted only inside the workspace root).";
+
+/// The description of `expected_hash`.
+const EXPECTED_HASH: &str = "Refuse with CONTENT_CONFLICT unless the file currently has exactly this sha256: hash (from a read).";
+
+/// The arguments every mutation takes, last.
+#[derive(Deserialize, JsonSchema)]
+struct Mutation {
+    /// Report what would change (with a unified diff) and change nothing.
+    #[serde(default)]
+    dry_run: bool,
+    /// Allow a credential-shaped target (.env, *.pem, *.key, id_rsa, .ssh/, .aws/, ...). Only when the user asked for it.
+    #[serde(default)]
+    i_accept_secret_write_risk: bool,
+}
+
+/// The guards of an edit: what the file, or the region edited, must hold now.
+#[derive(Deserialize, JsonSchema)]
+struct Guards {
+    /// Refuse with CONTENT_CONFLICT unless the targeted region holds exactly this text.
+    expected_content: Option<String>,
+    #[schemars(description = EXPECTED_HASH)]
+    expected_hash: Option<String>,
+}
+
+impl From<Guards> for EditGuards {
+    fn from(guards: Guards) -> EditGuards {
+        EditGuards {
+            expected_hash: guards.expected_hash,
+            expected_content: guards.expected_content,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique() {
+        let names: std::collections::BTreeSet<&str> = ALL.iter().map(|t| t.name).collect();
+        assert_eq!(names.len(), ALL.len());
+    }
+
+    /// Only reads of one file or one record run on the protocol thread; nothing that walks a
+    /// tree or waits for the workspace lock does.
+    #[test]
+    fn the_quick_tools_read_one_file_or_record() {
+        let quick: Vec<&str> = ALL.iter().filter(|t| t.quick).map(|t| t.name).collect();
+        assert_eq!(
+            quick,
+            ["workspace_info", "file_read", "file_info", "history_get"]
+        );
+    }
+}

@@ -1,0 +1,58 @@
+//! The served workspace: which it is, its limits and where its state lives.
+
+use super::{Context, Effect, Tool};
+use filekeeper::Result;
+use filekeeper::documents::{self, ServedWorkspace, ServedWorkspaces};
+use filekeeper::envelope::{Always, Document, Success};
+use filekeeper::plumbing::config::StateLocation;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+#[derive(Deserialize, JsonSchema)]
+pub struct WorkspaceList {}
+
+impl Tool for WorkspaceList {
+    const NAME: &str = "workspace_list";
+    const DESCRIPTION: &str = "List the workspace this server serves (its name, or null for a --root workspace). The server is bound to one workspace at start-up; no tool can switch it.";
+    const EFFECT: Effect = Effect::Read;
+    /// Without a `workspace` field: the workspaces are the result.
+    type Output = Document<ServedWorkspaces>;
+
+    fn run(self, cx: &Context) -> Result<Self::Output> {
+        Ok(Document {
+            ok: Always,
+            result: ServedWorkspaces {
+                workspaces: vec![ServedWorkspace {
+                    name: cx.workspace.name().map(str::to_owned),
+                    served: true,
+                }],
+            },
+        })
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct WorkspaceInfo {}
+
+impl Tool for WorkspaceInfo {
+    const NAME: &str = "workspace_info";
+    const DESCRIPTION: &str = "Show the served workspace: its name, the limits in force (read, write, search, listing and history bounds) and where its state lives. Never a host path.";
+    const EFFECT: Effect = Effect::Read;
+    const QUICK: bool = true;
+    type Output = Success<documents::WorkspaceInfo>;
+
+    fn run(self, cx: &Context) -> Result<Self::Output> {
+        let state = cx
+            .workspace
+            .state_location()?
+            .map(|location| match location {
+                StateLocation::Project => "project",
+                StateLocation::Global => "home",
+            });
+        Ok(cx.success(documents::WorkspaceInfo {
+            name: cx.workspace.name().map(str::to_owned),
+            state,
+            limits: cx.workspace.plumbing().limits.clone(),
+        }))
+    }
+}
