@@ -1,13 +1,13 @@
-//! The plumbing subcommands on `keeper`: thin wrappers over `filekeeper_plumbing::commands`.
+//! The plumbing subcommands on `keeper`: thin wrappers over `filekeeper::plumbing::commands`.
 
 use super::args::{Command, Global, HashObjectArgs, JournalBeginArgs, PublishArgs};
 use super::output::Reply;
-use crate::documents::CatBlobText;
-use crate::envelope::fields_of;
-use crate::plumbing::commands::{self, Fields, HashSource, JournalEntry};
-use crate::plumbing::publish::Expect;
-use crate::plumbing::workspace::Workspace;
-use crate::{Code, Error, Filekeeper, ObjectId, Result};
+use filekeeper::documents::CatBlobText;
+use filekeeper::envelope::fields_of;
+use filekeeper::plumbing::commands::{self, Fields, HashSource, JournalEntry};
+use filekeeper::plumbing::publish::Expect;
+use filekeeper::plumbing::workspace::Workspace;
+use filekeeper::{Code, Error, Filekeeper, ObjectId, Result};
 use serde_json::{Value, json};
 use std::io::{Read, Write};
 

@@ -2,14 +2,14 @@
 
 use super::args::{FileCommand, ReadArgs};
 use super::output::Reply;
-use crate::documents::{FileHash, ReadMany, ReadManyItem};
-use crate::{
+use filekeeper::documents::{FileHash, ReadMany, ReadManyItem};
+use filekeeper::{
     GrepOptions, ListOptions, Listing, ManyItem, ReadOptions, ReadResult, Result, Workspace,
 };
 use serde_json::{Map, Value};
 
 fn fields(workspace: &Workspace, value: impl serde::Serialize) -> Map<String, Value> {
-    crate::envelope::result_fields(workspace.name(), value)
+    filekeeper::envelope::result_fields(workspace.name(), value)
 }
 
 pub fn run(ws: &Workspace, cmd: &FileCommand, json: bool) -> Result<Reply> {
@@ -111,7 +111,7 @@ pub fn run(ws: &Workspace, cmd: &FileCommand, json: bool) -> Result<Reply> {
             };
             let mut reply = Reply::new(fields(ws, &found), human);
             if !found.exists {
-                reply.exit = crate::Code::PathNotFound.exit_code();
+                reply.exit = filekeeper::Code::PathNotFound.exit_code();
             }
             Ok(reply)
         }
@@ -187,7 +187,7 @@ pub fn run(ws: &Workspace, cmd: &FileCommand, json: bool) -> Result<Reply> {
             reply.notes = notes;
             Ok(reply)
         }
-        _ => Err(crate::Error::internal(
+        _ => Err(filekeeper::Error::internal(
             "a mutating command reached the read commands",
         )),
     }

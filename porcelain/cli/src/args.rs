@@ -9,7 +9,7 @@ use std::path::PathBuf;
 /// and is recorded so it can be undone. With --json every command prints one JSON object
 /// whose first field is "ok".
 #[derive(Debug, Parser)]
-#[command(name = "keeper", version = crate::cli::VERSION_TEXT, max_term_width = 100)]
+#[command(name = "keeper", version = crate::VERSION_TEXT, max_term_width = 100)]
 pub struct Cli {
     #[command(flatten)]
     pub global: Global,

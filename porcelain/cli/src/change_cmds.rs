@@ -4,7 +4,7 @@ use super::args::{
     ContentSource, DirCommand, EditGuardArgs, FileCommand, Global, MutationArgs, PositionArg,
 };
 use super::output::Reply;
-use crate::{
+use filekeeper::{
     EditGuards, Error, MutationOptions, MutationResult, Policy, Position, Result, Workspace,
 };
 use std::io::{IsTerminal, Read};
@@ -55,7 +55,7 @@ fn read_bounded(
         let counted = COUNT_BEYOND_LIMIT.saturating_mul(limit.max(1));
         let rest = std::io::copy(&mut (&mut reader).take(counted), &mut std::io::sink())
             .map_err(reading)?;
-        let mut err = crate::too_large(what, bytes.len() as u64 + rest, limit_name, limit);
+        let mut err = filekeeper::too_large(what, bytes.len() as u64 + rest, limit_name, limit);
         if rest == counted {
             err.message = format!(
                 "{what} is more than {limit_name} {limit} (counted to {} bytes and stopped)",
@@ -128,7 +128,7 @@ fn content(source: &ContentSource, limit: u64, what: &str, limit_name: &str) -> 
 }
 
 pub(crate) fn reply(ws: &Workspace, result: MutationResult) -> Reply {
-    let fields = crate::envelope::result_fields(ws.name(), &result);
+    let fields = filekeeper::envelope::result_fields(ws.name(), &result);
     if result.dry_run {
         let mut reply = Reply::new(fields, result.preview_diff.clone().unwrap_or_default());
         reply.diff = true;
@@ -289,7 +289,7 @@ pub fn file(ws: &Workspace, cmd: &FileCommand, global: &Global) -> Result<Reply>
             };
             let bytes = content(&source, limit, "patch", "max_patch_bytes")?;
             let text = String::from_utf8(bytes).map_err(|_| {
-                Error::new(crate::Code::PatchFailed, "the patch is not UTF-8 text")
+                Error::new(filekeeper::Code::PatchFailed, "the patch is not UTF-8 text")
                     .with("reason", "not_utf8")
             })?;
             let result = ws.apply_patch(&text, &options(global, mutation))?;

@@ -1,4 +1,5 @@
-//! The `keeper` binary's logic: parse, dispatch to the library, render.
+//! `keeper`: the Filekeeper command line. It parses, dispatches to the `filekeeper` library
+//! and renders; nothing here changes a file except through the library.
 
 mod args;
 mod change_cmds;
@@ -9,14 +10,38 @@ mod plumbing_cmds;
 mod progress;
 mod workspace_cmds;
 
-pub use args::Cli;
-pub use output::error_document;
-
-use crate::{Error, Filekeeper};
-use args::Command;
+use args::{Cli, Command};
 use clap::Parser;
+use filekeeper::{Error, Filekeeper};
 use output::Style;
 use std::ffi::OsString;
+use std::io::Write;
+
+fn main() {
+    // A panic is a bug, but it still reaches the user as one structured INTERNAL_ERROR line,
+    // never a stack trace.
+    std::panic::set_hook(Box::new(|_| {}));
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    let json = argv.iter().skip(1).any(|a| a == "--json");
+    let code = match std::panic::catch_unwind(|| run(argv)) {
+        Ok(code) => code,
+        Err(_) => {
+            let err = Error::internal("keeper hit an internal error and stopped")
+                .recovery("run `keeper fsck` and report the command that failed");
+            if json {
+                let _ = writeln!(std::io::stdout(), "{}", output::error_document(&err));
+            } else {
+                let _ = writeln!(std::io::stderr(), "error[{}]: {}", err.code, err.message);
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "  hint: run `keeper fsck` and report the command that failed"
+                );
+            }
+            err.code.exit_code()
+        }
+    };
+    std::process::exit(code);
+}
 
 /// `keeper --version`: the release and the on-disk format it writes.
 pub const VERSION_TEXT: &str = concat!(
@@ -27,7 +52,7 @@ pub const VERSION_TEXT: &str = concat!(
 );
 
 /// Runs one invocation and returns the process exit code.
-pub fn run(argv: Vec<OsString>) -> i32 {
+fn run(argv: Vec<OsString>) -> i32 {
     let json = argv.iter().skip(1).any(|a| a == "--json");
     let cli = match parse(&argv) {
         Ok(cli) => cli,
@@ -96,9 +121,9 @@ fn parse_file_read(argv: &[OsString]) -> Option<Cli> {
 /// commands, never another surface's argument names.
 pub(crate) struct CliSpelling;
 
-impl crate::plumbing::Spelling for CliSpelling {
-    fn argument(&self, argument: crate::plumbing::Argument) -> String {
-        use crate::plumbing::Argument::*;
+impl filekeeper::plumbing::Spelling for CliSpelling {
+    fn argument(&self, argument: filekeeper::plumbing::Argument) -> String {
+        use filekeeper::plumbing::Argument::*;
         match argument {
             AllowSensitiveWrite => "--i-accept-secret-write-risk",
             Encoding => "--encoding",
@@ -119,8 +144,8 @@ impl crate::plumbing::Spelling for CliSpelling {
         .to_owned()
     }
 
-    fn operation(&self, operation: crate::plumbing::Operation) -> String {
-        use crate::plumbing::Operation::*;
+    fn operation(&self, operation: filekeeper::plumbing::Operation) -> String {
+        use filekeeper::plumbing::Operation::*;
         match operation {
             WriteFile => "`keeper file write`",
             DeleteDir => "`keeper dir delete`",
@@ -138,7 +163,7 @@ pub(crate) fn name_override(err: Error) -> Error {
     err.render(&CliSpelling)
 }
 
-fn dispatch(cli: &Cli) -> crate::Result<output::Reply> {
+fn dispatch(cli: &Cli) -> filekeeper::Result<output::Reply> {
     match &cli.command {
         Command::Completions { shell } => {
             let mut out = Vec::new();
@@ -148,12 +173,12 @@ fn dispatch(cli: &Cli) -> crate::Result<output::Reply> {
                 "keeper",
                 &mut out,
             );
-            let document = crate::documents::Completions {
+            let document = filekeeper::documents::Completions {
                 shell: shell.to_string(),
                 script: String::from_utf8_lossy(&out).into_owned(),
             };
             return Ok(output::Reply::new(
-                crate::envelope::fields_of(&document),
+                filekeeper::envelope::fields_of(&document),
                 out,
             ));
         }
@@ -162,11 +187,11 @@ fn dispatch(cli: &Cli) -> crate::Result<output::Reply> {
             clap_mangen::Man::new(<Cli as clap::CommandFactory>::command())
                 .render(&mut out)
                 .map_err(|e| Error::storage("rendering the manual", &e))?;
-            let document = crate::documents::Manual {
+            let document = filekeeper::documents::Manual {
                 manual: String::from_utf8_lossy(&out).into_owned(),
             };
             return Ok(output::Reply::new(
-                crate::envelope::fields_of(&document),
+                filekeeper::envelope::fields_of(&document),
                 out,
             ));
         }
@@ -213,11 +238,11 @@ const JSON_ONLY: Style = Style {
 fn usage_error(err: clap::Error, json: bool) -> i32 {
     use clap::error::ErrorKind;
     if json && err.kind() == ErrorKind::DisplayVersion {
-        let doc = crate::envelope::Document {
-            ok: crate::envelope::Always,
-            result: crate::documents::Version {
+        let doc = filekeeper::envelope::Document {
+            ok: filekeeper::envelope::Always,
+            result: filekeeper::documents::Version {
                 version: env!("CARGO_PKG_VERSION").into(),
-                journal_schema_version: crate::plumbing::journal::SCHEMA_VERSION,
+                journal_schema_version: filekeeper::plumbing::journal::SCHEMA_VERSION,
             },
         };
         println!("{}", serde_json::to_value(doc).unwrap_or_default());
@@ -233,7 +258,7 @@ fn usage_error(err: clap::Error, json: bool) -> i32 {
     let missing = err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand;
     if missing && !json {
         let _ = err.print();
-        return crate::Code::InvalidArgument.exit_code();
+        return filekeeper::Code::InvalidArgument.exit_code();
     }
     if missing {
         // A command group without its subcommand: under --json, a document like any other
@@ -259,7 +284,7 @@ fn usage_error(err: clap::Error, json: bool) -> i32 {
         output::failure(JSON_ONLY, &e)
     } else {
         let _ = err.print();
-        crate::Code::InvalidArgument.exit_code()
+        filekeeper::Code::InvalidArgument.exit_code()
     }
 }
 
@@ -306,7 +331,7 @@ mod tests {
     fn the_version_text_names_the_schema_this_build_writes() {
         let expected = format!(
             "journal schema {},",
-            crate::plumbing::journal::SCHEMA_VERSION
+            filekeeper::plumbing::journal::SCHEMA_VERSION
         );
         assert!(
             super::VERSION_TEXT.contains(&expected),
@@ -318,7 +343,7 @@ mod tests {
 
 #[cfg(test)]
 mod errors_doc {
-    use crate::Code;
+    use filekeeper::Code;
 
     /// `docs/errors.md` tables every code with its exit code; the table and the code agree.
     #[test]
@@ -486,6 +511,26 @@ mod help_text {
                 vec!["keeper", "y", "--item", r#"{"k": 1}"#],
             ]
         );
+    }
+
+    /// A new command cannot ship without its schema: every command that prints a JSON
+    /// document has one under `docs/schemas/cli/`, and every CLI schema names a real command.
+    #[test]
+    fn every_command_has_a_schema() {
+        let root = super::Cli::command();
+        let mut found = Vec::new();
+        leaves(&root, &mut Vec::new(), &mut found);
+        let commands: std::collections::BTreeSet<String> = found
+            .iter()
+            .map(|(path, _)| format!("cli/{}.json", path.join("-")))
+            .chain(["cli/version.json".to_owned()])
+            .collect();
+        let schemas: std::collections::BTreeSet<String> = filekeeper::schemas::all()
+            .into_iter()
+            .map(|(path, _)| path)
+            .filter(|path| path.starts_with("cli/"))
+            .collect();
+        assert_eq!(commands, schemas);
     }
 
     /// `keeper help COMMAND` ends with examples for every command that does something, so a

@@ -2,12 +2,12 @@
 
 use super::args::{Global, HistoryCommand};
 use super::output::Reply;
-use crate::documents::{HistoryList, HistoryShow};
-use crate::{HistoryFilter, Result, Workspace};
+use filekeeper::documents::{HistoryList, HistoryShow};
+use filekeeper::{HistoryFilter, Result, Workspace};
 use serde_json::{Map, Value};
 
 fn fields(ws: &Workspace, value: impl serde::Serialize) -> Map<String, Value> {
-    crate::envelope::result_fields(ws.name(), value)
+    filekeeper::envelope::result_fields(ws.name(), value)
 }
 
 fn text(v: &Value) -> String {

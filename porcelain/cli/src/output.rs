@@ -1,7 +1,7 @@
 //! Rendering results: one JSON object with `ok` first, or human text (results on stdout,
 //! metadata and errors on stderr).
 
-use filekeeper_plumbing::Error;
+use filekeeper::plumbing::Error;
 use serde_json::{Map, Value};
 use std::io::Write;
 
@@ -49,7 +49,7 @@ pub fn success(style: Style, reply: Reply) -> i32 {
         let _ = writeln!(
             stdout,
             "{}",
-            crate::envelope::success_document(reply.fields)
+            filekeeper::envelope::success_document(reply.fields)
         );
     } else {
         if reply.diff && style.color {
@@ -79,7 +79,7 @@ pub fn success(style: Style, reply: Reply) -> i32 {
     reply.exit
 }
 
-pub use crate::envelope::error_document;
+pub use filekeeper::envelope::error_document;
 
 fn plain(value: &Value) -> String {
     match value {

@@ -2,11 +2,11 @@
 
 use super::args::WorkspaceCommand;
 use super::output::Reply;
-use crate::documents::{
+use filekeeper::documents::{
     Initialised, WorkspaceList, WorkspaceRecord, WorkspaceRemoved, WorkspaceShown,
 };
-use crate::envelope::fields_of as fields;
-use crate::{Filekeeper, Result, WorkspaceEntry};
+use filekeeper::envelope::fields_of as fields;
+use filekeeper::{Filekeeper, Result, WorkspaceEntry};
 
 pub fn init(keeper: &Filekeeper) -> Result<Reply> {
     let report = keeper.init()?;
