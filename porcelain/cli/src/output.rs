@@ -1,6 +1,7 @@
 //! Rendering results: one JSON object with `ok` first, or human text (results on stdout,
 //! metadata and errors on stderr).
 
+use filekeeper::Workspace;
 use filekeeper::plumbing::Error;
 use serde_json::{Map, Value};
 use std::io::Write;
@@ -40,6 +41,11 @@ impl Reply {
             diff: false,
         }
     }
+}
+
+/// The fields of a result obtained in `ws`: its `workspace` first, then the result's own.
+pub fn workspace_fields(ws: &Workspace, value: impl serde::Serialize) -> Map<String, Value> {
+    filekeeper::envelope::result_fields(ws.name(), value)
 }
 
 /// Prints a success and returns the exit code.
