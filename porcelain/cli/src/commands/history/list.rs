@@ -1,4 +1,4 @@
-use super::text;
+use super::or_dash;
 use crate::commands::Context;
 use crate::output::{Reply, workspace_fields};
 use clap::Args;
@@ -29,23 +29,18 @@ pub fn cmd_list(cx: &Context, ws: &Workspace, args: &ListArgs) -> Result<Reply> 
     })?;
     let rows: Vec<[String; 6]> = entries
         .iter()
-        .map(|e| {
-            let op = &serde_json::to_value(&e.operation).unwrap_or_default();
-            let status = match (&e.undone_by, op["status"].as_str()) {
-                (Some(_), Some(s)) => format!("{s}, undone"),
-                (None, Some(s)) => s.to_owned(),
-                _ => "-".into(),
+        .map(|entry| {
+            let op = &entry.operation.head;
+            let status = match &entry.undone_by {
+                Some(_) => format!("{}, undone", op.status.as_str()),
+                None => op.status.as_str().to_owned(),
             };
             [
-                text(&op["id"]),
-                text(&op["created_at"])
-                    .replace('T', " ")
-                    .chars()
-                    .take(19)
-                    .collect(),
-                text(&op["kind"]),
-                text(&op["target_path"]),
-                text(&op["actor"]),
+                op.id.clone(),
+                op.created_at.replace('T', " ").chars().take(19).collect(),
+                op.kind.clone(),
+                or_dash(&op.target_path).to_owned(),
+                or_dash(&op.actor).to_owned(),
                 status,
             ]
         })

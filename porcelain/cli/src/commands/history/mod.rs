@@ -30,7 +30,7 @@ pub fn run(cx: &Context, cmd: &HistoryCommand) -> Result<Reply> {
     }
 }
 
-/// A text field for people: the value, or `-` when there is none.
-fn text(v: &serde_json::Value) -> String {
-    v.as_str().map(str::to_owned).unwrap_or_else(|| "-".into())
+/// An optional field for people: the value, or `-` when there is none.
+fn or_dash(value: &Option<String>) -> &str {
+    value.as_deref().unwrap_or("-")
 }

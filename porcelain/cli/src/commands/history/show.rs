@@ -1,9 +1,8 @@
-use super::text;
-use crate::output::{Reply, workspace_fields};
+use super::or_dash;
+use crate::output::{Reply, recorded_state, workspace_fields};
 use clap::Args;
 use filekeeper::documents::HistoryShow;
-use filekeeper::{Result, Workspace};
-use serde_json::Value;
+use filekeeper::{HistoryEntry, Result, Workspace};
 
 /// Show one operation: status and every path's hashes, modes and existence.
 #[derive(Debug, Args)]
@@ -17,55 +16,62 @@ pub struct ShowArgs {
 
 pub fn cmd_show(ws: &Workspace, args: &ShowArgs) -> Result<Reply> {
     let entry = ws.get_operation(&args.operation_id)?;
-    let human = show(
-        &serde_json::to_value(&entry.operation).unwrap_or_default(),
-        entry.undone_by.as_deref(),
-    );
+    let human = show(&entry);
     Ok(Reply::new(
         workspace_fields(ws, HistoryShow::from(entry)),
         human,
     ))
 }
 
-fn show(op: &Value, undone_by: Option<&str>) -> String {
+/// The operation, then each item with its state before and after.
+fn show(entry: &HistoryEntry) -> String {
+    let op = &entry.operation.head;
+    let undone = match &entry.undone_by {
+        Some(undo) => format!(" (undone by {undo})"),
+        None => String::new(),
+    };
     let mut out = format!(
-        "operation {}\nkind:     {}\nstatus:   {}{}\ncreated:  {}\nactor:    {}\ntask:     {}\nsummary:  {}\n",
-        text(&op["id"]),
-        text(&op["kind"]),
-        text(&op["status"]),
-        undone_by
-            .map(|u| format!(" (undone by {u})"))
-            .unwrap_or_default(),
-        text(&op["created_at"]),
-        text(&op["actor"]),
-        text(&op["task_id"]),
-        text(&op["summary"]),
+        "operation {}\nkind:     {}\nstatus:   {}{undone}\ncreated:  {}\nactor:    {}\ntask:     {}\nsummary:  {}\n",
+        op.id,
+        op.kind,
+        op.status.as_str(),
+        op.created_at,
+        or_dash(&op.actor),
+        or_dash(&op.task_id),
+        op.summary,
     );
-    if !op["source_path"].is_null() {
-        out.push_str(&format!("source:   {}\n", text(&op["source_path"])));
+    if let Some(source) = &op.source_path {
+        out.push_str(&format!("source:   {source}\n"));
     }
-    if !op["undoes"].is_null() {
-        out.push_str(&format!("undoes:   {}\n", text(&op["undoes"])));
+    if let Some(undoes) = &op.undoes {
+        out.push_str(&format!("undoes:   {undoes}\n"));
     }
-    for item in op["items"].as_array().into_iter().flatten() {
+    for item in &entry.operation.items {
         out.push_str(&format!(
             "  {:<9} {} ({})\n",
-            text(&item["change"]),
-            text(&item["path"]),
-            text(&item["kind"])
+            item.change.as_str(),
+            item.path,
+            item.kind.as_str()
         ));
-        for side in ["before", "after"] {
-            let state = if item[format!("{side}_exists")] != Value::Bool(true) {
-                "absent".to_owned()
+        let sides = [
+            (
+                "before",
+                item.before_exists,
+                &item.before_hash,
+                item.before_mode,
+            ),
+            (
+                "after",
+                item.after_exists,
+                &item.after_hash,
+                item.after_mode,
+            ),
+        ];
+        for (side, exists, hash, mode) in sides {
+            let state = if exists {
+                recorded_state(hash.as_ref(), mode)
             } else {
-                let hash = item[format!("{side}_hash")]
-                    .as_str()
-                    .unwrap_or("(not stored)")
-                    .to_owned();
-                match item[format!("{side}_mode")].as_u64() {
-                    Some(m) => format!("{hash} mode {m:o}"),
-                    None => hash,
-                }
+                "absent".to_owned()
             };
             out.push_str(&format!("            {side:<7} {state}\n"));
         }

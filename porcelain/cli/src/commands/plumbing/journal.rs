@@ -3,9 +3,11 @@
 
 use super::{open, reply};
 use crate::commands::Context;
-use crate::output::Reply;
+use crate::output::{Reply, recorded_state};
 use clap::Args;
+use filekeeper::ObjectId;
 use filekeeper::plumbing::commands::{self, JournalEntry};
+use filekeeper::plumbing::journal::OperationRecord;
 use filekeeper::{Error, Result};
 use serde_json::{Value, json};
 use std::io::Read;
@@ -135,8 +137,7 @@ fn resolved(
 pub fn cmd_journal_show(cx: &Context, args: &JournalShowArgs) -> Result<Reply> {
     let ws = open(cx)?;
     let entry = commands::journal_show(&ws, &args.operation_id)?;
-    let fields = filekeeper::envelope::fields_of(&entry);
-    let human = render_operation(&fields["operation"]);
+    let human = render_operation(&entry.operation);
     Ok(reply(&ws, entry, human))
 }
 
@@ -145,47 +146,41 @@ fn parse_json(flag: &str, text: &str) -> Result<Value> {
 }
 
 /// A journal record for people.
-fn render_operation(op: &Value) -> String {
-    let text = |v: &Value| v.as_str().map(str::to_owned).unwrap_or_else(|| "-".into());
+fn render_operation(op: &OperationRecord) -> String {
+    let head = &op.head;
+    let or_dash = |value: &Option<String>| value.clone().unwrap_or_else(|| "-".into());
     let mut out = format!(
         "operation {}\nkind:     {}\nstatus:   {}\ncreated:  {}\nupdated:  {}\nactor:    {}\ntask:     {}\ntarget:   {}\n",
-        text(&op["id"]),
-        text(&op["kind"]),
-        text(&op["status"]),
-        text(&op["created_at"]),
-        text(&op["updated_at"]),
-        text(&op["actor"]),
-        text(&op["task_id"]),
-        text(&op["target_path"]),
+        head.id,
+        head.kind,
+        head.status.as_str(),
+        head.created_at,
+        head.updated_at,
+        or_dash(&head.actor),
+        or_dash(&head.task_id),
+        or_dash(&head.target_path),
     );
-    if !op["source_path"].is_null() {
-        out.push_str(&format!("source:   {}\n", text(&op["source_path"])));
+    if let Some(source) = &head.source_path {
+        out.push_str(&format!("source:   {source}\n"));
     }
-    if !op["summary"].as_str().unwrap_or_default().is_empty() {
-        out.push_str(&format!("summary:  {}\n", text(&op["summary"])));
+    if !head.summary.is_empty() {
+        out.push_str(&format!("summary:  {}\n", head.summary));
     }
-    for item in op["items"].as_array().into_iter().flatten() {
+    for item in &op.items {
+        let side = |exists: bool, hash: &Option<ObjectId>, mode: Option<u32>| {
+            if exists {
+                recorded_state(hash.as_ref(), mode)
+            } else {
+                "(absent)".to_owned()
+            }
+        };
         out.push_str(&format!(
             "  {:<9} {}\n            before: {}\n            after:  {}\n",
-            text(&item["change"]),
-            text(&item["path"]),
-            side(item, "before"),
-            side(item, "after"),
+            item.change.as_str(),
+            item.path,
+            side(item.before_exists, &item.before_hash, item.before_mode),
+            side(item.after_exists, &item.after_hash, item.after_mode),
         ));
     }
     out
-}
-
-fn side(item: &Value, which: &str) -> String {
-    if item[format!("{which}_exists")] != Value::Bool(true) {
-        return "(absent)".into();
-    }
-    let hash = item[format!("{which}_hash")]
-        .as_str()
-        .unwrap_or("(not stored)")
-        .to_owned();
-    match item[format!("{which}_mode")].as_u64() {
-        Some(mode) => format!("{hash} mode {mode:o}"),
-        None => hash,
-    }
 }
