@@ -223,9 +223,6 @@ impl Filekeeper {
     }
 }
 
-#[doc(hidden)]
-pub mod cli;
-
 /// Entry points for the fuzz targets in `t/fuzz/`; not an API.
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]

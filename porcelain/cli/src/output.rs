@@ -1,7 +1,8 @@
 //! Rendering results: one JSON object with `ok` first, or human text (results on stdout,
 //! metadata and errors on stderr).
 
-use filekeeper_plumbing::Error;
+use filekeeper::plumbing::Error;
+use filekeeper::{ObjectId, Workspace};
 use serde_json::{Map, Value};
 use std::io::Write;
 
@@ -42,6 +43,21 @@ impl Reply {
     }
 }
 
+/// The fields of a result obtained in `ws`: its `workspace` first, then the result's own.
+pub fn workspace_fields(ws: &Workspace, value: impl serde::Serialize) -> Map<String, Value> {
+    filekeeper::envelope::result_fields(ws.name(), value)
+}
+
+/// A recorded side of a journal item that exists, for people: its content id and mode, or
+/// `(not stored)` for content whose bytes were never kept (a directory has a mode only).
+pub fn recorded_state(hash: Option<&ObjectId>, mode: Option<u32>) -> String {
+    let hash = hash.map_or_else(|| "(not stored)".to_owned(), ObjectId::to_string);
+    match mode {
+        Some(mode) => format!("{hash} mode {mode:o}"),
+        None => hash,
+    }
+}
+
 /// Prints a success and returns the exit code.
 pub fn success(style: Style, reply: Reply) -> i32 {
     let mut stdout = std::io::stdout().lock();
@@ -49,7 +65,7 @@ pub fn success(style: Style, reply: Reply) -> i32 {
         let _ = writeln!(
             stdout,
             "{}",
-            crate::envelope::success_document(reply.fields)
+            filekeeper::envelope::success_document(reply.fields)
         );
     } else {
         if reply.diff && style.color {
@@ -79,7 +95,7 @@ pub fn success(style: Style, reply: Reply) -> i32 {
     reply.exit
 }
 
-pub use crate::envelope::error_document;
+pub use filekeeper::envelope::error_document;
 
 fn plain(value: &Value) -> String {
     match value {

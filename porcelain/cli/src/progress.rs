@@ -5,7 +5,7 @@
 //! (quick commands never flash anything), is redrawn a few times a second, and is erased when
 //! the task ends, leaving the terminal as it was.
 
-use filekeeper_plumbing::progress::Reporter;
+use filekeeper::plumbing::progress::Reporter;
 use std::io::Write;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -32,7 +32,7 @@ impl TerminalProgress {
             .ok()
             .and_then(|ms| ms.parse().ok())
             .map_or(DEFAULT_DELAY, Duration::from_millis);
-        filekeeper_plumbing::progress::set_reporter(Box::new(TerminalProgress {
+        filekeeper::plumbing::progress::set_reporter(Box::new(TerminalProgress {
             delay,
             state: Mutex::new(State {
                 started: None,

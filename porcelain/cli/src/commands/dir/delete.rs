@@ -1,0 +1,30 @@
+use crate::commands::Context;
+use crate::commands::mutation::{self, MutationArgs};
+use crate::output::Reply;
+use clap::Args;
+use filekeeper::{Result, Workspace};
+
+/// Delete an empty directory, or with --recursive --confirm-recursive a whole tree.
+#[derive(Debug, Args)]
+#[command(after_long_help = r#"Examples:
+  keeper dir delete build
+  keeper dir delete drafts --recursive --confirm-recursive --dry-run"#)]
+pub struct DeleteArgs {
+    /// The directory, workspace-relative.
+    pub path: String,
+    /// Delete everything inside too (needs --confirm-recursive).
+    #[arg(long, requires = "confirm_recursive")]
+    pub recursive: bool,
+    /// Confirms --recursive: both are required, so a tree is never deleted by one slip.
+    // clap enforces the pair; the handler reads only --recursive.
+    #[arg(long, requires = "recursive")]
+    pub confirm_recursive: bool,
+    #[command(flatten)]
+    pub mutation: MutationArgs,
+}
+
+pub fn cmd_delete(cx: &Context, ws: &Workspace, args: &DeleteArgs) -> Result<Reply> {
+    let options = args.mutation.options(cx.global);
+    let result = ws.delete_dir(&args.path, args.recursive, &options)?;
+    Ok(mutation::reply(ws, result))
+}

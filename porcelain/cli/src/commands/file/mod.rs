@@ -1,0 +1,67 @@
+//! `keeper file …`: files in the workspace.
+//!
+//! The read-only commands are in `read` (read, read-many), `inspect` (info, hash, exists)
+//! and `find` (list, search, grep): nothing in them changes the workspace. The mutating ones
+//! are in `write` (whole files: create, write, copy, move, delete), `edit` (in place:
+//! replace-text and the line edits) and `patch` (apply-patch); `input` reads the content
+//! they are given.
+
+mod edit;
+mod find;
+mod input;
+mod inspect;
+mod patch;
+pub(crate) mod read;
+mod write;
+
+use super::Context;
+use crate::output::Reply;
+use clap::Subcommand;
+use filekeeper::Result;
+
+/// The order is the order of `keeper file --help`.
+#[derive(Debug, Subcommand)]
+pub enum FileCommand {
+    Create(write::CreateArgs),
+    Write(write::WriteArgs),
+    Copy(write::CopyArgs),
+    Move(write::MoveArgs),
+    ReplaceText(edit::ReplaceTextArgs),
+    ReplaceLines(edit::ReplaceLinesArgs),
+    InsertLines(edit::InsertLinesArgs),
+    DeleteLines(edit::DeleteLinesArgs),
+    ApplyPatch(patch::ApplyPatchArgs),
+    Delete(write::DeleteArgs),
+    Read(read::ReadArgs),
+    ReadMany(read::ReadManyArgs),
+    Info(inspect::InfoArgs),
+    Hash(inspect::HashArgs),
+    Exists(inspect::ExistsArgs),
+    List(find::ListArgs),
+    Search(find::SearchArgs),
+    Grep(find::GrepArgs),
+}
+
+pub fn run(cx: &Context, cmd: &FileCommand) -> Result<Reply> {
+    let ws = cx.workspace()?;
+    match cmd {
+        FileCommand::Create(args) => write::cmd_create(cx, &ws, args),
+        FileCommand::Write(args) => write::cmd_write(cx, &ws, args),
+        FileCommand::Copy(args) => write::cmd_copy(cx, &ws, args),
+        FileCommand::Move(args) => write::cmd_move(cx, &ws, args),
+        FileCommand::ReplaceText(args) => edit::cmd_replace_text(cx, &ws, args),
+        FileCommand::ReplaceLines(args) => edit::cmd_replace_lines(cx, &ws, args),
+        FileCommand::InsertLines(args) => edit::cmd_insert_lines(cx, &ws, args),
+        FileCommand::DeleteLines(args) => edit::cmd_delete_lines(cx, &ws, args),
+        FileCommand::ApplyPatch(args) => patch::cmd_apply_patch(cx, &ws, args),
+        FileCommand::Delete(args) => write::cmd_delete(cx, &ws, args),
+        FileCommand::Read(args) => read::cmd_read(&ws, args),
+        FileCommand::ReadMany(args) => read::cmd_read_many(&ws, args),
+        FileCommand::Info(args) => inspect::cmd_info(&ws, args),
+        FileCommand::Hash(args) => inspect::cmd_hash(&ws, args),
+        FileCommand::Exists(args) => inspect::cmd_exists(&ws, args),
+        FileCommand::List(args) => find::cmd_list(&ws, args),
+        FileCommand::Search(args) => find::cmd_search(&ws, args),
+        FileCommand::Grep(args) => find::cmd_grep(&ws, args),
+    }
+}

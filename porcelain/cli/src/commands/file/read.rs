@@ -1,0 +1,127 @@
+//! `keeper file read` and `keeper file read-many`: file contents, byte for byte.
+
+use crate::output::{Reply, workspace_fields};
+use crate::spelling::name_override;
+use clap::Args;
+use filekeeper::documents::{ReadMany, ReadManyItem};
+use filekeeper::{ManyItem, ReadOptions, ReadResult, Result, Workspace};
+
+/// Print lines of a text file byte-for-byte on stdout; metadata goes to stderr.
+// Also what `parse` builds its narrow tree of `file read` from, without the whole command
+// tree.
+#[derive(Debug, Args)]
+#[command(after_long_help = r#"Examples:
+  keeper file read notes.md
+  keeper file read src/main.rs --from-line 10 --to-line 20
+  keeper --json file read big.log --max-bytes 65536"#)]
+pub struct ReadArgs {
+    /// The file, workspace-relative.
+    pub path: String,
+    #[command(flatten)]
+    pub range: LineRange,
+    /// Return at most N bytes, cut at a whole line (default and ceiling: max_read_bytes).
+    #[arg(long, value_name = "N")]
+    pub max_bytes: Option<u64>,
+}
+
+/// Read several files; each succeeds or fails on its own (at most max_read_many_paths).
+#[derive(Debug, Args)]
+#[command(after_long_help = r#"Examples:
+  keeper file read-many README.md docs/intro.md
+  keeper --json file read-many src/a.rs src/b.rs --max-bytes-per-file 4096"#)]
+pub struct ReadManyArgs {
+    /// The files, workspace-relative.
+    #[arg(required = true)]
+    pub paths: Vec<String>,
+    #[command(flatten)]
+    pub range: LineRange,
+    /// Return at most N bytes of each file, cut at a whole line.
+    #[arg(long, value_name = "N")]
+    pub max_bytes_per_file: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub struct LineRange {
+    /// First line to read, 1-based.
+    #[arg(long, value_name = "N")]
+    pub from_line: Option<u64>,
+    /// Last line to read, inclusive; beyond the end of the file is an error, never clamped.
+    #[arg(long, value_name = "M")]
+    pub to_line: Option<u64>,
+    /// The file's encoding, when it is not UTF-8 (e.g. latin1, windows-1252, shift_jis).
+    #[arg(long, value_name = "E")]
+    pub encoding: Option<String>,
+}
+
+impl LineRange {
+    fn options(&self, max_bytes: Option<u64>) -> ReadOptions {
+        ReadOptions {
+            from_line: self.from_line,
+            to_line: self.to_line,
+            max_bytes,
+            encoding: self.encoding.clone(),
+        }
+    }
+}
+
+pub fn cmd_read(ws: &Workspace, args: &ReadArgs) -> Result<Reply> {
+    let read = ws.read_file(&args.path, &args.range.options(args.max_bytes))?;
+    let notes = read_notes(&read);
+    let mut reply = Reply::new(workspace_fields(ws, &read), read.raw.clone());
+    reply.notes = notes;
+    Ok(reply)
+}
+
+pub fn cmd_read_many(ws: &Workspace, args: &ReadManyArgs) -> Result<Reply> {
+    let options = args.range.options(args.max_bytes_per_file);
+    let items = ws.read_many(&args.paths, &options)?;
+    let mut human = Vec::new();
+    let mut notes = Vec::new();
+    let mut results = Vec::new();
+    for item in items {
+        match &item {
+            ManyItem::Read(read) => {
+                human.extend_from_slice(format!("==> {} <==\n", read.path).as_bytes());
+                human.extend_from_slice(&read.raw);
+                if !read.raw.is_empty() && !read.raw.ends_with(b"\n") && !read.raw.ends_with(b"\r")
+                {
+                    human.push(b'\n');
+                }
+                notes.extend(
+                    read_notes(read)
+                        .into_iter()
+                        .map(|n| format!("{}: {n}", read.path)),
+                );
+            }
+            ManyItem::Failed { path, error } => {
+                let error = name_override(error.clone());
+                notes.push(format!("{path}: error[{}]: {}", error.code, error.message));
+            }
+        }
+        results.push(ReadManyItem::new(item, name_override));
+    }
+    let mut reply = Reply::new(workspace_fields(ws, ReadMany { results }), human);
+    reply.notes = notes;
+    Ok(reply)
+}
+
+/// What a read returned besides the bytes, for stderr.
+fn read_notes(read: &ReadResult) -> Vec<String> {
+    let lines = match (read.start_line, read.end_line) {
+        (Some(a), Some(b)) => format!("lines {a}-{b} of {}", read.line_count),
+        _ => format!("no lines of {}", read.line_count),
+    };
+    let mut notes = vec![format!(
+        "{lines}, {}, {}, {}{}",
+        read.encoding,
+        read.newline,
+        read.content_hash,
+        if read.bom { ", BOM" } else { "" }
+    )];
+    if let Some(next) = read.next_start_line {
+        notes.push(format!(
+            "truncated at max_bytes; continue with --from-line {next}"
+        ));
+    }
+    notes
+}

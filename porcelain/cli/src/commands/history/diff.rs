@@ -1,0 +1,32 @@
+use crate::output::{Reply, workspace_fields};
+use clap::Args;
+use filekeeper::{Result, Workspace};
+
+/// A unified diff of every path an operation changed, from the stored blobs.
+#[derive(Debug, Args)]
+#[command(after_long_help = r#"Example:
+  keeper history diff op_1a2b3c4d5e6f7a8b"#)]
+pub struct DiffArgs {
+    /// The operation id, op_<16 hex>.
+    pub operation_id: String,
+}
+
+pub fn cmd_diff(ws: &Workspace, args: &DiffArgs) -> Result<Reply> {
+    let diff = ws.diff_operation(&args.operation_id)?;
+    let mut human = String::new();
+    for p in &diff.paths {
+        match (&p.diff, p.diff_kind) {
+            (Some(d), _) => human.push_str(d),
+            (None, "binary") => human.push_str(&format!("Binary file {} {}\n", p.path, p.change)),
+            (None, "history_skipped") => human.push_str(&format!(
+                "{} {}: bytes above the history cap were not stored\n",
+                p.path, p.change
+            )),
+            (None, "directory") => human.push_str(&format!("directory {} {}\n", p.path, p.change)),
+            (None, _) => human.push_str(&format!("{} unchanged\n", p.path)),
+        }
+    }
+    let mut reply = Reply::new(workspace_fields(ws, &diff), human);
+    reply.diff = true;
+    Ok(reply)
+}
