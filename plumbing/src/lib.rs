@@ -4,7 +4,8 @@
 //! - [`journal`]: the SQLite operation journal;
 //! - [`resolve`]: confinement of paths to a workspace root, race-free;
 //! - [`publish`]: atomic, durable replacement of one workspace file;
-//! - [`tree`]: removing files, creating and removing directories, renaming;
+//! - [`fs_ops`]: the other changes to a workspace's files and directories: removing a file,
+//!   creating and removing a directory, renaming;
 //! - [`retire`]: freeing a replaced or removed file on a background thread;
 //! - [`lock`] and [`recover`]: one mutation at a time, and resolving what a crash left;
 //! - [`walk`] and [`ignore`]: sorted, confined tree walks honouring git's ignore rules;
@@ -19,6 +20,7 @@ pub mod commands;
 pub mod config;
 pub mod durable;
 pub mod error;
+pub mod fs_ops;
 pub mod home;
 pub mod ignore;
 pub mod journal;
@@ -32,7 +34,6 @@ pub mod resolve;
 pub mod retire;
 pub mod sensitive;
 mod sqlite;
-pub mod tree;
 pub mod walk;
 pub mod workspace;
 

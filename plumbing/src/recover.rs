@@ -109,7 +109,7 @@ pub fn remove_temp_files(ws: &Workspace, dir: &str) -> Result<()> {
                 },
             )
         {
-            crate::tree::remove_file(&target)?;
+            crate::fs_ops::remove_file(&target)?;
         }
     }
     Ok(())

@@ -532,7 +532,7 @@ impl Workspace {
 
     fn apply(&self, step: &Step, options: &MutationOptions, staged: Option<Staged>) -> Result<()> {
         use filekeeper_plumbing::resolve::Intent;
-        use filekeeper_plumbing::{publish, tree};
+        use filekeeper_plumbing::{fs_ops, publish};
         let write = Intent::Write {
             allow_sensitive: options.allow_sensitive_write,
         };
@@ -558,16 +558,16 @@ impl Workspace {
                 )
                 .map(|_| ())
             }
-            Step::Remove { path } => tree::remove_file(&root.resolve(path, write)?),
-            Step::MakeDir { path } => tree::make_dir(&root.resolve(path, write)?),
+            Step::Remove { path } => fs_ops::remove_file(&root.resolve(path, write)?),
+            Step::MakeDir { path } => fs_ops::make_dir(&root.resolve(path, write)?),
             Step::RestoreDir { path, mode } => {
-                tree::make_dir_with_mode(&root.resolve(path, write)?, *mode)
+                fs_ops::make_dir_with_mode(&root.resolve(path, write)?, *mode)
             }
-            Step::RemoveDir { path } => tree::remove_dir(&root.resolve(path, write)?),
+            Step::RemoveDir { path } => fs_ops::remove_dir(&root.resolve(path, write)?),
             Step::Rename { from, to, replace } => {
                 let from = root.resolve(from, write)?;
                 let to = root.resolve(to, write)?;
-                tree::rename(&from, &to, *replace)
+                fs_ops::rename(&from, &to, *replace)
             }
         }
     }

@@ -7,7 +7,7 @@ use filekeeper_plumbing::journal::Item;
 use filekeeper_plumbing::odb::ObjectStore;
 use filekeeper_plumbing::publish::{self, Expect};
 use filekeeper_plumbing::resolve::{Intent, Kind};
-use filekeeper_plumbing::{Code, tree};
+use filekeeper_plumbing::{Code, fs_ops};
 
 pub(crate) struct RestoreOutcome {
     pub restored: Vec<String>,
@@ -56,11 +56,11 @@ fn restore_one(ws: &Workspace, item: &Item, current: Observed, store: &ObjectSto
         },
     )?;
     match (item.before_exists, item.kind, current) {
-        (false, _, Observed::File { .. }) => tree::remove_file(&target),
-        (false, _, Observed::Directory { .. }) => tree::remove_dir(&target),
+        (false, _, Observed::File { .. }) => fs_ops::remove_file(&target),
+        (false, _, Observed::Directory { .. }) => fs_ops::remove_dir(&target),
         (true, Kind::Directory, Observed::Absent) => match item.before_mode {
-            Some(mode) => tree::make_dir_with_mode(&target, mode),
-            None => tree::make_dir(&target),
+            Some(mode) => fs_ops::make_dir_with_mode(&target, mode),
+            None => fs_ops::make_dir(&target),
         },
         (true, Kind::File, Observed::Absent | Observed::File { .. }) => {
             let blob = item
