@@ -7,6 +7,7 @@
 //! - [`fs_ops`]: the other changes to a workspace's files and directories: removing a file,
 //!   creating and removing a directory, renaming;
 //! - [`retire`]: freeing a replaced or removed file on a background thread;
+//! - [`path_state`]: what a path holds now, and whether that is a journal item's recorded side;
 //! - [`lock`] and [`recover`]: one mutation at a time, and resolving what a crash left;
 //! - [`walk`] and [`ignore`]: sorted, confined tree walks honouring git's ignore rules;
 //! - [`home`] and [`workspace`]: the registry of workspaces and where their state lives;
@@ -27,6 +28,7 @@ pub mod journal;
 pub mod lock;
 pub mod odb;
 pub mod oid;
+pub mod path_state;
 pub mod progress;
 pub mod publish;
 pub mod recover;

@@ -8,10 +8,10 @@
 //! operation's paths are removed. Operations begun by plumbing scripts (not under the lock)
 //! are left to their script, or to `journal-commit` / `journal-abort` by hand.
 
-use crate::commands::mismatched_paths;
 use crate::error::Result;
 use crate::journal::{Journal, Status};
 use crate::lock::WorkspaceLock;
+use crate::path_state::mismatched_paths;
 use crate::publish::TEMP_PREFIX;
 use crate::resolve::Intent;
 use crate::walk::{self, EntryKind, WalkOptions};

@@ -8,10 +8,10 @@
 
 use crate::mutate::{MutationOptions, MutationResult, Plan, Planned, Step};
 use crate::{Code, Error, Result, Workspace};
-use filekeeper_plumbing::commands::{Observed, matches_side, observe};
 use filekeeper_plumbing::journal::{
     Item, Journal, ListFilter, NewOperation, Operation, OperationHead, Status,
 };
+use filekeeper_plumbing::path_state::{Observed, matches_side, observe};
 use filekeeper_plumbing::publish::Expect;
 use filekeeper_plumbing::resolve::Kind;
 use schemars::JsonSchema;

@@ -23,8 +23,8 @@ mod restore;
 pub(crate) use ops::{Seen, deleted_file, dir_item, guard};
 
 use crate::{Code, Error, ObjectId, Result, Workspace};
-use filekeeper_plumbing::commands::mismatched_paths;
 use filekeeper_plumbing::journal::{Item, Journal, NewOperation, Status};
+use filekeeper_plumbing::path_state::mismatched_paths;
 use filekeeper_plumbing::progress::Task;
 use filekeeper_plumbing::publish::{Expect, Staged};
 use filekeeper_plumbing::recover::{Resolution, recover};

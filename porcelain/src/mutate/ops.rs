@@ -3,9 +3,9 @@
 
 use super::{MutationOptions, MutationResult, Plan, Planned, Preview, PreviewPart, Step};
 use crate::{Code, Error, ObjectId, Result, Workspace};
-use filekeeper_plumbing::commands::{Observed, observe};
 use filekeeper_plumbing::ignore::git_ignores;
 use filekeeper_plumbing::journal::Item;
+use filekeeper_plumbing::path_state::{Observed, observe};
 use filekeeper_plumbing::publish::Expect;
 use filekeeper_plumbing::resolve::{Intent, Kind, Resolved};
 use filekeeper_plumbing::walk::{self, EntryKind, WalkOptions};

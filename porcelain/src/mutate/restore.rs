@@ -2,9 +2,9 @@
 //! failed operation, and by undo.
 
 use crate::{Error, Result, Workspace};
-use filekeeper_plumbing::commands::{Observed, matches_side, observe};
 use filekeeper_plumbing::journal::Item;
 use filekeeper_plumbing::odb::ObjectStore;
+use filekeeper_plumbing::path_state::{Observed, matches_side, observe};
 use filekeeper_plumbing::publish::{self, Expect};
 use filekeeper_plumbing::resolve::{Intent, Kind};
 use filekeeper_plumbing::{Code, fs_ops};
