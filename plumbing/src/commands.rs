@@ -1,14 +1,17 @@
 //! The plumbing subcommands, one function each, returning the fields of their JSON result.
 //!
 //! They are small and composable on purpose: a shell script can perform a fully journaled
-//! write with `hash-object -w`, `journal-begin`, `publish` and `journal-commit` alone, and the
-//! porcelain performs the very same sequence through these functions.
+//! write with `hash-object -w`, `journal-begin`, `publish` and `journal-commit` alone. The
+//! porcelain follows the same order (blobs, pending record, changes, verification, commit) but
+//! not through these functions: it holds the workspace lock for the whole mutation and calls
+//! [`Journal::begin`], [`publish::stage`] and [`Journal::commit_under_lock`] itself, so that
+//! storing, recording and staging can overlap and the commit needs no fsync of its own.
 
 use crate::error::{Code, Error, Result};
 use crate::journal::{Item, Journal, NewOperation, OperationRecord, Status};
 use crate::odb::{Entry, ObjectStore};
 use crate::oid::ObjectId;
-use crate::path_state::mismatched_paths;
+use crate::path_state::{Side, mismatched_paths};
 use crate::publish::{self, Expect};
 use crate::resolve::{Intent, Kind};
 use crate::workspace::{State, Workspace};
@@ -401,16 +404,18 @@ fn not_found(id: &str) -> Error {
 /// `journal-commit OP`: marks a pending operation committed once every path verifiably holds
 /// its recorded after state.
 pub fn journal_commit(ws: &Workspace, id: &str) -> Result<JournalEntry> {
-    finish(ws, id, true)
+    finish(ws, id, Side::After)
 }
 
 /// `journal-abort OP`: marks a pending operation rolled back once every path verifiably holds
 /// its recorded before state.
 pub fn journal_abort(ws: &Workspace, id: &str) -> Result<JournalEntry> {
-    finish(ws, id, false)
+    finish(ws, id, Side::Before)
 }
 
-fn finish(ws: &Workspace, id: &str, commit: bool) -> Result<JournalEntry> {
+/// Moves a pending operation to the status that `side` being in place means: committed for
+/// its after state, rolled back for its before state.
+fn finish(ws: &Workspace, id: &str, side: Side) -> Result<JournalEntry> {
     let (state, mut journal) = journal_of(ws, id)?;
     let (_, _lock) = ws.lock()?;
     let op = journal.get(id)?;
@@ -422,21 +427,19 @@ fn finish(ws: &Workspace, id: &str, commit: bool) -> Result<JournalEntry> {
         .with("operation_id", id)
         .with("status", op.status.as_str()));
     }
-    let bad = mismatched_paths(ws, &op.items, commit)?;
+    let bad = mismatched_paths(ws, &op.items, side)?;
     if !bad.is_empty() {
-        let side = if commit { "after" } else { "before" };
         return Err(Error::new(
             Code::ContentConflict,
-            format!("{} path(s) do not hold the operation's recorded {side} state", bad.len()),
+            format!("{} path(s) do not hold the operation's recorded {} state", bad.len(), side.as_str()),
         )
         .with("operation_id", id)
         .with("paths", json!(bad))
         .recovery("the operation stays pending; bring the paths to the recorded state, or resolve it the other way"));
     }
-    let to = if commit {
-        Status::Committed
-    } else {
-        Status::RolledBack
+    let to = match side {
+        Side::After => Status::Committed,
+        Side::Before => Status::RolledBack,
     };
     journal.set_status(id, &[Status::Pending], to)?;
     Ok(JournalEntry {

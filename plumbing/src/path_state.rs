@@ -12,18 +12,18 @@ use crate::workspace::Workspace;
 /// What a workspace path holds right now, observed without following a final link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Observed {
+    /// Nothing is there.
     Absent,
-    File {
-        hash: ObjectId,
-        mode: u32,
-    },
-    Directory {
-        mode: u32,
-    },
+    /// A regular file: its content's object id and its permission bits.
+    File { hash: ObjectId, mode: u32 },
+    /// A directory and its permission bits.
+    Directory { mode: u32 },
     /// A link, device or anything else a recorded state cannot match.
     Other,
 }
 
+/// What `path` holds now. A path that cannot hold any recorded state (a link, a path through
+/// a file) is [`Observed::Other`], not an error: the caller is comparing, not writing.
 pub fn observe(ws: &Workspace, path: &str) -> Result<Observed> {
     let resolved = match ws.root.resolve(
         path,
@@ -63,14 +63,32 @@ pub fn observe(ws: &Workspace, path: &str) -> Result<Observed> {
     })
 }
 
-/// Whether `observed` is the recorded side (`after` true: after state) of `item`: existence,
-/// kind, and the content hash and mode where they were recorded (a directory's mode too; a
-/// journal that recorded none, as every one before directory modes were kept, matches any).
-pub fn matches_side(item: &Item, observed: Observed, after: bool) -> bool {
-    let (exists, hash, mode) = if after {
-        (item.after_exists, item.after_hash, item.after_mode)
-    } else {
-        (item.before_exists, item.before_hash, item.before_mode)
+/// One of the two states a journal item records for its path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// The path as it was before the operation.
+    Before,
+    /// The path as the operation leaves it.
+    After,
+}
+
+impl Side {
+    /// The word error messages use for it: `before` or `after`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::Before => "before",
+            Side::After => "after",
+        }
+    }
+}
+
+/// Whether `observed` is `item`'s recorded `side`: existence, kind, and the content hash and
+/// mode where they were recorded (a directory's mode too; a journal that recorded none, as
+/// every one before directory modes were kept, matches any).
+pub fn matches_side(item: &Item, observed: Observed, side: Side) -> bool {
+    let (exists, hash, mode) = match side {
+        Side::After => (item.after_exists, item.after_hash, item.after_mode),
+        Side::Before => (item.before_exists, item.before_hash, item.before_mode),
     };
     match (exists, item.kind, observed) {
         (false, _, Observed::Absent) => true,
@@ -89,11 +107,11 @@ pub fn matches_side(item: &Item, observed: Observed, after: bool) -> bool {
     }
 }
 
-/// Paths of `op` whose current state is not its recorded side.
-pub fn mismatched_paths(ws: &Workspace, items: &[Item], after: bool) -> Result<Vec<String>> {
+/// The paths of `items` that do not hold their recorded `side` now.
+pub fn mismatched_paths(ws: &Workspace, items: &[Item], side: Side) -> Result<Vec<String>> {
     let mut bad = Vec::new();
     for item in items {
-        if !matches_side(item, observe(ws, &item.path)?, after) {
+        if !matches_side(item, observe(ws, &item.path)?, side) {
             bad.push(item.path.clone());
         }
     }

@@ -11,7 +11,7 @@
 use crate::error::Result;
 use crate::journal::{Journal, Status};
 use crate::lock::WorkspaceLock;
-use crate::path_state::mismatched_paths;
+use crate::path_state::{Side, mismatched_paths};
 use crate::publish::TEMP_PREFIX;
 use crate::resolve::Intent;
 use crate::walk::{self, EntryKind, WalkOptions};
@@ -41,8 +41,8 @@ pub fn recover(
         if !op.under_lock {
             continue;
         }
-        let not_after = mismatched_paths(ws, &op.items, true)?;
-        let not_before = mismatched_paths(ws, &op.items, false)?;
+        let not_after = mismatched_paths(ws, &op.items, Side::After)?;
+        let not_before = mismatched_paths(ws, &op.items, Side::Before)?;
         let status = if not_after.is_empty() {
             Status::Committed
         } else if not_before.is_empty() {

@@ -24,7 +24,7 @@ pub(crate) use ops::{Seen, deleted_file, dir_item, guard};
 
 use crate::{Code, Error, ObjectId, Result, Workspace};
 use filekeeper_plumbing::journal::{Item, Journal, NewOperation, Status};
-use filekeeper_plumbing::path_state::mismatched_paths;
+use filekeeper_plumbing::path_state::{Side, mismatched_paths};
 use filekeeper_plumbing::progress::Task;
 use filekeeper_plumbing::publish::{Expect, Staged};
 use filekeeper_plumbing::recover::{Resolution, recover};
@@ -424,7 +424,7 @@ impl Workspace {
         }
         drop(applying);
         let items: Vec<Item> = plan.items.iter().map(|p| p.item.clone()).collect();
-        let bad = mismatched_paths(&self.inner, &items, true)?;
+        let bad = mismatched_paths(&self.inner, &items, Side::After)?;
         if !bad.is_empty() {
             journal.set_status(&id, &[Status::Pending], Status::Partial)?;
             return Err(Error::new(
@@ -463,7 +463,7 @@ impl Workspace {
         let items: Vec<Item> = plan.items.iter().map(|p| p.item.clone()).collect();
         let outcome = restore::restore_before(self, &items, store);
         let restored_all = outcome.as_ref().is_ok_and(|r| r.failed.is_empty())
-            && mismatched_paths(&self.inner, &items, false).is_ok_and(|bad| bad.is_empty());
+            && mismatched_paths(&self.inner, &items, Side::Before).is_ok_and(|bad| bad.is_empty());
         let status = if restored_all {
             Status::RolledBack
         } else {

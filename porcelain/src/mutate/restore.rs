@@ -4,7 +4,7 @@
 use crate::{Error, Result, Workspace};
 use filekeeper_plumbing::journal::Item;
 use filekeeper_plumbing::odb::ObjectStore;
-use filekeeper_plumbing::path_state::{Observed, matches_side, observe};
+use filekeeper_plumbing::path_state::{Observed, Side, matches_side, observe};
 use filekeeper_plumbing::publish::{self, Expect};
 use filekeeper_plumbing::resolve::{Intent, Kind};
 use filekeeper_plumbing::{Code, fs_ops};
@@ -37,7 +37,7 @@ pub(crate) fn restore_before(
     puts.sort_by_key(|i| depth(&i.path));
     for item in removals.into_iter().chain(puts) {
         let current = observe(&ws.inner, &item.path)?;
-        if matches_side(item, current, false) {
+        if matches_side(item, current, Side::Before) {
             continue;
         }
         match restore_one(ws, item, current, store) {
