@@ -13,7 +13,7 @@ use crate::resolve::{Kind, Resolved, io_error};
 use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags};
 use rustix::io::Errno;
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::os::fd::BorrowedFd;
 use std::os::unix::fs::PermissionsExt;
 
@@ -500,13 +500,6 @@ impl Write for HashingWriter {
     fn flush(&mut self) -> io::Result<()> {
         self.file.flush()
     }
-}
-
-/// Copies a reader into a publication, mapping errors.
-pub fn copy_into(reader: &mut impl Read, out: &mut dyn Write) -> Result<()> {
-    io::copy(reader, out)
-        .map(|_| ())
-        .map_err(|e| Error::storage("writing file", &e))
 }
 
 #[cfg(test)]

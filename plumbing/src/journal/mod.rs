@@ -710,10 +710,6 @@ impl Item {
         }
         Ok(())
     }
-
-    pub fn to_json(&self) -> Value {
-        serde_json::to_value(self).unwrap_or_default()
-    }
 }
 
 /// What every view of an operation shows first.
@@ -792,10 +788,6 @@ impl Operation {
             metadata: self.metadata.clone(),
             items: self.items.clone(),
         }
-    }
-
-    pub fn to_json(&self) -> Value {
-        serde_json::to_value(self.record()).unwrap_or_default()
     }
 }
 
