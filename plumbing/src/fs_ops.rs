@@ -3,8 +3,8 @@
 //! relative to resolved parent handles, followed by an fsync of every directory whose entries
 //! changed.
 
-use crate::durable::{counted, crash_point};
 use crate::error::{Code, Error, Result};
+use crate::fault::{counted, crash_point};
 use crate::resolve::{Kind, Resolved, io_error};
 use rustix::fs::{AtFlags, Mode, RenameFlags};
 use rustix::io::Errno;

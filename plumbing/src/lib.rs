@@ -11,6 +11,9 @@
 //! - [`lock`] and [`recover`]: one mutation at a time, and resolving what a crash left;
 //! - [`walk`] and [`ignore`]: sorted, confined tree walks honouring git's ignore rules;
 //! - [`home`] and [`workspace`]: the registry of workspaces and where their state lives;
+//! - [`durable`]: fsync-ordered writes of Filekeeper's own files and directories;
+//! - [`fault`]: the crash, failure and fault-sweep hooks of the t/ tests (armed only by the
+//!   `crash-points` feature);
 //! - [`progress`]: progress of long work, for a terminal to draw;
 //! - [`commands`]: the plumbing subcommands (`hash-object`, `cat-blob`, `journal-*`,
 //!   `publish`, `resolve-path`, `fsck`) as functions returning their JSON result.
@@ -21,6 +24,7 @@ pub mod commands;
 pub mod config;
 pub mod durable;
 pub mod error;
+pub mod fault;
 pub mod fs_ops;
 pub mod home;
 pub mod ignore;

@@ -291,7 +291,7 @@ impl Journal {
                 item.history_skipped,
             ])?;
         }
-        crate::durable::counted("journal: record operation", || {
+        crate::fault::counted("journal: record operation", || {
             tx.commit().map_err(Error::from)
         })?;
         Ok(id)
@@ -302,7 +302,7 @@ impl Journal {
     pub fn set_status(&mut self, id: &str, from: &[Status], to: Status) -> Result<()> {
         let current = self.status(id)?;
         let changed = if from.contains(&current) {
-            crate::durable::counted("journal: set status", || {
+            crate::fault::counted("journal: set status", || {
                 self.conn()
                     .prepare_cached(
                         "UPDATE operations SET status = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
@@ -335,7 +335,7 @@ impl Journal {
     /// path at its after state, commits it again. One fsync fewer per mutation.
     pub fn commit_under_lock(&mut self, id: &str) -> Result<()> {
         let conn = self.conn();
-        crate::durable::counted("journal: commit operation", || {
+        crate::fault::counted("journal: commit operation", || {
             crate::sqlite::relaxed(conn, |conn| {
                 let changed = conn
                     .prepare_cached(

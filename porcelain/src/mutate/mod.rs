@@ -404,19 +404,19 @@ impl Workspace {
                 return Err(err);
             }
         };
-        filekeeper_plumbing::durable::crash_point("mutation-after-begin");
+        filekeeper_plumbing::fault::crash_point("mutation-after-begin");
         let mut applying = Task::new("applying changes", Some(plan.steps.len() as u64));
         for (done, step) in plan.steps.iter().enumerate() {
             applying.step(1);
             let injected =
-                filekeeper_plumbing::durable::fail_point(&format!("mutation-step-{}", done + 1))
+                filekeeper_plumbing::fault::fail_point(&format!("mutation-step-{}", done + 1))
                     .map_err(|e| Error::storage("applying a step", &e));
             let staged = staged.get_mut(done).and_then(Option::take);
             if let Err(err) = injected.and_then(|()| self.apply(step, options, staged)) {
                 return Err(self.roll_back(&mut journal, &id, &plan, done, err, &store));
             }
-            if filekeeper_plumbing::durable::CRASH_POINTS_ARMED {
-                filekeeper_plumbing::durable::crash_point(&format!(
+            if filekeeper_plumbing::fault::CRASH_POINTS_ARMED {
+                filekeeper_plumbing::fault::crash_point(&format!(
                     "mutation-after-step-{}",
                     done + 1
                 ));
