@@ -24,7 +24,7 @@ use tools::{Audit, Effect, TOOLS};
 
 /// Filekeeper's MCP server: safe, journaled, undoable file operations for agents, over stdio.
 #[derive(Debug, Parser)]
-#[command(name = "filekeeper-mcp", version = concat!(env!("CARGO_PKG_VERSION"), " (journal schema 1)"))]
+#[command(name = "filekeeper-mcp", version = filekeeper::plumbing::VERSION_TEXT)]
 struct Cli {
     /// Serve this registered workspace.
     #[arg(

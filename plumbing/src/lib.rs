@@ -47,3 +47,18 @@ pub use error::{
     Argument, Code, Error, LibrarySpelling, Operation, Result, Spelling, Wording, Words,
 };
 pub use oid::ObjectId;
+
+/// The release and the on-disk formats this build writes, which `keeper --version` and
+/// `filekeeper-mcp --version` both print after their name. The crates of the workspace share
+/// one version, so the plumbing's is the binaries' too.
+pub const VERSION_TEXT: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (journal schema 1, objects: sha256 + zstd loose)"
+);
+
+// `concat!` takes literals only, so the schema above is written out; this stops the build
+// when a migration is added and the text is not updated with it.
+const _: () = assert!(
+    journal::SCHEMA_VERSION == 1,
+    "VERSION_TEXT must name the journal schema this build writes"
+);

@@ -19,12 +19,7 @@ use output::Style;
 use std::ffi::OsString;
 
 /// `keeper --version`: the release and the on-disk format it writes.
-pub const VERSION_TEXT: &str = concat!(
-    env!("CARGO_PKG_VERSION"),
-    " (journal schema ",
-    "1",
-    ", objects: sha256 + zstd loose)"
-);
+pub const VERSION_TEXT: &str = crate::plumbing::VERSION_TEXT;
 
 /// Runs one invocation and returns the process exit code.
 pub fn run(argv: Vec<OsString>) -> i32 {
