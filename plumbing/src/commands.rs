@@ -258,63 +258,6 @@ pub fn resolve_path(
     })
 }
 
-/// The JSON description of a journal-begin request.
-pub fn parse_operation(spec: &Value) -> Result<NewOperation> {
-    let obj = spec
-        .as_object()
-        .ok_or_else(|| Error::invalid("the operation must be a JSON object"))?;
-    const KNOWN: &[&str] = &[
-        "kind",
-        "summary",
-        "target_path",
-        "source_path",
-        "metadata",
-        "items",
-        "undoes",
-    ];
-    if let Some(unknown) = obj.keys().find(|k| !KNOWN.contains(&k.as_str())) {
-        return Err(Error::invalid(format!(
-            "unknown operation field {unknown:?}"
-        )));
-    }
-    let text = |key: &str| -> Result<Option<String>> {
-        match obj.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(_) => Err(Error::invalid(format!(
-                "operation field {key} must be a string"
-            ))),
-        }
-    };
-    let metadata = match obj.get("metadata") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(m)) => m.clone(),
-        Some(_) => {
-            return Err(Error::invalid(
-                "operation field metadata must be a JSON object",
-            ));
-        }
-    };
-    let items = match obj.get("items") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(items)) => items.iter().map(Item::from_json).collect::<Result<_>>()?,
-        Some(_) => return Err(Error::invalid("operation field items must be an array")),
-    };
-    Ok(NewOperation {
-        kind: text("kind")?.ok_or_else(|| Error::invalid("an operation needs a kind"))?,
-        summary: text("summary")?.unwrap_or_default(),
-        target_path: text("target_path")?,
-        source_path: text("source_path")?,
-        undoes: text("undoes")?,
-        metadata,
-        items,
-        actor: None,
-        task_id: None,
-        // A script's steps are separate processes; only it can resolve its operation.
-        under_lock: false,
-    })
-}
-
 /// `journal-begin`: records a pending operation after checking that every item's path is
 /// confined and every blob it names is already stored (blobs come first, always).
 pub fn journal_begin(

@@ -14,6 +14,7 @@
 //! - [`durable`]: fsync-ordered writes of Filekeeper's own files and directories;
 //! - [`fault`]: the crash, failure and fault-sweep hooks of the t/ tests (armed only by the
 //!   `crash-points` feature);
+//! - [`strict_json`]: JSON objects read strictly, refusing names they do not know;
 //! - [`progress`]: progress of long work, for a terminal to draw;
 //! - [`commands`]: the plumbing subcommands (`hash-object`, `cat-blob`, `journal-*`,
 //!   `publish`, `resolve-path`, `fsck`) as functions returning their JSON result.
@@ -40,6 +41,7 @@ pub mod resolve;
 pub mod retire;
 pub mod sensitive;
 mod sqlite;
+pub mod strict_json;
 pub mod walk;
 pub mod workspace;
 

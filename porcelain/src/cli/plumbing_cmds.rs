@@ -5,6 +5,7 @@ use super::output::Reply;
 use crate::documents::CatBlobText;
 use crate::envelope::fields_of;
 use crate::plumbing::commands::{self, Fields, HashSource, JournalEntry};
+use crate::plumbing::journal::NewOperation;
 use crate::plumbing::publish::Expect;
 use crate::plumbing::workspace::Workspace;
 use crate::{Code, Error, Filekeeper, ObjectId, Result};
@@ -176,7 +177,7 @@ fn journal_begin(
             "items": items,
         })
     };
-    let mut op = commands::parse_operation(&spec)?;
+    let mut op = NewOperation::from_json(&spec)?;
     op.actor = global.actor.clone();
     op.task_id = global.task_id.clone();
     commands::journal_begin(ws, op, args.i_accept_secret_write_risk)
