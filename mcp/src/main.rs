@@ -25,7 +25,7 @@ use tools::{Audit, Context, Effect};
 
 /// Filekeeper's MCP server: safe, journaled, undoable file operations for agents, over stdio.
 #[derive(Debug, Parser)]
-#[command(name = "filekeeper-mcp", version = concat!(env!("CARGO_PKG_VERSION"), " (journal schema 1)"))]
+#[command(name = "filekeeper-mcp", version = filekeeper::plumbing::VERSION_TEXT)]
 struct Cli {
     /// Serve this registered workspace.
     #[arg(

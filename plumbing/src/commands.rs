@@ -1,13 +1,17 @@
 //! The plumbing subcommands, one function each, returning the fields of their JSON result.
 //!
 //! They are small and composable on purpose: a shell script can perform a fully journaled
-//! write with `hash-object -w`, `journal-begin`, `publish` and `journal-commit` alone, and the
-//! porcelain performs the very same sequence through these functions.
+//! write with `hash-object -w`, `journal-begin`, `publish` and `journal-commit` alone. The
+//! porcelain follows the same order (blobs, pending record, changes, verification, commit) but
+//! not through these functions: it holds the workspace lock for the whole mutation and calls
+//! [`Journal::begin`], [`publish::stage`] and [`Journal::commit_under_lock`] itself, so that
+//! storing, recording and staging can overlap and the commit needs no fsync of its own.
 
 use crate::error::{Code, Error, Result};
 use crate::journal::{Item, Journal, NewOperation, OperationRecord, Status};
 use crate::odb::{Entry, ObjectStore};
 use crate::oid::ObjectId;
+use crate::path_state::{Side, mismatched_paths};
 use crate::publish::{self, Expect};
 use crate::resolve::{Intent, Kind};
 use crate::workspace::{State, Workspace};
@@ -254,143 +258,6 @@ pub fn resolve_path(
     })
 }
 
-/// What a workspace path holds right now, observed without following a final link.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Observed {
-    Absent,
-    File {
-        hash: ObjectId,
-        mode: u32,
-    },
-    Directory {
-        mode: u32,
-    },
-    /// A link, device or anything else a recorded state cannot match.
-    Other,
-}
-
-pub fn observe(ws: &Workspace, path: &str) -> Result<Observed> {
-    let resolved = match ws.root.resolve(
-        path,
-        Intent::Write {
-            allow_sensitive: true,
-        },
-    ) {
-        Ok(r) => r,
-        Err(e)
-            if matches!(
-                e.code,
-                Code::SymlinkWriteRefused
-                    | Code::SymlinkEscapeRefused
-                    | Code::SpecialFileRefused
-                    | Code::NotADirectory
-            ) =>
-        {
-            return Ok(Observed::Other);
-        }
-        Err(e) if e.code == Code::PathNotFound => return Ok(Observed::Absent),
-        Err(e) => return Err(e),
-    };
-    Ok(match resolved.kind {
-        None => Observed::Absent,
-        Some(Kind::Directory) => {
-            let dir = resolved.open_dir()?;
-            let stat = rustix::fs::fstat(&dir)
-                .map_err(|e| crate::resolve::io_error("inspecting a directory", e))?;
-            Observed::Directory {
-                mode: stat.st_mode & 0o7777,
-            }
-        }
-        Some(Kind::File) => match publish::current_state(&resolved)? {
-            Some((hash, mode)) => Observed::File { hash, mode },
-            None => Observed::Absent,
-        },
-    })
-}
-
-/// Whether `observed` is the recorded side (`after` true: after state) of `item`: existence,
-/// kind, and the content hash and mode where they were recorded (a directory's mode too; a
-/// journal that recorded none, as every one before directory modes were kept, matches any).
-pub fn matches_side(item: &Item, observed: Observed, after: bool) -> bool {
-    let (exists, hash, mode) = if after {
-        (item.after_exists, item.after_hash, item.after_mode)
-    } else {
-        (item.before_exists, item.before_hash, item.before_mode)
-    };
-    match (exists, item.kind, observed) {
-        (false, _, Observed::Absent) => true,
-        (true, Kind::Directory, Observed::Directory { mode: actual }) => {
-            mode.is_none_or(|m| m == actual)
-        }
-        (
-            true,
-            Kind::File,
-            Observed::File {
-                hash: actual,
-                mode: actual_mode,
-            },
-        ) => hash.is_none_or(|h| h == actual) && mode.is_none_or(|m| m == actual_mode),
-        _ => false,
-    }
-}
-
-/// The JSON description of a journal-begin request.
-pub fn parse_operation(spec: &Value) -> Result<NewOperation> {
-    let obj = spec
-        .as_object()
-        .ok_or_else(|| Error::invalid("the operation must be a JSON object"))?;
-    const KNOWN: &[&str] = &[
-        "kind",
-        "summary",
-        "target_path",
-        "source_path",
-        "metadata",
-        "items",
-        "undoes",
-    ];
-    if let Some(unknown) = obj.keys().find(|k| !KNOWN.contains(&k.as_str())) {
-        return Err(Error::invalid(format!(
-            "unknown operation field {unknown:?}"
-        )));
-    }
-    let text = |key: &str| -> Result<Option<String>> {
-        match obj.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(_) => Err(Error::invalid(format!(
-                "operation field {key} must be a string"
-            ))),
-        }
-    };
-    let metadata = match obj.get("metadata") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(m)) => m.clone(),
-        Some(_) => {
-            return Err(Error::invalid(
-                "operation field metadata must be a JSON object",
-            ));
-        }
-    };
-    let items = match obj.get("items") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(items)) => items.iter().map(Item::from_json).collect::<Result<_>>()?,
-        Some(_) => return Err(Error::invalid("operation field items must be an array")),
-    };
-    Ok(NewOperation {
-        kind: text("kind")?.ok_or_else(|| Error::invalid("an operation needs a kind"))?,
-        summary: text("summary")?.unwrap_or_default(),
-        target_path: text("target_path")?,
-        source_path: text("source_path")?,
-        undoes: text("undoes")?,
-        metadata,
-        items,
-        actor: None,
-        task_id: None,
-        // A script's steps are separate processes; only it can resolve its operation.
-        under_lock: false,
-    })
-}
-
 /// `journal-begin`: records a pending operation after checking that every item's path is
 /// confined and every blob it names is already stored (blobs come first, always).
 pub fn journal_begin(
@@ -477,30 +344,21 @@ fn not_found(id: &str) -> Error {
     crate::journal::operation_not_found(id)
 }
 
-/// Paths of `op` whose current state is not its recorded side.
-pub fn mismatched_paths(ws: &Workspace, items: &[Item], after: bool) -> Result<Vec<String>> {
-    let mut bad = Vec::new();
-    for item in items {
-        if !matches_side(item, observe(ws, &item.path)?, after) {
-            bad.push(item.path.clone());
-        }
-    }
-    Ok(bad)
-}
-
 /// `journal-commit OP`: marks a pending operation committed once every path verifiably holds
 /// its recorded after state.
 pub fn journal_commit(ws: &Workspace, id: &str) -> Result<JournalEntry> {
-    finish(ws, id, true)
+    finish(ws, id, Side::After)
 }
 
 /// `journal-abort OP`: marks a pending operation rolled back once every path verifiably holds
 /// its recorded before state.
 pub fn journal_abort(ws: &Workspace, id: &str) -> Result<JournalEntry> {
-    finish(ws, id, false)
+    finish(ws, id, Side::Before)
 }
 
-fn finish(ws: &Workspace, id: &str, commit: bool) -> Result<JournalEntry> {
+/// Moves a pending operation to the status that `side` being in place means: committed for
+/// its after state, rolled back for its before state.
+fn finish(ws: &Workspace, id: &str, side: Side) -> Result<JournalEntry> {
     let (state, mut journal) = journal_of(ws, id)?;
     let (_, _lock) = ws.lock()?;
     let op = journal.get(id)?;
@@ -512,21 +370,19 @@ fn finish(ws: &Workspace, id: &str, commit: bool) -> Result<JournalEntry> {
         .with("operation_id", id)
         .with("status", op.status.as_str()));
     }
-    let bad = mismatched_paths(ws, &op.items, commit)?;
+    let bad = mismatched_paths(ws, &op.items, side)?;
     if !bad.is_empty() {
-        let side = if commit { "after" } else { "before" };
         return Err(Error::new(
             Code::ContentConflict,
-            format!("{} path(s) do not hold the operation's recorded {side} state", bad.len()),
+            format!("{} path(s) do not hold the operation's recorded {} state", bad.len(), side.as_str()),
         )
         .with("operation_id", id)
         .with("paths", json!(bad))
         .recovery("the operation stays pending; bring the paths to the recorded state, or resolve it the other way"));
     }
-    let to = if commit {
-        Status::Committed
-    } else {
-        Status::RolledBack
+    let to = match side {
+        Side::After => Status::Committed,
+        Side::Before => Status::RolledBack,
     };
     journal.set_status(id, &[Status::Pending], to)?;
     Ok(JournalEntry {

@@ -151,8 +151,8 @@ pub enum Argument {
 }
 
 impl Argument {
-    /// The library's keyword.
-    pub fn library_name(self) -> &'static str {
+    /// The library's keyword: how [`LibrarySpelling`] spells it.
+    fn library_name(self) -> &'static str {
         match self {
             Argument::AllowSensitiveWrite => "allow_sensitive_write",
             Argument::Encoding => "encoding",
@@ -185,8 +185,8 @@ pub enum Operation {
 }
 
 impl Operation {
-    /// The library's method.
-    pub fn library_name(self) -> &'static str {
+    /// The library's method: how [`LibrarySpelling`] spells it.
+    fn library_name(self) -> &'static str {
         match self {
             Operation::WriteFile => "write_file",
             Operation::DeleteDir => "delete_dir",

@@ -29,7 +29,7 @@ impl Workspace {
             .write(true)
             .open(state.dir.join(LOCK_FILE))
             .map_err(|e| Error::storage("opening the workspace lock", &e))?;
-        crate::durable::counted("take workspace lock", || file.lock())
+        crate::fault::counted("take workspace lock", || file.lock())
             .map_err(|e| Error::storage("taking the workspace lock", &e))?;
         Ok((state, WorkspaceLock { _file: file }))
     }

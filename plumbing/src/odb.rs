@@ -5,8 +5,9 @@
 //! bytes do not match its name is reported as damaged, never returned. Any object can be
 //! recovered by hand with `zstd -dc objects/ab/cd…`.
 
-use crate::durable::{counted, create_dir_if_missing, random_hex16, sync_dir};
+use crate::durable::{create_dir_if_missing, random_hex16, sync_dir};
 use crate::error::{Code, Error, Result};
+use crate::fault::counted;
 use crate::oid::{Hasher, ObjectId};
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
@@ -118,7 +119,7 @@ impl ObjectStore {
             return Ok((id, len));
         }
         let fanout = self.ensure_fanout(&id)?;
-        crate::durable::crash_point("object-before-rename");
+        crate::fault::crash_point("object-before-rename");
         let rename = counted("rename into place", || fs::rename(&tmp, self.path_of(&id)))
             .and_then(|()| sync_dir(&fanout));
         if let Err(e) = rename {
@@ -158,7 +159,7 @@ impl ObjectStore {
             let mut file = counted("create temporary file", || File::create_new(tmp))?;
             counted("write file data", || fill(&mut file))?;
             counted("sync file", || file.sync_all())?;
-            crate::durable::crash_point("object-before-rename");
+            crate::fault::crash_point("object-before-rename");
             counted("rename into place", || fs::rename(tmp, self.path_of(id)))?;
             sync_dir(tmp.parent().unwrap_or(&self.dir))
         })();

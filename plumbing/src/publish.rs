@@ -6,14 +6,14 @@
 //! or the complete new one, never a mix. Creation uses `RENAME_NOREPLACE`, so a file another
 //! process created first is never clobbered.
 
-use crate::durable::counted;
 use crate::error::{Code, Error, Result};
+use crate::fault::counted;
 use crate::oid::{Hasher, ObjectId};
 use crate::resolve::{Kind, Resolved, io_error};
 use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags};
 use rustix::io::Errno;
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::os::fd::BorrowedFd;
 use std::os::unix::fs::PermissionsExt;
 
@@ -143,7 +143,7 @@ pub fn stage(
         (None, None) => None,
     };
     let staged = write_temp(target, mode, content, fill, TempKind::Unnamed)?;
-    crate::durable::crash_point("publish-staged");
+    crate::fault::crash_point("publish-staged");
     Ok(staged)
 }
 
@@ -365,7 +365,7 @@ impl Staged {
         // The file being replaced is freed after this returns, not inside the rename.
         let _replaced = (target.kind == Some(Kind::File) && expect != Expect::Absent)
             .then(|| crate::retire::hold(parent, name));
-        crate::durable::crash_point("publish-before-rename");
+        crate::fault::crash_point("publish-before-rename");
 
         let renamed = counted("rename into place", || {
             if expect == Expect::Absent {
@@ -383,7 +383,7 @@ impl Staged {
         }
         // Renamed: the name is the target's now, not ours to remove.
         temp.name = None;
-        crate::durable::crash_point("publish-before-dir-sync");
+        crate::fault::crash_point("publish-before-dir-sync");
         let dir = target.parent_for_sync()?;
         counted("sync directory", || dir.sync_all())
             .map_err(|e| Error::storage("syncing directory", &e))?;
@@ -500,13 +500,6 @@ impl Write for HashingWriter {
     fn flush(&mut self) -> io::Result<()> {
         self.file.flush()
     }
-}
-
-/// Copies a reader into a publication, mapping errors.
-pub fn copy_into(reader: &mut impl Read, out: &mut dyn Write) -> Result<()> {
-    io::copy(reader, out)
-        .map(|_| ())
-        .map_err(|e| Error::storage("writing file", &e))
 }
 
 #[cfg(test)]

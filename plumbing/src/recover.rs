@@ -8,10 +8,10 @@
 //! operation's paths are removed. Operations begun by plumbing scripts (not under the lock)
 //! are left to their script, or to `journal-commit` / `journal-abort` by hand.
 
-use crate::commands::mismatched_paths;
 use crate::error::Result;
 use crate::journal::{Journal, Status};
 use crate::lock::WorkspaceLock;
+use crate::path_state::{Side, mismatched_paths};
 use crate::publish::TEMP_PREFIX;
 use crate::resolve::Intent;
 use crate::walk::{self, EntryKind, WalkOptions};
@@ -41,8 +41,8 @@ pub fn recover(
         if !op.under_lock {
             continue;
         }
-        let not_after = mismatched_paths(ws, &op.items, true)?;
-        let not_before = mismatched_paths(ws, &op.items, false)?;
+        let not_after = mismatched_paths(ws, &op.items, Side::After)?;
+        let not_before = mismatched_paths(ws, &op.items, Side::Before)?;
         let status = if not_after.is_empty() {
             Status::Committed
         } else if not_before.is_empty() {
@@ -109,7 +109,7 @@ pub fn remove_temp_files(ws: &Workspace, dir: &str) -> Result<()> {
                 },
             )
         {
-            crate::tree::remove_file(&target)?;
+            crate::fs_ops::remove_file(&target)?;
         }
     }
     Ok(())

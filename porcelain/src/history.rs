@@ -8,10 +8,10 @@
 
 use crate::mutate::{Change, MutationOptions, MutationResult, Plan, Planned, Step};
 use crate::{Code, Error, Result, Workspace};
-use filekeeper_plumbing::commands::{Observed, matches_side, observe};
 use filekeeper_plumbing::journal::{
     Item, Journal, ListFilter, NewOperation, Operation, OperationHead, Status,
 };
+use filekeeper_plumbing::path_state::{Observed, Side, matches_side, observe};
 use filekeeper_plumbing::publish::Expect;
 use filekeeper_plumbing::resolve::Kind;
 use schemars::JsonSchema;
@@ -285,13 +285,13 @@ impl Workspace {
         let mut blocking = Vec::new();
         for item in &op.items {
             let now = observe(&self.inner, &item.path)?;
-            if matches_side(item, now, true) && !matches_side(item, now, false) {
+            if matches_side(item, now, Side::After) && !matches_side(item, now, Side::Before) {
                 to_restore.push((item, now));
-            } else if matches_side(item, now, false)
+            } else if matches_side(item, now, Side::Before)
                 && (op.status == Status::Partial || !crate::mutate::item_changes(item))
             {
                 // Already at its before state: a partial operation never changed it.
-            } else if !matches_side(item, now, true) {
+            } else if !matches_side(item, now, Side::After) {
                 blocking.push(item.path.clone());
             }
         }

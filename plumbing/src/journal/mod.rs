@@ -3,97 +3,30 @@
 //! Every mutation is an operation row plus one item row per affected path. A row is written
 //! `pending` before the tree is touched and moved to a final status afterwards; SQLite runs in
 //! WAL mode with `synchronous=FULL`, so a status change that returned is on disk.
+//!
+//! This module holds the journal's queries; `record` holds its record types, `json` their
+//! JSON form, `connection` the opening and reuse of connections, and `schema` the migrations.
 
+mod connection;
+mod json;
+mod record;
 mod schema;
 
+pub use record::{
+    Item, NewOperation, Operation, OperationHead, OperationRecord, PassedOver, Status,
+};
 pub use schema::{APPLICATION_ID, LATEST as SCHEMA_VERSION};
 
 use crate::durable::random_hex16;
 use crate::error::{Code, Error, Result};
 use crate::oid::ObjectId;
 use crate::resolve::{Kind, check_recorded_path};
+use connection::Origin;
 use rusqlite::{Connection, OptionalExtension, params};
-use schemars::JsonSchema;
-use serde::Serialize;
-use serde_json::{Map, Value};
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use serde_json::Value;
 
 /// The journal's file name inside the state directory.
 pub const FILE_NAME: &str = "journal.sqlite3";
-
-/// Where an operation stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    /// Recorded, and the tree may be partly changed: not yet resolved.
-    Pending,
-    /// Applied and verified.
-    Committed,
-    /// Abandoned with the tree at its before state.
-    RolledBack,
-    /// Resolved after a failure with some paths changed and others not.
-    Partial,
-    /// A refused undo: a ledger entry that changed nothing.
-    UndoRefused,
-}
-
-impl Status {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Pending => "pending",
-            Status::Committed => "committed",
-            Status::RolledBack => "rolled_back",
-            Status::Partial => "partial",
-            Status::UndoRefused => "undo_refused",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Status> {
-        [
-            Status::Pending,
-            Status::Committed,
-            Status::RolledBack,
-            Status::Partial,
-            Status::UndoRefused,
-        ]
-        .into_iter()
-        .find(|s| s.as_str() == text)
-    }
-}
-
-/// One path of an operation: its state before and after.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
-pub struct Item {
-    /// Workspace-relative path.
-    pub path: String,
-    /// `created`, `modified`, `deleted`, or another word a command documents.
-    pub change: String,
-    pub kind: Kind,
-    pub before_exists: bool,
-    pub after_exists: bool,
-    /// The object id of the content before (`sha256:` and 64 hex digits), null for none.
-    pub before_hash: Option<ObjectId>,
-    /// The object id of the content after, null for none.
-    pub after_hash: Option<ObjectId>,
-    /// Permission bits before, as a plain integer (0644 is 420).
-    pub before_mode: Option<u32>,
-    /// Permission bits after.
-    pub after_mode: Option<u32>,
-    /// The file was above the history size cap: its bytes were deliberately not stored.
-    pub history_skipped: bool,
-}
-
-/// An operation passed over on the way to the newest undoable one.
-#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
-pub struct PassedOver {
-    pub operation_id: String,
-    pub summary: String,
-    /// Why it cannot be undone: `history_skipped` (some path's bytes were above
-    /// `max_history_blob_bytes` and were not stored).
-    #[schemars(extend("enum" = ["history_skipped"]))]
-    pub reason: &'static str,
-}
 
 /// Filters of [`Journal::list`].
 #[derive(Clone, Debug, Default)]
@@ -105,137 +38,15 @@ pub struct ListFilter {
     pub limit: u64,
 }
 
-/// What `begin` records.
-#[derive(Clone, Debug, Default)]
-pub struct NewOperation {
-    pub kind: String,
-    pub actor: Option<String>,
-    pub task_id: Option<String>,
-    pub summary: String,
-    pub target_path: Option<String>,
-    pub source_path: Option<String>,
-    pub undoes: Option<String>,
-    /// Recorded by a process holding the workspace lock for the operation's whole life, so
-    /// if it is still pending when the lock is free, its process died: recovery may resolve it.
-    pub under_lock: bool,
-    pub metadata: Map<String, Value>,
-    pub items: Vec<Item>,
-}
-
-/// A recorded operation with its items.
-#[derive(Clone, Debug)]
-pub struct Operation {
-    pub seq: i64,
-    pub id: String,
-    pub kind: String,
-    pub status: Status,
-    pub created_at: String,
-    pub updated_at: String,
-    pub actor: Option<String>,
-    pub task_id: Option<String>,
-    pub summary: String,
-    pub target_path: Option<String>,
-    pub source_path: Option<String>,
-    pub undoes: Option<String>,
-    pub under_lock: bool,
-    pub metadata: Value,
-    pub items: Vec<Item>,
-}
-
+/// An open journal: one SQLite connection, given back for reuse when the handle is dropped.
 pub struct Journal {
-    /// Always `Some` until the handle is dropped and the connection goes back to [`IDLE`].
+    /// Always `Some` until the handle is dropped and the connection goes back to the idle
+    /// connections `connection` keeps.
     conn: Option<Connection>,
     origin: Option<Origin>,
 }
 
-/// The journal file a connection was opened on: its path, device, inode and change time (the
-/// inode number of a deleted file is soon given to a new one; the change time tells them apart).
-#[derive(PartialEq, Eq)]
-struct Origin {
-    path: PathBuf,
-    file: (u64, u64, i64, i64),
-}
-
-impl Origin {
-    fn of(path: &Path) -> Option<Origin> {
-        use std::os::unix::fs::MetadataExt;
-        let meta = std::fs::metadata(path).ok()?;
-        Some(Origin {
-            path: path.to_owned(),
-            file: (meta.dev(), meta.ino(), meta.ctime(), meta.ctime_nsec()),
-        })
-    }
-}
-
-/// Connections a process closed, kept for its next use of the same journal. Opening one
-/// parses the schema and, when no other connection has the journal open, rebuilds the WAL
-/// index by reading the whole log: for a small write in a long-lived process (the MCP
-/// server) that costs more than the write. A kept connection is handed out again only for
-/// the same file (see [`Origin`]), so a journal deleted or replaced meanwhile is opened
-/// afresh.
-static IDLE: Mutex<Vec<(Origin, Connection)>> = Mutex::new(Vec::new());
-const MAX_IDLE: usize = 4;
-
-impl Drop for Journal {
-    fn drop(&mut self) {
-        let (Some(origin), Some(conn)) = (self.origin.take(), self.conn.take()) else {
-            return;
-        };
-        // Only a connection at rest goes back: none mid-transaction, none after a panic.
-        if conn.is_autocommit()
-            && !std::thread::panicking()
-            && let Ok(mut idle) = IDLE.lock()
-            && idle.len() < MAX_IDLE
-        {
-            idle.push((origin, conn));
-        }
-    }
-}
-
 impl Journal {
-    /// Opens the journal at `path`. With `create` false a missing journal is `None`, so read-only
-    /// commands never create state.
-    pub fn open(path: &Path, create: bool) -> Result<Option<Journal>> {
-        if !create && !path.exists() {
-            return Ok(None);
-        }
-        let kept = Origin::of(path).and_then(|origin| {
-            let mut idle = IDLE.lock().ok()?;
-            // Connections kept for this path whose file changed are closed, not kept.
-            idle.retain(|(kept, _)| kept.path != origin.path || kept.file == origin.file);
-            let at = idle.iter().position(|(kept, _)| *kept == origin)?;
-            Some(idle.swap_remove(at))
-        });
-        if let Some((origin, mut conn)) = kept {
-            // Another process may have migrated the file since: the schema is checked again
-            // (two pragma reads when it is current).
-            schema::migrate(&mut conn)?;
-            return Ok(Some(Journal {
-                conn: Some(conn),
-                origin: Some(origin),
-            }));
-        }
-        // The schema is checked before anything writes to the file, so a database that is
-        // refused is left byte-for-byte as it was.
-        let conn = crate::sqlite::open(path, create, schema::migrate)?;
-        Ok(Some(Journal {
-            conn: Some(conn),
-            origin: Origin::of(path),
-        }))
-    }
-
-    fn conn(&self) -> &Connection {
-        self.conn
-            .as_ref()
-            .expect("a journal's connection is only taken when it is dropped")
-    }
-
-    fn conn_mut(&mut self) -> &mut Connection {
-        self.conn
-            .as_mut()
-            .expect("a journal's connection is only taken when it is dropped")
-    }
-
     /// Records a new pending operation with its items in one transaction; returns its id.
     pub fn begin(&mut self, op: &NewOperation) -> Result<String> {
         if op.kind.trim().is_empty() {
@@ -291,7 +102,7 @@ impl Journal {
                 item.history_skipped,
             ])?;
         }
-        crate::durable::counted("journal: record operation", || {
+        crate::fault::counted("journal: record operation", || {
             tx.commit().map_err(Error::from)
         })?;
         Ok(id)
@@ -302,7 +113,7 @@ impl Journal {
     pub fn set_status(&mut self, id: &str, from: &[Status], to: Status) -> Result<()> {
         let current = self.status(id)?;
         let changed = if from.contains(&current) {
-            crate::durable::counted("journal: set status", || {
+            crate::fault::counted("journal: set status", || {
                 self.conn()
                     .prepare_cached(
                         "UPDATE operations SET status = ?2, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
@@ -335,7 +146,7 @@ impl Journal {
     /// path at its after state, commits it again. One fsync fewer per mutation.
     pub fn commit_under_lock(&mut self, id: &str) -> Result<()> {
         let conn = self.conn();
-        crate::durable::counted("journal: commit operation", || {
+        crate::fault::counted("journal: commit operation", || {
             crate::sqlite::relaxed(conn, |conn| {
                 let changed = conn
                     .prepare_cached(
@@ -600,205 +411,6 @@ pub fn operation_not_found(id: &str) -> Error {
     .recovery("check the operation id and the selected workspace; ids are per workspace")
 }
 
-impl Item {
-    /// Reads an item from its JSON form (as `journal-begin` accepts it).
-    pub fn from_json(value: &Value) -> Result<Item> {
-        let obj = value
-            .as_object()
-            .ok_or_else(|| Error::invalid("an item must be a JSON object"))?;
-        const KNOWN: &[&str] = &[
-            "path",
-            "change",
-            "kind",
-            "before_exists",
-            "after_exists",
-            "before_hash",
-            "after_hash",
-            "before_mode",
-            "after_mode",
-            "history_skipped",
-        ];
-        if let Some(unknown) = obj.keys().find(|k| !KNOWN.contains(&k.as_str())) {
-            return Err(Error::invalid(format!("unknown item field {unknown:?}")));
-        }
-        let text = |key: &str| -> Result<Option<String>> {
-            match obj.get(key) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::String(s)) => Ok(Some(s.clone())),
-                Some(_) => Err(Error::invalid(format!("item field {key} must be a string"))),
-            }
-        };
-        let flag = |key: &str| -> Result<Option<bool>> {
-            match obj.get(key) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::Bool(b)) => Ok(Some(*b)),
-                Some(_) => Err(Error::invalid(format!(
-                    "item field {key} must be true or false"
-                ))),
-            }
-        };
-        let mode = |key: &str| -> Result<Option<u32>> {
-            match obj.get(key) {
-                None | Some(Value::Null) => Ok(None),
-                Some(v) => v
-                    .as_u64()
-                    .and_then(|m| u32::try_from(m).ok())
-                    .filter(|m| *m <= 0o7777)
-                    .map(Some)
-                    .ok_or_else(|| {
-                        Error::invalid(format!(
-                            "item field {key} must be a permission mode such as 420 (0o644)"
-                        ))
-                    }),
-            }
-        };
-        let path = text("path")?.ok_or_else(|| Error::invalid("an item needs a path"))?;
-        let before_hash = text("before_hash")?
-            .map(|h| ObjectId::parse(&h))
-            .transpose()?;
-        let after_hash = text("after_hash")?
-            .map(|h| ObjectId::parse(&h))
-            .transpose()?;
-        let before_exists = flag("before_exists")?.unwrap_or(before_hash.is_some());
-        let after_exists = flag("after_exists")?.unwrap_or(after_hash.is_some());
-        let change = match text("change")? {
-            Some(c) => c,
-            None => match (before_exists, after_exists) {
-                (false, true) => "created",
-                (true, false) => "deleted",
-                _ => "modified",
-            }
-            .to_owned(),
-        };
-        let kind = match text("kind")?.as_deref() {
-            None | Some("file") => Kind::File,
-            Some("directory") => Kind::Directory,
-            Some(other) => {
-                return Err(Error::invalid(format!(
-                    "item kind must be file or directory, not {other:?}"
-                )));
-            }
-        };
-        Ok(Item {
-            path,
-            change,
-            kind,
-            before_exists,
-            after_exists,
-            before_hash,
-            after_hash,
-            before_mode: mode("before_mode")?,
-            after_mode: mode("after_mode")?,
-            history_skipped: flag("history_skipped")?.unwrap_or(false),
-        })
-    }
-
-    /// Refuses items that describe no change a journal could hold.
-    pub fn check_shape(&self) -> Result<()> {
-        if !self.before_exists && !self.after_exists {
-            return Err(Error::invalid(format!(
-                "item {} must exist before or after the operation",
-                self.path
-            )));
-        }
-        if self.kind == Kind::Directory && (self.before_hash.is_some() || self.after_hash.is_some())
-        {
-            return Err(Error::invalid(format!(
-                "directory item {} cannot carry content hashes",
-                self.path
-            )));
-        }
-        Ok(())
-    }
-
-    pub fn to_json(&self) -> Value {
-        serde_json::to_value(self).unwrap_or_default()
-    }
-}
-
-/// What every view of an operation shows first.
-#[derive(Clone, Debug, Serialize, JsonSchema)]
-pub struct OperationHead {
-    /// `op_` and 16 lowercase hex digits.
-    pub id: String,
-    /// The journal's sequence number: later operations have larger numbers.
-    pub seq: i64,
-    /// What the operation did: `write`, `create`, `replace_text`, `undo`, ... (a script's
-    /// `journal-begin` names its own).
-    pub kind: String,
-    pub status: Status,
-    /// When it was recorded (RFC 3339, UTC).
-    pub created_at: String,
-    /// When its status last changed (RFC 3339, UTC).
-    pub updated_at: String,
-    pub actor: Option<String>,
-    pub task_id: Option<String>,
-    pub summary: String,
-    pub target_path: Option<String>,
-    pub source_path: Option<String>,
-    /// The operation this one undoes, for an undo.
-    pub undoes: Option<String>,
-}
-
-/// A journal record as the plumbing commands print it.
-#[derive(Clone, Debug, Serialize, JsonSchema)]
-pub struct OperationRecord {
-    #[serde(flatten)]
-    pub head: OperationHead,
-    /// Recorded by a process holding the workspace lock for the operation's whole life.
-    pub under_lock: bool,
-    /// Free-form metadata given at `journal-begin`: an object (null only when the stored
-    /// text could not be read back).
-    #[schemars(with = "Option<Map<String, Value>>")]
-    pub metadata: Value,
-    pub items: Vec<Item>,
-}
-
-impl Operation {
-    /// Whether every after blob of this operation must be stored. A mutation stores its new
-    /// contents while it records the operation, and only its first step waits for them: one
-    /// rolled back before any step may lack them, and one still pending under the lock (in
-    /// flight, or left by a crash for recovery) may not have them yet. Before blobs are
-    /// stored before any operation is recorded, so they are always required.
-    pub fn after_blobs_required(&self) -> bool {
-        match self.status {
-            Status::RolledBack => false,
-            Status::Pending => !self.under_lock,
-            _ => true,
-        }
-    }
-
-    pub fn head(&self) -> OperationHead {
-        OperationHead {
-            id: self.id.clone(),
-            seq: self.seq,
-            kind: self.kind.clone(),
-            status: self.status,
-            created_at: self.created_at.clone(),
-            updated_at: self.updated_at.clone(),
-            actor: self.actor.clone(),
-            task_id: self.task_id.clone(),
-            summary: self.summary.clone(),
-            target_path: self.target_path.clone(),
-            source_path: self.source_path.clone(),
-            undoes: self.undoes.clone(),
-        }
-    }
-
-    pub fn record(&self) -> OperationRecord {
-        OperationRecord {
-            head: self.head(),
-            under_lock: self.under_lock,
-            metadata: self.metadata.clone(),
-            items: self.items.clone(),
-        }
-    }
-
-    pub fn to_json(&self) -> Value {
-        serde_json::to_value(self.record()).unwrap_or_default()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -889,42 +501,6 @@ mod tests {
             assert_eq!(j.begin(&op).unwrap_err().code, code, "{path}");
         }
         assert!(j.all().unwrap().is_empty());
-    }
-
-    /// A TEMP table lives only in its connection: it tells a reused connection from a new one.
-    fn marked(j: &Journal) -> bool {
-        j.conn()
-            .query_row(
-                "SELECT count(*) FROM sqlite_temp_master WHERE name = 'mark'",
-                [],
-                |r| r.get::<_, i64>(0),
-            )
-            .unwrap()
-            == 1
-    }
-
-    #[test]
-    fn a_closed_journal_is_reused_but_never_for_a_replaced_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(FILE_NAME);
-        let j = Journal::open(&path, true).unwrap().unwrap();
-        j.conn()
-            .execute_batch("CREATE TEMP TABLE mark (x)")
-            .unwrap();
-        drop(j);
-        let j = Journal::open(&path, true).unwrap().unwrap();
-        assert!(marked(&j), "the kept connection was not reused");
-        drop(j);
-        for suffix in ["", "-wal", "-shm"] {
-            let mut name = path.as_os_str().to_owned();
-            name.push(suffix);
-            let _ = std::fs::remove_file(name);
-        }
-        let j = Journal::open(&path, true).unwrap().unwrap();
-        assert!(
-            !marked(&j),
-            "a connection to a deleted journal was handed out"
-        );
     }
 
     #[test]

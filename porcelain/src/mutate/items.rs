@@ -3,8 +3,8 @@
 
 use super::target::Seen;
 use crate::{Result, Workspace};
-use filekeeper_plumbing::commands::{Observed, observe};
 use filekeeper_plumbing::journal::Item;
+use filekeeper_plumbing::path_state::{Observed, observe};
 use filekeeper_plumbing::resolve::Kind;
 use serde::Serialize;
 use std::fmt;

@@ -37,8 +37,8 @@ pub(crate) use preview::{Preview, PreviewPart};
 pub(crate) use target::{Seen, guard, no_such_file, not_a_file};
 
 use crate::{Code, Error, ObjectId, Result, Workspace};
-use filekeeper_plumbing::commands::mismatched_paths;
 use filekeeper_plumbing::journal::{Item, Journal, NewOperation, Status};
+use filekeeper_plumbing::path_state::{Side, mismatched_paths};
 use filekeeper_plumbing::progress::Task;
 use filekeeper_plumbing::publish::Staged;
 use filekeeper_plumbing::recover::{Resolution, recover};
@@ -284,19 +284,19 @@ impl Workspace {
                 return Err(err);
             }
         };
-        filekeeper_plumbing::durable::crash_point("mutation-after-begin");
+        filekeeper_plumbing::fault::crash_point("mutation-after-begin");
         let mut applying = Task::new("applying changes", Some(plan.steps.len() as u64));
         for (done, step) in plan.steps.iter().enumerate() {
             applying.step(1);
             let injected =
-                filekeeper_plumbing::durable::fail_point(&format!("mutation-step-{}", done + 1))
+                filekeeper_plumbing::fault::fail_point(&format!("mutation-step-{}", done + 1))
                     .map_err(|e| Error::storage("applying a step", &e));
             let staged = staged.get_mut(done).and_then(Option::take);
             if let Err(err) = injected.and_then(|()| self.apply(step, options, staged)) {
                 return Err(self.roll_back(&mut journal, &id, &plan, done, err, &store));
             }
-            if filekeeper_plumbing::durable::CRASH_POINTS_ARMED {
-                filekeeper_plumbing::durable::crash_point(&format!(
+            if filekeeper_plumbing::fault::CRASH_POINTS_ARMED {
+                filekeeper_plumbing::fault::crash_point(&format!(
                     "mutation-after-step-{}",
                     done + 1
                 ));
@@ -304,7 +304,7 @@ impl Workspace {
         }
         drop(applying);
         let items: Vec<Item> = plan.items.iter().map(|p| p.item.clone()).collect();
-        let bad = mismatched_paths(&self.inner, &items, true)?;
+        let bad = mismatched_paths(&self.inner, &items, Side::After)?;
         if !bad.is_empty() {
             journal.set_status(&id, &[Status::Pending], Status::Partial)?;
             return Err(Error::new(
@@ -343,7 +343,7 @@ impl Workspace {
         let items: Vec<Item> = plan.items.iter().map(|p| p.item.clone()).collect();
         let outcome = restore::restore_before(self, &items, store);
         let restored_all = outcome.as_ref().is_ok_and(|r| r.failed.is_empty())
-            && mismatched_paths(&self.inner, &items, false).is_ok_and(|bad| bad.is_empty());
+            && mismatched_paths(&self.inner, &items, Side::Before).is_ok_and(|bad| bad.is_empty());
         let status = if restored_all {
             Status::RolledBack
         } else {
@@ -412,7 +412,7 @@ impl Workspace {
 
     fn apply(&self, step: &Step, options: &MutationOptions, staged: Option<Staged>) -> Result<()> {
         use filekeeper_plumbing::resolve::Intent;
-        use filekeeper_plumbing::{publish, tree};
+        use filekeeper_plumbing::{fs_ops, publish};
         let write = Intent::Write {
             allow_sensitive: options.allow_sensitive_write,
         };
@@ -438,16 +438,16 @@ impl Workspace {
                 )
                 .map(|_| ())
             }
-            Step::Remove { path } => tree::remove_file(&root.resolve(path, write)?),
-            Step::MakeDir { path } => tree::make_dir(&root.resolve(path, write)?),
+            Step::Remove { path } => fs_ops::remove_file(&root.resolve(path, write)?),
+            Step::MakeDir { path } => fs_ops::make_dir(&root.resolve(path, write)?),
             Step::RestoreDir { path, mode } => {
-                tree::make_dir_with_mode(&root.resolve(path, write)?, *mode)
+                fs_ops::make_dir_with_mode(&root.resolve(path, write)?, *mode)
             }
-            Step::RemoveDir { path } => tree::remove_dir(&root.resolve(path, write)?),
+            Step::RemoveDir { path } => fs_ops::remove_dir(&root.resolve(path, write)?),
             Step::Rename { from, to, replace } => {
                 let from = root.resolve(from, write)?;
                 let to = root.resolve(to, write)?;
-                tree::rename(&from, &to, *replace)
+                fs_ops::rename(&from, &to, *replace)
             }
         }
     }

@@ -3,12 +3,12 @@
 //! `history.rs`, whose steps put the paths back.)
 
 use crate::{Error, Result, Workspace};
-use filekeeper_plumbing::commands::{Observed, matches_side, observe};
 use filekeeper_plumbing::journal::Item;
 use filekeeper_plumbing::odb::ObjectStore;
+use filekeeper_plumbing::path_state::{Observed, Side, matches_side, observe};
 use filekeeper_plumbing::publish::{self, Expect};
 use filekeeper_plumbing::resolve::{Intent, Kind};
-use filekeeper_plumbing::{Code, tree};
+use filekeeper_plumbing::{Code, fs_ops};
 
 pub(crate) struct RestoreOutcome {
     pub restored: Vec<String>,
@@ -38,7 +38,7 @@ pub(crate) fn restore_before(
     puts.sort_by_key(|i| depth(&i.path));
     for item in removals.into_iter().chain(puts) {
         let current = observe(&ws.inner, &item.path)?;
-        if matches_side(item, current, false) {
+        if matches_side(item, current, Side::Before) {
             continue;
         }
         match restore_one(ws, item, current, store) {
@@ -57,11 +57,11 @@ fn restore_one(ws: &Workspace, item: &Item, current: Observed, store: &ObjectSto
         },
     )?;
     match (item.before_exists, item.kind, current) {
-        (false, _, Observed::File { .. }) => tree::remove_file(&target),
-        (false, _, Observed::Directory { .. }) => tree::remove_dir(&target),
+        (false, _, Observed::File { .. }) => fs_ops::remove_file(&target),
+        (false, _, Observed::Directory { .. }) => fs_ops::remove_dir(&target),
         (true, Kind::Directory, Observed::Absent) => match item.before_mode {
-            Some(mode) => tree::make_dir_with_mode(&target, mode),
-            None => tree::make_dir(&target),
+            Some(mode) => fs_ops::make_dir_with_mode(&target, mode),
+            None => fs_ops::make_dir(&target),
         },
         (true, Kind::File, Observed::Absent | Observed::File { .. }) => {
             let blob = item

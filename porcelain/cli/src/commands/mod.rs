@@ -24,12 +24,7 @@ use filekeeper::{Filekeeper, Result, Workspace};
 use std::path::PathBuf;
 
 /// `keeper --version`: the release and the on-disk format it writes.
-pub const VERSION_TEXT: &str = concat!(
-    env!("CARGO_PKG_VERSION"),
-    " (journal schema ",
-    "1",
-    ", objects: sha256 + zstd loose)"
-);
+pub const VERSION_TEXT: &str = filekeeper::plumbing::VERSION_TEXT;
 
 /// Safe, predictable filesystem operations for people, scripts and agents.
 ///

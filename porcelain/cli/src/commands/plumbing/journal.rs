@@ -104,7 +104,7 @@ pub fn cmd_journal_begin(cx: &Context, args: &JournalBeginArgs) -> Result<Reply>
             "items": items,
         })
     };
-    let mut op = commands::parse_operation(&spec)?;
+    let mut op = filekeeper::plumbing::journal::NewOperation::from_json(&spec)?;
     op.actor = cx.global.actor.clone();
     op.task_id = cx.global.task_id.clone();
     let begun = commands::journal_begin(&ws, op, args.i_accept_secret_write_risk)?;

@@ -1,9 +1,10 @@
-//! Changes to the workspace tree other than replacing a file's content: removing a file,
-//! creating and removing a directory, renaming. Each is one system call relative to resolved
-//! parent handles, followed by an fsync of every directory whose entries changed.
+//! Changes to a workspace's files and directories other than replacing a file's content:
+//! removing a file, creating and removing a directory, renaming. Each is one system call
+//! relative to resolved parent handles, followed by an fsync of every directory whose entries
+//! changed.
 
-use crate::durable::{counted, crash_point};
 use crate::error::{Code, Error, Result};
+use crate::fault::{counted, crash_point};
 use crate::resolve::{Kind, Resolved, io_error};
 use rustix::fs::{AtFlags, Mode, RenameFlags};
 use rustix::io::Errno;

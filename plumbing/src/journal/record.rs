@@ -1,0 +1,217 @@
+//! The journal's records: an operation, its items, and the views the commands print.
+
+use crate::error::{Error, Result};
+use crate::oid::ObjectId;
+use crate::resolve::Kind;
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// Where an operation stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Recorded, and the tree may be partly changed: not yet resolved.
+    Pending,
+    /// Applied and verified.
+    Committed,
+    /// Abandoned with the tree at its before state.
+    RolledBack,
+    /// Resolved after a failure with some paths changed and others not.
+    Partial,
+    /// A refused undo: a ledger entry that changed nothing.
+    UndoRefused,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pending => "pending",
+            Status::Committed => "committed",
+            Status::RolledBack => "rolled_back",
+            Status::Partial => "partial",
+            Status::UndoRefused => "undo_refused",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Status> {
+        [
+            Status::Pending,
+            Status::Committed,
+            Status::RolledBack,
+            Status::Partial,
+            Status::UndoRefused,
+        ]
+        .into_iter()
+        .find(|s| s.as_str() == text)
+    }
+}
+
+/// One path of an operation: its state before and after.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct Item {
+    /// Workspace-relative path.
+    pub path: String,
+    /// `created`, `modified`, `deleted`, or another word a command documents.
+    pub change: String,
+    pub kind: Kind,
+    pub before_exists: bool,
+    pub after_exists: bool,
+    /// The object id of the content before (`sha256:` and 64 hex digits), null for none.
+    pub before_hash: Option<ObjectId>,
+    /// The object id of the content after, null for none.
+    pub after_hash: Option<ObjectId>,
+    /// Permission bits before, as a plain integer (0644 is 420).
+    pub before_mode: Option<u32>,
+    /// Permission bits after.
+    pub after_mode: Option<u32>,
+    /// The file was above the history size cap: its bytes were deliberately not stored.
+    pub history_skipped: bool,
+}
+
+/// An operation passed over on the way to the newest undoable one.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct PassedOver {
+    pub operation_id: String,
+    pub summary: String,
+    /// Why it cannot be undone: `history_skipped` (some path's bytes were above
+    /// `max_history_blob_bytes` and were not stored).
+    #[schemars(extend("enum" = ["history_skipped"]))]
+    pub reason: &'static str,
+}
+
+/// What `begin` records.
+#[derive(Clone, Debug, Default)]
+pub struct NewOperation {
+    pub kind: String,
+    pub actor: Option<String>,
+    pub task_id: Option<String>,
+    pub summary: String,
+    pub target_path: Option<String>,
+    pub source_path: Option<String>,
+    pub undoes: Option<String>,
+    /// Recorded by a process holding the workspace lock for the operation's whole life, so
+    /// if it is still pending when the lock is free, its process died: recovery may resolve it.
+    pub under_lock: bool,
+    pub metadata: Map<String, Value>,
+    pub items: Vec<Item>,
+}
+
+/// A recorded operation with its items.
+#[derive(Clone, Debug)]
+pub struct Operation {
+    pub seq: i64,
+    pub id: String,
+    pub kind: String,
+    pub status: Status,
+    pub created_at: String,
+    pub updated_at: String,
+    pub actor: Option<String>,
+    pub task_id: Option<String>,
+    pub summary: String,
+    pub target_path: Option<String>,
+    pub source_path: Option<String>,
+    pub undoes: Option<String>,
+    pub under_lock: bool,
+    pub metadata: Value,
+    pub items: Vec<Item>,
+}
+
+impl Item {
+    /// Refuses items that describe no change a journal could hold.
+    pub fn check_shape(&self) -> Result<()> {
+        if !self.before_exists && !self.after_exists {
+            return Err(Error::invalid(format!(
+                "item {} must exist before or after the operation",
+                self.path
+            )));
+        }
+        if self.kind == Kind::Directory && (self.before_hash.is_some() || self.after_hash.is_some())
+        {
+            return Err(Error::invalid(format!(
+                "directory item {} cannot carry content hashes",
+                self.path
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// What every view of an operation shows first.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct OperationHead {
+    /// `op_` and 16 lowercase hex digits.
+    pub id: String,
+    /// The journal's sequence number: later operations have larger numbers.
+    pub seq: i64,
+    /// What the operation did: `write`, `create`, `replace_text`, `undo`, ... (a script's
+    /// `journal-begin` names its own).
+    pub kind: String,
+    pub status: Status,
+    /// When it was recorded (RFC 3339, UTC).
+    pub created_at: String,
+    /// When its status last changed (RFC 3339, UTC).
+    pub updated_at: String,
+    pub actor: Option<String>,
+    pub task_id: Option<String>,
+    pub summary: String,
+    pub target_path: Option<String>,
+    pub source_path: Option<String>,
+    /// The operation this one undoes, for an undo.
+    pub undoes: Option<String>,
+}
+
+/// A journal record as the plumbing commands print it.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+pub struct OperationRecord {
+    #[serde(flatten)]
+    pub head: OperationHead,
+    /// Recorded by a process holding the workspace lock for the operation's whole life.
+    pub under_lock: bool,
+    /// Free-form metadata given at `journal-begin`: an object (null only when the stored
+    /// text could not be read back).
+    #[schemars(with = "Option<Map<String, Value>>")]
+    pub metadata: Value,
+    pub items: Vec<Item>,
+}
+
+impl Operation {
+    /// Whether every after blob of this operation must be stored. A mutation stores its new
+    /// contents while it records the operation, and only its first step waits for them: one
+    /// rolled back before any step may lack them, and one still pending under the lock (in
+    /// flight, or left by a crash for recovery) may not have them yet. Before blobs are
+    /// stored before any operation is recorded, so they are always required.
+    pub fn after_blobs_required(&self) -> bool {
+        match self.status {
+            Status::RolledBack => false,
+            Status::Pending => !self.under_lock,
+            _ => true,
+        }
+    }
+
+    pub fn head(&self) -> OperationHead {
+        OperationHead {
+            id: self.id.clone(),
+            seq: self.seq,
+            kind: self.kind.clone(),
+            status: self.status,
+            created_at: self.created_at.clone(),
+            updated_at: self.updated_at.clone(),
+            actor: self.actor.clone(),
+            task_id: self.task_id.clone(),
+            summary: self.summary.clone(),
+            target_path: self.target_path.clone(),
+            source_path: self.source_path.clone(),
+            undoes: self.undoes.clone(),
+        }
+    }
+
+    pub fn record(&self) -> OperationRecord {
+        OperationRecord {
+            head: self.head(),
+            under_lock: self.under_lock,
+            metadata: self.metadata.clone(),
+            items: self.items.clone(),
+        }
+    }
+}

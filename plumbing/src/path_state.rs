@@ -1,0 +1,119 @@
+//! What a workspace path holds now, and whether that is the state a journal item recorded.
+//!
+//! Committing or aborting a plumbing operation, verifying a mutation, recovering after a
+//! crash and undoing all ask the same question of each path, so they ask it here.
+
+use crate::error::{Code, Result};
+use crate::journal::Item;
+use crate::oid::ObjectId;
+use crate::resolve::{Intent, Kind};
+use crate::workspace::Workspace;
+
+/// What a workspace path holds right now, observed without following a final link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Observed {
+    /// Nothing is there.
+    Absent,
+    /// A regular file: its content's object id and its permission bits.
+    File { hash: ObjectId, mode: u32 },
+    /// A directory and its permission bits.
+    Directory { mode: u32 },
+    /// A link, device or anything else a recorded state cannot match.
+    Other,
+}
+
+/// What `path` holds now. A path that cannot hold any recorded state (a link, a path through
+/// a file) is [`Observed::Other`], not an error: the caller is comparing, not writing.
+pub fn observe(ws: &Workspace, path: &str) -> Result<Observed> {
+    let resolved = match ws.root.resolve(
+        path,
+        Intent::Write {
+            allow_sensitive: true,
+        },
+    ) {
+        Ok(r) => r,
+        Err(e)
+            if matches!(
+                e.code,
+                Code::SymlinkWriteRefused
+                    | Code::SymlinkEscapeRefused
+                    | Code::SpecialFileRefused
+                    | Code::NotADirectory
+            ) =>
+        {
+            return Ok(Observed::Other);
+        }
+        Err(e) if e.code == Code::PathNotFound => return Ok(Observed::Absent),
+        Err(e) => return Err(e),
+    };
+    Ok(match resolved.kind {
+        None => Observed::Absent,
+        Some(Kind::Directory) => {
+            let dir = resolved.open_dir()?;
+            let stat = rustix::fs::fstat(&dir)
+                .map_err(|e| crate::resolve::io_error("inspecting a directory", e))?;
+            Observed::Directory {
+                mode: stat.st_mode & 0o7777,
+            }
+        }
+        Some(Kind::File) => match crate::publish::current_state(&resolved)? {
+            Some((hash, mode)) => Observed::File { hash, mode },
+            None => Observed::Absent,
+        },
+    })
+}
+
+/// One of the two states a journal item records for its path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// The path as it was before the operation.
+    Before,
+    /// The path as the operation leaves it.
+    After,
+}
+
+impl Side {
+    /// The word error messages use for it: `before` or `after`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::Before => "before",
+            Side::After => "after",
+        }
+    }
+}
+
+/// Whether `observed` is `item`'s recorded `side`: existence, kind, and the content hash and
+/// mode where they were recorded (a directory's mode too; a journal that recorded none, as
+/// every one before directory modes were kept, matches any).
+pub fn matches_side(item: &Item, observed: Observed, side: Side) -> bool {
+    let (exists, hash, mode) = match side {
+        Side::After => (item.after_exists, item.after_hash, item.after_mode),
+        Side::Before => (item.before_exists, item.before_hash, item.before_mode),
+    };
+    match (exists, item.kind, observed) {
+        (false, _, Observed::Absent) => true,
+        (true, Kind::Directory, Observed::Directory { mode: actual }) => {
+            mode.is_none_or(|m| m == actual)
+        }
+        (
+            true,
+            Kind::File,
+            Observed::File {
+                hash: actual,
+                mode: actual_mode,
+            },
+        ) => hash.is_none_or(|h| h == actual) && mode.is_none_or(|m| m == actual_mode),
+        _ => false,
+    }
+}
+
+/// The paths of `items` that do not hold their recorded `side` now.
+pub fn mismatched_paths(ws: &Workspace, items: &[Item], side: Side) -> Result<Vec<String>> {
+    let mut bad = Vec::new();
+    for item in items {
+        if !matches_side(item, observe(ws, &item.path)?, side) {
+            bad.push(item.path.clone());
+        }
+    }
+    Ok(bad)
+}
