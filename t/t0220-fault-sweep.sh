@@ -97,7 +97,7 @@ fresh_start () {
 	if test -f ws/.filekeeper/journal.sqlite3; then
 		test "$(pending_count)" = 0
 	fi &&
-	no_temp_files &&
+	no_temp_files ws &&
 	in_case fsck >/dev/null
 }
 

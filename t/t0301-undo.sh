@@ -23,16 +23,6 @@ mode_of () {
 	stat -c %a "$1"
 }
 
-# journal SQL [DIR]: runs SQL on the journal of the workspace at DIR (default $WS).
-journal () {
-	sqlite3 "${2:-$WS}/.filekeeper/journal.sqlite3" "$1"
-}
-
-# op_count [DIR]: how many operations the journal of the workspace at DIR holds.
-op_count () {
-	journal "SELECT count(*) FROM operations" "$@"
-}
-
 # snapshot DIR: every entry below DIR, one a line, sorted: a file with its mode and the sha256
 # of its bytes, anything else with its type and mode. Two equal snapshots are the same tree.
 snapshot () {

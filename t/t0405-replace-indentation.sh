@@ -114,7 +114,7 @@ test_expect_success 'new lines nested with 2 spaces against a 4-space file land 
 test_expect_success 'a line inserted where the stripped old text gives no level is NO_MATCH naming it' '
 	printf "def f():\n    return 1\n\ndef g():\n    x = 2\n    return x\n" >strip.py &&
 	save strip.py &&
-	refused 16 NO_MATCH replace-text strip.py --old "def g():
+	refused 16 NO_MATCH file replace-text strip.py --old "def g():
 x = 2
 return x" --new "def g():
 x = 2
@@ -136,7 +136,7 @@ test_expect_success 'a refused indentation changes neither the file nor the jour
 test_expect_success 'a deeper level in spaces against a tab-indented file is NO_MATCH when it cannot be converted' '
 	printf "if (a) {\n\tfoo();\n\tbar();\n}\n" >tabs.c &&
 	save tabs.c &&
-	refused 16 NO_MATCH replace-text tabs.c --old "    foo();
+	refused 16 NO_MATCH file replace-text tabs.c --old "    foo();
     bar();" --new "    foo();
         baz();
     bar();" --first &&

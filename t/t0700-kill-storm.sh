@@ -373,7 +373,7 @@ storm_round () {
 	survey >state-recovered &&
 	test_cmp state state-recovered &&
 	nothing_pending &&
-	no_temp_files &&
+	no_temp_files ws &&
 	in_case fsck >/dev/null &&
 	undo_new_ops &&
 	echo "$2 $where" >>"$STORM/tally" &&

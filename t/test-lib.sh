@@ -333,6 +333,24 @@ sha () {
 	printf "sha256:%s\n" "$(sha256sum <"$1" | cut -d" " -f1)"
 }
 
+# size_of FILE: FILE's size in bytes.
+size_of () {
+	wc -c <"$1" | tr -d " "
+}
+
+# object_path ID: where the workspace's store keeps the blob ID, relative to the workspace root.
+object_path () {
+	hex=${1#sha256:}
+	printf '.filekeeper/objects/%s/%s\n' "$(printf %s "$hex" | cut -c1-2)" "$(printf %s "$hex" | cut -c3-)"
+}
+
+# no_temp_files [DIR]: no .fk-tmp-* file is left anywhere below DIR (default: the trash
+# directory); the ones found are shown.
+no_temp_files () {
+	find "${1:-$TRASH}" -name ".fk-tmp-*" >leftovers &&
+	test ! -s leftovers || { cat >&2 leftovers; return 1; }
+}
+
 # journal SQL [ROOT]: SQL's rows from the journal of the workspace at ROOT (default $WS).
 journal () {
 	sqlite3 "${2:-$WS}/.filekeeper/journal.sqlite3" "$1"
@@ -418,17 +436,41 @@ untouched () {
 	}
 }
 
-# refused EXIT CODE ARGS...: `keeper --json file ARGS...` exits EXIT with a CODE failure
-# document, left in refusal.json, that leaks no host path.
+# refused EXIT CODE [--naming PATH] ARGS...: `keeper --json ARGS...` exits EXIT within 20
+# seconds with a CODE failure document, left in refusal.json, that mentions no host path.
+# With --naming, details.path is exactly PATH (the caller's own spelling), and PATH is the
+# only host path the document may mention (a caller may give an absolute one).
 refused () {
-	want_exit=$1 want_code=$2
+	want_exit=$1 want_code=$2 want_path= naming=
 	shift 2
-	test_expect_code "$want_exit" keeper --json file "$@" >refusal.json &&
-	test_error_code "$want_code" refusal.json &&
-	test_no_host_path refusal.json
+	if test "$1" = --naming; then
+		naming=yes want_path=$2
+		shift 2
+	fi
+	{
+		test_expect_code "$want_exit" timeout 20 keeper --json "$@" >refusal.json &&
+		test_error_code "$want_code" refusal.json &&
+		if test -n "$naming"; then
+			test "$(jq -r .error.details.path refusal.json)" = "$want_path" || {
+				echo >&2 "details.path is not $want_path"
+				false
+			}
+		fi &&
+		if jq --arg given "$want_path" \
+			'walk(if type == "string" and $given != "" then split($given) | join("") else . end)' \
+			refusal.json | grep -F "$TRASH"
+		then
+			echo >&2 "host path leaked into the refusal"
+			false
+		fi
+	} || {
+		echo >&2 "refusal of: keeper --json $*"
+		cat >&2 refusal.json
+		return 1
+	}
 }
 
-# need_mcp_sdk: the whole script needs the MCP SDK.
+# need_mcp_sdk: the whole script needs the MCP SDK (until the scripts say test_require_prereq).
 need_mcp_sdk () {
 	test_require_prereq MCP_SDK
 }
