@@ -647,8 +647,7 @@ test_expect_success 'a patch file that cannot be read is INVALID_ARGUMENT naming
 	json_get ".error.message" out | grep "it is a directory"
 '
 
-test_expect_success 'with no patch file and a terminal on stdin, the hint names what apply-patch takes' '
-	if ! command -v script >/dev/null; then return 0; fi &&
+test_expect_success TTY 'with no patch file and a terminal on stdin, the hint names what apply-patch takes' '
 	script -qec "keeper file apply-patch" /dev/null >screen 2>&1 </dev/null;
 	grep -a "no patch: name a patch file, or pipe the patch on stdin" screen &&
 	! grep -a -- "--input" screen

@@ -12,10 +12,8 @@ stray line after one: nothing is ever skipped in silence. A seeded generator (SE
 mixes all of these in random trees.'
 . ./test-lib.sh
 
-for tool in git python3 diff
-do
-	command -v "$tool" >/dev/null || { echo "Bail out! this test needs $tool"; exit 1; }
-done
+# git is the reference; python3 generates the sections.
+test_require_prereq GIT,PYTHON
 
 REPO=$TRASH/repo
 PATCH=$TRASH/p.diff

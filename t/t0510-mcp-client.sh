@@ -13,7 +13,7 @@ Every limit refuses with LIMIT_EXCEEDED instead of truncating. Concurrent reques
 session are safe: guarded increments of one counter either win or get CONTENT_CONFLICT.'
 . ./test-lib.sh
 
-need_mcp_sdk
+test_require_prereq MCP_SDK
 OUT=$TRASH/transcript
 mkdir -p "$OUT"
 

@@ -46,10 +46,7 @@ dir_delete replace_text apply_patch history_undo"
 # it to exit, SIGKILLs it if it has not, and reaps it; it writes "STATUS ELAPSED" to REPORT: the
 # exit status as the shell gives it (137 after SIGKILL) and the milliseconds from starting the
 # command to reaping it. With MS below zero it never kills: a clean run, timed.
-command -v cc >/dev/null || {
-	echo "1..0 # SKIP no C compiler (cc) for the kill helper"
-	exit 0
-}
+test_require_prereq CC
 cat >"$TRASH/storm-kill.c" <<\EOF
 #include <errno.h>
 #include <signal.h>

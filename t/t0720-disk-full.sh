@@ -38,16 +38,9 @@ STEP=${KEEPER_DISK_FULL_STEP:-4096}
 MAX_FREE=524288
 mkdir -p "$DISK" "$LOG" "$P"
 
-skip_all () {
-	echo "1..0 # SKIP cannot mount tmpfs: $1"
-	exit 0
-}
-test "$(id -u)" = 0 || skip_all "not running as root"
-for tool in mount umount df; do
-	command -v $tool >/dev/null || skip_all "no $tool"
-done
+test_require_prereq TMPFS
 mount -t tmpfs -o size=16m,mode=0755 tmpfs "$DISK" 2>"$TRASH/mount.err" ||
-	skip_all "$(head -n 1 "$TRASH/mount.err")"
+	error "cannot mount the disk: $(head -n 1 "$TRASH/mount.err")"
 trap 'cd / && { umount "$DISK" || umount -l "$DISK"; }; test_cleanup' EXIT
 
 # free_bytes: what the tmpfs has left.

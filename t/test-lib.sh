@@ -469,8 +469,3 @@ refused () {
 		return 1
 	}
 }
-
-# need_mcp_sdk: the whole script needs the MCP SDK (until the scripts say test_require_prereq).
-need_mcp_sdk () {
-	test_require_prereq MCP_SDK
-}
