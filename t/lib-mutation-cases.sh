@@ -177,4 +177,3 @@ make_case () {
 pending_count () {
 	rows "SELECT count(*) FROM operations WHERE status = 'pending'"
 }
-
