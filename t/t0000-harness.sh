@@ -146,21 +146,15 @@ test_expect_success 'test_when_finished runs after a passing and after a failing
 	kept_trash inner.err
 '
 
-test_done
+test_expect_success 'a script that cannot start fails with a "not ok", never a "Bail out!"' '
+	inner nobinary <<-\INNER &&
+	test_expect_success "never reached" "true"
+	test_done
 	INNER
-	test_expect_code 1 sh "$TRASH/inner.sh" >inner.out &&
-	grep "^ok 1 - passes" inner.out &&
-	grep "^not ok 2 - fails" inner.out &&
-	grep "^1..2" inner.out
-'
-
-test_done
-	INNER
-	cp "$TRASH/t9999-inner.sh" "$TEST_DIRECTORY/t9999-inner.sh" &&
-	(cd "$TEST_DIRECTORY" && sh ./t9999-inner.sh >"$TRASH/inner.out"; echo $? >"$TRASH/inner.code"); rm -f "$TEST_DIRECTORY/t9999-inner.sh" &&
-	grep "^ok 1 - passes" "$TRASH/inner.out" &&
-	grep "^not ok 2 - fails" "$TRASH/inner.out" &&
-	test "$(cat "$TRASH/inner.code")" = 1
+	KEEPER_BUILD_DIR=$TRASH/nowhere test_expect_code 1 sh "$TRASH/nobinary.sh" >inner.out 2>inner.err &&
+	grep "^not ok 1 - nobinary stopped: no keeper binary in $TRASH/nowhere" inner.out &&
+	grep "^1..1$" inner.out &&
+	! grep "Bail out" inner.out
 '
 
 test_done

@@ -25,11 +25,12 @@ TEST_DIRECTORY=${TEST_DIRECTORY:-$(cd "$(dirname "$0")" && pwd)}
 KEEPER_BUILD_DIR=${KEEPER_BUILD_DIR:-$TEST_DIRECTORY/../target/debug}
 TEST_NAME=$(basename "$0" .sh)
 
-# error MESSAGE: the script cannot run at all. It fails (prove reports it and goes on to the
-# next script), unlike "Bail out!", which would stop the whole run.
+# error MESSAGE: the script cannot go on. It fails with one more "not ok" (prove reports it
+# and goes on to the next script), unlike "Bail out!", which would stop the whole run.
 error () {
 	echo >&2 "error: $TEST_NAME: $*"
-	echo "1..0 # the script could not start: $*"
+	echo "not ok $((${test_count:-0} + 1)) - $TEST_NAME stopped: $*"
+	echo "1..$((${test_count:-0} + 1))"
 	exit 1
 }
 
