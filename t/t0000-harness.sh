@@ -97,6 +97,16 @@ test_expect_success 'under KEEPER_TEST_NO_SKIP a missing prerequisite fails the 
 	kept_trash inner.err
 '
 
+test_expect_success 'a negated prerequisite that fails is a skip even under KEEPER_TEST_NO_SKIP' '
+	inner negated <<-\INNER &&
+	test_set_prereq ALWAYS
+	test_expect_success !ALWAYS "needs the machine to lack ALWAYS" "false"
+	test_done
+	INNER
+	KEEPER_TEST_NO_SKIP=1 sh "$TRASH/negated.sh" >inner.out &&
+	grep "^ok 1 # skip needs the machine to lack ALWAYS (missing !ALWAYS)" inner.out
+'
+
 test_expect_success 'test_require_prereq skips the whole script, or fails it under KEEPER_TEST_NO_SKIP' '
 	inner requires <<-\INNER &&
 	test_lazy_prereq NEVER "false"

@@ -113,16 +113,27 @@ test_prereq_holds_ () {
 	test "$tp_state" = yes
 }
 
-# test_have_prereq P[,P...]: every P holds; the ones that do not are left in test_missing_prereq.
+# test_have_prereq P[,P...]: every P holds; the ones that do not are left in
+# test_missing_prereq, and those among them that are not negations (something this machine
+# lacks, rather than has) in test_lacking_prereq.
 test_have_prereq () {
-	test_missing_prereq=
+	test_missing_prereq= test_lacking_prereq=
 	for tp_name in $(printf '%s\n' "$1" | tr , ' '); do
 		case $tp_name in
 		!*) ! test_prereq_holds_ "${tp_name#!}" ;;
-		*) test_prereq_holds_ "$tp_name" ;;
+		*) test_prereq_holds_ "$tp_name" || {
+			test_lacking_prereq=${test_lacking_prereq:+$test_lacking_prereq,}$tp_name
+			false
+		} ;;
 		esac || test_missing_prereq=${test_missing_prereq:+$test_missing_prereq,}$tp_name
 	done
 	test -z "$test_missing_prereq"
+}
+
+# test_must_not_skip_: KEEPER_TEST_NO_SKIP is set and the machine lacks a prerequisite. (A
+# negated one, !ROOT when running as root, is a legitimate skip anywhere.)
+test_must_not_skip_ () {
+	test -n "${KEEPER_TEST_NO_SKIP:-}" && test -n "$test_lacking_prereq"
 }
 
 # EXPENSIVE: tests that take minutes; `make check` leaves them out, `make test` runs them.
@@ -159,8 +170,8 @@ test_skip_all () {
 # whose every test needs it). Under KEEPER_TEST_NO_SKIP a missing one fails the script.
 test_require_prereq () {
 	test_have_prereq "$1" && return 0
-	if test -n "${KEEPER_TEST_NO_SKIP:-}"; then
-		echo "not ok 1 - $TEST_NAME: missing $test_missing_prereq, and KEEPER_TEST_NO_SKIP forbids skipping"
+	if test_must_not_skip_; then
+		echo "not ok 1 - $TEST_NAME: missing $test_lacking_prereq, and KEEPER_TEST_NO_SKIP forbids skipping"
 		echo "1..1"
 		exit 1
 	fi
@@ -201,9 +212,9 @@ test_start_ () {
 	test_count=$((test_count + 1))
 	test -z "$1" && return 0
 	test_have_prereq "$1" && return 0
-	if test -n "${KEEPER_TEST_NO_SKIP:-}"; then
+	if test_must_not_skip_; then
 		test_failures=$((test_failures + 1))
-		echo "not ok $test_count - $2 # missing $test_missing_prereq, and KEEPER_TEST_NO_SKIP forbids skipping"
+		echo "not ok $test_count - $2 # missing $test_lacking_prereq, and KEEPER_TEST_NO_SKIP forbids skipping"
 	else
 		test_skips=$((test_skips + 1))
 		echo "ok $test_count # skip $2 (missing $test_missing_prereq)"
