@@ -423,7 +423,8 @@ EOF
 SECTIONS_SEED=${SECTIONS_SEED:-20261201}
 CASES=$TRASH/cases
 
-test_expect_success "seeded git diffs of random trees apply like git apply and undo exactly (seed $SECTIONS_SEED)" '
+# The 40 random trees take most of this script's time: the long loop only (t/README).
+test_expect_success EXPENSIVE "seeded git diffs of random trees apply like git apply and undo exactly (seed $SECTIONS_SEED)" '
 	python3 "$TRASH/gen.py" "$CASES" "$SECTIONS_SEED" 40 &&
 	: >failures &&
 	for n in $(ls "$CASES" | sort -n)
@@ -435,7 +436,7 @@ test_expect_success "seeded git diffs of random trees apply like git apply and u
 	test_must_be_empty failures
 '
 
-test_expect_success 'the seeded cases cover every section kind' '
+test_expect_success EXPENSIVE 'the seeded cases cover every section kind' '
 	cat "$CASES"/*/p.diff >all.diff &&
 	for header in "^new file mode" "^deleted file mode" "^new mode" "^rename from" "^copy from"
 	do

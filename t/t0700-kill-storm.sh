@@ -46,7 +46,8 @@ dir_delete replace_text apply_patch history_undo"
 # it to exit, SIGKILLs it if it has not, and reaps it; it writes "STATUS ELAPSED" to REPORT: the
 # exit status as the shell gives it (137 after SIGKILL) and the milliseconds from starting the
 # command to reaping it. With MS below zero it never kills: a clean run, timed.
-test_require_prereq CC
+# Rounds of kills for every command take over a minute: the long loop only (t/README).
+test_require_prereq EXPENSIVE,CC
 cat >"$TRASH/storm-kill.c" <<\EOF
 #include <errno.h>
 #include <signal.h>

@@ -18,6 +18,9 @@ reported, chained before to after from the initial 0; nothing is pending or roll
 KEEPER_COUNTER_WORKERS and KEEPER_COUNTER_ROUNDS override the 8 x 200 default.'
 . ./test-lib.sh
 
+# 1,600 racing attempts per surface take minutes: the long loop only (make test; t/README).
+test_require_prereq EXPENSIVE
+
 WORKERS=${KEEPER_COUNTER_WORKERS:-8}
 ROUNDS=${KEEPER_COUNTER_ROUNDS:-200}
 ATTEMPTS=$((WORKERS * ROUNDS))

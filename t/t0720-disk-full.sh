@@ -38,7 +38,8 @@ STEP=${KEEPER_DISK_FULL_STEP:-4096}
 MAX_FREE=524288
 mkdir -p "$DISK" "$LOG" "$P"
 
-test_require_prereq TMPFS
+# A sweep of every mutation over the free space takes minutes: the long loop only (t/README).
+test_require_prereq EXPENSIVE,TMPFS
 mount -t tmpfs -o size=16m,mode=0755 tmpfs "$DISK" 2>"$TRASH/mount.err" ||
 	error "cannot mount the disk: $(head -n 1 "$TRASH/mount.err")"
 trap 'cd / && { umount "$DISK" || umount -l "$DISK"; }; test_cleanup' EXIT

@@ -29,7 +29,9 @@ Calls that once broke this are in KNOWN_BUGS (the sweeping checks leave them out
 asserted on its own below with what the specification asks for.'
 . ./test-lib.sh
 
-test_require_prereq MCP_SDK
+# Every argument of every tool, fed bad values, takes minutes: the long loop only (make test;
+# t/README).
+test_require_prereq EXPENSIVE,MCP_SDK
 R=$TRASH/mcp-bad
 OUT=$R/calls.jsonl
 mkdir -p "$R"
