@@ -1,7 +1,12 @@
-# `make test` is the one command that runs everything: lints, Rust tests, and the t/ scripts.
+# Two loops. `make check` is the fast one, for every change: formatting, lints, the Rust tests
+# and the t/ scripts that are not EXPENSIVE, two at a time. `make test` is the long one that
+# runs everything, EXPENSIVE scripts included; it is what .ci/run runs. t/README says which
+# scripts are EXPENSIVE and why.
 
 CARGO ?= cargo
 PROVE ?= prove
+# How many t/ scripts `make check` runs at once.
+PROVE_JOBS ?= 2
 # The test build arms the crash points the t/ crash tests use; an installed keeper has none.
 TEST_FEATURES = --features filekeeper/crash-points
 
@@ -9,7 +14,17 @@ TEST_FEATURES = --features filekeeper/crash-points
 PYTHON ?= python3
 MCP_SDK = mcp==2.3.0
 
-.PHONY: test lint build rust-tests shell-tests venv
+# Under CI=true a test skipped for a missing prerequisite fails the run instead: CI installs
+# everything, so a skip there means a test silently stopped running.
+ifeq ($(CI),true)
+NO_SKIP = KEEPER_TEST_NO_SKIP=1
+else
+NO_SKIP =
+endif
+
+.PHONY: check test lint build rust-tests shell-tests quick-shell-tests venv
+
+check: lint build venv rust-tests quick-shell-tests
 
 test: lint build venv rust-tests shell-tests
 
@@ -31,5 +46,10 @@ build:
 rust-tests:
 	$(CARGO) test --workspace $(TEST_FEATURES)
 
+# Every t/ script, one at a time: the storms and sweeps measure timing under load of their own.
 shell-tests: build
-	cd t && $(PROVE) --timer ./t[0-9]*.sh
+	cd t && KEEPER_TEST_LONG=1 $(NO_SKIP) $(PROVE) --timer ./t[0-9]*.sh
+
+# The t/ scripts without the EXPENSIVE ones (they report themselves skipped), in parallel.
+quick-shell-tests: build
+	cd t && KEEPER_TEST_LONG= $(PROVE) -j$(PROVE_JOBS) --timer ./t[0-9]*.sh

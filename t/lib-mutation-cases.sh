@@ -177,9 +177,3 @@ make_case () {
 pending_count () {
 	rows "SELECT count(*) FROM operations WHERE status = 'pending'"
 }
-
-# no_temp_files: no .fk-tmp-* file anywhere in the workspace.
-no_temp_files () {
-	find ws -name ".fk-tmp-*" >leftovers &&
-	test ! -s leftovers || { cat >&2 leftovers; return 1; }
-}

@@ -6,12 +6,6 @@ A blob is named sha256:<64 hex> of its exact bytes and stored at
 a damaged object is a STORAGE_ERROR naming the id and never yields wrong bytes.'
 . ./test-lib.sh
 
-# object_path ID: where the loose object for ID lives, relative to the workspace root.
-object_path () {
-	hex=${1#sha256:}
-	printf '.filekeeper/objects/%s/%s\n' "$(printf %s "$hex" | cut -c1-2)" "$(printf %s "$hex" | cut -c3-)"
-}
-
 # sha256_id FILE: the id sha256sum computes for FILE.
 sha256_id () {
 	printf 'sha256:%s\n' "$(sha256sum <"$1" | cut -d" " -f1)"

@@ -20,11 +20,6 @@ item_json () {
 		"$1" "$(cat "$2")" "$(cat "$3")"
 }
 
-# op_count: how many operations the journal holds.
-op_count () {
-	sql "SELECT count(*) FROM operations"
-}
-
 test_expect_success 'setup: a file and the content it will get' '
 	printf "old a\n" >a.txt &&
 	chmod 644 a.txt &&

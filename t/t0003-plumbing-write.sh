@@ -8,12 +8,6 @@ still in the store, which is what undo relies on. Then publish on its own: modes
 stale hashes, temp files, symlinks, and blobs that were never stored.'
 . ./test-lib.sh
 
-# no_temp_files: no .fk-tmp-* file is left anywhere in the workspace or outside it.
-no_temp_files () {
-	find "$TRASH" -name ".fk-tmp-*" >leftovers &&
-	test ! -s leftovers || { cat leftovers; return 1; }
-}
-
 test_expect_success 'setup: a file with its first draft' '
 	printf "first draft\nline two\n" >notes.txt &&
 	chmod 644 notes.txt &&

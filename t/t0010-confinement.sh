@@ -36,24 +36,21 @@ resolved_as () {
 	test_cmp resolved.expect resolved.actual
 }
 
-# refused CODE EXIT PATH [FLAG...]: resolve-path refuses PATH with CODE and exit EXIT, naming
-# the caller's own PATH in details.path.
-refused () {
-	want_code=$1 want_exit=$2 given=$3 &&
+# resolve_refused EXIT CODE PATH [FLAG...]: resolve-path refuses PATH with exit EXIT and CODE,
+# naming the caller's own PATH in details.path (see refused).
+resolve_refused () {
+	rr_exit=$1 rr_code=$2 rr_given=$3 &&
 	shift 3 &&
-	test_expect_code "$want_exit" keeper --json resolve-path "$@" "$given" >refused.json &&
-	test_error_code "$want_code" refused.json &&
-	printf "%s\n" "$given" >refused.expect &&
-	json_get ".error.details.path" refused.json >refused.actual &&
-	test_cmp refused.expect refused.actual
+	refused "$rr_exit" "$rr_code" --naming "$rr_given" resolve-path "$@" "$rr_given"
 }
 
-# published_refused CODE EXIT PATH [FLAG...]: publish refuses PATH with CODE and exit EXIT.
+# published_refused EXIT CODE PATH [FLAG...]: publish refuses PATH with exit EXIT and CODE,
+# naming the caller's own PATH in details.path.
 published_refused () {
-	want_code=$1 want_exit=$2 given=$3 &&
+	pr_exit=$1 pr_code=$2 pr_given=$3 &&
 	shift 3 &&
-	test_expect_code "$want_exit" keeper --json publish "$@" --blob "$(cat "$TRASH/blob")" "$given" >published.json &&
-	test_error_code "$want_code" published.json
+	refused "$pr_exit" "$pr_code" --naming "$pr_given" \
+		publish "$@" --blob "$(cat "$TRASH/blob")" "$pr_given"
 }
 
 test_expect_success 'setup: files, links inside and out, a FIFO, a stored blob, a snapshot of outside' '
@@ -109,18 +106,18 @@ test_expect_success 'the root itself resolves to "."' '
 '
 
 test_expect_success 'a leading ".." is PATH_OUTSIDE_WORKSPACE, exit 4' '
-	refused PATH_OUTSIDE_WORKSPACE 4 ../outside/victim &&
+	resolve_refused 4 PATH_OUTSIDE_WORKSPACE ../outside/victim &&
 	outside_unchanged
 '
 
 test_expect_success 'a ".." in the middle is PATH_OUTSIDE_WORKSPACE even when it would stay inside' '
-	refused PATH_OUTSIDE_WORKSPACE 4 sub/../sub/f &&
-	refused PATH_OUTSIDE_WORKSPACE 4 sub/../../outside/victim --for-write &&
+	resolve_refused 4 PATH_OUTSIDE_WORKSPACE sub/../sub/f &&
+	resolve_refused 4 PATH_OUTSIDE_WORKSPACE sub/../../outside/victim --for-write &&
 	outside_unchanged
 '
 
 test_expect_success 'a trailing ".." is PATH_OUTSIDE_WORKSPACE' '
-	refused PATH_OUTSIDE_WORKSPACE 4 sub/.. &&
+	resolve_refused 4 PATH_OUTSIDE_WORKSPACE sub/.. &&
 	outside_unchanged
 '
 
@@ -137,21 +134,21 @@ test_expect_success 'the absolute path of the root itself resolves to "."' '
 '
 
 test_expect_success 'an absolute path outside the root is ABSOLUTE_PATH_OUTSIDE_WORKSPACE, exit 6' '
-	refused ABSOLUTE_PATH_OUTSIDE_WORKSPACE 6 "$OUTSIDE/victim" &&
-	refused ABSOLUTE_PATH_OUTSIDE_WORKSPACE 6 "$OUTSIDE/new" --for-write &&
-	refused ABSOLUTE_PATH_OUTSIDE_WORKSPACE 6 /etc/passwd &&
+	resolve_refused 6 ABSOLUTE_PATH_OUTSIDE_WORKSPACE "$OUTSIDE/victim" &&
+	resolve_refused 6 ABSOLUTE_PATH_OUTSIDE_WORKSPACE "$OUTSIDE/new" --for-write &&
+	resolve_refused 6 ABSOLUTE_PATH_OUTSIDE_WORKSPACE /etc/passwd &&
 	outside_unchanged
 '
 
 test_expect_success 'a sibling sharing the root as a prefix is outside: exit 6' '
 	test -f "$EVIL/f" &&
-	refused ABSOLUTE_PATH_OUTSIDE_WORKSPACE 6 "$EVIL/f" &&
-	refused ABSOLUTE_PATH_OUTSIDE_WORKSPACE 6 "$EVIL/f" --for-write &&
+	resolve_refused 6 ABSOLUTE_PATH_OUTSIDE_WORKSPACE "$EVIL/f" &&
+	resolve_refused 6 ABSOLUTE_PATH_OUTSIDE_WORKSPACE "$EVIL/f" --for-write &&
 	outside_unchanged
 '
 
 test_expect_success 'an absolute path with ".." is PATH_OUTSIDE_WORKSPACE' '
-	refused PATH_OUTSIDE_WORKSPACE 4 "$WS/../outside/victim" &&
+	resolve_refused 4 PATH_OUTSIDE_WORKSPACE "$WS/../outside/victim" &&
 	outside_unchanged
 '
 
@@ -174,27 +171,27 @@ test_expect_success 'reading through an inside symlink reads its target' '
 '
 
 test_expect_success 'a symlink to outside as a directory component is SYMLINK_ESCAPE_REFUSED for reads' '
-	refused SYMLINK_ESCAPE_REFUSED 11 out-dir/victim &&
-	refused SYMLINK_ESCAPE_REFUSED 11 abs-out/victim &&
+	resolve_refused 11 SYMLINK_ESCAPE_REFUSED out-dir/victim &&
+	resolve_refused 11 SYMLINK_ESCAPE_REFUSED abs-out/victim &&
 	outside_unchanged
 '
 
 test_expect_success 'a symlink to outside as a directory component is SYMLINK_ESCAPE_REFUSED for writes' '
-	refused SYMLINK_ESCAPE_REFUSED 11 out-dir/new --for-write &&
-	refused SYMLINK_ESCAPE_REFUSED 11 abs-out/new --for-write &&
+	resolve_refused 11 SYMLINK_ESCAPE_REFUSED out-dir/new --for-write &&
+	resolve_refused 11 SYMLINK_ESCAPE_REFUSED abs-out/new --for-write &&
 	outside_unchanged
 '
 
 test_expect_success 'a symlink to outside as the final component is SYMLINK_ESCAPE_REFUSED for reads' '
-	refused SYMLINK_ESCAPE_REFUSED 11 out-file &&
-	refused SYMLINK_ESCAPE_REFUSED 11 abs-out-file &&
-	refused SYMLINK_ESCAPE_REFUSED 11 out-dir &&
+	resolve_refused 11 SYMLINK_ESCAPE_REFUSED out-file &&
+	resolve_refused 11 SYMLINK_ESCAPE_REFUSED abs-out-file &&
+	resolve_refused 11 SYMLINK_ESCAPE_REFUSED out-dir &&
 	outside_unchanged
 '
 
 test_expect_success 'a symlink to outside as the final component is SYMLINK_ESCAPE_REFUSED for writes' '
-	refused SYMLINK_ESCAPE_REFUSED 11 out-file --for-write &&
-	refused SYMLINK_ESCAPE_REFUSED 11 abs-out-file --for-write &&
+	resolve_refused 11 SYMLINK_ESCAPE_REFUSED out-file --for-write &&
+	resolve_refused 11 SYMLINK_ESCAPE_REFUSED abs-out-file --for-write &&
 	outside_unchanged
 '
 
@@ -213,18 +210,18 @@ test_expect_success 'an absolute path spelled through an escaping symlink is ref
 '
 
 test_expect_success 'a link chain that climbs out with ../.. is SYMLINK_ESCAPE_REFUSED' '
-	refused SYMLINK_ESCAPE_REFUSED 11 hop/victim &&
-	refused SYMLINK_ESCAPE_REFUSED 11 hop &&
-	refused SYMLINK_ESCAPE_REFUSED 11 hop/new --for-write &&
+	resolve_refused 11 SYMLINK_ESCAPE_REFUSED hop/victim &&
+	resolve_refused 11 SYMLINK_ESCAPE_REFUSED hop &&
+	resolve_refused 11 SYMLINK_ESCAPE_REFUSED hop/new --for-write &&
 	outside_unchanged
 '
 
 test_expect_success 'a symlink as write target is SYMLINK_WRITE_REFUSED, exit 9, even pointing inside' '
-	refused SYMLINK_WRITE_REFUSED 9 alias --for-write
+	resolve_refused 9 SYMLINK_WRITE_REFUSED alias --for-write
 '
 
 test_expect_success 'publish refuses a symlink write target and leaves the link and its target alone' '
-	published_refused SYMLINK_WRITE_REFUSED 9 alias &&
+	published_refused 9 SYMLINK_WRITE_REFUSED alias &&
 	test -h alias &&
 	test "$(readlink alias)" = docs/real.txt &&
 	echo real >expect &&
@@ -255,27 +252,27 @@ test_expect_success 'publishing over a FIFO is refused without hanging and leave
 
 test_expect_success '.filekeeper/x is PATH_IS_STATE_PATH, exit 8, for reads and writes' '
 	test -d .filekeeper &&
-	refused PATH_IS_STATE_PATH 8 .filekeeper/x &&
-	refused PATH_IS_STATE_PATH 8 .filekeeper/x --for-write &&
-	refused PATH_IS_STATE_PATH 8 .filekeeper &&
-	refused PATH_IS_STATE_PATH 8 ./.filekeeper/journal.sqlite3
+	resolve_refused 8 PATH_IS_STATE_PATH .filekeeper/x &&
+	resolve_refused 8 PATH_IS_STATE_PATH .filekeeper/x --for-write &&
+	resolve_refused 8 PATH_IS_STATE_PATH .filekeeper &&
+	resolve_refused 8 PATH_IS_STATE_PATH ./.filekeeper/journal.sqlite3
 '
 
 test_expect_success 'the absolute spelling of .filekeeper/ is PATH_IS_STATE_PATH' '
-	refused PATH_IS_STATE_PATH 8 "$WS/.filekeeper/objects"
+	resolve_refused 8 PATH_IS_STATE_PATH "$WS/.filekeeper/objects"
 '
 
 test_expect_success 'a symlink leading into .filekeeper/ is PATH_IS_STATE_PATH' '
-	refused PATH_IS_STATE_PATH 8 st/objects &&
-	refused PATH_IS_STATE_PATH 8 st/x --for-write &&
-	refused PATH_IS_STATE_PATH 8 sub/st2/x &&
-	refused PATH_IS_STATE_PATH 8 st
+	resolve_refused 8 PATH_IS_STATE_PATH st/objects &&
+	resolve_refused 8 PATH_IS_STATE_PATH st/x --for-write &&
+	resolve_refused 8 PATH_IS_STATE_PATH sub/st2/x &&
+	resolve_refused 8 PATH_IS_STATE_PATH st
 '
 
 test_expect_success 'publish into .filekeeper/ is refused and creates nothing there' '
 	find .filekeeper | sort >before &&
-	published_refused PATH_IS_STATE_PATH 8 .filekeeper/planted &&
-	published_refused PATH_IS_STATE_PATH 8 st/planted &&
+	published_refused 8 PATH_IS_STATE_PATH .filekeeper/planted &&
+	published_refused 8 PATH_IS_STATE_PATH st/planted &&
 	find .filekeeper | sort >after &&
 	test_cmp before after
 '
@@ -295,7 +292,7 @@ test_expect_success 'setup: credential-shaped files exist in the workspace' '
 test_expect_success 'each credential-shaped write target is SENSITIVE_PATH_REFUSED, exit 10' '
 	for p in $SENSITIVE
 	do
-		refused SENSITIVE_PATH_REFUSED 10 "$p" --for-write || exit 1
+		resolve_refused 10 SENSITIVE_PATH_REFUSED "$p" --for-write || exit 1
 	done
 '
 
@@ -315,21 +312,21 @@ test_expect_success 'each credential-shaped path is allowed for reads' '
 '
 
 test_expect_success 'a credential-shaped target not yet there is refused for writes as well' '
-	refused SENSITIVE_PATH_REFUSED 10 sub/.env.production --for-write &&
-	refused SENSITIVE_PATH_REFUSED 10 sub/.ssh/id_rsa --for-write &&
+	resolve_refused 10 SENSITIVE_PATH_REFUSED sub/.env.production --for-write &&
+	resolve_refused 10 SENSITIVE_PATH_REFUSED sub/.ssh/id_rsa --for-write &&
 	test ! -e sub/.env.production
 '
 
 test_expect_success 'a symlinked alias of .ssh/ is still a credential-shaped write target' '
 	ln -s .ssh keys &&
-	refused SENSITIVE_PATH_REFUSED 10 keys/config --for-write
+	resolve_refused 10 SENSITIVE_PATH_REFUSED keys/config --for-write
 '
 
 test_expect_success 'publish refuses a credential-shaped target and leaves it untouched' '
 	cp .env expect &&
-	published_refused SENSITIVE_PATH_REFUSED 10 .env &&
+	published_refused 10 SENSITIVE_PATH_REFUSED .env &&
 	test_cmp expect .env &&
-	published_refused SENSITIVE_PATH_REFUSED 10 new.pem &&
+	published_refused 10 SENSITIVE_PATH_REFUSED new.pem &&
 	test ! -e new.pem
 '
 
@@ -358,23 +355,23 @@ test_expect_success 'the JSON refusal message names only the CLI flag' '
 # Publishing through the refusals: nothing outside is ever written.
 
 test_expect_success 'publish refuses ".." and absolute paths outside, and writes nothing outside' '
-	published_refused PATH_OUTSIDE_WORKSPACE 4 ../outside/victim &&
-	published_refused PATH_OUTSIDE_WORKSPACE 4 ../outside/new &&
-	published_refused ABSOLUTE_PATH_OUTSIDE_WORKSPACE 6 "$OUTSIDE/victim" &&
-	published_refused ABSOLUTE_PATH_OUTSIDE_WORKSPACE 6 "$OUTSIDE/new" &&
-	published_refused ABSOLUTE_PATH_OUTSIDE_WORKSPACE 6 "$EVIL/f" &&
-	published_refused ABSOLUTE_PATH_OUTSIDE_WORKSPACE 6 "$EVIL/new" &&
+	published_refused 4 PATH_OUTSIDE_WORKSPACE ../outside/victim &&
+	published_refused 4 PATH_OUTSIDE_WORKSPACE ../outside/new &&
+	published_refused 6 ABSOLUTE_PATH_OUTSIDE_WORKSPACE "$OUTSIDE/victim" &&
+	published_refused 6 ABSOLUTE_PATH_OUTSIDE_WORKSPACE "$OUTSIDE/new" &&
+	published_refused 6 ABSOLUTE_PATH_OUTSIDE_WORKSPACE "$EVIL/f" &&
+	published_refused 6 ABSOLUTE_PATH_OUTSIDE_WORKSPACE "$EVIL/new" &&
 	outside_unchanged
 '
 
 test_expect_success 'publish refuses escaping symlinks and link chains, and writes nothing outside' '
-	published_refused SYMLINK_ESCAPE_REFUSED 11 out-file &&
-	published_refused SYMLINK_ESCAPE_REFUSED 11 abs-out-file &&
-	published_refused SYMLINK_ESCAPE_REFUSED 11 out-dir/victim &&
-	published_refused SYMLINK_ESCAPE_REFUSED 11 out-dir/new &&
-	published_refused SYMLINK_ESCAPE_REFUSED 11 abs-out/new &&
-	published_refused SYMLINK_ESCAPE_REFUSED 11 hop/new &&
-	published_refused SYMLINK_ESCAPE_REFUSED 11 "$WS/out-dir/new" &&
+	published_refused 11 SYMLINK_ESCAPE_REFUSED out-file &&
+	published_refused 11 SYMLINK_ESCAPE_REFUSED abs-out-file &&
+	published_refused 11 SYMLINK_ESCAPE_REFUSED out-dir/victim &&
+	published_refused 11 SYMLINK_ESCAPE_REFUSED out-dir/new &&
+	published_refused 11 SYMLINK_ESCAPE_REFUSED abs-out/new &&
+	published_refused 11 SYMLINK_ESCAPE_REFUSED hop/new &&
+	published_refused 11 SYMLINK_ESCAPE_REFUSED "$WS/out-dir/new" &&
 	outside_unchanged
 '
 

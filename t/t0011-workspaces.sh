@@ -8,8 +8,8 @@ state in .filekeeper/, created lazily, ignored by git inside a repository, and k
 home instead when the root cannot hold it or when state_location = "global".'
 . ./test-lib.sh
 
-# object_path ID: where the loose object for ID lives below a state directory.
-object_path () {
+# state_object_path ID: where the loose object for ID lives below a state directory.
+state_object_path () {
 	hex=${1#sha256:}
 	printf 'objects/%s/%s\n' "$(printf %s "$hex" | cut -c1-2)" "$(printf %s "$hex" | cut -c3-)"
 }
@@ -25,7 +25,7 @@ store () {
 
 # home_objects HOME ID: the copies of ID stored under HOME's global state stores.
 home_objects () {
-	find "$1/state" -path "*/$(object_path "$2")" -type f 2>/dev/null
+	find "$1/state" -path "*/$(state_object_path "$2")" -type f 2>/dev/null
 }
 
 # root_is_writable DIR: whether this process can in fact create an entry in DIR (root can
@@ -251,7 +251,7 @@ test_expect_success 'a root that is not an existing directory cannot be register
 test_expect_success 'selection: --workspace beats --root' '
 	store "by-name beats root" --workspace second --root "$TRASH/third" &&
 	test "$(json_get .workspace store.json)" = second &&
-	test -f "$TRASH/second/.filekeeper/$(object_path "$(cat blob.id)")" &&
+	test -f "$TRASH/second/.filekeeper/$(state_object_path "$(cat blob.id)")" &&
 	test ! -e "$TRASH/third/.filekeeper" &&
 	test ! -e "$WS/.filekeeper"
 '
@@ -259,15 +259,15 @@ test_expect_success 'selection: --workspace beats --root' '
 test_expect_success 'selection: --root beats the default' '
 	store "root beats default" --root "$TRASH/third" &&
 	test "$(json_get .workspace store.json)" = null &&
-	test -f "$TRASH/third/.filekeeper/$(object_path "$(cat blob.id)")" &&
+	test -f "$TRASH/third/.filekeeper/$(state_object_path "$(cat blob.id)")" &&
 	test ! -e "$WS/.filekeeper"
 '
 
 test_expect_success 'selection: the default is used when neither flag is given' '
 	(cd "$TRASH/third" && store "the default") &&
 	test "$(json_get .workspace "$TRASH/third/store.json")" = test &&
-	test -f "$WS/.filekeeper/$(object_path "$(cat "$TRASH/third/blob.id")")" &&
-	test ! -e "$TRASH/third/.filekeeper/$(object_path "$(cat "$TRASH/third/blob.id")")"
+	test -f "$WS/.filekeeper/$(state_object_path "$(cat "$TRASH/third/blob.id")")" &&
+	test ! -e "$TRASH/third/.filekeeper/$(state_object_path "$(cat "$TRASH/third/blob.id")")"
 '
 
 test_expect_success 'with no default and no flags: NO_WORKSPACE_SELECTED, exit 25, never a guess' '
@@ -327,7 +327,7 @@ test_expect_success '.filekeeper/ is not created by hash-object without -w' '
 test_expect_success '.filekeeper/ is created by hash-object -w, holding the object' '
 	store "first state" --workspace lazy &&
 	test -d "$TRASH/lazy/.filekeeper" &&
-	test -f "$TRASH/lazy/.filekeeper/$(object_path "$(cat blob.id)")"
+	test -f "$TRASH/lazy/.filekeeper/$(state_object_path "$(cat blob.id)")"
 '
 
 test_expect_success 'outside a git repository no .gitignore is written' '
@@ -432,7 +432,7 @@ test_expect_success 'a chmod 555 root: state falls back to the home with a warni
 	store "read-only root" --root "$TRASH/ro" &&
 	if root_is_writable "$TRASH/ro"
 	then
-		test -f "$TRASH/ro/.filekeeper/$(object_path "$(cat blob.id)")" &&
+		test -f "$TRASH/ro/.filekeeper/$(state_object_path "$(cat blob.id)")" &&
 		json_get ".warnings | length == 0" store.json
 	else
 		test ! -e "$TRASH/ro/.filekeeper" &&
@@ -501,7 +501,7 @@ test_expect_success 'a pinned state_location = "project" is never redirected for
 	if root_is_writable "$TRASH/ro-pinned"
 	then
 		store "pinned project" --home "$H" --root "$TRASH/ro-pinned" &&
-		test -f "$TRASH/ro-pinned/.filekeeper/$(object_path "$(cat blob.id)")"
+		test -f "$TRASH/ro-pinned/.filekeeper/$(state_object_path "$(cat blob.id)")"
 	else
 		test_expect_code 26 keeper --json --home "$H" --root "$TRASH/ro-pinned" hash-object -w --stdin </dev/null >out &&
 		test_error_code STORAGE_ERROR out &&

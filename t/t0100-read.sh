@@ -18,11 +18,6 @@ sha256_of () {
 	printf 'sha256:%s\n' "$(sha256sum <"$1" | cut -d" " -f1)"
 }
 
-# size_of FILE: the size of FILE in bytes.
-size_of () {
-	wc -c <"$1" | tr -d " "
-}
-
 # gen_lines N EOL: N numbered lines of varying length (0 to 180 filler characters, some of them
 # multibyte), each ended by EOL: lf, crlf, or cycle (LF, CRLF and a lone CR in turn).
 gen_lines () {

@@ -13,27 +13,6 @@ history cap is written without its bytes stored; a git-ignored target warns. No 
 left behind and fsck is clean at the end.'
 . ./test-lib.sh
 
-# size_of FILE: FILE's size in bytes.
-size_of () {
-	wc -c <"$1" | tr -d " "
-}
-
-# journal SQL: runs SQL on the workspace's journal.
-journal () {
-	sqlite3 "$WS/.filekeeper/journal.sqlite3" "$1"
-}
-
-# op_count: how many operations the workspace journal holds.
-op_count () {
-	journal "SELECT count(*) FROM operations"
-}
-
-# object_path ID: where the store keeps the blob ID, relative to the workspace root.
-object_path () {
-	hex=${1#sha256:}
-	echo ".filekeeper/objects/$(echo "$hex" | cut -c1-2)/$(echo "$hex" | cut -c3-)"
-}
-
 # test_mutation_shape FILE: FILE is the success document of a committed mutation in workspace
 # "test", in the specification's shape: exactly the documented fields in the documented order
 # (source_path and history_skipped may follow), a real operation id, and items with exactly
@@ -58,21 +37,6 @@ test_mutation_shape () {
 	' "$1" >/dev/null || { echo >&2 "not a mutation result in the spec's shape:"; cat >&2 "$1"; return 1; }
 }
 
-# refused EXIT CODE PATH ARGS...: `keeper --json file ARGS...` exits EXIT with a CODE failure
-# document naming PATH (the caller's own spelling) in details.path. The document is left in
-# refusal.json.
-refused () {
-	want_exit=$1 want_code=$2 want_path=$3
-	shift 3
-	test_expect_code "$want_exit" timeout 20 keeper --json file "$@" >refusal.json &&
-	test_error_code "$want_code" refusal.json &&
-	test "$(jq -r .error.details.path refusal.json)" = "$want_path" || {
-		echo >&2 "refusal of: keeper file $*"
-		cat >&2 refusal.json
-		return 1
-	}
-}
-
 # refusal_state FILE: what a refused command must not change: the refuse/ fixtures, the
 # anchor file, everything outside the workspace, .filekeeper/'s top level (SQLite's own -wal
 # and -shm files aside) and the journal's rows.
@@ -86,12 +50,6 @@ refusal_state () {
 		journal "SELECT count(*), max(seq) FROM operations" &&
 		journal "SELECT count(*) FROM operation_items"
 	} >"$1"
-}
-
-# no_temp_files: no .fk-tmp-* file is left anywhere in the trash directory.
-no_temp_files () {
-	find "$TRASH" -name ".fk-tmp-*" >leftovers &&
-	test ! -s leftovers || { cat leftovers; return 1; }
 }
 
 test_expect_success 'setup: inputs with CRLF, no final newline, and NUL bytes' '
@@ -530,24 +488,24 @@ test_expect_success 'setup: refusal fixtures (a link, links leading outside, a F
 
 test_expect_success 'a path with .. is PATH_OUTSIDE_WORKSPACE (exit 4) for every command; nothing changes' '
 	refusal_state before &&
-	refused 4 PATH_OUTSIDE_WORKSPACE ../outside/new.txt create ../outside/new.txt --content x &&
+	refused 4 PATH_OUTSIDE_WORKSPACE --naming ../outside/new.txt file create ../outside/new.txt --content x &&
 	test_no_host_path refusal.json &&
-	refused 4 PATH_OUTSIDE_WORKSPACE ../outside/victim.txt write ../outside/victim.txt --content x &&
-	refused 4 PATH_OUTSIDE_WORKSPACE ../outside/new.txt copy anchor.txt ../outside/new.txt &&
-	refused 4 PATH_OUTSIDE_WORKSPACE ../outside/new.txt move anchor.txt ../outside/new.txt &&
-	refused 4 PATH_OUTSIDE_WORKSPACE ../outside/victim.txt delete ../outside/victim.txt &&
-	refused 4 PATH_OUTSIDE_WORKSPACE refuse/../../outside/new.txt write refuse/../../outside/new.txt --content x &&
+	refused 4 PATH_OUTSIDE_WORKSPACE --naming ../outside/victim.txt file write ../outside/victim.txt --content x &&
+	refused 4 PATH_OUTSIDE_WORKSPACE --naming ../outside/new.txt file copy anchor.txt ../outside/new.txt &&
+	refused 4 PATH_OUTSIDE_WORKSPACE --naming ../outside/new.txt file move anchor.txt ../outside/new.txt &&
+	refused 4 PATH_OUTSIDE_WORKSPACE --naming ../outside/victim.txt file delete ../outside/victim.txt &&
+	refused 4 PATH_OUTSIDE_WORKSPACE --naming refuse/../../outside/new.txt file write refuse/../../outside/new.txt --content x &&
 	refusal_state after &&
 	test_cmp before after
 '
 
 test_expect_success 'an absolute path outside is ABSOLUTE_PATH_OUTSIDE_WORKSPACE (exit 6); nothing changes' '
 	refusal_state before &&
-	refused 6 ABSOLUTE_PATH_OUTSIDE_WORKSPACE "$OUTSIDE/new.txt" create "$OUTSIDE/new.txt" --content x &&
-	refused 6 ABSOLUTE_PATH_OUTSIDE_WORKSPACE "$OUTSIDE/victim.txt" write "$OUTSIDE/victim.txt" --content x &&
-	refused 6 ABSOLUTE_PATH_OUTSIDE_WORKSPACE "$OUTSIDE/new.txt" copy anchor.txt "$OUTSIDE/new.txt" &&
-	refused 6 ABSOLUTE_PATH_OUTSIDE_WORKSPACE "$OUTSIDE/new.txt" move anchor.txt "$OUTSIDE/new.txt" &&
-	refused 6 ABSOLUTE_PATH_OUTSIDE_WORKSPACE "$OUTSIDE/victim.txt" delete "$OUTSIDE/victim.txt" &&
+	refused 6 ABSOLUTE_PATH_OUTSIDE_WORKSPACE --naming "$OUTSIDE/new.txt" file create "$OUTSIDE/new.txt" --content x &&
+	refused 6 ABSOLUTE_PATH_OUTSIDE_WORKSPACE --naming "$OUTSIDE/victim.txt" file write "$OUTSIDE/victim.txt" --content x &&
+	refused 6 ABSOLUTE_PATH_OUTSIDE_WORKSPACE --naming "$OUTSIDE/new.txt" file copy anchor.txt "$OUTSIDE/new.txt" &&
+	refused 6 ABSOLUTE_PATH_OUTSIDE_WORKSPACE --naming "$OUTSIDE/new.txt" file move anchor.txt "$OUTSIDE/new.txt" &&
+	refused 6 ABSOLUTE_PATH_OUTSIDE_WORKSPACE --naming "$OUTSIDE/victim.txt" file delete "$OUTSIDE/victim.txt" &&
 	refusal_state after &&
 	test_cmp before after
 '
@@ -562,13 +520,13 @@ test_expect_success 'an absolute path inside the workspace is accepted' '
 
 test_expect_success 'a symlink as the target is SYMLINK_WRITE_REFUSED (exit 9); link and target untouched' '
 	refusal_state before &&
-	refused 9 SYMLINK_WRITE_REFUSED refuse/link create refuse/link --content x &&
+	refused 9 SYMLINK_WRITE_REFUSED --naming refuse/link file create refuse/link --content x &&
 	test_no_host_path refusal.json &&
-	refused 9 SYMLINK_WRITE_REFUSED refuse/link create refuse/link --allow-existing --content x &&
-	refused 9 SYMLINK_WRITE_REFUSED refuse/link write refuse/link --content x &&
-	refused 9 SYMLINK_WRITE_REFUSED refuse/link copy anchor.txt refuse/link &&
-	refused 9 SYMLINK_WRITE_REFUSED refuse/link move anchor.txt refuse/link --overwrite &&
-	refused 9 SYMLINK_WRITE_REFUSED refuse/link delete refuse/link &&
+	refused 9 SYMLINK_WRITE_REFUSED --naming refuse/link file create refuse/link --allow-existing --content x &&
+	refused 9 SYMLINK_WRITE_REFUSED --naming refuse/link file write refuse/link --content x &&
+	refused 9 SYMLINK_WRITE_REFUSED --naming refuse/link file copy anchor.txt refuse/link &&
+	refused 9 SYMLINK_WRITE_REFUSED --naming refuse/link file move anchor.txt refuse/link --overwrite &&
+	refused 9 SYMLINK_WRITE_REFUSED --naming refuse/link file delete refuse/link &&
 	refusal_state after &&
 	test_cmp before after &&
 	test -h refuse/link
@@ -576,14 +534,14 @@ test_expect_success 'a symlink as the target is SYMLINK_WRITE_REFUSED (exit 9); 
 
 test_expect_success 'a symlink leading outside is SYMLINK_ESCAPE_REFUSED (exit 11); outside untouched' '
 	refusal_state before &&
-	refused 11 SYMLINK_ESCAPE_REFUSED refuse/outdir/new.txt create refuse/outdir/new.txt --content x &&
+	refused 11 SYMLINK_ESCAPE_REFUSED --naming refuse/outdir/new.txt file create refuse/outdir/new.txt --content x &&
 	test_no_host_path refusal.json &&
-	refused 11 SYMLINK_ESCAPE_REFUSED refuse/outdir/victim.txt write refuse/outdir/victim.txt --content x &&
-	refused 11 SYMLINK_ESCAPE_REFUSED refuse/outfile write refuse/outfile --content x &&
-	refused 11 SYMLINK_ESCAPE_REFUSED refuse/outdir/new.txt copy anchor.txt refuse/outdir/new.txt &&
-	refused 11 SYMLINK_ESCAPE_REFUSED refuse/outdir/new.txt move anchor.txt refuse/outdir/new.txt &&
-	refused 11 SYMLINK_ESCAPE_REFUSED refuse/outdir/victim.txt delete refuse/outdir/victim.txt &&
-	refused 11 SYMLINK_ESCAPE_REFUSED refuse/outfile copy refuse/outfile stolen.txt &&
+	refused 11 SYMLINK_ESCAPE_REFUSED --naming refuse/outdir/victim.txt file write refuse/outdir/victim.txt --content x &&
+	refused 11 SYMLINK_ESCAPE_REFUSED --naming refuse/outfile file write refuse/outfile --content x &&
+	refused 11 SYMLINK_ESCAPE_REFUSED --naming refuse/outdir/new.txt file copy anchor.txt refuse/outdir/new.txt &&
+	refused 11 SYMLINK_ESCAPE_REFUSED --naming refuse/outdir/new.txt file move anchor.txt refuse/outdir/new.txt &&
+	refused 11 SYMLINK_ESCAPE_REFUSED --naming refuse/outdir/victim.txt file delete refuse/outdir/victim.txt &&
+	refused 11 SYMLINK_ESCAPE_REFUSED --naming refuse/outfile file copy refuse/outfile stolen.txt &&
 	refusal_state after &&
 	test_cmp before after &&
 	test ! -e stolen.txt
@@ -591,13 +549,13 @@ test_expect_success 'a symlink leading outside is SYMLINK_ESCAPE_REFUSED (exit 1
 
 test_expect_success 'a path inside .filekeeper/ is PATH_IS_STATE_PATH (exit 8); the state is untouched' '
 	refusal_state before &&
-	refused 8 PATH_IS_STATE_PATH .filekeeper/x create .filekeeper/x --content x &&
+	refused 8 PATH_IS_STATE_PATH --naming .filekeeper/x file create .filekeeper/x --content x &&
 	test_no_host_path refusal.json &&
-	refused 8 PATH_IS_STATE_PATH .filekeeper/journal.sqlite3 write .filekeeper/journal.sqlite3 --content x &&
-	refused 8 PATH_IS_STATE_PATH .filekeeper/x copy anchor.txt .filekeeper/x &&
-	refused 8 PATH_IS_STATE_PATH .filekeeper/x move anchor.txt .filekeeper/x &&
-	refused 8 PATH_IS_STATE_PATH .filekeeper/lock delete .filekeeper/lock &&
-	refused 8 PATH_IS_STATE_PATH .filekeeper/lock copy .filekeeper/lock lock-copy &&
+	refused 8 PATH_IS_STATE_PATH --naming .filekeeper/journal.sqlite3 file write .filekeeper/journal.sqlite3 --content x &&
+	refused 8 PATH_IS_STATE_PATH --naming .filekeeper/x file copy anchor.txt .filekeeper/x &&
+	refused 8 PATH_IS_STATE_PATH --naming .filekeeper/x file move anchor.txt .filekeeper/x &&
+	refused 8 PATH_IS_STATE_PATH --naming .filekeeper/lock file delete .filekeeper/lock &&
+	refused 8 PATH_IS_STATE_PATH --naming .filekeeper/lock file copy .filekeeper/lock lock-copy &&
 	refusal_state after &&
 	test_cmp before after &&
 	test ! -e .filekeeper/x &&
@@ -606,13 +564,13 @@ test_expect_success 'a path inside .filekeeper/ is PATH_IS_STATE_PATH (exit 8); 
 
 test_expect_success 'a FIFO is SPECIAL_FILE_REFUSED (exit 13) as target and as source, and stays a FIFO' '
 	refusal_state before &&
-	refused 13 SPECIAL_FILE_REFUSED refuse/fifo create refuse/fifo --allow-existing --content x &&
+	refused 13 SPECIAL_FILE_REFUSED --naming refuse/fifo file create refuse/fifo --allow-existing --content x &&
 	test_no_host_path refusal.json &&
-	refused 13 SPECIAL_FILE_REFUSED refuse/fifo write refuse/fifo --content x &&
-	refused 13 SPECIAL_FILE_REFUSED refuse/fifo copy anchor.txt refuse/fifo &&
-	refused 13 SPECIAL_FILE_REFUSED refuse/fifo move anchor.txt refuse/fifo --overwrite &&
-	refused 13 SPECIAL_FILE_REFUSED refuse/fifo delete refuse/fifo &&
-	refused 13 SPECIAL_FILE_REFUSED refuse/fifo copy refuse/fifo from-fifo.txt &&
+	refused 13 SPECIAL_FILE_REFUSED --naming refuse/fifo file write refuse/fifo --content x &&
+	refused 13 SPECIAL_FILE_REFUSED --naming refuse/fifo file copy anchor.txt refuse/fifo &&
+	refused 13 SPECIAL_FILE_REFUSED --naming refuse/fifo file move anchor.txt refuse/fifo --overwrite &&
+	refused 13 SPECIAL_FILE_REFUSED --naming refuse/fifo file delete refuse/fifo &&
+	refused 13 SPECIAL_FILE_REFUSED --naming refuse/fifo file copy refuse/fifo from-fifo.txt &&
 	refusal_state after &&
 	test_cmp before after &&
 	test -p refuse/fifo &&
@@ -621,14 +579,14 @@ test_expect_success 'a FIFO is SPECIAL_FILE_REFUSED (exit 13) as target and as s
 
 test_expect_success 'a directory as a file target is NOT_A_FILE (exit 5) and stays a directory' '
 	refusal_state before &&
-	refused 5 NOT_A_FILE refuse/adir create refuse/adir --content x &&
+	refused 5 NOT_A_FILE --naming refuse/adir file create refuse/adir --content x &&
 	test_no_host_path refusal.json &&
-	refused 5 NOT_A_FILE refuse/adir write refuse/adir --content x &&
-	refused 5 NOT_A_FILE refuse/adir copy anchor.txt refuse/adir &&
-	refused 5 NOT_A_FILE refuse/adir move anchor.txt refuse/adir --overwrite &&
-	refused 5 NOT_A_FILE refuse/adir delete refuse/adir &&
-	refused 5 NOT_A_FILE refuse/adir copy refuse/adir adir-copy &&
-	refused 5 NOT_A_FILE refuse/adir move refuse/adir adir-moved &&
+	refused 5 NOT_A_FILE --naming refuse/adir file write refuse/adir --content x &&
+	refused 5 NOT_A_FILE --naming refuse/adir file copy anchor.txt refuse/adir &&
+	refused 5 NOT_A_FILE --naming refuse/adir file move anchor.txt refuse/adir --overwrite &&
+	refused 5 NOT_A_FILE --naming refuse/adir file delete refuse/adir &&
+	refused 5 NOT_A_FILE --naming refuse/adir file copy refuse/adir adir-copy &&
+	refused 5 NOT_A_FILE --naming refuse/adir file move refuse/adir adir-moved &&
 	refusal_state after &&
 	test_cmp before after &&
 	test -d refuse/adir
@@ -638,10 +596,10 @@ test_expect_success 'credential-shaped targets are SENSITIVE_PATH_REFUSED (exit 
 	refusal_state before &&
 	for path in refuse/.env refuse/.env.local refuse/x.pem refuse/server.key refuse/id_rsa refuse/.ssh/config
 	do
-		refused 10 SENSITIVE_PATH_REFUSED $path write $path --content secret &&
-		refused 10 SENSITIVE_PATH_REFUSED $path create $path --content secret &&
-		refused 10 SENSITIVE_PATH_REFUSED $path copy anchor.txt $path &&
-		refused 10 SENSITIVE_PATH_REFUSED $path move anchor.txt $path || exit 1
+		refused 10 SENSITIVE_PATH_REFUSED --naming $path file write $path --content secret &&
+		refused 10 SENSITIVE_PATH_REFUSED --naming $path file create $path --content secret &&
+		refused 10 SENSITIVE_PATH_REFUSED --naming $path file copy anchor.txt $path &&
+		refused 10 SENSITIVE_PATH_REFUSED --naming $path file move anchor.txt $path || exit 1
 	done &&
 	test_no_host_path refusal.json &&
 	refusal_state after &&
@@ -649,7 +607,7 @@ test_expect_success 'credential-shaped targets are SENSITIVE_PATH_REFUSED (exit 
 '
 
 test_expect_success 'the SENSITIVE_PATH_REFUSED message names --i-accept-secret-write-risk, and no other surface'"'"'s argument' '
-	refused 10 SENSITIVE_PATH_REFUSED refuse/.env write refuse/.env --content secret &&
+	refused 10 SENSITIVE_PATH_REFUSED --naming refuse/.env file write refuse/.env --content secret &&
 	json_get .error.message refusal.json >message &&
 	grep -e "--i-accept-secret-write-risk" message &&
 	! grep -e allow_sensitive_write -e i_accept_secret_write_risk message
@@ -864,23 +822,23 @@ test_expect_success 'every mutating command warns the same way about a git-ignor
 # a trailing slash names a directory
 
 test_expect_success 'file write to a missing path ending with / is NOT_A_FILE and creates nothing' '
-	refused 5 NOT_A_FILE newdir/ write newdir/ --content x &&
+	refused 5 NOT_A_FILE --naming newdir/ file write newdir/ --content x &&
 	! test -e newdir
 '
 
 test_expect_success 'file create, copy and move to a path ending with / are refused the same way' '
 	printf "x\n" >slash-src.txt &&
-	refused 5 NOT_A_FILE made/ create made/ --content x &&
-	refused 5 NOT_A_FILE copied/ copy slash-src.txt copied/ &&
-	refused 5 NOT_A_FILE moved/ move slash-src.txt moved/ &&
+	refused 5 NOT_A_FILE --naming made/ file create made/ --content x &&
+	refused 5 NOT_A_FILE --naming copied/ file copy slash-src.txt copied/ &&
+	refused 5 NOT_A_FILE --naming moved/ file move slash-src.txt moved/ &&
 	! test -e made && ! test -e copied && ! test -e moved && test -f slash-src.txt
 '
 
 test_expect_success 'a file named with a trailing slash is NOT_A_DIRECTORY for reads and writes' '
 	save slash-src.txt &&
-	refused 7 NOT_A_DIRECTORY slash-src.txt/ info slash-src.txt/ &&
-	refused 7 NOT_A_DIRECTORY slash-src.txt/ read slash-src.txt/ &&
-	refused 7 NOT_A_DIRECTORY slash-src.txt/ write slash-src.txt/ --content y &&
+	refused 7 NOT_A_DIRECTORY --naming slash-src.txt/ file info slash-src.txt/ &&
+	refused 7 NOT_A_DIRECTORY --naming slash-src.txt/ file read slash-src.txt/ &&
+	refused 7 NOT_A_DIRECTORY --naming slash-src.txt/ file write slash-src.txt/ --content y &&
 	untouched slash-src.txt
 '
 
@@ -895,10 +853,10 @@ test_expect_success 'a directory may still be named with a trailing slash' '
 
 test_expect_success 'a malformed --expected-hash names the path it guards' '
 	printf "x\n" >guarded.txt &&
-	refused 2 INVALID_ARGUMENT guarded.txt write guarded.txt --content y --expected-hash nope &&
-	refused 2 INVALID_ARGUMENT guarded.txt delete guarded.txt --expected-hash nope &&
-	refused 2 INVALID_ARGUMENT copy-dest.txt copy guarded.txt copy-dest.txt --expected-destination-hash nope &&
-	refused 2 INVALID_ARGUMENT guarded.txt replace-text guarded.txt --old x --new y --first --expected-hash nope
+	refused 2 INVALID_ARGUMENT --naming guarded.txt file write guarded.txt --content y --expected-hash nope &&
+	refused 2 INVALID_ARGUMENT --naming guarded.txt file delete guarded.txt --expected-hash nope &&
+	refused 2 INVALID_ARGUMENT --naming copy-dest.txt file copy guarded.txt copy-dest.txt --expected-destination-hash nope &&
+	refused 2 INVALID_ARGUMENT --naming guarded.txt file replace-text guarded.txt --old x --new y --first --expected-hash nope
 '
 
 test_expect_success 'a storage failure during a step names the path' '

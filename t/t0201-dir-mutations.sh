@@ -10,16 +10,6 @@ after which every deleted file'"'"'s bytes are still recoverable from the journa
 Trees holding a symlink are refused and left as they were.'
 . ./test-lib.sh
 
-# journal SQL: runs SQL on the workspace's journal.
-journal () {
-	sqlite3 "$WS/.filekeeper/journal.sqlite3" "$1"
-}
-
-# op_count: how many operations the workspace journal holds.
-op_count () {
-	journal "SELECT count(*) FROM operations"
-}
-
 # by_path: sorts path|... lines by their path.
 by_path () {
 	LC_ALL=C sort -t "|" -k1,1
@@ -38,16 +28,10 @@ result_items () {
 	by_path
 }
 
-# tree_state DIR...: every path below the DIRs with its type, and every file's hash, sorted.
-tree_state () {
-	find "$@" -printf "%y %p\n" | LC_ALL=C sort &&
-	find "$@" -type f | LC_ALL=C sort | xargs -r -d "\n" sha256sum
-}
-
 # relative_tree DIR: DIR's entries relative to DIR, with types and file hashes (to compare a
 # tree before and after a move).
 relative_tree () {
-	(cd "$1" && tree_state .)
+	(cd "$1" && tree_content .)
 }
 
 # test_dir_result_shape FILE: FILE is a committed directory mutation's success document in the
@@ -65,12 +49,6 @@ test_dir_result_shape () {
 		all(.items[]; keys_unsorted == ["path", "change", "kind", "before_hash", "after_hash",
 			"size_bytes"])
 	' "$1" >/dev/null || { echo >&2 "not a mutation result in the spec's shape:"; cat >&2 "$1"; return 1; }
-}
-
-# no_temp_files: no .fk-tmp-* file is left anywhere in the trash directory.
-no_temp_files () {
-	find "$TRASH" -name ".fk-tmp-*" >leftovers &&
-	test ! -s leftovers || { cat leftovers; return 1; }
 }
 
 # dir create
@@ -251,35 +229,35 @@ test_expect_success 'dir move reports the destination, source_path, and both end
 test_expect_success 'dir move onto an existing directory is ALREADY_EXISTS (exit 14); nothing moves' '
 	mkdir -p taken &&
 	printf "occupant\n" >taken/occupant.txt &&
-	tree_state dst taken >before &&
+	tree_content dst taken >before &&
 	ops=$(op_count) &&
 	test_expect_code 14 keeper --json dir move dst taken >out &&
 	test_error_code ALREADY_EXISTS out &&
 	test "$(json_get .error.details.path out)" = taken &&
 	test_no_host_path out &&
-	tree_state dst taken >after &&
+	tree_content dst taken >after &&
 	test_cmp before after &&
 	test "$(op_count)" = "$ops"
 '
 
 test_expect_success 'dir move onto an existing file is refused; nothing moves' '
 	printf "a file\n" >taken.txt &&
-	tree_state dst taken.txt >before &&
+	tree_content dst taken.txt >before &&
 	test_expect_code 14 keeper --json dir move dst taken.txt >out &&
 	test_error_code ALREADY_EXISTS out &&
-	tree_state dst taken.txt >after &&
+	tree_content dst taken.txt >after &&
 	test_cmp before after
 '
 
 test_expect_success 'dir move into itself is refused; nothing moves' '
-	tree_state dst >before &&
+	tree_content dst >before &&
 	ops=$(op_count) &&
 	test_must_fail keeper --json dir move dst dst/inside >out &&
 	test "$(json_get .ok out)" = false &&
 	test_no_host_path out &&
 	test_must_fail keeper --json dir move dst dst/sub/deeper >out &&
 	test "$(json_get .ok out)" = false &&
-	tree_state dst >after &&
+	tree_content dst >after &&
 	test_cmp before after &&
 	test "$(op_count)" = "$ops"
 '
@@ -315,14 +293,14 @@ test_expect_success 'dir move of a tree holding a symlink is refused and nothing
 	mkdir -p linked/inner &&
 	printf "real\n" >linked/inner/real.txt &&
 	ln -s real.txt linked/inner/alias &&
-	tree_state linked >before &&
+	tree_content linked >before &&
 	ops=$(op_count) &&
 	test_expect_code 9 keeper --json dir move linked linked-moved >out &&
 	test_error_code SYMLINK_WRITE_REFUSED out &&
 	test "$(json_get .error.details.entry out)" = linked/inner/alias &&
 	test_no_host_path out &&
 	test ! -e linked-moved &&
-	tree_state linked >after &&
+	tree_content linked >after &&
 	test_cmp before after &&
 	test -h linked/inner/alias &&
 	test "$(op_count)" = "$ops"
@@ -335,7 +313,7 @@ test_expect_success 'setup: a tree holding a file whose name is not UTF-8' '
 '
 
 test_expect_success 'dir move of a tree holding a name that is not UTF-8 is refused up front, naming it' '
-	tree_state oddnames >before &&
+	tree_content oddnames >before &&
 	ops=$(op_count) &&
 	test_expect_code 2 keeper --json dir move oddnames oddnames-moved >out &&
 	test_error_code INVALID_ARGUMENT out &&
@@ -343,7 +321,7 @@ test_expect_success 'dir move of a tree holding a name that is not UTF-8 is refu
 	test "$(json_get .error.details.path out)" = oddnames &&
 	test_no_host_path out &&
 	test ! -e oddnames-moved &&
-	tree_state oddnames >after &&
+	tree_content oddnames >after &&
 	test_cmp before after &&
 	test "$(op_count)" = "$ops"
 '
@@ -371,7 +349,7 @@ test_expect_success 'setup: a tree to delete, and a copy of every file in it' '
 	printf "duplicate\n" >doomed/dup2.txt &&
 	rm -rf doomed.orig &&
 	cp -a doomed doomed.orig &&
-	tree_state doomed >doomed.before
+	tree_content doomed >doomed.before
 '
 
 test_expect_success 'dir delete of a non-empty directory without flags is refused; nothing is deleted' '
@@ -381,7 +359,7 @@ test_expect_success 'dir delete of a non-empty directory without flags is refuse
 	test "$(json_get .error.details.path out)" = doomed &&
 	json_get .error.details.recovery out | grep -e "--recursive" &&
 	test_no_host_path out &&
-	tree_state doomed >after &&
+	tree_content doomed >after &&
 	test_cmp doomed.before after &&
 	test "$(op_count)" = "$ops"
 '
@@ -391,7 +369,7 @@ test_expect_success 'dir delete --recursive without --confirm-recursive is a usa
 	test_expect_code 2 keeper --json dir delete doomed --recursive >out &&
 	test_error_code INVALID_ARGUMENT out &&
 	json_get .error.message out | grep -e "--confirm-recursive" &&
-	tree_state doomed >after &&
+	tree_content doomed >after &&
 	test_cmp doomed.before after &&
 	test "$(op_count)" = "$ops"
 '
@@ -399,7 +377,7 @@ test_expect_success 'dir delete --recursive without --confirm-recursive is a usa
 test_expect_success 'dir delete --confirm-recursive without --recursive is a usage error (exit 2)' '
 	test_expect_code 2 keeper --json dir delete doomed --confirm-recursive >out &&
 	test_error_code INVALID_ARGUMENT out &&
-	tree_state doomed >after &&
+	tree_content doomed >after &&
 	test_cmp doomed.before after
 '
 
@@ -446,12 +424,12 @@ test_expect_success 'the recursive delete is recorded with actor, task id and st
 '
 
 test_expect_success 'dir delete --recursive of a tree holding a symlink is refused; nothing is deleted' '
-	tree_state linked >before &&
+	tree_content linked >before &&
 	ops=$(op_count) &&
 	test_expect_code 9 keeper --json dir delete linked --recursive --confirm-recursive >out &&
 	test_error_code SYMLINK_WRITE_REFUSED out &&
 	test_no_host_path out &&
-	tree_state linked >after &&
+	tree_content linked >after &&
 	test_cmp before after &&
 	test -h linked/inner/alias &&
 	test "$(op_count)" = "$ops"
@@ -470,13 +448,13 @@ test_expect_success 'dir delete --recursive of a tree holding a FIFO is SPECIAL_
 '
 
 test_expect_success 'dir delete --recursive of a tree holding a name that is not UTF-8 is refused up front' '
-	tree_state oddnames >before &&
+	tree_content oddnames >before &&
 	ops=$(op_count) &&
 	test_expect_code 2 keeper --json dir delete oddnames --recursive --confirm-recursive >out &&
 	test_error_code INVALID_ARGUMENT out &&
 	test "$(json_get .error.details.entry out)" = "oddnames/deep/bad\\xff.txt" &&
 	grep "not UTF-8" out &&
-	tree_state oddnames >after &&
+	tree_content oddnames >after &&
 	test_cmp before after &&
 	test "$(op_count)" = "$ops"
 '
@@ -486,10 +464,10 @@ test_expect_success 'dir delete --recursive of a tree holding a symlink to outsi
 	printf "keep\n" >escaping/keep.txt &&
 	printf "outside victim\n" >"$OUTSIDE/victim.txt" &&
 	ln -s "$OUTSIDE" escaping/out &&
-	tree_state escaping "$OUTSIDE" >before &&
+	tree_content escaping "$OUTSIDE" >before &&
 	test_must_fail keeper --json dir delete escaping --recursive --confirm-recursive >out &&
 	test "$(json_get .ok out)" = false &&
-	tree_state escaping "$OUTSIDE" >after &&
+	tree_content escaping "$OUTSIDE" >after &&
 	test_cmp before after
 '
 

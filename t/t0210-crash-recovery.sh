@@ -144,7 +144,7 @@ while read -r cmd kind blobs steps inner; do
 			survey >state &&
 			test_cmp expect state &&
 			test "$(pending_count)" = 0 &&
-			no_temp_files &&
+			no_temp_files ws &&
 			in_case fsck >/dev/null &&
 			undo_restores $status
 		' </dev/null
@@ -197,7 +197,7 @@ crash_beside_record () {
 	echo before >expect &&
 	survey >state &&
 	test_cmp expect state &&
-	no_temp_files &&
+	no_temp_files ws &&
 	in_case --json recover >recover.json &&
 	json_get "[.resolved[].status] | . == [] or . == [\"rolled_back\"]" recover.json &&
 	test "$(pending_count)" = 0 &&
@@ -252,7 +252,7 @@ next_mutation_resolves () {
 	grep -F "recovered $(cat pending) " warnings &&
 	test "$(rows "SELECT status FROM operations WHERE id = '$(cat pending)'")" = "$3" &&
 	test "$(pending_count)" = 0 &&
-	no_temp_files &&
+	no_temp_files ws &&
 	in_case fsck >/dev/null
 }
 

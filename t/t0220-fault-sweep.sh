@@ -20,6 +20,9 @@ the case (see lib-mutation-cases.sh). After each:
 
 The last test checks how many cases ran, so a sweep that silently stopped short fails.'
 . ./test-lib.sh
+
+# Minutes of sweeping: the long loop only (make test; t/README).
+test_require_prereq EXPENSIVE
 . "$TEST_DIRECTORY"/lib-mutation-cases.sh
 
 SWEEP=$TRASH/sweep
@@ -97,7 +100,7 @@ fresh_start () {
 	if test -f ws/.filekeeper/journal.sqlite3; then
 		test "$(pending_count)" = 0
 	fi &&
-	no_temp_files &&
+	no_temp_files ws &&
 	in_case fsck >/dev/null
 }
 

@@ -23,16 +23,6 @@ mode_of () {
 	stat -c %a "$1"
 }
 
-# journal SQL [DIR]: runs SQL on the journal of the workspace at DIR (default $WS).
-journal () {
-	sqlite3 "${2:-$WS}/.filekeeper/journal.sqlite3" "$1"
-}
-
-# op_count [DIR]: how many operations the journal of the workspace at DIR holds.
-op_count () {
-	journal "SELECT count(*) FROM operations" "$@"
-}
-
 # snapshot DIR: every entry below DIR, one a line, sorted: a file with its mode and the sha256
 # of its bytes, anything else with its type and mode. Two equal snapshots are the same tree.
 snapshot () {
@@ -905,21 +895,22 @@ test_expect_success 'undoing the undo of a 1,001-file dir delete deletes the tre
 	test ! -e "$TRASH/wide/d"
 '
 
-test_expect_success 'setup: a directory of 50,000 files, moved' '
+# 50,000 files take most of this script's time: the long loop only (t/README).
+test_expect_success EXPENSIVE 'setup: a directory of 50,000 files, moved' '
 	mkdir -p "$TRASH/wide/big" &&
 	(cd "$TRASH/wide/big" && seq 50000 | sed "s/^/f/" | xargs touch) &&
 	wide dir move big big2 >out &&
 	op_of out >op.wide-big
 '
 
-test_expect_success 'the undo of the move of 50,000 files is planned without a conflict (dry run)' '
+test_expect_success EXPENSIVE 'the undo of the move of 50,000 files is planned without a conflict (dry run)' '
 	ops=$(op_count "$TRASH/wide") &&
 	wide history undo "$(cat op.wide-big)" --dry-run >undo.json &&
 	json_get ".ok and .dry_run and .would_change and (.items | length) == 100002" undo.json &&
 	test "$(op_count "$TRASH/wide")" = "$ops"
 '
 
-test_expect_success 'a file added among the 50,000 blocks that undo and only it' '
+test_expect_success EXPENSIVE 'a file added among the 50,000 blocks that undo and only it' '
 	: >"$TRASH/wide/big2/zz-late.txt" &&
 	test_expect_code 12 wide history undo "$(cat op.wide-big)" --dry-run >refusal.json &&
 	echo big2/zz-late.txt >expect &&

@@ -65,7 +65,7 @@ B3" --first &&
 test_expect_success '--first is refused with MATCH_COUNT_MISMATCH when the old text occurs several times' '
 	printf "x = 1\ny = 2\nx = 1\nx = 1\n" >many.txt &&
 	save many.txt &&
-	refused 17 MATCH_COUNT_MISMATCH replace-text many.txt --old "x = 1" --new "x = 9" --first &&
+	refused 17 MATCH_COUNT_MISMATCH file replace-text many.txt --old "x = 1" --new "x = 9" --first &&
 	test "$(json_get .error.details.match_count refusal.json)" = 3 &&
 	test "$(json_get .error.details.path refusal.json)" = many.txt
 '
@@ -93,7 +93,7 @@ test_expect_success '--all replaces every occurrence and reports how many it fou
 test_expect_success '--all with a different --expected-match-count is refused and changes nothing' '
 	printf "TODO a\nTODO b\n" >todo.txt &&
 	save todo.txt &&
-	refused 17 MATCH_COUNT_MISMATCH replace-text todo.txt --old TODO --new DONE --all \
+	refused 17 MATCH_COUNT_MISMATCH file replace-text todo.txt --old TODO --new DONE --all \
 		--expected-match-count 3 &&
 	test "$(json_get .error.details.match_count refusal.json)" = 2 &&
 	test "$(json_get .error.details.expected_match_count refusal.json)" = 3 &&
@@ -102,7 +102,7 @@ test_expect_success '--all with a different --expected-match-count is refused an
 
 test_expect_success '--first with --expected-match-count 2 on a single occurrence is refused' '
 	save one.txt &&
-	refused 17 MATCH_COUNT_MISMATCH replace-text one.txt --old alpha --new ALPHA --first \
+	refused 17 MATCH_COUNT_MISMATCH file replace-text one.txt --old alpha --new ALPHA --first \
 		--expected-match-count 2 &&
 	test "$(json_get .error.details.match_count refusal.json)" = 1 &&
 	untouched one.txt
@@ -116,19 +116,19 @@ test_expect_success '--all with a matching --expected-match-count applies' '
 
 test_expect_success 'the policy is explicit: neither --first nor --all is refused' '
 	save one.txt &&
-	refused 2 INVALID_ARGUMENT replace-text one.txt --old alpha --new ALPHA &&
+	refused 2 INVALID_ARGUMENT file replace-text one.txt --old alpha --new ALPHA &&
 	untouched one.txt
 '
 
 test_expect_success 'the policy is explicit: --first and --all together are refused' '
 	save one.txt &&
-	refused 2 INVALID_ARGUMENT replace-text one.txt --old alpha --new ALPHA --first --all &&
+	refused 2 INVALID_ARGUMENT file replace-text one.txt --old alpha --new ALPHA --first --all &&
 	untouched one.txt
 '
 
 test_expect_success 'an empty old text is refused' '
 	save one.txt &&
-	refused 2 INVALID_ARGUMENT replace-text one.txt --old "" --new x --all &&
+	refused 2 INVALID_ARGUMENT file replace-text one.txt --old "" --new x --all &&
 	untouched one.txt
 '
 
@@ -170,7 +170,7 @@ test_expect_success 'a normalised replacement in a tab-indented file is indented
 test_expect_success 'several normalised matches are refused with --first like exact ones' '
 	printf "  k();\nz\n\tk();  \n" >twice.c &&
 	save twice.c &&
-	refused 17 MATCH_COUNT_MISMATCH replace-text twice.c --old "    k();" --new "m();" --first &&
+	refused 17 MATCH_COUNT_MISMATCH file replace-text twice.c --old "    k();" --new "m();" --first &&
 	test "$(json_get .error.details.match_count refusal.json)" = 2 &&
 	untouched twice.c
 '
@@ -189,7 +189,7 @@ test_expect_success '--all at the normalised stage replaces every occurrence, ea
 test_expect_success 'an old text found nowhere is NO_MATCH (exit 16) and changes nothing' '
 	printf "alpha\nbeta gamma\ndelta\n" >near.txt &&
 	save near.txt &&
-	refused 16 NO_MATCH replace-text near.txt --old "beta gamme" --new x --first &&
+	refused 16 NO_MATCH file replace-text near.txt --old "beta gamme" --new x --first &&
 	test "$(json_get .error.details.path refusal.json)" = near.txt &&
 	untouched near.txt
 '
@@ -219,7 +219,7 @@ test_expect_success '--expected-content equal to the target region lets the repl
 
 test_expect_success '--expected-content differing from the target region is CONTENT_CONFLICT (exit 15)' '
 	save guard.txt &&
-	refused 15 CONTENT_CONFLICT replace-text guard.txt --old three --new 3 --first \
+	refused 15 CONTENT_CONFLICT file replace-text guard.txt --old three --new 3 --first \
 		--expected-content thr33 &&
 	untouched guard.txt
 '
@@ -227,7 +227,7 @@ test_expect_success '--expected-content differing from the target region is CONT
 test_expect_success '--expected-content of a normalised match is compared with the file'"'"'s own lines' '
 	printf "{\n    let x = 1;  \n    call(x);\n}\n" >region.rs &&
 	save region.rs &&
-	refused 15 CONTENT_CONFLICT replace-text region.rs --old-file norm.old --new-file norm.new \
+	refused 15 CONTENT_CONFLICT file replace-text region.rs --old-file norm.old --new-file norm.new \
 		--first --expected-content "    let x = 7;
     call(x);" &&
 	untouched region.rs &&
@@ -241,7 +241,7 @@ test_expect_success '--expected-content of a normalised match is compared with t
 test_expect_success '--expected-content with --all over several occurrences is refused: it guards one region' '
 	printf "x y x\n" >tworegions.txt &&
 	save tworegions.txt &&
-	refused 2 INVALID_ARGUMENT replace-text tworegions.txt --old x --new z --all \
+	refused 2 INVALID_ARGUMENT file replace-text tworegions.txt --old x --new z --all \
 		--expected-content x &&
 	untouched tworegions.txt
 '
@@ -256,7 +256,7 @@ test_expect_success '--expected-hash equal to the file'"'"'s hash lets the repla
 test_expect_success 'a stale --expected-hash is CONTENT_CONFLICT naming both hashes, and changes nothing' '
 	sha one.orig >stale &&
 	save hashed.txt &&
-	refused 15 CONTENT_CONFLICT replace-text hashed.txt --old checked --new x --first \
+	refused 15 CONTENT_CONFLICT file replace-text hashed.txt --old checked --new x --first \
 		--expected-hash "$(cat stale)" &&
 	test "$(json_get .error.details.expected_hash refusal.json)" = "$(cat stale)" &&
 	test "$(json_get .error.details.actual_hash refusal.json)" = "$(sha hashed.txt)" &&
@@ -269,7 +269,7 @@ test_expect_success 'a stale --expected-hash is CONTENT_CONFLICT naming both has
 test_expect_success 'the old text is not a regex: "a.c" does not match "abc"' '
 	printf "abc\n" >dot.txt &&
 	save dot.txt &&
-	refused 16 NO_MATCH replace-text dot.txt --old "a.c" --new X --first &&
+	refused 16 NO_MATCH file replace-text dot.txt --old "a.c" --new X --first &&
 	untouched dot.txt
 '
 
@@ -377,7 +377,7 @@ test_expect_success 'the file mode is kept' '
 test_expect_success 'a binary file (NUL in the first 8 KiB) is BINARY_CONTENT_REFUSED (exit 20)' '
 	printf "text\000more text\n" >blob.bin &&
 	save blob.bin &&
-	refused 20 BINARY_CONTENT_REFUSED replace-text blob.bin --old text --new TEXT --all &&
+	refused 20 BINARY_CONTENT_REFUSED file replace-text blob.bin --old text --new TEXT --all &&
 	test "$(json_get .error.details.path refusal.json)" = blob.bin &&
 	untouched blob.bin
 '
@@ -385,13 +385,13 @@ test_expect_success 'a binary file (NUL in the first 8 KiB) is BINARY_CONTENT_RE
 test_expect_success 'a file that is not valid UTF-8 is refused rather than rewritten as mojibake' '
 	printf "caf\351 au lait\n" >latin1.txt &&
 	save latin1.txt &&
-	refused 20 BINARY_CONTENT_REFUSED replace-text latin1.txt --old lait --new milk --first &&
+	refused 20 BINARY_CONTENT_REFUSED file replace-text latin1.txt --old lait --new milk --first &&
 	untouched latin1.txt
 '
 
 test_expect_success 'a missing file is PATH_NOT_FOUND and a path leaving the workspace is refused' '
-	refused 3 PATH_NOT_FOUND replace-text absent.txt --old a --new b --first &&
-	refused 4 PATH_OUTSIDE_WORKSPACE replace-text ../outside/x.txt --old a --new b --first
+	refused 3 PATH_NOT_FOUND file replace-text absent.txt --old a --new b --first &&
+	refused 4 PATH_OUTSIDE_WORKSPACE file replace-text ../outside/x.txt --old a --new b --first
 '
 
 # history and undo
@@ -424,23 +424,11 @@ test_expect_success 'history undo of a normalised replacement restores the old i
 
 # dry run
 
-# tree_state FILE: every path in the workspace outside .filekeeper/ with its type, mode,
-# inode, size and mtime, every file's hash, and the journal's rows.
-tree_state () {
-	{
-		find . -path ./.filekeeper -prune -o -printf "%y %m %i %s %T@ %p\n" | LC_ALL=C sort &&
-		find . -path ./.filekeeper -prune -o -type f -print | LC_ALL=C sort |
-			xargs -r -d "\n" sha256sum &&
-		sqlite3 .filekeeper/journal.sqlite3 "SELECT count(*), max(seq) FROM operations;
-			SELECT count(*) FROM operation_items"
-	} >"$1"
-}
-
 test_expect_success '--dry-run prints a unified diff of the replacement' '
 	printf "a\nb\nc\n" >dry.txt &&
-	tree_state "$TRASH/dry.before" &&
+	tree_state >"$TRASH/dry.before" &&
 	keeper file replace-text dry.txt --old b --new B --first --dry-run >"$TRASH/dry.diff" &&
-	tree_state "$TRASH/dry.after" &&
+	tree_state >"$TRASH/dry.after" &&
 	cat >expect <<-\EOF &&
 	--- a/dry.txt
 	+++ b/dry.txt
@@ -487,7 +475,7 @@ test_expect_success 'the dry-run diff of a normalised match, applied with patch,
 test_expect_success 'a dry run checks the same rules: several matches with --first are still refused' '
 	printf "dup\ndup\n" >dup.txt &&
 	save dup.txt &&
-	refused 17 MATCH_COUNT_MISMATCH replace-text dup.txt --old dup --new x --first --dry-run &&
+	refused 17 MATCH_COUNT_MISMATCH file replace-text dup.txt --old dup --new x --first --dry-run &&
 	untouched dup.txt
 '
 

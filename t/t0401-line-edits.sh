@@ -146,25 +146,25 @@ test_expect_success 'insert-lines --position end into an empty file' '
 test_expect_success 'insert-lines --position end with a --line is refused' '
 	five i.txt &&
 	save i.txt &&
-	refused 2 INVALID_ARGUMENT insert-lines i.txt --position end --line 5 --content x &&
+	refused 2 INVALID_ARGUMENT file insert-lines i.txt --position end --line 5 --content x &&
 	untouched i.txt
 '
 
 test_expect_success 'insert-lines --position before without --line is refused' '
 	save i.txt &&
-	refused 2 INVALID_ARGUMENT insert-lines i.txt --position before --content x &&
+	refused 2 INVALID_ARGUMENT file insert-lines i.txt --position before --content x &&
 	untouched i.txt
 '
 
 test_expect_success 'insert-lines --position after without --line is refused' '
 	save i.txt &&
-	refused 2 INVALID_ARGUMENT insert-lines i.txt --position after --content x &&
+	refused 2 INVALID_ARGUMENT file insert-lines i.txt --position after --content x &&
 	untouched i.txt
 '
 
 test_expect_success 'insert-lines after line N+1 is out of range, not a synonym for the end' '
 	save i.txt &&
-	refused 2 INVALID_ARGUMENT insert-lines i.txt --position after --line 6 --content x &&
+	refused 2 INVALID_ARGUMENT file insert-lines i.txt --position after --line 6 --content x &&
 	test "$(json_get .error.details.line_count refusal.json)" = 5 &&
 	untouched i.txt
 '
@@ -177,28 +177,28 @@ test_expect_success 'the refusal names the anchor as a line, not as the start of
 
 test_expect_success 'insert-lines before line N+1 is out of range too' '
 	save i.txt &&
-	refused 2 INVALID_ARGUMENT insert-lines i.txt --position before --line 6 --content x &&
+	refused 2 INVALID_ARGUMENT file insert-lines i.txt --position before --line 6 --content x &&
 	test "$(json_get .error.details.line_count refusal.json)" = 5 &&
 	untouched i.txt
 '
 
 test_expect_success 'insert-lines --line 0 is refused' '
 	save i.txt &&
-	refused 2 INVALID_ARGUMENT insert-lines i.txt --position before --line 0 --content x &&
+	refused 2 INVALID_ARGUMENT file insert-lines i.txt --position before --line 0 --content x &&
 	untouched i.txt
 '
 
 test_expect_success 'insert-lines before line 1 of an empty file is out of range' '
 	: >empty2.txt &&
 	save empty2.txt &&
-	refused 2 INVALID_ARGUMENT insert-lines empty2.txt --position before --line 1 --content x &&
+	refused 2 INVALID_ARGUMENT file insert-lines empty2.txt --position before --line 1 --content x &&
 	test "$(json_get .error.details.line_count refusal.json)" = 0 &&
 	untouched empty2.txt
 '
 
 test_expect_success 'insert-lines with empty content is refused' '
 	save i.txt &&
-	refused 2 INVALID_ARGUMENT insert-lines i.txt --position end --content "" &&
+	refused 2 INVALID_ARGUMENT file insert-lines i.txt --position end --content "" &&
 	untouched i.txt
 '
 
@@ -237,7 +237,7 @@ test_expect_success 'delete-lines of every line leaves an empty file' '
 test_expect_success 'replace-lines with an end beyond the file is INVALID_ARGUMENT with line_count, not clamped' '
 	five range.txt &&
 	save range.txt &&
-	refused 2 INVALID_ARGUMENT replace-lines range.txt --start 4 --end 6 --replacement X &&
+	refused 2 INVALID_ARGUMENT file replace-lines range.txt --start 4 --end 6 --replacement X &&
 	test "$(json_get .error.details.line_count refusal.json)" = 5 &&
 	test "$(json_get .error.details.path refusal.json)" = range.txt &&
 	untouched range.txt
@@ -245,41 +245,41 @@ test_expect_success 'replace-lines with an end beyond the file is INVALID_ARGUME
 
 test_expect_success 'replace-lines with a start beyond the file is refused with line_count' '
 	save range.txt &&
-	refused 2 INVALID_ARGUMENT replace-lines range.txt --start 6 --end 6 --replacement X &&
+	refused 2 INVALID_ARGUMENT file replace-lines range.txt --start 6 --end 6 --replacement X &&
 	test "$(json_get .error.details.line_count refusal.json)" = 5 &&
 	untouched range.txt
 '
 
 test_expect_success 'replace-lines --start 0 is refused: lines are 1-based' '
 	save range.txt &&
-	refused 2 INVALID_ARGUMENT replace-lines range.txt --start 0 --end 1 --replacement X &&
+	refused 2 INVALID_ARGUMENT file replace-lines range.txt --start 0 --end 1 --replacement X &&
 	untouched range.txt
 '
 
 test_expect_success 'replace-lines with an end before the start is refused' '
 	save range.txt &&
-	refused 2 INVALID_ARGUMENT replace-lines range.txt --start 3 --end 2 --replacement X &&
+	refused 2 INVALID_ARGUMENT file replace-lines range.txt --start 3 --end 2 --replacement X &&
 	untouched range.txt
 '
 
 test_expect_success 'delete-lines with an end beyond the file is refused with line_count, not clamped' '
 	save range.txt &&
-	refused 2 INVALID_ARGUMENT delete-lines range.txt --start 5 --end 9 &&
+	refused 2 INVALID_ARGUMENT file delete-lines range.txt --start 5 --end 9 &&
 	test "$(json_get .error.details.line_count refusal.json)" = 5 &&
 	untouched range.txt
 '
 
 test_expect_success 'delete-lines --start 0 and an end before the start are refused' '
 	save range.txt &&
-	refused 2 INVALID_ARGUMENT delete-lines range.txt --start 0 --end 2 &&
-	refused 2 INVALID_ARGUMENT delete-lines range.txt --start 2 --end 1 &&
+	refused 2 INVALID_ARGUMENT file delete-lines range.txt --start 0 --end 2 &&
+	refused 2 INVALID_ARGUMENT file delete-lines range.txt --start 2 --end 1 &&
 	untouched range.txt
 '
 
 test_expect_success 'the line count of a file without a final newline counts its last line' '
 	printf "a\nb\nc" >count.txt &&
 	save count.txt &&
-	refused 2 INVALID_ARGUMENT delete-lines count.txt --start 4 --end 4 &&
+	refused 2 INVALID_ARGUMENT file delete-lines count.txt --start 4 --end 4 &&
 	test "$(json_get .error.details.line_count refusal.json)" = 3 &&
 	untouched count.txt
 '
@@ -387,7 +387,7 @@ three" --replacement "2-3" &&
 test_expect_success 'replace-lines --expected-content differing from the range is CONTENT_CONFLICT (exit 15)' '
 	five g.txt &&
 	save g.txt &&
-	refused 15 CONTENT_CONFLICT replace-lines g.txt --start 2 --end 3 --expected-content "two
+	refused 15 CONTENT_CONFLICT file replace-lines g.txt --start 2 --end 3 --expected-content "two
 four" --replacement X &&
 	test "$(json_get .error.details.path refusal.json)" = g.txt &&
 	untouched g.txt
@@ -395,7 +395,7 @@ four" --replacement X &&
 
 test_expect_success '--expected-content must cover the whole range, not a prefix of it' '
 	save g.txt &&
-	refused 15 CONTENT_CONFLICT delete-lines g.txt --start 2 --end 3 --expected-content "two" &&
+	refused 15 CONTENT_CONFLICT file delete-lines g.txt --start 2 --end 3 --expected-content "two" &&
 	untouched g.txt
 '
 
@@ -410,7 +410,7 @@ five
 test_expect_success 'insert-lines --expected-content guards the line it inserts next to' '
 	five g.txt &&
 	save g.txt &&
-	refused 15 CONTENT_CONFLICT insert-lines g.txt --position after --line 2 \
+	refused 15 CONTENT_CONFLICT file insert-lines g.txt --position after --line 2 \
 		--expected-content "three" --content X &&
 	untouched g.txt &&
 	edited insert-lines g.txt --position after --line 2 --expected-content "two" --content X &&
@@ -448,13 +448,13 @@ test_expect_success 'a stale --expected-hash is CONTENT_CONFLICT for every line 
 	sha stale.txt >stale.hash &&
 	edited replace-lines h.txt --start 1 --end 1 --replacement TWO &&
 	save h.txt &&
-	refused 15 CONTENT_CONFLICT replace-lines h.txt --start 1 --end 1 --replacement x \
+	refused 15 CONTENT_CONFLICT file replace-lines h.txt --start 1 --end 1 --replacement x \
 		--expected-hash "$(cat stale.hash)" &&
 	test "$(json_get .error.details.expected_hash refusal.json)" = "$(cat stale.hash)" &&
 	test "$(json_get .error.details.actual_hash refusal.json)" = "$(sha h.txt)" &&
-	refused 15 CONTENT_CONFLICT insert-lines h.txt --position end --content x \
+	refused 15 CONTENT_CONFLICT file insert-lines h.txt --position end --content x \
 		--expected-hash "$(cat stale.hash)" &&
-	refused 15 CONTENT_CONFLICT delete-lines h.txt --start 1 --end 1 \
+	refused 15 CONTENT_CONFLICT file delete-lines h.txt --start 1 --end 1 \
 		--expected-hash "$(cat stale.hash)" &&
 	untouched h.txt
 '
@@ -475,32 +475,20 @@ test_expect_success 'line edits keep the file mode' '
 test_expect_success 'a binary file is BINARY_CONTENT_REFUSED (exit 20) for every line command' '
 	printf "a\nb\000\nc\n" >blob.bin &&
 	save blob.bin &&
-	refused 20 BINARY_CONTENT_REFUSED replace-lines blob.bin --start 1 --end 1 --replacement x &&
-	refused 20 BINARY_CONTENT_REFUSED insert-lines blob.bin --position end --content x &&
-	refused 20 BINARY_CONTENT_REFUSED delete-lines blob.bin --start 1 --end 1 &&
+	refused 20 BINARY_CONTENT_REFUSED file replace-lines blob.bin --start 1 --end 1 --replacement x &&
+	refused 20 BINARY_CONTENT_REFUSED file insert-lines blob.bin --position end --content x &&
+	refused 20 BINARY_CONTENT_REFUSED file delete-lines blob.bin --start 1 --end 1 &&
 	untouched blob.bin
 '
 
 # dry run
 
-# tree_state FILE: every path in the workspace outside .filekeeper/ with its type, mode,
-# inode, size and mtime, every file's hash, and the journal's rows.
-tree_state () {
-	{
-		find . -path ./.filekeeper -prune -o -printf "%y %m %i %s %T@ %p\n" | LC_ALL=C sort &&
-		find . -path ./.filekeeper -prune -o -type f -print | LC_ALL=C sort |
-			xargs -r -d "\n" sha256sum &&
-		sqlite3 .filekeeper/journal.sqlite3 "SELECT count(*), max(seq) FROM operations;
-			SELECT count(*) FROM operation_items"
-	} >"$1"
-}
-
 test_expect_success 'replace-lines --dry-run prints a unified diff and writes nothing' '
 	five dry.txt &&
-	tree_state "$TRASH/before" &&
+	tree_state >"$TRASH/before" &&
 	keeper file replace-lines dry.txt --start 2 --end 2 --replacement TWO --dry-run \
 		>"$TRASH/diff" &&
-	tree_state "$TRASH/after" &&
+	tree_state >"$TRASH/after" &&
 	test_cmp "$TRASH/before" "$TRASH/after" &&
 	cat >expect <<-\EOF &&
 	--- a/dry.txt
@@ -517,18 +505,18 @@ test_expect_success 'replace-lines --dry-run prints a unified diff and writes no
 '
 
 test_expect_success 'insert-lines --dry-run prints a unified diff and writes nothing' '
-	tree_state "$TRASH/before" &&
+	tree_state >"$TRASH/before" &&
 	keeper file insert-lines dry.txt --position end --content six --dry-run >"$TRASH/diff" &&
-	tree_state "$TRASH/after" &&
+	tree_state >"$TRASH/after" &&
 	test_cmp "$TRASH/before" "$TRASH/after" &&
 	grep -x "+six" "$TRASH/diff" &&
 	grep -x -e "--- a/dry.txt" "$TRASH/diff"
 '
 
 test_expect_success 'delete-lines --dry-run prints a unified diff and writes nothing' '
-	tree_state "$TRASH/before" &&
+	tree_state >"$TRASH/before" &&
 	keeper file delete-lines dry.txt --start 1 --end 2 --dry-run >"$TRASH/diff" &&
-	tree_state "$TRASH/after" &&
+	tree_state >"$TRASH/after" &&
 	test_cmp "$TRASH/before" "$TRASH/after" &&
 	grep -x -e "-one" "$TRASH/diff" &&
 	grep -x -e "-two" "$TRASH/diff" &&
@@ -547,7 +535,7 @@ test_expect_success '--dry-run --json predicts the hash a real run then produces
 
 test_expect_success 'a dry run still rejects an out-of-range line' '
 	save dry.txt &&
-	refused 2 INVALID_ARGUMENT delete-lines dry.txt --start 6 --end 6 --dry-run &&
+	refused 2 INVALID_ARGUMENT file delete-lines dry.txt --start 6 --end 6 --dry-run &&
 	untouched dry.txt
 '
 

@@ -18,41 +18,6 @@ in a patch is confined to the workspace.'
 SCRATCH=$TRASH/scratch
 mkdir -p "$SCRATCH"
 
-# op_count: how many operations the workspace journal holds (0 before the first mutation).
-op_count () {
-	if test -f "$WS/.filekeeper/journal.sqlite3"
-	then
-		sqlite3 "$WS/.filekeeper/journal.sqlite3" "SELECT count(*) FROM operations"
-	else
-		echo 0
-	fi
-}
-
-# tree_state OUT PATH...: for each workspace PATH its type, mode, inode, size, mtime and hash
-# (or "absent"), every entry in $OUTSIDE likewise, and the journal's rows, into OUT. Two equal
-# states mean nothing was written to those paths and nothing was recorded.
-tree_state () {
-	out=$1
-	shift
-	{
-		for p in "$@" $(find "$OUTSIDE" | LC_ALL=C sort)
-		do
-			if test -e "$p" || test -L "$p"
-			then
-				stat -c "%F %a %i %s %Y.%y $p" "$p" &&
-				if test -f "$p"; then sha256sum "$p"; fi
-			else
-				echo "absent $p"
-			fi
-		done &&
-		if test -f .filekeeper/journal.sqlite3
-		then
-			sqlite3 .filekeeper/journal.sqlite3 "SELECT count(*), max(seq) FROM operations;
-				SELECT count(*) FROM operation_items"
-		fi
-	} >"$out"
-}
-
 # patched ARGS...: `keeper --json file apply-patch ARGS...` succeeds with a committed operation;
 # the result is left in out.json.
 patched () {
@@ -249,17 +214,17 @@ test_expect_success 'setup: a three-file patch and a tree where its second file 
 		test_expect_code 1 diff -u --label /dev/null --label b/x3.txt /dev/null b/x3.txt
 	) >three.patch &&
 	numbered 10 | sed "s/^line 6$/line 6 edited meanwhile/" >x2.txt &&
-	tree_state "$TRASH/three.before" x1.txt x2.txt x3.txt
+	paths_state x1.txt x2.txt x3.txt >"$TRASH/three.before"
 '
 
 test_expect_success 'a patch whose second file does not apply is PATCH_FAILED (exit 18) as a whole' '
-	refused 18 PATCH_FAILED apply-patch three.patch &&
+	refused 18 PATCH_FAILED file apply-patch three.patch &&
 	test "$(json_get .error.details.path refusal.json)" = x2.txt &&
 	test "$(json_get .error.details.reason refusal.json)" = failed
 '
 
 test_expect_success 'a rejected patch writes nothing: all three files as they were, no operation recorded' '
-	tree_state "$TRASH/three.after" x1.txt x2.txt x3.txt &&
+	paths_state x1.txt x2.txt x3.txt >"$TRASH/three.after" &&
 	test_cmp "$TRASH/three.before" "$TRASH/three.after" &&
 	test ! -e x3.txt
 '
@@ -312,7 +277,7 @@ test_expect_success 'setup: a file holding the same block twice' '
 test_expect_success 'a hunk whose context occurs twice is refused as ambiguous when its stated position is wrong' '
 	printf -- "--- a/twice.txt\n+++ b/twice.txt\n@@ -1,3 +1,3 @@\n block a\n-block b\n+BLOCK B\n block c\n" \
 		>ambiguous.patch &&
-	refused 18 PATCH_FAILED apply-patch ambiguous.patch &&
+	refused 18 PATCH_FAILED file apply-patch ambiguous.patch &&
 	test "$(json_get .error.details.reason refusal.json)" = ambiguous &&
 	test "$(json_get ".error.details.patch_files[0].hunks[0].status" refusal.json)" = ambiguous &&
 	cmp twice.orig twice.txt
@@ -331,7 +296,7 @@ test_expect_success 'a hunk whose context is nowhere in the file is PATCH_FAILED
 	cp twice.txt twice.now &&
 	printf -- "--- a/twice.txt\n+++ b/twice.txt\n@@ -2,3 +2,3 @@\n block a\n-block x\n+block y\n block c\n" \
 		>nowhere.patch &&
-	refused 18 PATCH_FAILED apply-patch nowhere.patch &&
+	refused 18 PATCH_FAILED file apply-patch nowhere.patch &&
 	test "$(json_get ".error.details.patch_files[0].hunks[0].status" refusal.json)" = failed &&
 	cmp twice.now twice.txt
 '
@@ -340,7 +305,7 @@ test_expect_success 'a hunk is never applied with fuzz: one changed context line
 	numbered 10 | sed "s/^line 4$/line 4 changed/" >fuzz.txt &&
 	cp fuzz.txt fuzz.orig &&
 	sed "s/shift.txt/fuzz.txt/" "$SCRATCH/shift.patch" >fuzz.patch &&
-	refused 18 PATCH_FAILED apply-patch fuzz.patch &&
+	refused 18 PATCH_FAILED file apply-patch fuzz.patch &&
 	cmp fuzz.orig fuzz.txt
 '
 
@@ -496,7 +461,7 @@ test_expect_success 'a patch to a binary file is BINARY_CONTENT_REFUSED and writ
 	printf "a\000\nb\n" >blob.bin &&
 	cp blob.bin blob.orig &&
 	printf -- "--- a/blob.bin\n+++ b/blob.bin\n@@ -2 +2 @@\n-b\n+c\n" >blob.patch &&
-	refused 20 BINARY_CONTENT_REFUSED apply-patch blob.patch &&
+	refused 20 BINARY_CONTENT_REFUSED file apply-patch blob.patch &&
 	cmp blob.orig blob.bin
 '
 
@@ -519,7 +484,7 @@ test_expect_success 'setup: a hunk whose header declares more lines than its bod
 '
 
 test_expect_success 'a hunk cut short is PATCH_FAILED with the declared and supplied counts in details' '
-	refused 18 PATCH_FAILED apply-patch short.patch &&
+	refused 18 PATCH_FAILED file apply-patch short.patch &&
 	test "$(json_get .error.details.expected_old_lines refusal.json)" = 7 &&
 	test "$(json_get .error.details.expected_new_lines refusal.json)" = 9 &&
 	test "$(json_get .error.details.actual_old_lines refusal.json)" = 2 &&
@@ -545,7 +510,7 @@ test_expect_success 'the patch text is never echoed into the error' '
 test_expect_success 'a line whose prefix is not space, + or - cuts the hunk short: PATCH_FAILED with counts' '
 	printf -- "--- a/short.txt\n+++ b/short.txt\n@@ -1,2 +1,2 @@\n SECRET-CONTEXT-ALPHA\n*SECRET-OLD-BETA\n+x\n" \
 		>prefix.patch &&
-	refused 18 PATCH_FAILED apply-patch prefix.patch &&
+	refused 18 PATCH_FAILED file apply-patch prefix.patch &&
 	test "$(json_get .error.details.expected_old_lines refusal.json)" = 2 &&
 	test "$(json_get .error.details.actual_old_lines refusal.json)" = 1 &&
 	test "$(json_get .error.details.line refusal.json)" = 3 &&
@@ -555,13 +520,13 @@ test_expect_success 'a line whose prefix is not space, + or - cuts the hunk shor
 
 test_expect_success 'text holding no file change is PATCH_FAILED' '
 	echo "this is not a patch" >garbage.patch &&
-	refused 18 PATCH_FAILED apply-patch garbage.patch
+	refused 18 PATCH_FAILED file apply-patch garbage.patch
 '
 
 test_expect_success 'a patch over 1 MiB is LIMIT_EXCEEDED (exit 21) and creates nothing' '
 	big_patch >big.patch &&
 	test $(wc -c <big.patch) -gt 1048576 &&
-	refused 21 LIMIT_EXCEEDED apply-patch big.patch &&
+	refused 21 LIMIT_EXCEEDED file apply-patch big.patch &&
 	test ! -e big.txt
 '
 
@@ -574,14 +539,14 @@ test_expect_success 'a patch over 1 MiB on standard input is LIMIT_EXCEEDED too'
 test_expect_success 'a patch creating a file that exists is ALREADY_EXISTS and writes nothing' '
 	printf "there\n" >exists.txt &&
 	printf -- "--- /dev/null\n+++ b/exists.txt\n@@ -0,0 +1 @@\n+other\n" >exists.patch &&
-	refused 14 ALREADY_EXISTS apply-patch exists.patch &&
+	refused 14 ALREADY_EXISTS file apply-patch exists.patch &&
 	printf "there\n" >expect &&
 	cmp expect exists.txt
 '
 
 test_expect_success 'a patch modifying a missing file is PATH_NOT_FOUND' '
 	printf -- "--- a/missing.txt\n+++ b/missing.txt\n@@ -1 +1 @@\n-a\n+b\n" >missing.patch &&
-	refused 3 PATH_NOT_FOUND apply-patch missing.patch &&
+	refused 3 PATH_NOT_FOUND file apply-patch missing.patch &&
 	test ! -e missing.txt
 '
 
@@ -592,9 +557,9 @@ test_expect_success 'apply-patch --dry-run reports every file and hunk, offsets 
 	{ printf "extra\n" && numbered 10; } >dry2.txt &&
 	sed "s/shift.txt/dry1.txt/" "$SCRATCH/shift.patch" >dry.patch &&
 	sed "s/shift.txt/dry2.txt/" "$SCRATCH/shift.patch" >>dry.patch &&
-	tree_state "$TRASH/dry.before" dry1.txt dry2.txt &&
+	paths_state dry1.txt dry2.txt >"$TRASH/dry.before" &&
 	keeper --json file apply-patch --dry-run dry.patch >dry.json &&
-	tree_state "$TRASH/dry.after" dry1.txt dry2.txt &&
+	paths_state dry1.txt dry2.txt >"$TRASH/dry.after" &&
 	test "$(json_get .dry_run dry.json)" = true &&
 	test "$(json_get .operation_id dry.json)" = null &&
 	jq -r ".patch_files[] | \"\(.path) \(.status) \(.hunks[0].status) \(.hunks[0].offset)\"" \
@@ -617,9 +582,9 @@ test_expect_success 'apply-patch --dry-run prints a unified diff of what would c
 '
 
 test_expect_success 'apply-patch --dry-run of a failing patch is PATCH_FAILED with the same statuses' '
-	tree_state "$TRASH/dry.before" x1.txt x2.txt x3.txt &&
-	refused 18 PATCH_FAILED apply-patch --dry-run three.patch &&
-	tree_state "$TRASH/dry.after" x1.txt x2.txt x3.txt &&
+	paths_state x1.txt x2.txt x3.txt >"$TRASH/dry.before" &&
+	refused 18 PATCH_FAILED file apply-patch --dry-run three.patch &&
+	paths_state x1.txt x2.txt x3.txt >"$TRASH/dry.after" &&
 	test_cmp "$TRASH/dry.before" "$TRASH/dry.after" &&
 	jq -r ".error.details.patch_files[] | .status" refusal.json >actual &&
 	printf "applies\nfailed\napplies\n" >expect &&
@@ -630,46 +595,46 @@ test_expect_success 'apply-patch --dry-run of a failing patch is PATCH_FAILED wi
 
 test_expect_success 'a patch touching ../x is PATH_OUTSIDE_WORKSPACE (exit 4) and writes nothing' '
 	printf "outside\n" >"$OUTSIDE/x" &&
-	tree_state "$TRASH/conf.before" ../outside/x &&
+	paths_state ../outside/x >"$TRASH/conf.before" &&
 	printf -- "--- a/../outside/x\n+++ b/../outside/x\n@@ -1 +1 @@\n-outside\n+owned\n" \
 		>escape.patch &&
-	refused 4 PATH_OUTSIDE_WORKSPACE apply-patch escape.patch &&
-	tree_state "$TRASH/conf.after" ../outside/x &&
+	refused 4 PATH_OUTSIDE_WORKSPACE file apply-patch escape.patch &&
+	paths_state ../outside/x >"$TRASH/conf.after" &&
 	test_cmp "$TRASH/conf.before" "$TRASH/conf.after"
 '
 
 test_expect_success 'a patch whose later file leaves the workspace writes none of its files' '
 	numbered 3 >inside.txt &&
-	tree_state "$TRASH/conf.before" inside.txt &&
+	paths_state inside.txt >"$TRASH/conf.before" &&
 	{
 		printf -- "--- a/inside.txt\n+++ b/inside.txt\n@@ -1 +1 @@\n-line 1\n+LINE 1\n" &&
 		printf -- "--- /dev/null\n+++ b/../outside/new\n@@ -0,0 +1 @@\n+planted\n"
 	} >escape2.patch &&
-	refused 4 PATH_OUTSIDE_WORKSPACE apply-patch escape2.patch &&
-	tree_state "$TRASH/conf.after" inside.txt &&
+	refused 4 PATH_OUTSIDE_WORKSPACE file apply-patch escape2.patch &&
+	paths_state inside.txt >"$TRASH/conf.after" &&
 	test_cmp "$TRASH/conf.before" "$TRASH/conf.after" &&
 	test ! -e "$OUTSIDE/new"
 '
 
 test_expect_success 'a patch naming an absolute path outside the workspace is refused (exit 6)' '
-	tree_state "$TRASH/conf.before" &&
+	paths_state >"$TRASH/conf.before" &&
 	printf -- "--- %s\n+++ %s\n@@ -1 +1 @@\n-outside\n+owned\n" "$OUTSIDE/x" "$OUTSIDE/x" \
 		>absolute.patch &&
 	test_expect_code 6 keeper --json file apply-patch absolute.patch >refusal.json &&
 	test_error_code ABSOLUTE_PATH_OUTSIDE_WORKSPACE refusal.json &&
-	tree_state "$TRASH/conf.after" &&
+	paths_state >"$TRASH/conf.after" &&
 	test_cmp "$TRASH/conf.before" "$TRASH/conf.after"
 '
 
 test_expect_success 'a patch into .filekeeper/ is PATH_IS_STATE_PATH (exit 8)' '
 	printf -- "--- /dev/null\n+++ b/.filekeeper/planted\n@@ -0,0 +1 @@\n+x\n" >state.patch &&
-	refused 8 PATH_IS_STATE_PATH apply-patch state.patch &&
+	refused 8 PATH_IS_STATE_PATH file apply-patch state.patch &&
 	test ! -e .filekeeper/planted
 '
 
 test_expect_success 'a patch creating .env is SENSITIVE_PATH_REFUSED (exit 10)' '
 	printf -- "--- /dev/null\n+++ b/.env\n@@ -0,0 +1 @@\n+TOKEN=x\n" >env.patch &&
-	refused 10 SENSITIVE_PATH_REFUSED apply-patch env.patch &&
+	refused 10 SENSITIVE_PATH_REFUSED file apply-patch env.patch &&
 	test ! -e .env
 '
 
@@ -682,8 +647,7 @@ test_expect_success 'a patch file that cannot be read is INVALID_ARGUMENT naming
 	json_get ".error.message" out | grep "it is a directory"
 '
 
-test_expect_success 'with no patch file and a terminal on stdin, the hint names what apply-patch takes' '
-	if ! command -v script >/dev/null; then return 0; fi &&
+test_expect_success TTY 'with no patch file and a terminal on stdin, the hint names what apply-patch takes' '
 	script -qec "keeper file apply-patch" /dev/null >screen 2>&1 </dev/null;
 	grep -a "no patch: name a patch file, or pipe the patch on stdin" screen &&
 	! grep -a -- "--input" screen

@@ -19,10 +19,9 @@ CASES=$TRASH/cases
 GNU=$TRASH/gnu
 mkdir -p "$SRC" "$CASES" "$GNU"
 
-for tool in python3 diff patch git cmp
-do
-	command -v "$tool" >/dev/null || { echo "Bail out! the differential test needs $tool"; exit 1; }
-done
+# GNU patch and git are the references; python3 generates the cases. Hundreds of generated
+# cases take the better part of a minute: the long loop only (make test; t/README).
+test_require_prereq EXPENSIVE,PYTHON,PATCH,GIT
 
 # The generator: python3 gen.py SOURCE_DIR CASE_DIR SEED. Every case is a directory
 # CASE_DIR/<id> holding name (the file name), kind, old and new (the bytes), and for a stale case

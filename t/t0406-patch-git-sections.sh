@@ -12,10 +12,8 @@ stray line after one: nothing is ever skipped in silence. A seeded generator (SE
 mixes all of these in random trees.'
 . ./test-lib.sh
 
-for tool in git python3 diff
-do
-	command -v "$tool" >/dev/null || { echo "Bail out! this test needs $tool"; exit 1; }
-done
+# git is the reference; python3 generates the sections.
+test_require_prereq GIT,PYTHON
 
 REPO=$TRASH/repo
 PATCH=$TRASH/p.diff
@@ -425,7 +423,8 @@ EOF
 SECTIONS_SEED=${SECTIONS_SEED:-20261201}
 CASES=$TRASH/cases
 
-test_expect_success "seeded git diffs of random trees apply like git apply and undo exactly (seed $SECTIONS_SEED)" '
+# The 40 random trees take most of this script's time: the long loop only (t/README).
+test_expect_success EXPENSIVE "seeded git diffs of random trees apply like git apply and undo exactly (seed $SECTIONS_SEED)" '
 	python3 "$TRASH/gen.py" "$CASES" "$SECTIONS_SEED" 40 &&
 	: >failures &&
 	for n in $(ls "$CASES" | sort -n)
@@ -437,7 +436,7 @@ test_expect_success "seeded git diffs of random trees apply like git apply and u
 	test_must_be_empty failures
 '
 
-test_expect_success 'the seeded cases cover every section kind' '
+test_expect_success EXPENSIVE 'the seeded cases cover every section kind' '
 	cat "$CASES"/*/p.diff >all.diff &&
 	for header in "^new file mode" "^deleted file mode" "^new mode" "^rename from" "^copy from"
 	do

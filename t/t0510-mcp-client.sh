@@ -13,7 +13,7 @@ Every limit refuses with LIMIT_EXCEEDED instead of truncating. Concurrent reques
 session are safe: guarded increments of one counter either win or get CONTENT_CONFLICT.'
 . ./test-lib.sh
 
-need_mcp_sdk
+test_require_prereq MCP_SDK
 OUT=$TRASH/transcript
 mkdir -p "$OUT"
 
@@ -51,24 +51,13 @@ nth () {
 	sed -n "$1p" "$2" | jq .structured
 }
 
-# refused N CODE FILE: response N of FILE is a tool error with a CODE failure document (left
-# in refused.json).
-refused () {
+# tool_refused N CODE FILE: response N of FILE is a tool error with a CODE failure document
+# (left in refused.json).
+tool_refused () {
 	sed -n "$1p" "$3" >refused.response &&
 	json_get ".is_error == true" refused.response >/dev/null &&
 	jq .structured refused.response >refused.json &&
 	test_error_code "$2" refused.json
-}
-
-# tree_state ROOT: every path under ROOT (the journal aside) with its content hash, and the
-# number of operations its journal holds.
-tree_state () {
-	(
-		cd "$1" &&
-		find . -path ./.filekeeper -prune -o -print | LC_ALL=C sort &&
-		find . -path ./.filekeeper -prune -o -type f -print | LC_ALL=C sort | xargs -r -d "\n" sha256sum &&
-		keeper --json --root "$1" history list --limit 200 | jq ".operations | length"
-	)
 }
 
 test_expect_success 'setup: the agent tree, its originals and a two-file patch' '
@@ -434,7 +423,7 @@ test_expect_success 'every limit refuses one above it with LIMIT_EXCEEDED' '
 	test_cmp before after &&
 	for n in 1 2 3 4 5 6
 	do
-		refused $n LIMIT_EXCEEDED "$OUT/limits.jsonl" || exit 1
+		tool_refused $n LIMIT_EXCEEDED "$OUT/limits.jsonl" || exit 1
 	done
 '
 

@@ -13,7 +13,7 @@ Only the message and details.recovery differ, and then only where they name the 
 own arguments and commands or tools (both surfaces give a recovery, or neither).'
 . ./test-lib.sh
 
-need_mcp_sdk
+test_require_prereq MCP_SDK
 TPL=$TRASH/tpl
 ROWS=$TRASH/rows.jsonl
 ZERO_HASH=sha256:0000000000000000000000000000000000000000000000000000000000000000

@@ -8,10 +8,8 @@ instead of after the usual moment. With --json, with --quiet, or with stderr not
 nothing is drawn at all, and stdout never carries it.'
 . ./test-lib.sh
 
-if ! command -v script >/dev/null; then
-	echo "1..0 # SKIP script(1) is needed to give keeper a terminal"
-	exit 0
-fi
+# script(1) gives keeper its terminal.
+test_require_prereq TTY
 
 FILEKEEPER_PROGRESS_DELAY_MS=0
 export FILEKEEPER_PROGRESS_DELAY_MS

@@ -18,14 +18,15 @@ reported, chained before to after from the initial 0; nothing is pending or roll
 KEEPER_COUNTER_WORKERS and KEEPER_COUNTER_ROUNDS override the 8 x 200 default.'
 . ./test-lib.sh
 
+# 1,600 racing attempts per surface take minutes: the long loop only (make test; t/README).
+test_require_prereq EXPENSIVE
+
 WORKERS=${KEEPER_COUNTER_WORKERS:-8}
 ROUNDS=${KEEPER_COUNTER_ROUNDS:-200}
 ATTEMPTS=$((WORKERS * ROUNDS))
 LOGS=$TRASH/logs
 M=$TRASH/mcp-ws
 mkdir -p "$LOGS" "$M"
-
-need_mcp_sdk
 
 # root SURFACE: the workspace root the surface (cli or mcp) raced on.
 root () {
@@ -104,33 +105,37 @@ test_expect_success 'CLI: every attempt printed one document, a success exactly 
 '
 echo "# CLI: $ATTEMPTS attempts, $(cat "$LOGS/cli.successes" 2>/dev/null) succeeded, in $(cat "$LOGS/cli.seconds" 2>/dev/null) s"
 
-test_expect_success "MCP: one server, $WORKERS concurrent tasks race $ROUNDS guarded increments each" '
+test_expect_success MCP_SDK "MCP: one server, $WORKERS concurrent tasks race $ROUNDS guarded increments each" '
 	start=$(date +%s) &&
 	timeout 900 "$PY" "$TEST_DIRECTORY/mcp/counter.py" "$M" counter $WORKERS $ROUNDS "$LOGS/mcp.attempts" &&
 	echo $(($(date +%s) - start)) >"$LOGS/mcp.seconds" &&
 	test_line_count = $ATTEMPTS "$LOGS/mcp.attempts"
 '
 
-test_expect_success 'MCP: every read succeeded, and no request got a protocol error' '
+test_expect_success MCP_SDK 'MCP: every read succeeded, and no request got a protocol error' '
 	jq -c "select(.read.is_error != false or .read.structured.ok != true or .write == null or
 		.write.protocol_error != null)" "$LOGS/mcp.attempts" >bad &&
 	test_line_count = 0 bad
 '
 
-test_expect_success 'MCP: every write succeeded or was a tool error, and isError matches ok' '
+test_expect_success MCP_SDK 'MCP: every write succeeded or was a tool error, and isError matches ok' '
 	jq -c ".write | select(.is_error != (.structured.ok == false))" "$LOGS/mcp.attempts" >bad &&
 	test_line_count = 0 bad &&
 	jq -c ".write.structured" "$LOGS/mcp.attempts" >"$LOGS/mcp.docs" &&
 	jq -c "select(.ok == true)" "$LOGS/mcp.docs" | wc -l >"$LOGS/mcp.successes" &&
 	test "$(cat "$LOGS/mcp.successes")" -gt 0
 '
+test_have_prereq MCP_SDK &&
 echo "# MCP: $ATTEMPTS attempts, $(cat "$LOGS/mcp.successes" 2>/dev/null) succeeded, in $(cat "$LOGS/mcp.seconds" 2>/dev/null) s"
 
 for surface in cli mcp
 do
 	S=$(echo $surface | tr a-z A-Z)
+	# The MCP race runs through the Python SDK; the CLI race needs nothing more.
+	needs=
+	test $surface = cli || needs=MCP_SDK
 
-	test_expect_success "$S: every refusal is CONTENT_CONFLICT, not retryable, saying to re-read" '
+	test_expect_success "$needs" "$S: every refusal is CONTENT_CONFLICT, not retryable, saying to re-read" '
 		jq -c "select(.ok != true)" "$LOGS/'$surface'.docs" >failures &&
 		test_line_count = $((ATTEMPTS - $(cat "$LOGS/'$surface'.successes"))) failures &&
 		jq -e -s "all(.[]; keys_unsorted == [\"ok\", \"error\"] and .error.code == \"CONTENT_CONFLICT\"
@@ -139,11 +144,11 @@ do
 			and (.error.details.recovery | test(\"re-read\")))" failures
 	'
 
-	test_expect_success "$S: the counter ends at the number of successful increments" '
+	test_expect_success "$needs" "$S: the counter ends at the number of successful increments" '
 		test "$(cat "$(root '$surface')/counter")" = "$(cat "$LOGS/'$surface'.successes")"
 	'
 
-	test_expect_success "$S: each value from 1 to the number of successes was written exactly once" '
+	test_expect_success "$needs" "$S: each value from 1 to the number of successes was written exactly once" '
 		jq -r "select(.ok) | .after_hash" "$LOGS/'$surface'.docs" | sort >written &&
 		n=$(cat "$LOGS/'$surface'.successes") &&
 		seq 1 $n | while read v; do hash_of_text $v || exit 1; done | sort >expect &&
@@ -151,14 +156,14 @@ do
 		test_cmp expect written
 	'
 
-	test_expect_success "$S: the journal holds exactly the successful writes, under the ids they reported" '
+	test_expect_success "$needs" "$S: the journal holds exactly the successful writes, under the ids they reported" '
 		jq -r "select(.ok) | .operation_id" "$LOGS/'$surface'.docs" | sort >reported &&
 		rows '$surface' "SELECT id FROM operations WHERE kind = '\''write'\''
 			AND target_path = '\''counter'\'' AND status = '\''committed'\''" | sort >recorded &&
 		test_cmp reported recorded
 	'
 
-	test_expect_success "$S: the committed writes form one chain from 0, each starting from what the previous left" '
+	test_expect_success "$needs" "$S: the committed writes form one chain from 0, each starting from what the previous left" '
 		write_chain '$surface' >chain &&
 		test_line_count = "$(cat "$LOGS/'$surface'.successes")" chain &&
 		awk -F"|" -v start="$(hash_of_text 0)" "
@@ -169,13 +174,13 @@ do
 		test "$(tail -n 1 chain | cut -d"|" -f2)" = "$(hash_of_text "$(cat "$LOGS/'$surface'.successes")")"
 	'
 
-	test_expect_success "$S: the refusals recorded nothing: the journal is the create and the winners, all committed" '
+	test_expect_success "$needs" "$S: the refusals recorded nothing: the journal is the create and the winners, all committed" '
 		rows '$surface' "SELECT kind, status, count(*) FROM operations GROUP BY kind, status" >actual &&
 		printf "%s\n" "create|committed|1" "write|committed|$(cat "$LOGS/'$surface'.successes")" >expect &&
 		test_cmp expect actual
 	'
 
-	test_expect_success "$S: no temp file of ours is left and keeper fsck is clean" '
+	test_expect_success "$needs" "$S: no temp file of ours is left and keeper fsck is clean" '
 		find "$(root '$surface')" -name ".fk-tmp-*" -o -name "tmp_obj_*" >leftovers &&
 		test_line_count = 0 leftovers &&
 		keeper --json --root "$(root '$surface')" fsck >out &&

@@ -38,16 +38,10 @@ STEP=${KEEPER_DISK_FULL_STEP:-4096}
 MAX_FREE=524288
 mkdir -p "$DISK" "$LOG" "$P"
 
-skip_all () {
-	echo "1..0 # SKIP cannot mount tmpfs: $1"
-	exit 0
-}
-test "$(id -u)" = 0 || skip_all "not running as root"
-for tool in mount umount df; do
-	command -v $tool >/dev/null || skip_all "no $tool"
-done
+# A sweep of every mutation over the free space takes minutes: the long loop only (t/README).
+test_require_prereq EXPENSIVE,TMPFS
 mount -t tmpfs -o size=16m,mode=0755 tmpfs "$DISK" 2>"$TRASH/mount.err" ||
-	skip_all "$(head -n 1 "$TRASH/mount.err")"
+	error "cannot mount the disk: $(head -n 1 "$TRASH/mount.err")"
 trap 'cd / && { umount "$DISK" || umount -l "$DISK"; }; test_cleanup' EXIT
 
 # free_bytes: what the tmpfs has left.
@@ -72,22 +66,12 @@ unfill () {
 	rm -f "$DISK/filler"
 }
 
-# journal SQL: a read-only query on R's journal, nothing when there is none yet. Read-only, so
+# disk_journal SQL: a read-only query on R's journal, nothing when there is none yet. Read-only, so
 # that closing it never checkpoints and deletes the WAL and shared-memory files keeper keeps.
-journal () {
+disk_journal () {
 	if test -s "$R/.filekeeper/journal.sqlite3"; then
 		sqlite3 -readonly "$R/.filekeeper/journal.sqlite3" "$1"
 	fi
-}
-
-# tree_state: every path under R but .filekeeper/, with its type and mode, and every file's
-# content hash.
-tree_state () {
-	(
-		cd "$R" &&
-		find . -path ./.filekeeper -prune -o -printf "%y %m %p\n" | LC_ALL=C sort &&
-		find . -path ./.filekeeper -prune -o -type f -print | LC_ALL=C sort | xargs -r -d "\n" sha256sum
-	)
 }
 
 # leftovers: temp files of ours anywhere on the disk.
@@ -116,7 +100,7 @@ committed_or_owned () {
 	json_get ".warnings[]" "$P/out" | grep -q "commit record could not be written" &&
 	keeper --json --root "$R" recover >"$P/recover.json" &&
 	json_get '.resolved[0].status == "committed"' "$P/recover.json" >/dev/null &&
-	journal "SELECT status FROM operations WHERE seq > ${seq0:-0} ORDER BY seq" | tr "\n" " " >"$P/records" &&
+	disk_journal "SELECT status FROM operations WHERE seq > ${seq0:-0} ORDER BY seq" | tr "\n" " " >"$P/records" &&
 	test "$(cat "$P/records")" = "committed "
 }
 
@@ -126,8 +110,8 @@ committed_or_owned () {
 probe () {
 	name=$1 L=$2
 	shift 2
-	tree_state >"$P/before" &&
-	seq0=$(journal "SELECT coalesce(max(seq), 0) FROM operations") &&
+	(cd "$R" && tree_content) >"$P/before" &&
+	seq0=$(disk_journal "SELECT coalesce(max(seq), 0) FROM operations") &&
 	# The hook runs after that query, which would re-create the files checkpoint_away
 	# removes; when the hook removed the journal itself, every record will be new.
 	$before_probe &&
@@ -137,10 +121,10 @@ probe () {
 	code=$?
 	leftovers >"$P/leftovers"
 	unfill
-	journal "SELECT status FROM operations WHERE seq > ${seq0:-0} ORDER BY seq" | tr "\n" " " >"$P/records"
-	journal "SELECT status FROM operations WHERE seq > ${seq0:-0}
+	disk_journal "SELECT status FROM operations WHERE seq > ${seq0:-0} ORDER BY seq" | tr "\n" " " >"$P/records"
+	disk_journal "SELECT status FROM operations WHERE seq > ${seq0:-0}
 		AND status NOT IN ('rolled_back', 'pending')" >"$P/unexpected-records"
-	tree_state >"$P/after"
+	(cd "$R" && tree_content) >"$P/after"
 	if cmp -s "$P/before" "$P/after"; then tree=unchanged; else tree=changed; fi
 	outcome=$(jq -r 'if .ok then "succeeded" else "\(.error.code) retryable=\(.error.retryable): \(.error.message)" end' \
 		"$P/out" 2>/dev/null) || outcome="no JSON document: $(head -c 200 "$P/out" "$P/err")"
@@ -166,9 +150,9 @@ probe () {
 	test_line_count = 0 "$P/unexpected-records" &&
 	if grep -q pending "$P/records"; then
 		keeper --json --root "$R" recover >"$P/recover.json" &&
-		journal "SELECT status FROM operations WHERE seq > ${seq0:-0} AND status != 'rolled_back'" >"$P/unresolved" &&
+		disk_journal "SELECT status FROM operations WHERE seq > ${seq0:-0} AND status != 'rolled_back'" >"$P/unresolved" &&
 		test_line_count = 0 "$P/unresolved" &&
-		tree_state >"$P/recovered" &&
+		(cd "$R" && tree_content) >"$P/recovered" &&
 		test_cmp "$P/before" "$P/recovered"
 	fi &&
 	fsck_clean || {
@@ -286,7 +270,7 @@ test_expect_success 'the full disk damaged nothing: every created file is comple
 	done &&
 	leftovers >"$P/temps" &&
 	test_line_count = 0 "$P/temps" &&
-	journal "SELECT count(*) FROM operations WHERE status NOT IN ('\''committed'\'', '\''rolled_back'\'', '\''pending'\'')" >"$P/unresolved" &&
+	disk_journal "SELECT count(*) FROM operations WHERE status NOT IN ('\''committed'\'', '\''rolled_back'\'', '\''pending'\'')" >"$P/unresolved" &&
 	test "$(cat "$P/unresolved")" = 0
 '
 
@@ -296,8 +280,8 @@ test_expect_success 'once space is freed outside keeper, the identical request s
 	keeper --json file create fill/f$n.txt --input "$TRASH/quarter" >"$P/out" &&
 	cmp "$TRASH/quarter" fill/f$n.txt &&
 	op=$(json_get .operation_id "$P/out") &&
-	test "$(journal "SELECT status FROM operations WHERE id = '\''$op'\''")" = committed &&
-	journal "SELECT count(*) FROM operations WHERE status NOT IN ('\''committed'\'', '\''rolled_back'\'')" >"$P/unresolved" &&
+	test "$(disk_journal "SELECT status FROM operations WHERE id = '\''$op'\''")" = committed &&
+	disk_journal "SELECT count(*) FROM operations WHERE status NOT IN ('\''committed'\'', '\''rolled_back'\'')" >"$P/unresolved" &&
 	test "$(cat "$P/unresolved")" = 0 &&
 	fsck_clean
 '
@@ -306,8 +290,8 @@ test_expect_success 'keeper frees the space again by deleting the files it creat
 	keeper --json dir delete fill --recursive --confirm-recursive >"$P/out" &&
 	test ! -e fill &&
 	test "$(free_bytes)" -gt $((8 * 1048576)) &&
-	journal "SELECT max(seq) FROM operations" >"$TRASH/sweeps-start" &&
-	tree_state >"$TRASH/tree-before-sweeps"
+	disk_journal "SELECT max(seq) FROM operations" >"$TRASH/sweeps-start" &&
+	(cd "$R" && tree_content) >"$TRASH/tree-before-sweeps"
 '
 
 # Each sweep: one mutating command against a disk full at every stage, until it succeeds;
@@ -398,7 +382,7 @@ test_expect_success 'undo of the write fails cleanly at every stage of a full di
 report undo
 
 test_expect_success 'after the sweeps nothing is pending or partial, no temp file is left, fsck is clean' '
-	journal "SELECT count(*) FROM operations WHERE status NOT IN ('\''committed'\'', '\''rolled_back'\'')" >"$P/unresolved" &&
+	disk_journal "SELECT count(*) FROM operations WHERE status NOT IN ('\''committed'\'', '\''rolled_back'\'')" >"$P/unresolved" &&
 	test "$(cat "$P/unresolved")" = 0 &&
 	leftovers >"$P/temps" &&
 	test_line_count = 0 "$P/temps" &&
@@ -406,7 +390,7 @@ test_expect_success 'after the sweeps nothing is pending or partial, no temp fil
 '
 
 test_expect_success 'every operation that committed on the nearly full disk can be undone, newest first' '
-	journal "SELECT id FROM operations o WHERE seq > $(cat "$TRASH/sweeps-start")
+	disk_journal "SELECT id FROM operations o WHERE seq > $(cat "$TRASH/sweeps-start")
 		AND status = '\''committed'\'' AND kind != '\''undo'\''
 		AND NOT EXISTS (SELECT 1 FROM operations u WHERE u.undoes = o.id AND u.status = '\''committed'\'')
 		ORDER BY seq DESC" >"$P/undoable" &&
@@ -414,7 +398,7 @@ test_expect_success 'every operation that committed on the nearly full disk can 
 	while read op; do
 		keeper --json history undo $op >"$P/out" || { cat "$P/out"; return 1; }
 	done <"$P/undoable" &&
-	tree_state >"$P/after" &&
+	(cd "$R" && tree_content) >"$P/after" &&
 	test_cmp "$TRASH/tree-before-sweeps" "$P/after"
 '
 

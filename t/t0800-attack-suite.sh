@@ -25,7 +25,8 @@ path argument to keeper, writes through a link to a directory whose name is not 
 must not land in its U+FFFD twin), and a non-UTF-8 request line to filekeeper-mcp.'
 . ./test-lib.sh
 
-need_mcp_sdk
+# Every probe through both surfaces takes minutes: the long loop only (make test; t/README).
+test_require_prereq EXPENSIVE,MCP_SDK
 EVIL=${WS}-evil
 R=$TRASH/probe
 ROWS=$R/rows.jsonl

@@ -35,6 +35,10 @@ each is checked at the end as a known breakage (TAP TODO) asserting what the spe
 asks for. Group commands given no subcommand under --json are checked the same way.'
 . ./test-lib.sh
 
+# Every argument of every command, fed bad values, takes minutes: the long loop only
+# (make test; t/README).
+test_require_prereq EXPENSIVE
+
 TAB=$(printf '\t')
 B=$TRASH/bad
 SPEC=$B/spec

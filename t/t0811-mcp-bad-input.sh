@@ -29,12 +29,9 @@ Calls that once broke this are in KNOWN_BUGS (the sweeping checks leave them out
 asserted on its own below with what the specification asks for.'
 . ./test-lib.sh
 
-PY=${KEEPER_TEST_PYTHON:-$TEST_DIRECTORY/../.venv/bin/python}
-if ! test -x "$PY" || ! "$PY" -c "import mcp" 2>/dev/null; then
-	echo "Bail out! no Python with the MCP SDK at $PY; run 'make venv' or set KEEPER_TEST_PYTHON"
-	exit 1
-fi
-MCP=$TEST_DIRECTORY/mcp
+# Every argument of every tool, fed bad values, takes minutes: the long loop only (make test;
+# t/README).
+test_require_prereq EXPENSIVE,MCP_SDK
 R=$TRASH/mcp-bad
 OUT=$R/calls.jsonl
 mkdir -p "$R"

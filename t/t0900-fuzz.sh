@@ -27,12 +27,9 @@ unset FUZZ_KEEP_CORPUS FUZZ_BUILD_ONLY
 FUZZ_ARGS=${FUZZ_ARGS:-"-seed=1 -runs=20000"}
 export FUZZ_ARGS
 
-for tool in cargo rustc c++; do
-	if ! command -v "$tool" >/dev/null; then
-		echo "1..0 # SKIP the fuzz build needs $tool"
-		exit 0
-	fi
-done
+# FUZZ_TOOLCHAIN: the fuzz build's tools; the build takes minutes, so this is EXPENSIVE too.
+test_lazy_prereq FUZZ_TOOLCHAIN 'cargo --version && rustc --version && c++ --version'
+test_require_prereq EXPENSIVE,FUZZ_TOOLCHAIN
 
 test_expect_success 'the fuzz targets build with libFuzzer on the installed toolchain' '
 	FUZZ_BUILD_ONLY=1 "$FUZZ/run.sh" 1

@@ -2,36 +2,59 @@
 #
 # A script sets test_description, sources this file, then tells its story as a sequence of
 # test_expect_success blocks, each asserting one behaviour, and ends with test_done. Output is
-# TAP, so `prove t/t*.sh` runs them all.
+# TAP, so `prove t/t*.sh` runs them all. t/README says how to write, run and debug a script.
 #
 # Every script runs in a fresh trash directory with its own HOME and FILEKEEPER_HOME, and with
-# a registered default workspace "test" at $WS, which is also the current directory.
+# a registered default workspace "test" at $WS, which is also the current directory. The trash
+# directory is removed when every test passed, and kept (and named on stderr) otherwise.
+#
+# A test that needs something the machine may lack names a prerequisite before its
+# description (test_expect_success MCP_SDK 'desc' 'body'); without it the test is reported as
+# skipped, with the reason, and the run goes on. The prerequisites every script can use are
+# declared below with test_lazy_prereq.
 #
 # Environment:
-#   KEEPER_BUILD_DIR  where the keeper binary is (default: target/debug of this checkout)
-#   KEEPER_TEST_KEEP  keep the trash directory after the script, for inspection
+#   KEEPER_BUILD_DIR     where the keeper binary is (default: target/debug of this checkout)
+#   KEEPER_TEST_KEEP     keep the trash directory even when every test passed
+#   KEEPER_TEST_LONG     run the EXPENSIVE tests too (`make test` sets it; `make check` does not)
+#   KEEPER_TEST_NO_SKIP  a test skipped for a missing prerequisite fails instead (`make test`
+#                        sets it under CI=true, so CI cannot pass by skipping)
+#   KEEPER_TEST_PYTHON   a Python with the MCP SDK (default: the .venv that `make venv` builds)
 
 TEST_DIRECTORY=${TEST_DIRECTORY:-$(cd "$(dirname "$0")" && pwd)}
 KEEPER_BUILD_DIR=${KEEPER_BUILD_DIR:-$TEST_DIRECTORY/../target/debug}
-if ! test -x "$KEEPER_BUILD_DIR/keeper"; then
-	echo "Bail out! no keeper binary in $KEEPER_BUILD_DIR; run 'make build' first"
+TEST_NAME=$(basename "$0" .sh)
+
+# error MESSAGE: the script cannot go on. It fails with one more "not ok" (prove reports it
+# and goes on to the next script), unlike "Bail out!", which would stop the whole run.
+error () {
+	echo >&2 "error: $TEST_NAME: $*"
+	echo "not ok $((${test_count:-0} + 1)) - $TEST_NAME stopped: $*"
+	echo "1..$((${test_count:-0} + 1))"
 	exit 1
-fi
+}
+
+test -x "$KEEPER_BUILD_DIR/keeper" ||
+	error "no keeper binary in $KEEPER_BUILD_DIR; run 'make build' first"
 PATH=$KEEPER_BUILD_DIR:$PATH
 export PATH
 
-for tool in jq zstd sqlite3 sha256sum; do
-	command -v "$tool" >/dev/null || { echo "Bail out! the tests need $tool"; exit 1; }
+# The harness itself needs these; without them no test could say anything true.
+for tool in jq zstd sqlite3 sha256sum diff cmp; do
+	command -v "$tool" >/dev/null || error "the tests need $tool"
 done
 
-TRASH=$(mktemp -d "${TMPDIR:-/tmp}/keeper-test.XXXXXX")
+TRASH=$(mktemp -d "${TMPDIR:-/tmp}/keeper-test.$TEST_NAME.XXXXXX") ||
+	error "cannot create a trash directory"
+# Set by test_done when every test passed; until then the trash stays for inspection.
+test_trash_verdict=keep
 test_cleanup () {
 	cd /
-	if test -z "${KEEPER_TEST_KEEP:-}"; then
+	if test "$test_trash_verdict" = remove && test -z "${KEEPER_TEST_KEEP:-}"; then
 		chmod -R u+w "$TRASH" 2>/dev/null
 		rm -rf "$TRASH"
 	else
-		echo "# trash kept in $TRASH"
+		echo >&2 "# $TEST_NAME: trash directory kept in $TRASH"
 	fi
 }
 trap test_cleanup EXIT
@@ -49,53 +72,197 @@ cd "$WS" || exit 1
 
 keeper init >/dev/null &&
 keeper workspace create test "$WS" >/dev/null &&
-keeper workspace use test >/dev/null || {
-	echo "Bail out! could not set up the test workspace"
-	exit 1
-}
+keeper workspace use test >/dev/null ||
+	error "could not set up the test workspace"
 
-# need_mcp_sdk: PY is a Python with the official MCP SDK (the .venv that `make venv` builds,
-# or KEEPER_TEST_PYTHON) and MCP the folder of the t/mcp helpers; bails out without one.
-need_mcp_sdk () {
-	PY=${KEEPER_TEST_PYTHON:-$TEST_DIRECTORY/../.venv/bin/python}
-	MCP=$TEST_DIRECTORY/mcp
-	if ! test -x "$PY" || ! "$PY" -c "import mcp" 2>/dev/null; then
-		echo "Bail out! no Python with the MCP SDK at $PY; run 'make venv' or set KEEPER_TEST_PYTHON"
-		exit 1
-	fi
-}
+# PY: a Python with the official MCP SDK (the MCP_SDK prerequisite); MCP: the t/mcp helpers.
+PY=${KEEPER_TEST_PYTHON:-$TEST_DIRECTORY/../.venv/bin/python}
+MCP=$TEST_DIRECTORY/mcp
 
 test_count=0
 test_failures=0
+test_skips=0
+
+# Prerequisites, as in git. test_lazy_prereq NAME SCRIPT declares NAME, holding when SCRIPT
+# succeeds; SCRIPT runs the first time a test asks, in a scratch directory, its output hidden.
+# test_set_prereq NAME declares one that holds. test_have_prereq P[,P...] holds when every P
+# does; !P holds when P does not. Names are shell words: letters, digits, underscores.
+
+test_lazy_prereq () {
+	eval "test_prereq_script_$1=\$2"
+}
+
+test_set_prereq () {
+	eval "test_prereq_state_$1=yes"
+}
+
+# test_prereq_holds_ NAME: evaluates NAME once and remembers the answer.
+test_prereq_holds_ () {
+	eval "tp_state=\${test_prereq_state_$1:-} tp_script=\${test_prereq_script_$1:-}"
+	if test -z "$tp_state"; then
+		tp_state=no
+		if test -n "$tp_script"; then
+			mkdir -p "$TRASH/prereq-$1" &&
+			if (cd "$TRASH/prereq-$1" && eval "$tp_script") >/dev/null 2>&1; then
+				tp_state=yes
+			fi
+			rm -rf "$TRASH/prereq-$1"
+		fi
+		eval "test_prereq_state_$1=$tp_state"
+	fi
+	test "$tp_state" = yes
+}
+
+# test_have_prereq P[,P...]: every P holds; the ones that do not are left in
+# test_missing_prereq, and those among them that are not negations (something this machine
+# lacks, rather than has) in test_lacking_prereq.
+test_have_prereq () {
+	test_missing_prereq= test_lacking_prereq=
+	for tp_name in $(printf '%s\n' "$1" | tr , ' '); do
+		case $tp_name in
+		!*) ! test_prereq_holds_ "${tp_name#!}" ;;
+		*) test_prereq_holds_ "$tp_name" || {
+			test_lacking_prereq=${test_lacking_prereq:+$test_lacking_prereq,}$tp_name
+			false
+		} ;;
+		esac || test_missing_prereq=${test_missing_prereq:+$test_missing_prereq,}$tp_name
+	done
+	test -z "$test_missing_prereq"
+}
+
+# test_must_not_skip_: KEEPER_TEST_NO_SKIP is set and the machine lacks a prerequisite. (A
+# negated one, !ROOT when running as root, is a legitimate skip anywhere.)
+test_must_not_skip_ () {
+	test -n "${KEEPER_TEST_NO_SKIP:-}" && test -n "$test_lacking_prereq"
+}
+
+# EXPENSIVE: tests that take minutes; `make check` leaves them out, `make test` runs them.
+test_lazy_prereq EXPENSIVE 'test -n "${KEEPER_TEST_LONG:-}"'
+# MCP_SDK: $PY imports the official MCP SDK (`make venv`, or KEEPER_TEST_PYTHON).
+test_lazy_prereq MCP_SDK '"$PY" -c "import mcp"'
+# TTY: script(1) can give a command a terminal.
+test_lazy_prereq TTY 'script -qec true /dev/null </dev/null'
+# ROOT: running as root.
+test_lazy_prereq ROOT 'test "$(id -u)" = 0'
+# TMPFS: a tmpfs can be mounted here (root, and mount permitted).
+test_lazy_prereq TMPFS '
+	test_have_prereq ROOT &&
+	mkdir mnt &&
+	mount -t tmpfs -o size=1m tmpfs mnt &&
+	umount mnt
+'
+# PYTHON: a python3 on PATH (the generators and compile checks; not the MCP SDK).
+test_lazy_prereq PYTHON 'python3 -c "pass"'
+# GIT, PATCH: git and GNU patch, the references the patch tests compare keeper with.
+test_lazy_prereq GIT 'git --version'
+test_lazy_prereq PATCH 'patch --version'
+# CC: a C compiler for the small helpers the storm tests build.
+test_lazy_prereq CC 'cc --version'
+
+# test_skip_all REASON: skips the whole script, as TAP's "1..0 # SKIP".
+test_skip_all () {
+	echo "1..0 # SKIP $*"
+	test_trash_verdict=remove
+	exit 0
+}
+
+# test_require_prereq P[,P...]: skips the whole script unless every P holds (for a script
+# whose every test needs it). Under KEEPER_TEST_NO_SKIP a missing one fails the script.
+test_require_prereq () {
+	test_have_prereq "$1" && return 0
+	if test_must_not_skip_; then
+		echo "not ok 1 - $TEST_NAME: missing $test_lacking_prereq, and KEEPER_TEST_NO_SKIP forbids skipping"
+		echo "1..1"
+		exit 1
+	fi
+	test_skip_all "missing $test_missing_prereq"
+}
 
 say_body () {
 	printf '%s\n' "$1" | sed 's/^/#	/'
 }
 
-# test_expect_success DESCRIPTION BODY: runs BODY (shell code, && chained) in this shell.
-test_expect_success () {
+# test_when_finished CMD: runs the shell command CMD after the current test's body, whether it
+# passed or not (cleanups run last first). A failing CMD fails the test. Only inside a body.
+test_when_finished () {
+	test_finish_="{ $*
+} || { echo >&2 'a test_when_finished command failed'; test_status_=1; }
+$test_finish_"
+}
+
+# test_run_ BODY: runs BODY (shell code, && chained) in a subshell of this shell, then the
+# cleanups it registered; its output goes to $TRASH/test-output. BODY is evaluated inside a
+# function, so that its "return 1" (in loops) ends the body but not the cleanups.
+test_body_ () {
+	eval "$1"
+}
+test_run_ () {
+	(
+		test_finish_=
+		test_body_ "$1"
+		test_status_=$?
+		eval "$test_finish_"
+		exit $test_status_
+	) >"$TRASH/test-output" 2>&1
+}
+
+# test_start_ PREREQ DESC: counts the test and says whether to run it. A missing prerequisite
+# is an "ok # skip" with the reason, or under KEEPER_TEST_NO_SKIP a failure.
+test_start_ () {
 	test_count=$((test_count + 1))
-	if (eval "$2") >"$TRASH/test-output" 2>&1; then
-		echo "ok $test_count - $1"
+	test -z "$1" && return 0
+	test_have_prereq "$1" && return 0
+	if test_must_not_skip_; then
+		test_failures=$((test_failures + 1))
+		echo "not ok $test_count - $2 # missing $test_lacking_prereq, and KEEPER_TEST_NO_SKIP forbids skipping"
+	else
+		test_skips=$((test_skips + 1))
+		echo "ok $test_count # skip $2 (missing $test_missing_prereq)"
+	fi
+	return 1
+}
+
+# test_expect_success [PREREQ] DESCRIPTION BODY: BODY passes.
+test_expect_success () {
+	test $# = 3 || set -- "" "$@"
+	test $# = 3 || error "bug in the test script: test_expect_success [PREREQ] DESC BODY"
+	test_start_ "$1" "$2" || return 0
+	if test_run_ "$3"; then
+		echo "ok $test_count - $2"
 	else
 		test_failures=$((test_failures + 1))
-		echo "not ok $test_count - $1"
-		say_body "$2"
+		echo "not ok $test_count - $2"
+		say_body "$3"
 		sed 's/^/# > /' "$TRASH/test-output"
 	fi
 }
 
-# test_expect_failure DESCRIPTION BODY: a known breakage, as in git: BODY asserts what the
-# specification asks for and fails today. Reported as TAP TODO, so it fails no run, and says
-# so when it starts passing (then it becomes a test_expect_success).
+# test_expect_failure [PREREQ] DESCRIPTION BODY: a known breakage, as in git: BODY asserts what
+# the specification asks for and fails today. Reported as TAP TODO, so it fails no run, and
+# says so when it starts passing (then it becomes a test_expect_success).
 test_expect_failure () {
-	test_count=$((test_count + 1))
-	if (eval "$2") >"$TRASH/test-output" 2>&1; then
-		echo "ok $test_count - $1 # TODO known breakage vanished"
+	test $# = 3 || set -- "" "$@"
+	test $# = 3 || error "bug in the test script: test_expect_failure [PREREQ] DESC BODY"
+	test_start_ "$1" "$2" || return 0
+	if test_run_ "$3"; then
+		echo "ok $test_count - $2 # TODO known breakage vanished"
 	else
-		echo "not ok $test_count - $1 # TODO known breakage"
+		echo "not ok $test_count - $2 # TODO known breakage"
 		sed 's/^/# > /' "$TRASH/test-output"
 	fi
+}
+
+test_done () {
+	echo "1..$test_count"
+	if test $test_skips -gt 0; then
+		echo "# skipped $test_skips test(s) for a missing prerequisite"
+	fi
+	if test $test_failures -gt 0; then
+		echo "# failed $test_failures among $test_count test(s)"
+		exit 1
+	fi
+	test_trash_verdict=remove
+	exit 0
 }
 
 # test_must_fail CMD...: CMD exits non-zero, and not by a signal or a crash.
@@ -130,6 +297,23 @@ test_cmp () {
 	diff -u "$1" "$2"
 }
 
+# test_must_be_empty FILE: FILE is empty; otherwise the test fails and its first lines (one
+# offending record or invocation each, as the sweeping tests write them) are shown.
+test_must_be_empty () {
+	if test -s "$1"
+	then
+		echo >&2 "$(wc -l <"$1") offending line(s) in $1:"
+		head -n 40 "$1" >&2
+		return 1
+	fi
+}
+
+# test_line_count OP N FILE: the number of lines in FILE compares to N with OP (=, -gt, ...).
+test_line_count () {
+	actual=$(wc -l <"$3")
+	test "$actual" "$1" "$2" || { echo >&2 "test_line_count: $3 has $actual lines"; cat >&2 "$3"; return 1; }
+}
+
 # json_get FILTER FILE: a jq filter's raw result, failing when the file is not one JSON object.
 # (An empty file is refused first: jq -e accepts one in some versions.)
 json_get () {
@@ -161,14 +345,90 @@ sha () {
 	printf "sha256:%s\n" "$(sha256sum <"$1" | cut -d" " -f1)"
 }
 
-# op_count: how many operations the workspace journal holds (0 before the first mutation).
+# size_of FILE: FILE's size in bytes.
+size_of () {
+	wc -c <"$1" | tr -d " "
+}
+
+# object_path ID: where the workspace's store keeps the blob ID, relative to the workspace root.
+object_path () {
+	hex=${1#sha256:}
+	printf '.filekeeper/objects/%s/%s\n' "$(printf %s "$hex" | cut -c1-2)" "$(printf %s "$hex" | cut -c3-)"
+}
+
+# no_temp_files [DIR]: no .fk-tmp-* file is left anywhere below DIR (default: the trash
+# directory); the ones found are shown.
+no_temp_files () {
+	find "${1:-$TRASH}" -name ".fk-tmp-*" >leftovers &&
+	test ! -s leftovers || { cat >&2 leftovers; return 1; }
+}
+
+# journal SQL [ROOT]: SQL's rows from the journal of the workspace at ROOT (default $WS).
+journal () {
+	sqlite3 "${2:-$WS}/.filekeeper/journal.sqlite3" "$1"
+}
+
+# op_count [ROOT]: how many operations the journal of the workspace at ROOT (default $WS)
+# holds: 0 before its first mutation created the journal, and a failure if it cannot be read.
 op_count () {
-	if test -f "$WS/.filekeeper/journal.sqlite3"
+	if test -f "${1:-$WS}/.filekeeper/journal.sqlite3"
 	then
-		sqlite3 "$WS/.filekeeper/journal.sqlite3" "SELECT count(*) FROM operations"
+		journal "SELECT count(*) FROM operations" "${1:-$WS}"
 	else
 		echo 0
 	fi
+}
+
+# journal_rows: the journal's row counts (operations, their highest seq, their items), or
+# nothing when there is no journal yet; run in a workspace root.
+journal_rows () {
+	if test -f .filekeeper/journal.sqlite3
+	then
+		sqlite3 .filekeeper/journal.sqlite3 "SELECT count(*), max(seq) FROM operations;
+			SELECT count(*) FROM operation_items"
+	fi
+}
+
+# Three snapshots, for "nothing changed" (compare one taken before with one taken after):
+#
+# tree_state [ROOT]: every path under the workspace ROOT (default: the current directory) but
+# .filekeeper/, with its type, mode, inode, size and mtime, every file's hash, and the
+# journal's rows. Equal states mean nothing under ROOT was touched and nothing was recorded.
+tree_state () {
+	(
+		cd "${1:-.}" &&
+		find . -path ./.filekeeper -prune -o -printf "%y %m %i %s %T@ %p\n" | LC_ALL=C sort &&
+		find . -path ./.filekeeper -prune -o -type f -print | LC_ALL=C sort |
+			xargs -r -d "\n" sha256sum &&
+		journal_rows
+	)
+}
+
+# paths_state PATH...: for each PATH (relative to the current workspace root) its type, mode,
+# inode, size, mtime and hash, or "absent"; every entry in $OUTSIDE likewise; and the journal's
+# rows. For a test that writes its own files into the workspace between the two snapshots.
+paths_state () {
+	for p in "$@" $(find "$OUTSIDE" | LC_ALL=C sort)
+	do
+		if test -e "$p" || test -L "$p"
+		then
+			stat -c "%F %a %i %s %Y.%y $p" "$p" &&
+			if test -f "$p"; then sha256sum "$p"; fi
+		else
+			echo "absent $p"
+		fi || return 1
+	done &&
+	journal_rows
+}
+
+# tree_content [DIR...]: every path below the DIRs (default: the current directory) but
+# ./.filekeeper/, with its type and mode, and every file's hash: what a tree holds, whatever
+# files were rewritten to get there (moves, undos, recoveries rewrite inodes and mtimes).
+tree_content () {
+	test $# -gt 0 || set -- .
+	find "$@" -path ./.filekeeper -prune -o -printf "%y %m %p\n" | LC_ALL=C sort &&
+	find "$@" -path ./.filekeeper -prune -o -type f -print | LC_ALL=C sort |
+		xargs -r -d "\n" sha256sum
 }
 
 # save FILE: remembers FILE's bytes and the journal's operation count, for untouched.
@@ -188,38 +448,36 @@ untouched () {
 	}
 }
 
-# refused EXIT CODE ARGS...: `keeper --json file ARGS...` exits EXIT with a CODE failure
-# document, left in refusal.json, that leaks no host path.
+# refused EXIT CODE [--naming PATH] ARGS...: `keeper --json ARGS...` exits EXIT within 20
+# seconds with a CODE failure document, left in refusal.json, that mentions no host path.
+# With --naming, details.path is exactly PATH (the caller's own spelling), and PATH is the
+# only host path the document may mention (a caller may give an absolute one).
 refused () {
-	want_exit=$1 want_code=$2
+	want_exit=$1 want_code=$2 want_path= naming=
 	shift 2
-	test_expect_code "$want_exit" keeper --json file "$@" >refusal.json &&
-	test_error_code "$want_code" refusal.json &&
-	test_no_host_path refusal.json
-}
-
-test_done () {
-	echo "1..$test_count"
-	if test $test_failures -gt 0; then
-		echo "# failed $test_failures among $test_count test(s)"
-		exit 1
+	if test "$1" = --naming; then
+		naming=yes want_path=$2
+		shift 2
 	fi
-	exit 0
-}
-
-# test_line_count OP N FILE: the number of lines in FILE compares to N with OP (=, -gt, ...).
-# test_must_be_empty FILE: FILE is empty; otherwise the test fails and its first lines (one
-# offending record or invocation each, as the sweeping tests write them) are shown.
-test_must_be_empty () {
-	if test -s "$1"
-	then
-		echo >&2 "$(wc -l <"$1") offending line(s) in $1:"
-		head -n 40 "$1" >&2
+	{
+		test_expect_code "$want_exit" timeout 20 keeper --json "$@" >refusal.json &&
+		test_error_code "$want_code" refusal.json &&
+		if test -n "$naming"; then
+			test "$(jq -r .error.details.path refusal.json)" = "$want_path" || {
+				echo >&2 "details.path is not $want_path"
+				false
+			}
+		fi &&
+		if jq --arg given "$want_path" \
+			'walk(if type == "string" and $given != "" then split($given) | join("") else . end)' \
+			refusal.json | grep -F "$TRASH"
+		then
+			echo >&2 "host path leaked into the refusal"
+			false
+		fi
+	} || {
+		echo >&2 "refusal of: keeper --json $*"
+		cat >&2 refusal.json
 		return 1
-	fi
-}
-
-test_line_count () {
-	actual=$(wc -l <"$3")
-	test "$actual" "$1" "$2" || { echo >&2 "test_line_count: $3 has $actual lines"; cat >&2 "$3"; return 1; }
+	}
 }
