@@ -118,46 +118,20 @@ impl Root {
     /// Whether the last component of `given` is itself a symbolic link, looked at without
     /// following it; the directories above it are resolved as for any read.
     pub fn is_symlink(&self, given: &str) -> bool {
-        let Ok(parts) = relative_components(self, given) else {
-            return false;
-        };
-        let Some((name, dirs)) = parts.split_last() else {
-            return false;
-        };
-        let dir = if dirs.is_empty() {
-            rustix::io::fcntl_dupfd_cloexec(&self.fd, 0).ok()
-        } else {
-            let path = dirs.iter().map(|c| text(c)).collect::<Vec<_>>().join("/");
-            self.resolve(&path, Intent::Read)
+        self.last_component(given).is_some_and(|(dir, _, name)| {
+            kind_at(dir.as_fd(), OsStr::from_bytes(&name))
                 .ok()
-                .filter(|r| r.kind == Some(Kind::Directory))
-                .and_then(|r| r.open_dir().ok())
-        };
-        dir.and_then(|fd| kind_at(fd.as_fd(), OsStr::from_bytes(name)).ok().flatten())
-            == Some(FileType::Symlink)
+                .flatten()
+                == Some(FileType::Symlink)
+        })
     }
 
     /// Where the symbolic link `given` points, as a workspace-relative path worked out from
     /// the link's text alone (`..` and `.` taken lexically, no further link followed); `None`
     /// when it is not a link or its text leads out of the workspace.
     pub fn link_text_target(&self, given: &str) -> Option<String> {
-        let parts = relative_components(self, given).ok()?;
-        let (name, dirs) = parts.split_last()?;
-        let (dir_fd, mut real): (OwnedFd, Vec<Vec<u8>>) = if dirs.is_empty() {
-            (
-                rustix::io::fcntl_dupfd_cloexec(&self.fd, 0).ok()?,
-                Vec::new(),
-            )
-        } else {
-            let path = dirs.iter().map(|c| text(c)).collect::<Vec<_>>().join("/");
-            let dir = self
-                .resolve(&path, Intent::Read)
-                .ok()
-                .filter(|r| r.kind == Some(Kind::Directory))?;
-            let real = dir.rel.split('/').map(|c| c.as_bytes().to_vec()).collect();
-            (dir.open_dir().ok()?, real)
-        };
-        let target = rustix::fs::readlinkat(&dir_fd, name.as_slice(), Vec::new()).ok()?;
+        let (dir, mut real, name) = self.last_component(given)?;
+        let target = rustix::fs::readlinkat(&dir, name.as_slice(), Vec::new()).ok()?;
         let target = target.as_bytes();
         if target.starts_with(b"/") {
             let inside = Path::new(OsStr::from_bytes(target))
@@ -167,6 +141,25 @@ impl Root {
             return lexical(&mut real, inside.as_os_str().as_bytes());
         }
         lexical(&mut real, target)
+    }
+
+    /// The last component of `given`, unresolved, with a handle on the directory that holds
+    /// it and that directory's real workspace-relative components (the directories above are
+    /// resolved as for any read).
+    fn last_component(&self, given: &str) -> Option<(OwnedFd, Vec<Vec<u8>>, Vec<u8>)> {
+        let mut parts = relative_components(self, given).ok()?;
+        let name = parts.pop()?;
+        if parts.is_empty() {
+            let root = rustix::io::fcntl_dupfd_cloexec(&self.fd, 0).ok()?;
+            return Some((root, Vec::new(), name));
+        }
+        let path = parts.iter().map(|c| text(c)).collect::<Vec<_>>().join("/");
+        let dir = self
+            .resolve(&path, Intent::Read)
+            .ok()
+            .filter(|r| r.kind == Some(Kind::Directory))?;
+        let real = dir.rel.split('/').map(|c| c.as_bytes().to_vec()).collect();
+        Some((dir.open_dir().ok()?, real, name))
     }
 
     /// The workspace-relative spelling of a path, by its letters alone (no filesystem access):

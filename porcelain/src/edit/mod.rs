@@ -20,7 +20,7 @@ pub use replace::Policy;
 use crate::mutate::{
     MutationExtra, MutationOptions, MutationResult, Plan, no_such_file, not_a_file,
 };
-use crate::{ObjectId, Result, Workspace};
+use crate::{Result, Workspace};
 use doc::Editable;
 use filekeeper_plumbing::resolve::Kind;
 use std::sync::Arc;
@@ -44,12 +44,7 @@ impl Workspace {
         options: &MutationOptions,
         edit: impl FnOnce(&mut Editable) -> Result<(MutationExtra, Vec<String>)>,
     ) -> Result<Plan> {
-        let expected = guards
-            .expected_hash
-            .as_deref()
-            .map(ObjectId::parse)
-            .transpose()
-            .map_err(|e| e.path(path))?;
+        let expected = crate::mutate::parse_expected_hash(guards.expected_hash.as_deref(), path)?;
         let target = self.resolve_target(path, options)?;
         match target.kind {
             Some(Kind::File) => {}

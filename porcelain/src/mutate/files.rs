@@ -1,7 +1,7 @@
 //! The file commands, each a plan: create, write, copy, delete and move one file.
 
 use super::items::{Change, deleted_file};
-use super::target::{Seen, guard, no_such_file, not_a_file};
+use super::target::{Seen, guard, no_such_file, not_a_file, parse_expected_hash};
 use super::{MutationOptions, MutationResult, Plan, Planned, Preview, PreviewPart, Step};
 use crate::{Code, Error, ObjectId, Result, Workspace};
 use filekeeper_plumbing::journal::Item;
@@ -86,10 +86,7 @@ impl Workspace {
         remove_bom: bool,
         options: &MutationOptions,
     ) -> Result<MutationResult> {
-        let expected = expected_hash
-            .map(ObjectId::parse)
-            .transpose()
-            .map_err(|e| e.path(path))?;
+        let expected = parse_expected_hash(expected_hash, path)?;
         if remove_bom && content.starts_with(BOM) {
             return Err(Error::invalid(
                 "the content starts with a byte-order mark, but removing the mark was asked",
@@ -145,10 +142,7 @@ impl Workspace {
         expected_destination_hash: Option<&str>,
         options: &MutationOptions,
     ) -> Result<MutationResult> {
-        let expected = expected_destination_hash
-            .map(ObjectId::parse)
-            .transpose()
-            .map_err(|e| e.path(destination))?;
+        let expected = parse_expected_hash(expected_destination_hash, destination)?;
         self.mutate(options, |ws| {
             let from = ws.inner.root.resolve(source, Intent::Read)?;
             let mut file = from.open_file()?;
@@ -297,10 +291,7 @@ impl Workspace {
         expected_hash: Option<&str>,
         options: &MutationOptions,
     ) -> Result<MutationResult> {
-        let expected = expected_hash
-            .map(ObjectId::parse)
-            .transpose()
-            .map_err(|e| e.path(path))?;
+        let expected = parse_expected_hash(expected_hash, path)?;
         self.mutate(options, |ws| {
             let target = ws.resolve_target(path, options)?;
             let before = match target.kind {

@@ -34,7 +34,7 @@ pub use items::Change;
 pub(crate) use items::{deleted_file, dir_item, item_changes};
 pub(crate) use plan::{Plan, Planned, Step};
 pub(crate) use preview::{Preview, PreviewPart};
-pub(crate) use target::{Seen, guard, no_such_file, not_a_file};
+pub(crate) use target::{Seen, guard, no_such_file, not_a_file, parse_expected_hash};
 
 use crate::{Code, Error, ObjectId, Result, Workspace};
 use filekeeper_plumbing::journal::{Item, Journal, NewOperation, Status};

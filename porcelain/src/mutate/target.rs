@@ -123,6 +123,14 @@ impl Workspace {
     }
 }
 
+/// A caller's expected hash, parsed; a malformed one is INVALID_ARGUMENT naming the `path`
+/// it guards.
+pub(crate) fn parse_expected_hash(hash: Option<&str>, path: &str) -> Result<Option<ObjectId>> {
+    hash.map(ObjectId::parse)
+        .transpose()
+        .map_err(|e| e.path(path))
+}
+
 pub(crate) fn guard(path: &str, expected: ObjectId, actual: Option<ObjectId>) -> Result<()> {
     if actual == Some(expected) {
         return Ok(());
