@@ -22,11 +22,11 @@ else
 NO_SKIP =
 endif
 
-.PHONY: check test lint build rust-tests shell-tests quick-shell-tests venv
+.PHONY: check test lint build rust-tests shell-tests quick-shell-tests venv wheels python-tests
 
 check: lint build venv rust-tests quick-shell-tests
 
-test: lint build venv rust-tests shell-tests
+test: lint build venv rust-tests shell-tests python-tests
 
 venv: .venv/.installed
 
@@ -34,6 +34,38 @@ venv: .venv/.installed
 	$(PYTHON) -m venv .venv
 	.venv/bin/pip install --quiet '$(MCP_SDK)'
 	touch $@
+
+# The tools that build and check the Python distributions, pinned: maturin builds the wheels,
+# uv is what the README's `uv tool install` uses, pytest, mypy and ruff check the Python
+# surface.
+PYTHON_TOOLS = maturin==1.16.0 uv==0.13.9 pytest==9.2.0 mypy==2.4.1 ruff==0.17.6
+WHEELS = target/wheels
+
+.venv/.tools: .venv/.installed
+	.venv/bin/pip install --quiet $(PYTHON_TOOLS)
+	touch $@
+
+# The two wheels, as a release would build them: filekeeper-cli (the filekeeper package, and the
+# keeper binary as its command) and filekeeper-mcp (the server binary).
+wheels: .venv/.tools
+	rm -rf $(WHEELS) porcelain/python/data
+	$(CARGO) build --profile wheel -p filekeeper-cli
+	mkdir -p porcelain/python/data/scripts
+	cp target/wheel/keeper porcelain/python/data/scripts/keeper
+	.venv/bin/maturin build --quiet -m porcelain/python/Cargo.toml -o $(WHEELS)
+	.venv/bin/maturin build --quiet -m mcp/Cargo.toml -o $(WHEELS)
+
+# The Python surface, from the wheels installed in fresh virtual environments
+# (porcelain/python/tests/), then mypy --strict and ruff over the Python files.
+python-tests: wheels
+	rm -rf target/wheel-venv
+	$(PYTHON) -m venv target/wheel-venv
+	target/wheel-venv/bin/pip install --quiet --no-index --find-links $(WHEELS) filekeeper-mcp
+	target/wheel-venv/bin/pip install --quiet $(PYTHON_TOOLS)
+	cd porcelain/python && FILEKEEPER_WHEELS=$(CURDIR)/$(WHEELS) \
+		../../target/wheel-venv/bin/pytest -q tests
+	cd porcelain/python && ../../target/wheel-venv/bin/mypy
+	cd porcelain/python && ../../target/wheel-venv/bin/ruff check . && ../../target/wheel-venv/bin/ruff format --check .
 
 lint:
 	$(CARGO) fmt --all -- --check

@@ -1,0 +1,83 @@
+"""Filekeeper: safe, predictable filesystem operations.
+
+Every operation is confined to a registered workspace, replaces whole files atomically and
+durably, refuses credential-shaped targets, and is recorded in a journal from which it can be
+undone. This package is the Python surface of the same Rust library that the ``keeper``
+command and the ``filekeeper-mcp`` server run::
+
+    from filekeeper import Filekeeper
+
+    app = Filekeeper()
+    app.init()
+    app.create_workspace("notes", "/home/me/notes")
+    service = app.workspace(name="notes")
+    read = service.read_file("todo.md", start_line=1, end_line=20)
+    service.write_file("todo.md", "# Todo\\n", expected_hash=read.content_hash)
+
+Failures raise :class:`FilekeeperError`, whose ``code``, ``message``, ``retryable`` and
+``details`` are the JSON envelope's.
+"""
+
+from ._filekeeper import (
+    ErrorBody,
+    Existence,
+    FailedPath,
+    FileHash,
+    FileInfo,
+    Filekeeper,
+    FilekeeperError,
+    FileReport,
+    GrepMatch,
+    GrepResult,
+    HistoryDiff,
+    HistoryEntry,
+    HistoryOperation,
+    HunkReport,
+    InitReport,
+    ListEntry,
+    Listing,
+    MutationItem,
+    MutationResult,
+    OperationItem,
+    OperationRecord,
+    PassedOver,
+    PathDiff,
+    ReadResult,
+    Record,
+    Workspace,
+    WorkspaceInfo,
+    WorkspaceRecord,
+    __version__,
+)
+
+__all__ = [
+    "ErrorBody",
+    "Existence",
+    "FailedPath",
+    "FileHash",
+    "FileInfo",
+    "FileReport",
+    "Filekeeper",
+    "FilekeeperError",
+    "GrepMatch",
+    "GrepResult",
+    "HistoryDiff",
+    "HistoryEntry",
+    "HistoryOperation",
+    "HunkReport",
+    "InitReport",
+    "ListEntry",
+    "Listing",
+    "MutationItem",
+    "MutationResult",
+    "OperationItem",
+    "OperationRecord",
+    "PassedOver",
+    "PathDiff",
+    "ReadResult",
+    "Record",
+    "Workspace",
+    "WorkspaceInfo",
+    "WorkspaceRecord",
+    "__version__",
+]

@@ -1,0 +1,344 @@
+"""The Python API of the specification: its examples, guards, conflicts, undo, errors with
+codes and details, and bounded reads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import filekeeper
+from filekeeper import (
+    FailedPath,
+    Filekeeper,
+    FilekeeperError,
+    MutationResult,
+    ReadResult,
+    Workspace,
+)
+
+
+def test_the_specification_example(home: Path, root: Path) -> None:
+    (root / "todo.md").write_text("".join(f"- item {n}\n" for n in range(30)))
+    app = Filekeeper(home=home)
+    assert app.init().config_written
+    workspace = app.create_workspace("notes", root)
+    assert workspace.name == "notes"
+    assert workspace.default is False
+    service = app.workspace(name="notes")
+
+    read = service.read_file("todo.md", start_line=1, end_line=20)
+    written = service.write_file("todo.md", "# Todo\n", expected_hash=read.content_hash)
+
+    assert isinstance(written, MutationResult)
+    assert (root / "todo.md").read_text() == "# Todo\n"
+    assert written.before_hash == read.content_hash
+    assert written.after_hash is not None
+    assert written.after_hash != read.content_hash
+    assert written.undo_available
+    assert written.operation_id is not None
+    assert written.operation_id.startswith("op_")
+    assert written.summary
+    assert written.warnings == []
+    assert [(i.path, i.change) for i in written.items] == [("todo.md", "modified")]
+
+
+def test_the_specification_history_example(ws: Workspace, root: Path) -> None:
+    ws.create_file("todo.md", "one\n", actor="editor")
+    changed = ws.write_file("todo.md", "two\n", actor="editor")
+    assert changed.operation_id is not None
+    operation_id = changed.operation_id
+
+    record = ws.get_operation(operation_id)
+    assert record.operation.id == operation_id
+    assert record.operation.actor == "editor"
+    assert record.undoable
+    assert record.undone_by is None
+
+    recent = ws.list_history(path="todo.md", actor="editor", limit=10)
+    assert next(entry.id for entry in recent) == operation_id
+    assert [entry.kind for entry in recent] == ["write", "create"]
+
+    diff = ws.diff_operation(operation_id)
+    assert diff.paths[0].diff is not None
+    assert "-one" in diff.paths[0].diff
+    assert "+two" in diff.paths[0].diff
+
+    undone = ws.undo(operation_id, actor="editor")
+    assert (root / "todo.md").read_text() == "one\n"
+    assert ws.get_operation(operation_id).undone_by == undone.operation_id
+
+    last = ws.undo_last(actor="editor")
+    assert last.changed
+    assert not (root / "todo.md").exists()
+
+
+def test_a_transient_workspace_by_root(app: Filekeeper, root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    service = app.workspace(root=root)
+    assert service.name is None
+    assert service.read_file("a.txt").content == "a\n"
+
+
+def test_no_workspace_selected_is_a_coded_error(app: Filekeeper) -> None:
+    with pytest.raises(FilekeeperError) as raised:
+        app.workspace()
+    assert raised.value.code == "NO_WORKSPACE_SELECTED"
+
+
+def test_an_unknown_workspace_names_itself(app: Filekeeper) -> None:
+    with pytest.raises(FilekeeperError) as raised:
+        app.workspace(name="nowhere")
+    assert raised.value.code == "WORKSPACE_NOT_FOUND"
+    assert raised.value.details["name"] == "nowhere"
+
+
+def test_the_registry(app: Filekeeper, root: Path) -> None:
+    app.create_workspace("notes", root)
+    assert app.use_workspace("notes").default
+    assert [w.name for w in app.list_workspaces()] == ["notes"]
+    assert app.show_workspace("notes").root == str(root)
+    assert app.workspace().name == "notes"
+    with pytest.raises(FilekeeperError) as raised:
+        app.create_workspace("notes", root)
+    assert raised.value.code == "WORKSPACE_EXISTS"
+    app.remove_workspace("notes")
+    assert app.list_workspaces() == []
+
+
+def test_a_stale_guard_is_a_conflict_that_writes_nothing(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("first\n")
+    read = ws.read_file("a.txt")
+    ws.write_file("a.txt", "second\n")
+    with pytest.raises(FilekeeperError) as raised:
+        ws.write_file("a.txt", "lost\n", expected_hash=read.content_hash)
+    error = raised.value
+    assert error.code == "CONTENT_CONFLICT"
+    assert error.retryable is False
+    assert error.details["path"] == "a.txt"
+    assert error.details["expected_hash"] == read.content_hash
+    assert error.details["actual_hash"] == ws.hash_file("a.txt").hash
+    assert str(error).startswith("CONTENT_CONFLICT: ")
+    assert (root / "a.txt").read_text() == "second\n"
+
+
+def test_a_credential_target_names_the_python_keyword(ws: Workspace, root: Path) -> None:
+    with pytest.raises(FilekeeperError) as raised:
+        ws.create_file(".env", "TOKEN=1\n")
+    error = raised.value
+    assert error.code == "SENSITIVE_PATH_REFUSED"
+    assert "allow_sensitive_write=True" in error.message
+    assert "--i-accept" not in error.message
+    assert "i_accept_secret_write_risk" not in error.message
+    assert not (root / ".env").exists()
+
+    ws.create_file(".env", "TOKEN=1\n", allow_sensitive_write=True)
+    assert (root / ".env").read_text() == "TOKEN=1\n"
+
+
+def test_an_override_hint_names_the_python_keyword(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    (root / "b.txt").write_text("b\n")
+    with pytest.raises(FilekeeperError) as raised:
+        ws.move_file("a.txt", "b.txt")
+    assert raised.value.code == "ALREADY_EXISTS"
+    assert raised.value.details["recovery"] == "pass overwrite=True to replace it"
+    assert ws.move_file("a.txt", "b.txt", overwrite=True).changed
+
+
+def test_paths_stay_inside_the_workspace(ws: Workspace) -> None:
+    with pytest.raises(FilekeeperError) as raised:
+        ws.read_file("../outside.txt")
+    assert raised.value.code == "PATH_OUTSIDE_WORKSPACE"
+    assert raised.value.details["path"] == "../outside.txt"
+
+
+def test_bounded_reads_say_where_to_go_on(ws: Workspace, root: Path) -> None:
+    (root / "long.txt").write_text("".join(f"line {n}\n" for n in range(1, 101)))
+    first = ws.read_file("long.txt", max_bytes=64)
+    assert first.truncated
+    assert first.truncation_reason is not None
+    assert first.next_start_line is not None
+    rest = ws.read_file("long.txt", start_line=first.next_start_line)
+    assert not rest.truncated
+    assert first.content + rest.content == (root / "long.txt").read_text()
+
+
+def test_a_range_beyond_the_end_is_an_error(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    with pytest.raises(FilekeeperError) as raised:
+        ws.read_file("a.txt", start_line=1, end_line=5)
+    assert raised.value.code == "INVALID_ARGUMENT"
+    assert raised.value.message.startswith("end_line 5 is beyond the end")
+
+
+def test_binary_content_is_refused(ws: Workspace, root: Path) -> None:
+    (root / "blob.bin").write_bytes(b"\x00\x01\x02")
+    with pytest.raises(FilekeeperError) as raised:
+        ws.read_file("blob.bin")
+    assert raised.value.code == "BINARY_CONTENT_REFUSED"
+
+
+def test_bytes_content_is_written_as_it_is(ws: Workspace, root: Path) -> None:
+    ws.create_file("data.bin", b"\x00\xff\x10")
+    assert (root / "data.bin").read_bytes() == b"\x00\xff\x10"
+
+
+def test_a_byte_order_mark_is_kept(ws: Workspace, root: Path) -> None:
+    (root / "bom.txt").write_bytes(b"\xef\xbb\xbfold\n")
+    written = ws.write_file("bom.txt", "new\n")
+    assert written.bom_kept is True
+    assert (root / "bom.txt").read_bytes() == b"\xef\xbb\xbfnew\n"
+
+
+def test_replace_text_reports_its_match(ws: Workspace, root: Path) -> None:
+    (root / "a.py").write_text("def f():\n    return 1\n")
+    replaced = ws.replace_text("a.py", "return 1", "return 2")
+    assert replaced.match_stage == "exact"
+    assert replaced.match_count == 1
+    assert (root / "a.py").read_text() == "def f():\n    return 2\n"
+
+
+def test_replace_text_without_a_match_writes_nothing(ws: Workspace, root: Path) -> None:
+    (root / "a.py").write_text("x = 1\n")
+    with pytest.raises(FilekeeperError) as raised:
+        ws.replace_text("a.py", "y = 1", "y = 2")
+    assert raised.value.code == "NO_MATCH"
+    assert (root / "a.py").read_text() == "x = 1\n"
+
+
+def test_an_ambiguous_replacement_needs_a_count(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("x\nx\n")
+    with pytest.raises(FilekeeperError) as raised:
+        ws.replace_text("a.txt", "x", "y")
+    assert raised.value.code == "MATCH_COUNT_MISMATCH"
+    assert ws.replace_text("a.txt", "x", "y", policy="all").match_count == 2
+    assert (root / "a.txt").read_text() == "y\ny\n"
+
+
+def test_a_bad_policy_is_an_invalid_argument(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("x\n")
+    with pytest.raises(FilekeeperError) as raised:
+        ws.replace_text("a.txt", "x", "y", policy="most")  # type: ignore[arg-type]
+    assert raised.value.code == "INVALID_ARGUMENT"
+
+
+def test_line_edits(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("one\r\ntwo\r\nthree\r\n")
+    ws.replace_lines("a.txt", 2, 2, "TWO\n", expected_content="two\r\n")
+    ws.insert_lines("a.txt", "zero\n", position="before", line=1)
+    ws.insert_lines("a.txt", "four\n", position="end")
+    ws.delete_lines("a.txt", 4, 4)
+    # The file's CRLF convention is kept for the caller's lines.
+    assert (root / "a.txt").read_bytes() == b"zero\r\none\r\nTWO\r\nfour\r\n"
+
+
+def test_a_dry_run_previews_and_changes_nothing(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("old\n")
+    preview = ws.write_file("a.txt", "new\n", dry_run=True)
+    assert preview.dry_run
+    assert not preview.changed
+    assert preview.would_change is True
+    assert preview.operation_id is None
+    assert preview.preview_diff is not None
+    assert "+new" in preview.preview_diff
+    assert (root / "a.txt").read_text() == "old\n"
+
+
+def test_apply_patch_reports_every_file(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("hello\n")
+    patch = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-hello\n+patched\n"
+    applied = ws.apply_patch(patch)
+    assert applied.patch_files is not None
+    [report] = applied.patch_files
+    assert report.path == "a.txt"
+    assert report.change == "modified"
+    assert report.from_ is None
+    assert [h.status for h in report.hunks] == ["applies"]
+    assert (root / "a.txt").read_text() == "patched\n"
+
+
+def test_a_failing_patch_writes_nothing(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("hello\n")
+    with pytest.raises(FilekeeperError) as raised:
+        ws.apply_patch("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-goodbye\n+patched\n")
+    assert raised.value.code == "PATCH_FAILED"
+    assert (root / "a.txt").read_text() == "hello\n"
+
+
+def test_undo_refuses_when_the_file_changed_since(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("one\n")
+    written = ws.write_file("a.txt", "two\n")
+    assert written.operation_id is not None
+    (root / "a.txt").write_text("three\n")
+    with pytest.raises(FilekeeperError) as raised:
+        ws.undo(written.operation_id)
+    assert raised.value.code == "UNDO_CONFLICT"
+    assert (root / "a.txt").read_text() == "three\n"
+
+
+def test_an_unknown_operation(ws: Workspace) -> None:
+    with pytest.raises(FilekeeperError) as raised:
+        ws.get_operation("op_0000000000000000")
+    assert raised.value.code == "OPERATION_NOT_FOUND"
+
+
+def test_files_and_directories(ws: Workspace, root: Path) -> None:
+    ws.create_dir("a/b", parents=True)
+    ws.create_file("a/b/c.txt", "c\n")
+    ws.copy_file("a/b/c.txt", "a/d.txt")
+    ws.move_dir("a/b", "e")
+    assert (root / "e" / "c.txt").read_text() == "c\n"
+    with pytest.raises(FilekeeperError) as raised:
+        ws.delete_dir("e")
+    assert "recursive=True" in raised.value.details["recovery"]
+    ws.delete_dir("e", recursive=True)
+    ws.delete_file("a/d.txt", expected_hash=ws.hash_file("a/d.txt").hash)
+    assert [entry.path for entry in ws.list_directory(recursive=True).entries] == ["a"]
+
+
+def test_reads_and_searches(ws: Workspace, root: Path) -> None:
+    (root / "src").mkdir()
+    (root / "src" / "a.rs").write_text("fn main() {}\n")
+    (root / "notes.md").write_text("main idea\n")
+    assert ws.exists("src/a.rs").kind == "file"
+    assert ws.exists("missing").exists is False
+    assert ws.file_info("notes.md").line_count == 1
+    assert [e.path for e in ws.search_files(".", "*.rs").entries] == ["src/a.rs"]
+    found = ws.search_content(".", "main")
+    assert sorted(m.path for m in found.matches) == ["notes.md", "src/a.rs"]
+    listing = ws.list_directory("src")
+    assert [(e.path, e.kind) for e in listing.entries] == [("src/a.rs", "file")]
+
+
+def test_read_many_reports_each_path(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    results = ws.read_many(["a.txt", "missing.txt"])
+    assert isinstance(results[0], ReadResult)
+    assert results[0].content == "a\n"
+    assert isinstance(results[1], FailedPath)
+    assert results[1].path == "missing.txt"
+    assert results[1].error.code == "PATH_NOT_FOUND"
+
+
+def test_workspace_info(ws: Workspace) -> None:
+    info = ws.workspace_info()
+    assert info.name == "notes"
+    assert info.limits["max_read_bytes"] == 5 * 1024 * 1024
+
+
+def test_results_are_their_json_documents(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    read = ws.read_file("a.txt")
+    document = read.to_dict()
+    assert document["content"] == "a\n"
+    assert "ok" not in document
+    assert "workspace" not in document
+    assert read == ws.read_file("a.txt")
+    assert repr(read).startswith('ReadResult(path="a.txt"')
+    with pytest.raises(AttributeError):
+        _ = read.no_such_field  # type: ignore[attr-defined]
+
+
+def test_the_version_is_the_release() -> None:
+    assert filekeeper.__version__ == "0.1.0"
