@@ -66,7 +66,7 @@ mod listing;
 mod mutate;
 mod read;
 pub mod schemas;
-pub mod text;
+mod text;
 mod time;
 
 pub use edit::{EditGuards, FileReport, HunkReport, Policy, Position};
