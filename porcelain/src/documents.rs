@@ -46,6 +46,7 @@ pub struct Initialised {
 /// A registered workspace as the `workspace` commands print it.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct WorkspaceRecord {
+    /// The registered name.
     pub name: String,
     /// The workspace root (a host path: the one a person registered).
     pub root: String,
@@ -69,19 +70,23 @@ impl From<&crate::WorkspaceEntry> for WorkspaceRecord {
 /// `keeper workspace create|show|use`.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct WorkspaceShown {
+    /// The workspace created, shown, or made the default.
     pub workspace: WorkspaceRecord,
 }
 
 /// `keeper workspace remove`.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct WorkspaceRemoved {
+    /// The registration that was removed (`default` is false: it is no longer registered).
     pub workspace: WorkspaceRecord,
+    /// Sentences for people: that the workspace's files and history were left in place.
     pub warnings: Vec<String>,
 }
 
 /// `keeper workspace list`.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct WorkspaceList {
+    /// Every registered workspace, sorted by name; empty when the home has none.
     pub workspaces: Vec<WorkspaceRecord>,
 }
 
@@ -92,6 +97,7 @@ pub struct FileHash {
     pub path: String,
     /// `sha256:` and 64 hex digits of the exact bytes.
     pub hash: String,
+    /// The file's size in bytes.
     pub size_bytes: u64,
 }
 
@@ -99,8 +105,10 @@ pub struct FileHash {
 /// BINARY_CONTENT_REFUSED with `--json`).
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct CatBlobText {
+    /// The blob's id, size and warnings, as `cat-blob` reports them without `--json`.
     #[serde(flatten)]
     pub blob: crate::plumbing::commands::CatBlob,
+    /// The blob's bytes, which are UTF-8 text.
     pub content: String,
 }
 
@@ -112,6 +120,7 @@ pub struct WorkspaceIfOpened<T> {
     /// workspace was opened.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workspace: Option<Option<String>>,
+    /// The plumbing command's own result, its fields flat beside `workspace`.
     #[serde(flatten)]
     pub result: T,
 }
@@ -119,6 +128,7 @@ pub struct WorkspaceIfOpened<T> {
 /// `file read-many` and `file_read_many`: one document per path, in order.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct ReadMany {
+    /// One document per requested path, in the order the paths were given.
     pub results: Vec<ReadManyItem>,
 }
 
@@ -127,14 +137,18 @@ pub struct ReadMany {
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum ReadManyItem {
+    /// The path was read: `ok` true, then the read's fields.
     Read(Document<ReadResult>),
+    /// The path could not be read; the other paths are not affected.
     Failed(FailedPath),
 }
 
 /// A failure document for one path of a read-many.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct FailedPath {
+    /// Always false.
     pub ok: False,
+    /// Why this path failed, worded for the surface that asked.
     pub error: ErrorBody,
     /// The path as given.
     pub path: String,
@@ -160,12 +174,14 @@ impl ReadManyItem {
 /// `history list` and `history_list`: newest first.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct HistoryList {
+    /// The operations that pass the filter, at most its limit.
     pub operations: Vec<HistoryEntry>,
 }
 
 /// `history show` and `history_get`.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct HistoryShow {
+    /// The operation, with its items and metadata.
     pub operation: HistoryOperation,
     /// The undo that reversed it, if any.
     pub undone_by: Option<String>,
@@ -186,9 +202,11 @@ impl From<HistoryEntry> for HistoryShow {
 /// The MCP server's `workspace_list`: the one workspace it serves.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct ServedWorkspaces {
+    /// Exactly one entry: the workspace the server was started on.
     pub workspaces: Vec<ServedWorkspace>,
 }
 
+/// The workspace an MCP server is bound to, as its `workspace_list` shows it.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct ServedWorkspace {
     /// The registered name, or null for a `--root` workspace.
@@ -206,5 +224,7 @@ pub struct WorkspaceInfo {
     /// null while the workspace has none yet.
     #[schemars(extend("enum" = ["project", "home", null]))]
     pub state: Option<&'static str>,
+    /// The bounds in force, from the home's `config.toml` (the default for each one it does
+    /// not set).
     pub limits: Limits,
 }

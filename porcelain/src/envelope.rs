@@ -45,9 +45,11 @@ impl<const B: bool> JsonSchema for Always<B> {
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 #[schemars(rename = "{T}Success")]
 pub struct Success<T> {
+    /// Always true.
     pub ok: True,
     /// The workspace's registered name, or null for a `--root` workspace.
     pub workspace: Option<String>,
+    /// The result, its fields flat after `workspace`.
     #[serde(flatten)]
     pub result: T,
 }
@@ -56,7 +58,9 @@ pub struct Success<T> {
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 #[schemars(rename = "{T}Document")]
 pub struct Document<T> {
+    /// Always true.
     pub ok: True,
+    /// The result, its fields flat after `ok`.
     #[serde(flatten)]
     pub result: T,
 }
@@ -64,13 +68,17 @@ pub struct Document<T> {
 /// A failure document: exactly `ok` and `error`.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct Failure {
+    /// Always false.
     pub ok: False,
+    /// What went wrong.
     pub error: ErrorBody,
 }
 
 /// What went wrong: exactly `code`, `message`, `retryable` and `details`.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct ErrorBody {
+    /// The stable error code to branch on (`CONTENT_CONFLICT`, ...); docs/errors.md lists
+    /// every one.
     pub code: Code,
     /// For people; not a contract. Never holds a host path.
     pub message: String,

@@ -27,12 +27,14 @@ const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 /// Files handed from the walker to a searcher at a time.
 const BATCH: usize = 64;
 
+/// Options of [`Workspace::grep`].
 #[derive(Clone, Debug, Default)]
 pub struct GrepOptions {
     /// Treat the query as a regular expression (Rust `regex` syntax) instead of literal text.
     pub regex: bool,
     /// Only files whose path below the searched directory matches this glob.
     pub glob: Option<String>,
+    /// Match without regard to letter case.
     pub ignore_case: bool,
     /// At most this many results (default and ceiling: `max_search_results`).
     pub max_results: Option<u64>,
@@ -44,6 +46,7 @@ pub struct GrepOptions {
 /// One matching line.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct GrepMatch {
+    /// Workspace-relative path of the file.
     pub path: String,
     /// 1-based line number.
     pub line: u64,
@@ -59,10 +62,12 @@ pub struct GrepMatch {
     pub text_truncated: bool,
 }
 
+/// The result of `grep`: the matching lines, and what the search passed over.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct GrepResult {
     /// The directory or file searched, as given.
     pub path: String,
+    /// The query as given: literal text, or the regular expression.
     pub query: String,
     /// The encoding the files were decoded in, lower case (`utf-8`, `windows-1252`, ...).
     pub encoding: String,
@@ -70,6 +75,8 @@ pub struct GrepResult {
     pub matches: Vec<GrepMatch>,
     /// More lines matched than were returned.
     pub truncated: bool,
+    /// Files looked at, the skipped ones included; a truncated search counts only those up to
+    /// the one where it stopped.
     pub files_searched: u64,
     /// Binary files, undecodable files, unreadable files and directories, and files with a
     /// line too long to search.

@@ -22,8 +22,12 @@ use std::sync::Arc;
 /// Options of [`Workspace::list_history`].
 #[derive(Clone, Debug, Default)]
 pub struct HistoryFilter {
+    /// Only operations that touched this path (as an item, their target or their source).
+    /// The path is compared whole, not as a prefix.
     pub path: Option<String>,
+    /// Only operations recorded with this actor.
     pub actor: Option<String>,
+    /// Only operations recorded with this task id.
     pub task_id: Option<String>,
     /// At most this many (default 20; ceiling `max_history_entries`, 200).
     pub limit: Option<u64>,
@@ -33,8 +37,10 @@ pub struct HistoryFilter {
 /// and with `items` before `metadata` (the order history has always printed).
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct HistoryOperation {
+    /// Id, sequence number, kind, status, times, actor, task id, summary and paths.
     #[serde(flatten)]
     pub head: OperationHead,
+    /// Every path the operation recorded, with its state before and after.
     pub items: Vec<Item>,
     /// Free-form metadata recorded with the operation: an object (null only when the stored
     /// text could not be read back).
@@ -45,6 +51,7 @@ pub struct HistoryOperation {
 /// One operation as history lists it: the operation's fields, then whether it can be undone.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct HistoryEntry {
+    /// The operation itself.
     #[serde(flatten)]
     pub operation: HistoryOperation,
     /// The undo that reversed it, if any.
@@ -56,8 +63,12 @@ pub struct HistoryEntry {
 /// One path's diff.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct PathDiff {
+    /// Workspace-relative path.
     pub path: String,
+    /// What the operation did to the path, as its journal item says (`created`, `modified`,
+    /// `deleted`, ...).
     pub change: String,
+    /// `file` or `directory`.
     #[schemars(extend("enum" = ["file", "directory"]))]
     pub kind: &'static str,
     /// `text`, `binary`, `history_skipped`, `directory`, `unchanged`, or `never_stored`: the
@@ -69,10 +80,14 @@ pub struct PathDiff {
     pub diff: Option<String>,
 }
 
+/// The result of `history diff`: what one operation changed, path by path.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct HistoryDiff {
+    /// The operation diffed.
     pub operation_id: String,
+    /// The operation's summary.
     pub summary: String,
+    /// One entry for each of the operation's items, in the journal's order.
     pub paths: Vec<PathDiff>,
 }
 

@@ -53,6 +53,8 @@
 //! # }
 //! ```
 
+#![warn(missing_docs)]
+
 pub use filekeeper_plumbing as plumbing;
 pub use plumbing::{Code, Error, ObjectId, Result};
 
@@ -66,7 +68,7 @@ mod listing;
 mod mutate;
 mod read;
 pub mod schemas;
-pub mod text;
+mod text;
 mod time;
 
 pub use edit::{EditGuards, FileReport, HunkReport, Policy, Position};
@@ -111,6 +113,8 @@ impl Workspace {
         &self.inner
     }
 
+    /// The plumbing workspace itself, for a caller that goes on with plumbing alone (the
+    /// plumbing commands of `keeper`).
     pub fn into_plumbing(self) -> plumbing::workspace::Workspace {
         self.inner
     }
@@ -131,7 +135,10 @@ pub struct InitReport {
 /// A registered workspace as listed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WorkspaceEntry {
+    /// Its name, root and when it was registered.
     pub registration: Registration,
+    /// Whether it is the home's default workspace, the one opened when neither a name nor a
+    /// root is given.
     pub is_default: bool,
 }
 
@@ -143,6 +150,7 @@ impl Filekeeper {
         })
     }
 
+    /// The home this handle works in (its directory, `config.toml` and registry).
     pub fn home(&self) -> &Home {
         &self.home
     }
@@ -169,6 +177,8 @@ impl Filekeeper {
         self.registry()?.create(name, root)
     }
 
+    /// Every registered workspace, sorted by name, with the default marked. A home without a
+    /// registry has none, and asking does not create one.
     pub fn list_workspaces(&self) -> Result<Vec<WorkspaceEntry>> {
         let Some(reg) = self.home.registry(false)? else {
             return Ok(Vec::new());
@@ -184,6 +194,7 @@ impl Filekeeper {
             .collect())
     }
 
+    /// One registered workspace by name; WORKSPACE_NOT_FOUND when there is none by that name.
     pub fn show_workspace(&self, name: &str) -> Result<WorkspaceEntry> {
         self.list_workspaces()?
             .into_iter()

@@ -30,6 +30,8 @@ pub struct ListEntry {
 pub struct Listing {
     /// The directory listed or searched, as given.
     pub path: String,
+    /// The matching entries in walk order (by name, a directory before its contents), at
+    /// most the bound.
     pub entries: Vec<ListEntry>,
     /// More entries matched than were returned.
     pub truncated: bool,
@@ -51,6 +53,8 @@ pub struct Listing {
 /// Options of [`Workspace::list`].
 #[derive(Clone, Debug, Default)]
 pub struct ListOptions {
+    /// List everything below the directory (to `max_recursion_depth`), not only its own
+    /// entries.
     pub recursive: bool,
     /// Only entries whose path below the listed directory matches this glob.
     pub glob: Option<String>,

@@ -25,6 +25,7 @@ pub struct ReadOptions {
 /// A slice of a text file, with the facts needed to write it back safely.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct ReadResult {
+    /// The path as given.
     pub path: String,
     /// The returned lines decoded as text (a UTF-8 BOM is not part of it; see `bom`).
     pub content: String,
@@ -34,6 +35,7 @@ pub struct ReadResult {
     /// The hash of the whole file (`sha256:` and 64 hex digits): give it as the expected hash
     /// of a later write or edit.
     pub content_hash: String,
+    /// Size of the whole file in bytes, not of the returned lines.
     pub size_bytes: u64,
     /// The file's text encoding, lower case (`utf-8`, `windows-1252`, ...).
     pub encoding: String,
@@ -61,7 +63,9 @@ pub struct ReadResult {
 /// The text facts are null for a directory, and for a file that is not text.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct FileInfo {
+    /// The path as given.
     pub path: String,
+    /// `file` or `directory`: what the path leads to, links inside the workspace followed.
     #[schemars(extend("enum" = ["file", "directory"]))]
     pub kind: &'static str,
     /// Size in bytes, for files.
@@ -72,10 +76,15 @@ pub struct FileInfo {
     pub modified: String,
     /// For files: whether the content is text.
     pub is_text: Option<bool>,
+    /// For a text file: `utf-8`, the only encoding this report tries (a file that is not
+    /// UTF-8 counts as not text here).
     pub encoding: Option<String>,
+    /// For a text file: its newline convention.
     #[schemars(extend("enum" = ["lf", "crlf", "cr", "mixed", "none", null]))]
     pub newline: Option<String>,
+    /// For a text file: whether it starts with a UTF-8 byte order mark.
     pub bom: Option<bool>,
+    /// For a text file: its number of lines (a last line without a terminator counts).
     pub line_count: Option<u64>,
     /// For files: the content hash (`sha256:` and 64 hex digits), text or not.
     pub hash: Option<String>,
@@ -84,7 +93,9 @@ pub struct FileInfo {
 /// What `exists` reports.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct Existence {
+    /// The path as given.
     pub path: String,
+    /// Whether anything is there, a link that leads nowhere included.
     pub exists: bool,
     /// What is there; null when nothing is. A link that leads to something is what it leads
     /// to; one that leads nowhere is `symlink`.
@@ -103,8 +114,15 @@ pub struct Existence {
 /// One path's outcome in `read-many`: a read, or that path's own error.
 #[derive(Clone, Debug)]
 pub enum ManyItem {
+    /// The path was read.
     Read(ReadResult),
-    Failed { path: String, error: Error },
+    /// The path could not be read; the other paths are not affected.
+    Failed {
+        /// The path as given.
+        path: String,
+        /// Why it could not be read.
+        error: Error,
+    },
 }
 
 impl Workspace {

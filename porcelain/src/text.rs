@@ -10,12 +10,12 @@ use filekeeper_plumbing::oid::Hasher;
 use std::io::{self, Read};
 
 /// A file is binary when its first 8 KiB hold a NUL byte.
-pub const BINARY_SNIFF_BYTES: usize = 8 * 1024;
+pub(crate) const BINARY_SNIFF_BYTES: usize = 8 * 1024;
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// The newline convention a file uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Newline {
+pub(crate) enum Newline {
     Lf,
     Crlf,
     Cr,
@@ -25,7 +25,7 @@ pub enum Newline {
 }
 
 impl Newline {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Newline::Lf => "lf",
             Newline::Crlf => "crlf",
@@ -34,20 +34,11 @@ impl Newline {
             Newline::None => "none",
         }
     }
-
-    /// The terminator new lines should use to match the file (`\n` when undecided).
-    pub fn terminator(self) -> &'static str {
-        match self {
-            Newline::Crlf => "\r\n",
-            Newline::Cr => "\r",
-            _ => "\n",
-        }
-    }
 }
 
 /// Resolves an `--encoding` label. Only ASCII-compatible encodings are supported: line
 /// splitting works on bytes, and UTF-16 text would look binary anyway.
-pub fn encoding_for(label: Option<&str>) -> Result<&'static Encoding> {
+pub(crate) fn encoding_for(label: Option<&str>) -> Result<&'static Encoding> {
     let Some(label) = label else {
         return Ok(UTF_8);
     };
@@ -67,7 +58,7 @@ pub fn encoding_for(label: Option<&str>) -> Result<&'static Encoding> {
 
 /// Which lines to keep, and how many bytes at most.
 #[derive(Clone, Copy, Debug)]
-pub struct Collect {
+pub(crate) struct Collect {
     pub from_line: u64,
     pub to_line: Option<u64>,
     pub max_bytes: u64,
@@ -75,7 +66,7 @@ pub struct Collect {
 
 /// What one pass found.
 #[derive(Debug)]
-pub struct Scan {
+pub(crate) struct Scan {
     pub hash: ObjectId,
     pub size: u64,
     /// `None` when the content is binary or does not decode in the encoding.
@@ -85,7 +76,7 @@ pub struct Scan {
 }
 
 #[derive(Debug)]
-pub struct TextFacts {
+pub(crate) struct TextFacts {
     pub encoding: &'static Encoding,
     pub newline: Newline,
     pub bom: bool,
@@ -249,7 +240,7 @@ impl Lines {
 }
 
 /// Scans `reader` to its end.
-pub fn scan(
+pub(crate) fn scan(
     mut reader: impl Read,
     encoding: &'static Encoding,
     collect: Option<Collect>,

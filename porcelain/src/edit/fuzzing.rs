@@ -18,8 +18,11 @@ pub fn parse_patch(text: &str) -> Result<Patch> {
 /// One file's outcome: whether every hunk applied, the per-hunk report, and the bytes the
 /// file would then hold (the input, unchanged, when a hunk failed).
 pub struct Applied {
+    /// Whether every hunk applied.
     pub ok: bool,
+    /// Each hunk's outcome, in the patch's order.
     pub hunks: Vec<HunkReport>,
+    /// The file's bytes after the section (the input, when a hunk failed).
     pub bytes: Vec<u8>,
 }
 
@@ -55,10 +58,14 @@ impl Patch {
 
 /// What `replace_text` made of a document.
 pub struct Replaced {
+    /// The document's bytes after the replacement.
     pub bytes: Vec<u8>,
     /// `exact` or `normalised`.
     pub stage: &'static str,
+    /// How many occurrences of the old text were found.
     pub count: usize,
+    /// The matcher's warnings: one for a normalised match (which lines matched, and how the
+    /// new text was fitted to them), none for an exact one.
     pub warnings: Vec<String>,
 }
 

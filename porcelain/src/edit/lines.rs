@@ -8,7 +8,9 @@ use filekeeper_plumbing::{Argument, words};
 /// Where `insert-lines` puts its content.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Position {
+    /// Before line `line`.
     Before,
+    /// After line `line`.
     After,
     /// After the last line; the only way to append (a line number never means "the end").
     End,

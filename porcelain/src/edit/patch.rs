@@ -94,9 +94,13 @@ const GITLINK: u32 = 0o160000;
 pub struct HunkReport {
     /// 1-based position of the hunk in its file's section of the patch.
     pub hunk: usize,
+    /// The old side's first line as the hunk header states it (`@@ -old_start,old_lines`).
     pub old_start: usize,
+    /// The old side's line count as the header states it.
     pub old_lines: usize,
+    /// The new side's first line as the header states it (`+new_start,new_lines @@`).
     pub new_start: usize,
+    /// The new side's line count as the header states it.
     pub new_lines: usize,
     /// `applies`, `applies_at_offset`, `failed` or `ambiguous`.
     #[schemars(extend("enum" = ["applies", "applies_at_offset", "failed", "ambiguous"]))]
@@ -126,6 +130,8 @@ pub struct FileReport {
     /// Whether every hunk of the file applies.
     #[schemars(extend("enum" = ["applies", "failed"]))]
     pub status: &'static str,
+    /// Every hunk's outcome, in the patch's order (none for a section without hunks, such as
+    /// a pure rename or mode change).
     pub hunks: Vec<HunkReport>,
 }
 

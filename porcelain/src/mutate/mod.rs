@@ -53,6 +53,8 @@ pub struct MutationOptions {
     pub dry_run: bool,
     /// Recorded with the operation.
     pub actor: Option<String>,
+    /// Recorded with the operation, to tie the operations of one task together (history can
+    /// be filtered by it).
     pub task_id: Option<String>,
     /// Accept a credential-shaped target (`.env`, `*.pem`, `.ssh/`, ...). A refusal names it as
     /// `Argument::AllowSensitiveWrite`, which each surface spells its own way.
@@ -66,6 +68,7 @@ pub struct MutationItem {
     pub path: String,
     /// `created`, `modified`, `deleted`, or another word the command documents.
     pub change: String,
+    /// `file` or `directory`.
     #[schemars(extend("enum" = ["file", "directory"]))]
     pub kind: &'static str,
     /// The content before (`sha256:` and 64 hex digits); null when there was none.
@@ -93,7 +96,10 @@ pub struct MutationResult {
     pub operation_id: Option<String>,
     /// Whether `history undo` can reverse it.
     pub undo_available: bool,
+    /// Whether this was a dry run: nothing was changed or recorded.
     pub dry_run: bool,
+    /// Sentences for people about what did not stop the change: a git-ignored target, a
+    /// normalised match, a kept byte-order mark, an interrupted operation recovered first, ...
     pub warnings: Vec<String>,
     /// Every path the operation touched.
     pub items: Vec<MutationItem>,
