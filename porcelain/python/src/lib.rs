@@ -81,6 +81,25 @@ fn options(
     }
 }
 
+/// A count or line number given as a Python int: a negative one is INVALID_ARGUMENT naming
+/// the keyword, as the other surfaces refuse theirs.
+fn natural(keyword: &str, value: i64) -> Result<u64> {
+    u64::try_from(value).map_err(|_| {
+        Error::invalid(format!("{keyword} must be zero or more, not {value}"))
+            .with("argument", keyword)
+    })
+}
+
+/// [`natural`] for an optional keyword.
+fn natural_opt(keyword: &str, value: Option<i64>) -> Result<Option<u64>> {
+    value.map(|v| natural(keyword, v)).transpose()
+}
+
+/// A keyword's value checked before the call: its refusal raised as `FilekeeperError`.
+fn checked<T>(py: Python<'_>, value: Result<T>) -> PyResult<T> {
+    value.map_err(|e| to_python(py, e))
+}
+
 fn policy(word: &str) -> Result<Policy> {
     match word {
         "first" => Ok(Policy::First),
@@ -247,15 +266,15 @@ impl Workspace {
         &self,
         py: Python<'_>,
         path: &str,
-        start_line: Option<u64>,
-        end_line: Option<u64>,
-        max_bytes: Option<u64>,
+        start_line: Option<i64>,
+        end_line: Option<i64>,
+        max_bytes: Option<i64>,
         encoding: Option<String>,
     ) -> PyResult<Py<PyAny>> {
         let options = ReadOptions {
-            from_line: start_line,
-            to_line: end_line,
-            max_bytes,
+            from_line: checked(py, natural_opt("start_line", start_line))?,
+            to_line: checked(py, natural_opt("end_line", end_line))?,
+            max_bytes: checked(py, natural_opt("max_bytes", max_bytes))?,
             encoding,
         };
         let read = py.detach(|| self.inner.read_file(path, &options));
@@ -268,14 +287,14 @@ impl Workspace {
         &self,
         py: Python<'_>,
         paths: Vec<String>,
-        start_line: Option<u64>,
-        end_line: Option<u64>,
-        max_bytes_per_file: Option<u64>,
+        start_line: Option<i64>,
+        end_line: Option<i64>,
+        max_bytes_per_file: Option<i64>,
     ) -> PyResult<Py<PyAny>> {
         let options = ReadOptions {
-            from_line: start_line,
-            to_line: end_line,
-            max_bytes: max_bytes_per_file,
+            from_line: checked(py, natural_opt("start_line", start_line))?,
+            to_line: checked(py, natural_opt("end_line", end_line))?,
+            max_bytes: checked(py, natural_opt("max_bytes_per_file", max_bytes_per_file))?,
             encoding: None,
         };
         let read = py.detach(|| self.inner.read_many(&paths, &options));
@@ -299,12 +318,12 @@ impl Workspace {
         path: Option<&str>,
         recursive: bool,
         glob: Option<String>,
-        max_entries: Option<u64>,
+        max_entries: Option<i64>,
     ) -> PyResult<Py<PyAny>> {
         let options = ListOptions {
             recursive,
             glob,
-            max_entries,
+            max_entries: checked(py, natural_opt("max_entries", max_entries))?,
         };
         let listed = py.detach(|| self.inner.list(path, &options));
         answer(py, Class::Listing, listed)
@@ -340,8 +359,9 @@ impl Workspace {
         py: Python<'_>,
         path: &str,
         pattern: &str,
-        max_results: Option<u64>,
+        max_results: Option<i64>,
     ) -> PyResult<Py<PyAny>> {
+        let max_results = checked(py, natural_opt("max_results", max_results))?;
         let found = py.detach(|| self.inner.search(path, pattern, max_results));
         answer(py, Class::Listing, found)
     }
@@ -358,14 +378,14 @@ impl Workspace {
         regex: bool,
         glob: Option<String>,
         ignore_case: bool,
-        max_results: Option<u64>,
+        max_results: Option<i64>,
         encoding: Option<String>,
     ) -> PyResult<Py<PyAny>> {
         let options = GrepOptions {
             regex,
             glob,
             ignore_case,
-            max_results,
+            max_results: checked(py, natural_opt("max_results", max_results))?,
             encoding,
         };
         let found = py.detach(|| self.inner.grep(path, query, &options));
@@ -564,7 +584,7 @@ impl Workspace {
         old: &str,
         new: &str,
         policy: &str,
-        expected_match_count: Option<u64>,
+        expected_match_count: Option<i64>,
         expected_content: Option<String>,
         expected_hash: Option<String>,
         dry_run: bool,
@@ -579,6 +599,7 @@ impl Workspace {
         };
         let replaced = py.detach(|| {
             let policy = self::policy(policy)?;
+            let expected_match_count = natural_opt("expected_match_count", expected_match_count)?;
             self.inner.replace_text(
                 path,
                 old,
@@ -599,8 +620,8 @@ impl Workspace {
         &self,
         py: Python<'_>,
         path: &str,
-        start: u64,
-        end: u64,
+        start: i64,
+        end: i64,
         replacement: &str,
         expected_content: Option<String>,
         expected_hash: Option<String>,
@@ -615,8 +636,14 @@ impl Workspace {
             expected_content,
         };
         let replaced = py.detach(|| {
-            self.inner
-                .replace_lines(path, start, end, replacement, &guards, &options)
+            self.inner.replace_lines(
+                path,
+                natural("start", start)?,
+                natural("end", end)?,
+                replacement,
+                &guards,
+                &options,
+            )
         });
         answer(py, Class::MutationResult, replaced)
     }
@@ -630,7 +657,7 @@ impl Workspace {
         path: &str,
         content: &str,
         position: &str,
-        line: Option<u64>,
+        line: Option<i64>,
         expected_content: Option<String>,
         expected_hash: Option<String>,
         dry_run: bool,
@@ -645,6 +672,7 @@ impl Workspace {
         };
         let inserted = py.detach(|| {
             let position = self::position(position)?;
+            let line = natural_opt("line", line)?;
             self.inner
                 .insert_lines(path, position, line, content, &guards, &options)
         });
@@ -658,8 +686,8 @@ impl Workspace {
         &self,
         py: Python<'_>,
         path: &str,
-        start: u64,
-        end: u64,
+        start: i64,
+        end: i64,
         expected_content: Option<String>,
         expected_hash: Option<String>,
         dry_run: bool,
@@ -672,7 +700,10 @@ impl Workspace {
             expected_hash,
             expected_content,
         };
-        let deleted = py.detach(|| self.inner.delete_lines(path, start, end, &guards, &options));
+        let deleted = py.detach(|| {
+            let (start, end) = (natural("start", start)?, natural("end", end)?);
+            self.inner.delete_lines(path, start, end, &guards, &options)
+        });
         answer(py, Class::MutationResult, deleted)
     }
 
@@ -711,13 +742,13 @@ impl Workspace {
         path: Option<String>,
         actor: Option<String>,
         task_id: Option<String>,
-        limit: Option<u64>,
+        limit: Option<i64>,
     ) -> PyResult<Py<PyAny>> {
         let filter = HistoryFilter {
             path,
             actor,
             task_id,
-            limit,
+            limit: checked(py, natural_opt("limit", limit))?,
         };
         let listed = py.detach(|| self.inner.list_history(&filter));
         answer_list(py, Class::HistoryEntry, listed)

@@ -342,3 +342,22 @@ def test_results_are_their_json_documents(ws: Workspace, root: Path) -> None:
 
 def test_the_version_is_the_release() -> None:
     assert filekeeper.__version__ == "0.1.0"
+
+
+def test_a_negative_number_is_an_invalid_argument_naming_its_keyword(
+    ws: Workspace, root: Path
+) -> None:
+    (root / "a.txt").write_text("a\n")
+    with pytest.raises(FilekeeperError) as raised:
+        ws.read_file("a.txt", start_line=-1)
+    assert raised.value.code == "INVALID_ARGUMENT"
+    assert raised.value.details["argument"] == "start_line"
+    with pytest.raises(FilekeeperError) as raised:
+        ws.delete_lines("a.txt", 1, -2)
+    assert raised.value.details["argument"] == "end"
+    assert (root / "a.txt").read_text() == "a\n"
+
+
+def test_a_wrong_type_is_pythons_type_error(ws: Workspace) -> None:
+    with pytest.raises(TypeError):
+        ws.read_file(7)  # type: ignore[arg-type]
