@@ -48,14 +48,20 @@ pub struct HashedObject {
     pub written: bool,
     /// The workspace path hashed, as given; null for standard input.
     pub path: Option<String>,
+    /// Notices about the workspace's state: that it is kept under the Filekeeper home, or
+    /// that `.filekeeper/` was just added to `.gitignore`. Empty when nothing was stored.
     pub warnings: Vec<String>,
 }
 
 /// What `cat-blob` reports beside the bytes.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct CatBlob {
+    /// The blob's id, normalised: `sha256:` and 64 lowercase hex digits.
     pub object_id: String,
+    /// Bytes written out: the blob's uncompressed length.
     pub size: u64,
+    /// Notices about the workspace's state: that it is kept under the Filekeeper home, or
+    /// that `.filekeeper/` was just added to `.gitignore`.
     pub warnings: Vec<String>,
 }
 
@@ -67,25 +73,35 @@ pub struct ResolvedPath {
     /// The workspace-relative path it lands on after following links inside the root (`.`
     /// for the root).
     pub resolved: String,
+    /// Whether anything is at the resolved path now.
     pub exists: bool,
     /// What is there; null when nothing is.
     pub kind: Option<Kind>,
+    /// Whether the path was resolved as a write target (`--for-write`): a final symbolic link
+    /// is then refused rather than followed, and so is a credential-shaped name unless allowed.
     pub for_write: bool,
 }
 
 /// What `journal-begin` prints.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct JournalBegun {
+    /// The new operation's id (`op_` and 16 lowercase hex digits), for `journal-commit` or
+    /// `journal-abort`.
     pub operation_id: String,
     /// Always `pending`.
     pub status: Status,
+    /// Notices about the workspace's state: that it is kept under the Filekeeper home, or
+    /// that `.filekeeper/` was just added to `.gitignore`.
     pub warnings: Vec<String>,
 }
 
 /// What `journal-commit`, `journal-abort` and `journal-show` print.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct JournalEntry {
+    /// The operation as the journal records it now, with its items.
     pub operation: OperationRecord,
+    /// Notices about the workspace's state: that it is kept under the Filekeeper home, or
+    /// that `.filekeeper/` was just added to `.gitignore`.
     pub warnings: Vec<String>,
 }
 
@@ -98,18 +114,25 @@ pub struct Published {
     pub resolved: String,
     /// The content replaced; null when the file did not exist.
     pub before_hash: Option<String>,
+    /// The object id of the content the file holds now.
     pub after_hash: String,
     /// The file's permission bits now, as a plain integer (0644 is 420).
     pub mode: u32,
+    /// The new content's length in bytes.
     pub size: u64,
+    /// Notices about the workspace's state: that it is kept under the Filekeeper home, or
+    /// that `.filekeeper/` was just added to `.gitignore`.
     pub warnings: Vec<String>,
 }
 
 /// A journal reference to an object the store does not hold.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct MissingObject {
+    /// The operation whose item names the object.
     pub operation_id: String,
+    /// The item's workspace-relative path.
     pub path: String,
+    /// The id of the object the store lacks.
     pub object_id: String,
 }
 
@@ -122,6 +145,9 @@ pub struct FsckReport {
     pub operations: u64,
     /// Objects whose bytes no longer hash to their id.
     pub damaged_objects: Vec<String>,
+    /// Journal references to objects the store does not hold. Items whose history was skipped
+    /// are not checked, nor after contents an operation may lack (rolled back, or still
+    /// pending under the lock).
     pub missing_objects: Vec<MissingObject>,
     /// Files in the object store that are not objects.
     pub unknown_files: Vec<String>,
@@ -136,14 +162,18 @@ pub struct FsckReport {
 /// What `fsck` prints.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct Fsck {
+    /// What was verified; its fields sit directly in the document.
     #[serde(flatten)]
     pub report: FsckReport,
+    /// Notices about the workspace's state: that it has none yet, that it is kept under the
+    /// Filekeeper home, or that `.filekeeper/` was just added to `.gitignore`.
     pub warnings: Vec<String>,
 }
 
 /// One operation `recover` resolved.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct RecoveredOperation {
+    /// The id of the operation resolved.
     pub operation_id: String,
     /// What it was resolved as: `committed`, `rolled_back` or `partial`.
     pub status: Status,
@@ -154,12 +184,17 @@ pub struct RecoveredOperation {
 /// What `recover` prints.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct Recovered {
+    /// The operations resolved, oldest first; empty when none was left pending under the
+    /// lock.
     pub resolved: Vec<RecoveredOperation>,
+    /// Notices about the workspace's state: that it is kept under the Filekeeper home, or
+    /// that `.filekeeper/` was just added to `.gitignore`.
     pub warnings: Vec<String>,
 }
 
 /// Where `hash-object` reads from.
 pub enum HashSource<'a> {
+    /// A reader consumed to its end, such as standard input.
     Stdin(&'a mut dyn Read),
     /// A workspace path, resolved like every other path.
     Path(&'a str),

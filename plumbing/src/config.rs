@@ -104,7 +104,7 @@ max_recursion_depth = 64
 # state_location = "project"
 "#;
 
-/// Reads the config in `home`; a missing file is all defaults.
+/// Reads the config file at `path`; a missing file is all defaults.
 pub fn load(path: &Path) -> Result<Limits> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
@@ -114,7 +114,9 @@ pub fn load(path: &Path) -> Result<Limits> {
     parse(&text)
 }
 
-pub fn parse(text: &str) -> Result<Limits> {
+/// The limits `text` (a whole `config.toml`) sets. An unknown key, and a limit of 0 where
+/// that would refuse every request, are INVALID_ARGUMENT.
+pub(crate) fn parse(text: &str) -> Result<Limits> {
     let file: File = toml::from_str(text).map_err(|e| {
         Error::invalid(format!(
             "config.toml in the Filekeeper home is invalid: {}",

@@ -9,10 +9,10 @@ use std::fmt;
 use std::io;
 
 macro_rules! codes {
-    ($($variant:ident => ($name:literal, $exit:literal),)*) => {
+    ($($(#[$doc:meta])* $variant:ident => ($name:literal, $exit:literal),)*) => {
         /// A stable error code. The string form and the exit code never change once released.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum Code { $($variant,)* }
+        pub enum Code { $($(#[$doc])* $variant,)* }
 
         impl Code {
             /// Every code, in the order `docs/errors.md` tables them.
@@ -32,35 +32,77 @@ macro_rules! codes {
 }
 
 codes! {
+    /// A bug in Filekeeper: a broken invariant or a caught panic.
     InternalError => ("INTERNAL_ERROR", 1),
+    /// A malformed request: a bad id, hash, mode or JSON, a self-contradicting item, a
+    /// journal transition that is not allowed, an invalid `config.toml`, or a usage error.
     InvalidArgument => ("INVALID_ARGUMENT", 2),
+    /// The path, or one of its parent directories, does not exist in the workspace.
     PathNotFound => ("PATH_NOT_FOUND", 3),
+    /// The path has a `..` component; refused by its letters, before the filesystem is asked.
     PathOutsideWorkspace => ("PATH_OUTSIDE_WORKSPACE", 4),
+    /// A regular file was required and the path is a directory, or changed into something else
+    /// while in use; or a file would be written at a path spelt as a directory.
     NotAFile => ("NOT_A_FILE", 5),
+    /// An absolute path that does not lie inside the workspace root once resolved.
     AbsolutePathOutsideWorkspace => ("ABSOLUTE_PATH_OUTSIDE_WORKSPACE", 6),
+    /// A component before the last is not a directory, or a path ending with `/` names a file.
     NotADirectory => ("NOT_A_DIRECTORY", 7),
+    /// The path is inside `.filekeeper/`, directly or through a link: Filekeeper never treats
+    /// its own state as workspace content.
     PathIsStatePath => ("PATH_IS_STATE_PATH", 8),
+    /// The write target is a symbolic link (a write would replace the link, not its target), or
+    /// became one while in use.
     SymlinkWriteRefused => ("SYMLINK_WRITE_REFUSED", 9),
+    /// A credential-shaped write target (`.env`, `*.pem`, anything under `.ssh/`, ...), refused
+    /// unless the caller overrides it. Reads are never refused for this.
     SensitivePathRefused => ("SENSITIVE_PATH_REFUSED", 10),
+    /// A symbolic link on the path leads outside the workspace root.
     SymlinkEscapeRefused => ("SYMLINK_ESCAPE_REFUSED", 11),
+    /// An undo would destroy a later change: a path no longer holds the state the operation
+    /// recorded. Nothing was modified; the refusal is recorded as `undo_refused`.
     UndoConflict => ("UNDO_CONFLICT", 12),
+    /// The path names a device, socket or FIFO, or a tree to move or delete holds one.
     SpecialFileRefused => ("SPECIAL_FILE_REFUSED", 13),
+    /// A create found the path already taken; a concurrent creator is never clobbered.
     AlreadyExists => ("ALREADY_EXISTS", 14),
+    /// The target does not hold the content the request expected (a stale expected hash, or a
+    /// path not at an operation's recorded state).
     ContentConflict => ("CONTENT_CONFLICT", 15),
+    /// A text replacement found no match, exactly or normalised.
     NoMatch => ("NO_MATCH", 16),
+    /// The number of matches differs from the count the caller expected.
     MatchCountMismatch => ("MATCH_COUNT_MISMATCH", 17),
+    /// A patch does not apply, is ambiguous or is malformed; nothing was written.
     PatchFailed => ("PATCH_FAILED", 18),
+    /// A failed mutation, or an interrupted one that recovery resolved, left some paths changed
+    /// and others not; the operation is recorded as `partial`.
     PartialRecovery => ("PARTIAL_RECOVERY", 19),
+    /// The content is binary, or does not decode in its text encoding.
     BinaryContentRefused => ("BINARY_CONTENT_REFUSED", 20),
+    /// The request asks for more than a configured limit allows (`details.limit`,
+    /// `details.requested`).
     LimitExceeded => ("LIMIT_EXCEEDED", 21),
+    /// A glob or regular expression does not parse.
     InvalidPattern => ("INVALID_PATTERN", 22),
+    /// No workspace has that name, or the selected root is not an existing directory.
     WorkspaceNotFound => ("WORKSPACE_NOT_FOUND", 23),
+    /// The workspace name is taken, or the root is already registered under another name.
     WorkspaceExists => ("WORKSPACE_EXISTS", 24),
+    /// No workspace was named and no default is set; Filekeeper never guesses one.
     NoWorkspaceSelected => ("NO_WORKSPACE_SELECTED", 25),
+    /// An I/O or database failure, a missing or damaged object, or a state directory that
+    /// cannot be used. Retryable only when the cause can pass: a full disk or quota, an
+    /// interrupted call, a busy or locked database.
     StorageError => ("STORAGE_ERROR", 26),
+    /// The journal or registry has a newer schema than this build, or was not written by
+    /// Filekeeper; it is left untouched.
     MigrationError => ("MIGRATION_ERROR", 27),
+    /// No operation with that id in this workspace's journal, or none left to undo.
     OperationNotFound => ("OPERATION_NOT_FOUND", 28),
+    /// An undo needs bytes that were above the history cap and were never stored.
     HistoryUnavailable => ("HISTORY_UNAVAILABLE", 29),
+    /// A recognised request this build does not serve. Reserved: nothing returns it today.
     NotImplementedYet => ("NOT_IMPLEMENTED_YET", 30),
 }
 
@@ -96,9 +138,15 @@ impl fmt::Display for Code {
 /// A structured failure: what the JSON `error` object carries.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Error {
+    /// What went wrong, as the stable code callers branch on; it also fixes the exit code.
     pub code: Code,
+    /// One line for a person, in the library's spelling until a surface renders it. Not a
+    /// contract, and never a host path.
     pub message: String,
+    /// Whether the identical request can succeed later with nothing changed by the caller.
     pub retryable: bool,
+    /// Structured facts about the failure: `path` as the caller gave it, `recovery`, and the
+    /// other keys `docs/errors.md` lists.
     pub details: Map<String, Value>,
     /// The argument that would change the outcome, named by each surface in its own words
     /// (a CLI flag, a library keyword, an MCP argument) when it renders the message.
@@ -111,7 +159,9 @@ pub struct Error {
 /// What of an error each surface words its own way.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Wording {
+    /// The message in pieces; `None` when it names no argument or operation.
     pub message: Option<Words>,
+    /// `details.recovery` in pieces; `None` when it names no argument or operation.
     pub recovery: Option<Words>,
 }
 
@@ -177,10 +227,15 @@ impl Argument {
 /// library method, an MCP tool), or says it does not offer one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Operation {
+    /// Replacing a whole file's content, creating it if needed.
     WriteFile,
+    /// Deleting a directory.
     DeleteDir,
+    /// Moving a directory.
     MoveDir,
+    /// Undoing one recorded operation.
     Undo,
+    /// Verifying the object store and the journal.
     Fsck,
 }
 
@@ -233,8 +288,11 @@ impl Spelling for LibrarySpelling {
 /// One piece of [`Words`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Word {
+    /// Text every surface shows as it is.
     Text(String),
+    /// An argument, spelt by [`Spelling::argument`].
     Argument(Argument),
+    /// An operation, spelt by [`Spelling::operation`].
     Operation(Operation),
 }
 
@@ -268,7 +326,8 @@ impl From<Operation> for Word {
 pub struct Words(pub Vec<Word>);
 
 impl Words {
-    pub fn render(&self, spelling: &dyn Spelling) -> String {
+    /// The text with every argument and operation spelt by `spelling`.
+    pub(crate) fn render(&self, spelling: &dyn Spelling) -> String {
         let mut out = String::new();
         for word in &self.0 {
             match word {
@@ -289,9 +348,11 @@ macro_rules! words {
     };
 }
 
+/// The result of every fallible plumbing call: [`Error`] unless another error is named.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// An error with `code` and `message`, not retryable, with no details.
     pub fn new(code: Code, message: impl Into<String>) -> Self {
         Error {
             code,
@@ -368,15 +429,18 @@ impl Error {
         self
     }
 
-    pub fn retryable(mut self, retryable: bool) -> Self {
+    /// Sets whether the identical request can succeed later.
+    pub(crate) fn retryable(mut self, retryable: bool) -> Self {
         self.retryable = retryable;
         self
     }
 
+    /// An INVALID_ARGUMENT error: the request itself is malformed.
     pub fn invalid(message: impl Into<String>) -> Self {
         Error::new(Code::InvalidArgument, message)
     }
 
+    /// An INTERNAL_ERROR: a broken invariant, which is a bug in Filekeeper.
     pub fn internal(message: impl Into<String>) -> Self {
         Error::new(Code::InternalError, message)
     }

@@ -51,6 +51,7 @@ pub const FAULT_LOG_ENV: &str = "FILEKEEPER_TEST_FAULT_LOG";
 
 /// An error value a counted call can be made to return.
 pub trait Injectable {
+    /// The error the call named `call` returns when the sweep fails it with `errno`.
     fn injected(call: &str, errno: i32) -> Self;
 }
 

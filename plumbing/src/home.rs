@@ -10,8 +10,10 @@ use crate::error::{Code, Error, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::path::{Path, PathBuf};
 
-pub const CONFIG_FILE: &str = "config.toml";
-pub const REGISTRY_FILE: &str = "registry.sqlite3";
+/// The configuration file's name inside the home.
+pub(crate) const CONFIG_FILE: &str = "config.toml";
+/// The workspace registry's file name inside the home.
+pub(crate) const REGISTRY_FILE: &str = "registry.sqlite3";
 
 /// "FKR1".
 const REGISTRY_APPLICATION_ID: i64 = 0x464B_5231;
@@ -28,6 +30,9 @@ CREATE TABLE settings (
 );
 "#;
 
+/// A located Filekeeper home: the directory holding `config.toml`, the registry, and the
+/// state of workspaces kept there (pinned to it, or whose root cannot hold `.filekeeper/`).
+/// It may not exist yet.
 #[derive(Clone, Debug)]
 pub struct Home {
     dir: PathBuf,
@@ -36,8 +41,11 @@ pub struct Home {
 /// A registered workspace.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Registration {
+    /// The workspace's name (see [`check_name`]).
     pub name: String,
+    /// The root's canonical host path, as it was when registered.
     pub root: PathBuf,
+    /// When it was registered (RFC 3339, UTC).
     pub created_at: String,
 }
 
@@ -67,6 +75,7 @@ impl Home {
         Ok(Home { dir })
     }
 
+    /// The home directory, as an absolute path.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -145,6 +154,8 @@ impl Home {
     }
 }
 
+/// The open workspace registry, `registry.sqlite3`: workspace names mapped to canonical
+/// roots, and the name of the default workspace.
 pub struct Registry {
     conn: Connection,
 }
@@ -225,7 +236,8 @@ impl Registry {
         self.get(name)
     }
 
-    pub fn get(&self, name: &str) -> Result<Registration> {
+    /// The registration named `name`; WORKSPACE_NOT_FOUND when there is none.
+    pub(crate) fn get(&self, name: &str) -> Result<Registration> {
         self.conn
             .query_row(
                 "SELECT name, root, created_at FROM workspaces WHERE name = ?1",
@@ -236,6 +248,7 @@ impl Registry {
             .ok_or_else(|| workspace_not_found(name))
     }
 
+    /// Every registration, sorted by name.
     pub fn list(&self) -> Result<Vec<Registration>> {
         let mut stmt = self
             .conn
@@ -244,6 +257,8 @@ impl Registry {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Forgets the workspace `name`, and it as the default if it was; returns what was
+    /// registered. WORKSPACE_NOT_FOUND when there is none.
     pub fn remove(&mut self, name: &str) -> Result<Registration> {
         let found = self.get(name)?;
         let tx = self.conn.transaction()?;
@@ -256,6 +271,8 @@ impl Registry {
         Ok(found)
     }
 
+    /// Makes `name` the default workspace; returns its registration. WORKSPACE_NOT_FOUND when
+    /// there is none.
     pub fn set_default(&mut self, name: &str) -> Result<Registration> {
         let found = self.get(name)?;
         self.conn.execute(
@@ -266,6 +283,7 @@ impl Registry {
         Ok(found)
     }
 
+    /// The default workspace's name; `None` when none is set.
     pub fn default_name(&self) -> Result<Option<String>> {
         Ok(self
             .conn
@@ -286,6 +304,7 @@ fn registration(row: &rusqlite::Row<'_>) -> rusqlite::Result<Registration> {
     })
 }
 
+/// The one WORKSPACE_NOT_FOUND every lookup by name reports, with `details.name`.
 pub fn workspace_not_found(name: &str) -> Error {
     Error::new(
         Code::WorkspaceNotFound,

@@ -9,7 +9,7 @@ use gix_ignore::search::Ignore;
 use std::path::{Path, PathBuf};
 
 /// The ignore rules in force at some point of a walk.
-pub struct IgnoreRules {
+pub(crate) struct IgnoreRules {
     search: gix_ignore::Search,
     /// The workspace root's path relative to the repository's top, with a trailing `/`, or empty.
     prefix: Vec<u8>,
@@ -63,6 +63,8 @@ impl IgnoreRules {
         mark
     }
 
+    /// Drops the patterns added since [`IgnoreRules::push_dir`] returned `mark`, as the walk
+    /// leaves that directory.
     pub fn pop_to(&mut self, mark: usize) {
         self.search.patterns.truncate(mark);
     }

@@ -21,6 +21,8 @@
 //!
 //! The porcelain and the MCP server are built only from what this crate exports.
 
+#![warn(missing_docs)]
+
 pub mod commands;
 pub mod config;
 pub mod durable;

@@ -9,7 +9,8 @@ use crate::error::{Error, Result};
 use crate::workspace::{State, Workspace};
 use std::fs::{File, OpenOptions};
 
-pub const LOCK_FILE: &str = "lock";
+/// The lock file's name inside the state directory.
+pub(crate) const LOCK_FILE: &str = "lock";
 
 /// Held while alive; dropping it releases the lock.
 pub struct WorkspaceLock {

@@ -15,14 +15,19 @@ use std::path::{Path, PathBuf};
 
 /// zstd level 3: zstd's own default, a good ratio at several hundred MB/s.
 const LEVEL: i32 = 3;
-pub const TEMP_PREFIX: &str = "tmp_obj_";
+/// The name prefix of the store's temp files: a write in progress, or one a crash interrupted
+/// (harmless, and reported by `fsck` as such, not as damage).
+pub(crate) const TEMP_PREFIX: &str = "tmp_obj_";
 
+/// A loose-object store at one directory: blobs written durably (fsynced, renamed into place,
+/// directory fsynced) and verified against their id on every read.
 pub struct ObjectStore {
     dir: PathBuf,
 }
 
 /// One entry found while scanning the store.
 pub enum Entry {
+    /// A well-named object: its id and its host path (not yet verified).
     Object(ObjectId, PathBuf),
     /// A file that is not a well-named object: a leftover temp file or a stranger.
     Stray(String),
@@ -40,6 +45,7 @@ impl ObjectStore {
         self.dir.join(&hex[..2]).join(&hex[2..])
     }
 
+    /// Whether an object file with this id exists. Its content is not verified.
     pub fn contains(&self, id: &ObjectId) -> bool {
         self.path_of(id).is_file()
     }

@@ -8,6 +8,8 @@ use std::io::{self, Read};
 
 const PREFIX: &str = "sha256:";
 
+/// The SHA-256 of a blob's exact bytes, which names it in the object store and the journal.
+/// Displayed, serialized and parsed as `sha256:` and 64 lowercase hex digits.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ObjectId([u8; 32]);
 
@@ -73,11 +75,13 @@ pub struct Hasher {
 }
 
 impl Hasher {
+    /// Adds the next bytes of the blob.
     pub fn update(&mut self, bytes: &[u8]) {
         self.inner.update(bytes);
         self.len += bytes.len() as u64;
     }
 
+    /// The id of every byte added, and how many there were.
     pub fn finish(self) -> (ObjectId, u64) {
         (ObjectId(self.inner.finalize().into()), self.len)
     }

@@ -15,9 +15,17 @@ pub enum Observed {
     /// Nothing is there.
     Absent,
     /// A regular file: its content's object id and its permission bits.
-    File { hash: ObjectId, mode: u32 },
+    File {
+        /// The object id of its content now.
+        hash: ObjectId,
+        /// Its permission bits (`mode & 0o7777`).
+        mode: u32,
+    },
     /// A directory and its permission bits.
-    Directory { mode: u32 },
+    Directory {
+        /// Its permission bits (`mode & 0o7777`).
+        mode: u32,
+    },
     /// A link, device or anything else a recorded state cannot match.
     Other,
 }

@@ -30,6 +30,8 @@ pub struct Task {
 }
 
 impl Task {
+    /// Starts counting the task `name`, with `total` units when known; nothing is reported
+    /// until the first step.
     pub fn new(name: &'static str, total: Option<u64>) -> Task {
         Task {
             name,

@@ -36,9 +36,13 @@ pub enum Expect {
 pub struct Published {
     /// The previous file's id, when the expectation required hashing it.
     pub before_hash: Option<ObjectId>,
+    /// The previous file's permission bits; `None` when there was no file.
     pub before_mode: Option<u32>,
+    /// The id of the bytes published.
     pub after_hash: ObjectId,
+    /// The permission bits the published file has.
     pub after_mode: u32,
+    /// The length of the published file in bytes.
     pub size: u64,
 }
 

@@ -21,7 +21,9 @@ use std::collections::BTreeSet;
 /// How one pending operation was resolved.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Resolution {
+    /// The id of the operation resolved.
     pub operation_id: String,
+    /// What the journal now records it as: committed, rolled back or partial.
     pub status: Status,
     /// Paths that hold neither recorded state (for a partial operation: those at after state
     /// are the ones it changed).

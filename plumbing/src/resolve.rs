@@ -36,19 +36,29 @@ pub struct Root {
 /// whether credential-shaped names are refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Intent {
+    /// The path is to be read: links on it, the last one included, are followed while they
+    /// stay inside the root.
     Read,
-    Write { allow_sensitive: bool },
+    /// The path is to be written: a link as its last component is refused (a write would
+    /// replace the link, not its target), and so is a credential-shaped name unless allowed.
+    Write {
+        /// Accept a credential-shaped path instead of refusing it with SENSITIVE_PATH_REFUSED.
+        allow_sensitive: bool,
+    },
 }
 
 /// What is at a resolved path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
+    /// A regular file.
     File,
+    /// A directory.
     Directory,
 }
 
 impl Kind {
+    /// The kind as JSON and the journal spell it: `file` or `directory`.
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::File => "file",
@@ -98,6 +108,8 @@ impl Root {
         &self.canonical
     }
 
+    /// Resolves `given`, relative to the root or absolute inside it, for `intent`, by the
+    /// confined walk the module describes.
     ///
     /// A path that ends with `/` names a directory, as it does for the kernel: where a file
     /// stands instead, the answer is NOT_A_DIRECTORY (so `notes.md/` never reads or writes
@@ -208,6 +220,7 @@ impl Resolved {
         self.name.as_deref().map(OsStr::from_bytes)
     }
 
+    /// Whether the path is the workspace root itself (`rel` is `.`).
     pub fn is_root(&self) -> bool {
         self.name.is_none()
     }

@@ -16,6 +16,7 @@ use std::sync::Arc;
 /// `.gitignore` files larger than this are not read: a pathological file must not stall a walk.
 const MAX_GITIGNORE_BYTES: u64 = 1024 * 1024;
 
+/// How far a walk goes and what it skips.
 #[derive(Clone, Copy, Debug)]
 pub struct WalkOptions {
     /// Descend into subdirectories.
@@ -26,16 +27,21 @@ pub struct WalkOptions {
     pub respect_ignore: bool,
 }
 
+/// What an entry is, as `lstat` sees it: a link is never followed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EntryKind {
+    /// A regular file.
     File,
+    /// A directory.
     Directory,
+    /// A symbolic link, wherever it points.
     Symlink,
     /// A device, socket or FIFO.
     Special,
 }
 
 impl EntryKind {
+    /// The kind as listings show it: `file`, `directory`, `symlink` or `special`.
     pub fn as_str(self) -> &'static str {
         match self {
             EntryKind::File => "file",
@@ -61,6 +67,7 @@ pub struct Entry {
     pub rel: String,
     /// Level below the start directory, from 1.
     pub depth: usize,
+    /// What the entry is; a link is reported as one, not as its target.
     pub kind: EntryKind,
     dir: Arc<OwnedFd>,
     name: Vec<u8>,
@@ -69,13 +76,16 @@ pub struct Entry {
 /// What `lstat` says of an entry.
 #[derive(Clone, Copy, Debug)]
 pub struct EntryStat {
+    /// Length in bytes (of the link text, for a symbolic link).
     pub size: u64,
+    /// Permission bits (`mode & 0o7777`).
     pub mode: u32,
     /// Seconds since the Unix epoch.
     pub modified: i64,
 }
 
 impl Entry {
+    /// Stats the entry now, relative to its directory and without following a link.
     pub fn stat(&self) -> Result<EntryStat> {
         let stat = rustix::fs::statat(&*self.dir, self.name.as_slice(), AtFlags::SYMLINK_NOFOLLOW)
             .map_err(|e| io_error("inspecting a directory entry", e))?;

@@ -17,16 +17,22 @@ use std::io::{self, Read};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+/// A selected workspace: the root every path is confined to, the home it was found through,
+/// and the limits in force.
 pub struct Workspace {
     /// The registered name; `None` for a transient `--root` workspace.
     pub name: Option<String>,
+    /// The open root, through which every path of this workspace is resolved.
     pub root: Root,
+    /// The Filekeeper home: its registry, its config, and the fallback for state.
     pub home: Home,
+    /// The limits from the home's `config.toml`, read when the workspace was selected.
     pub limits: Limits,
 }
 
 /// An existing state directory.
 pub struct State {
+    /// The state directory's host path: `<root>/.filekeeper/` or `<home>/state/<id>/`.
     pub dir: PathBuf,
     /// Which of the two places `dir` is: decided here, where the state is found or made, so
     /// no caller has to guess it from `dir` or the notices.
@@ -36,10 +42,12 @@ pub struct State {
 }
 
 impl State {
+    /// The object store in `objects/`; nothing is created until the first write.
     pub fn store(&self) -> ObjectStore {
         ObjectStore::at(self.dir.join("objects"))
     }
 
+    /// The journal, created if this state has none yet.
     pub fn journal(&self) -> Result<Journal> {
         Journal::open(&self.dir.join(journal::FILE_NAME), true)?
             .ok_or_else(|| Error::internal("journal vanished while opening"))

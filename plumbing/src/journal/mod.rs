@@ -33,8 +33,11 @@ pub const FILE_NAME: &str = "journal.sqlite3";
 pub struct ListFilter {
     /// Operations that touched this workspace-relative path (an item, target or source).
     pub path: Option<String>,
+    /// Operations recorded with exactly this actor.
     pub actor: Option<String>,
+    /// Operations recorded with exactly this task id.
     pub task_id: Option<String>,
+    /// The most operations returned; the newest are kept.
     pub limit: u64,
 }
 

@@ -24,6 +24,7 @@ pub enum Status {
 }
 
 impl Status {
+    /// The status as the journal stores it and JSON shows it, e.g. `rolled_back`.
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Pending => "pending",
@@ -34,7 +35,8 @@ impl Status {
         }
     }
 
-    pub fn parse(text: &str) -> Option<Status> {
+    /// The status stored as `text`; `None` for a word the journal does not know.
+    pub(crate) fn parse(text: &str) -> Option<Status> {
         [
             Status::Pending,
             Status::Committed,
@@ -54,8 +56,11 @@ pub struct Item {
     pub path: String,
     /// `created`, `modified`, `deleted`, or another word a command documents.
     pub change: String,
+    /// Whether the path is a file or a directory; a directory item carries no content hashes.
     pub kind: Kind,
+    /// Whether anything was at the path before the operation.
     pub before_exists: bool,
+    /// Whether anything is at the path after the operation.
     pub after_exists: bool,
     /// The object id of the content before (`sha256:` and 64 hex digits), null for none.
     pub before_hash: Option<ObjectId>,
@@ -72,7 +77,9 @@ pub struct Item {
 /// An operation passed over on the way to the newest undoable one.
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct PassedOver {
+    /// The id of the operation passed over.
     pub operation_id: String,
+    /// Its one-line summary, as recorded.
     pub summary: String,
     /// Why it cannot be undone: `history_skipped` (some path's bytes were above
     /// `max_history_blob_bytes` and were not stored).
@@ -83,37 +90,65 @@ pub struct PassedOver {
 /// What `begin` records.
 #[derive(Clone, Debug, Default)]
 pub struct NewOperation {
+    /// What the operation does: `write`, `create`, `undo`, ..., or a script's own word. Must
+    /// not be blank.
     pub kind: String,
+    /// Who asked for it, as the caller named itself; `None` when it did not.
     pub actor: Option<String>,
+    /// The caller's task it belongs to, for filtering history; `None` when not given.
     pub task_id: Option<String>,
+    /// One sentence for people saying what was done.
     pub summary: String,
+    /// The workspace-relative path the operation is about (the destination of a copy or
+    /// move); `None` for none.
     pub target_path: Option<String>,
+    /// The workspace-relative path a copy or move started from; `None` for other operations.
     pub source_path: Option<String>,
+    /// For an undo, the id of the operation it reverses, which must be in the journal.
     pub undoes: Option<String>,
     /// Recorded by a process holding the workspace lock for the operation's whole life, so
     /// if it is still pending when the lock is free, its process died: recovery may resolve it.
     pub under_lock: bool,
+    /// Free-form JSON the caller attaches, recorded and shown as given.
     pub metadata: Map<String, Value>,
+    /// One per path the operation changes, in the order they are recorded.
     pub items: Vec<Item>,
 }
 
 /// A recorded operation with its items.
 #[derive(Clone, Debug)]
 pub struct Operation {
+    /// The journal's sequence number: later operations have larger numbers.
     pub seq: i64,
+    /// `op_` and 16 lowercase hex digits.
     pub id: String,
+    /// What the operation did (see [`NewOperation::kind`]).
     pub kind: String,
+    /// Where the operation stands now.
     pub status: Status,
+    /// When it was recorded (RFC 3339, UTC).
     pub created_at: String,
+    /// When its status last changed (RFC 3339, UTC).
     pub updated_at: String,
+    /// Who asked for it, as recorded; `None` when the caller did not say.
     pub actor: Option<String>,
+    /// The caller's task it belongs to, as recorded; `None` when not given.
     pub task_id: Option<String>,
+    /// One sentence for people saying what was done.
     pub summary: String,
+    /// The workspace-relative path the operation is about; `None` for none.
     pub target_path: Option<String>,
+    /// The path a copy or move started from; `None` for other operations.
     pub source_path: Option<String>,
+    /// For an undo, the operation it reverses.
     pub undoes: Option<String>,
+    /// Recorded by a process holding the workspace lock for the operation's whole life: left
+    /// pending while the lock is free, it is a dead process's, which recovery may resolve.
     pub under_lock: bool,
+    /// The metadata recorded: a JSON object, or null when the stored text could not be read
+    /// back.
     pub metadata: Value,
+    /// Its items, in recorded order.
     pub items: Vec<Item>,
 }
 
@@ -147,15 +182,22 @@ pub struct OperationHead {
     /// What the operation did: `write`, `create`, `replace_text`, `undo`, ... (a script's
     /// `journal-begin` names its own).
     pub kind: String,
+    /// Where the operation stands now.
     pub status: Status,
     /// When it was recorded (RFC 3339, UTC).
     pub created_at: String,
     /// When its status last changed (RFC 3339, UTC).
     pub updated_at: String,
+    /// Who asked for it, as the caller named itself; null when it did not.
     pub actor: Option<String>,
+    /// The caller's task it belongs to; null when not given.
     pub task_id: Option<String>,
+    /// One sentence for people saying what was done.
     pub summary: String,
+    /// The workspace-relative path the operation is about (the destination of a copy or
+    /// move); null for none.
     pub target_path: Option<String>,
+    /// The workspace-relative path a copy or move started from; null for other operations.
     pub source_path: Option<String>,
     /// The operation this one undoes, for an undo.
     pub undoes: Option<String>,
@@ -164,6 +206,7 @@ pub struct OperationHead {
 /// A journal record as the plumbing commands print it.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct OperationRecord {
+    /// What every view shows first; its fields sit directly in the record.
     #[serde(flatten)]
     pub head: OperationHead,
     /// Recorded by a process holding the workspace lock for the operation's whole life.
@@ -172,6 +215,7 @@ pub struct OperationRecord {
     /// text could not be read back).
     #[schemars(with = "Option<Map<String, Value>>")]
     pub metadata: Value,
+    /// One per path the operation changes, in recorded order.
     pub items: Vec<Item>,
 }
 
@@ -189,7 +233,8 @@ impl Operation {
         }
     }
 
-    pub fn head(&self) -> OperationHead {
+    /// The fields every view of the operation shows first.
+    pub(crate) fn head(&self) -> OperationHead {
         OperationHead {
             id: self.id.clone(),
             seq: self.seq,
@@ -206,6 +251,7 @@ impl Operation {
         }
     }
 
+    /// The operation as the plumbing commands print it.
     pub fn record(&self) -> OperationRecord {
         OperationRecord {
             head: self.head(),
