@@ -21,8 +21,6 @@
 //!
 //! The porcelain and the MCP server are built only from what this crate exports.
 
-#![warn(missing_docs)]
-
 pub mod commands;
 pub mod config;
 pub mod durable;

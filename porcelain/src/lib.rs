@@ -53,8 +53,6 @@
 //! # }
 //! ```
 
-#![warn(missing_docs)]
-
 pub use filekeeper_plumbing as plumbing;
 pub use plumbing::{Code, Error, ObjectId, Result};
 

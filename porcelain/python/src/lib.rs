@@ -5,8 +5,8 @@
 //! where it gives them: `start_line`/`end_line` for reads, `allow_sensitive_write` for the
 //! credential override) and calls the one `filekeeper` library function the CLI command and
 //! the MCP tool call. Nothing here decides anything: a result is the library's, serialized as
-//! the other surfaces serialize it (see [`records`]), and a failure is the library's error
-//! worded for Python (see [`errors`]). The GIL is released while the library works.
+//! the other surfaces serialize it (see `records.rs`), and a failure is the library's error
+//! worded for Python (see `errors.rs`). The GIL is released while the library works.
 
 mod errors;
 mod records;
