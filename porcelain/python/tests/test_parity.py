@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from filekeeper import Filekeeper, FilekeeperError, Workspace
+from filekeeper import Filekeeper, FilekeeperError, ReadResult, Workspace
 
 Doc = dict[str, Any]
 
@@ -419,7 +419,32 @@ def newest(tree: Tree, actor: str) -> str:
     return str(tree.workspace.list_history(actor=actor, limit=1)[0].id)
 
 
+def read_many(ws: Workspace, paths: list[str]) -> Doc:
+    """Python's list of reads and failures, as the `results` of the other surfaces' document,
+    where each item carries its own `ok`."""
+    results = ws.read_many(paths, start_line=1, end_line=2)
+    return {"results": [{"ok": isinstance(r, ReadResult), **r.to_dict()} for r in results]}
+
+
 READS = [
+    Request(
+        "read many, one missing, one outside",
+        "ok",
+        lambda ws, t: read_many(ws, ["notes.txt", "missing.txt", "../x"]),
+        lambda t: [
+            "file",
+            "read-many",
+            "notes.txt",
+            "missing.txt",
+            "../x",
+            "--from-line",
+            "1",
+            "--to-line",
+            "2",
+        ],
+        "file_read_many",
+        lambda t: {"paths": ["notes.txt", "missing.txt", "../x"], "from_line": 1, "to_line": 2},
+    ),
     Request(
         "read a line range",
         "ok",
@@ -879,6 +904,46 @@ def test_sensitive_refusal_names_only_its_own_override(
         if surface != "mcp":
             assert "i_accept_secret_write_risk" not in message, message
         assert not (trees[surface].root / ".ssh").exists()
+
+
+# A refusal whose recovery hint names an operation and an argument: each surface words it.
+CREATE_EXISTING = Request(
+    "create an existing file",
+    "ALREADY_EXISTS",
+    lambda ws, t: ws.create_file("notes.txt", "x\n").to_dict(),
+    lambda t: ["file", "create", "notes.txt", "--content", "x\n"],
+    "file_create",
+    lambda t: {"path": "notes.txt", "content": "x\n"},
+)
+HINT_WORDS = {
+    "python": ("Workspace.write_file()", "allow_existing=True"),
+    "cli": ("keeper file write", "--allow-existing"),
+    "mcp": ("file_write", "allow_existing: true"),
+}
+
+
+def test_recovery_hints_name_each_surfaces_own_words(trees: dict[str, Tree], bin_dir: Path) -> None:
+    documents = run_on_surfaces(CREATE_EXISTING, trees, bin_dir)
+    assert {s: outcome(d) for s, d in documents.items()} == dict.fromkeys(
+        documents, "ALREADY_EXISTS"
+    )
+
+    def without_recovery(document: Doc) -> Doc:
+        core = error_core(document)
+        details = {k: v for k, v in core["details"].items() if k != "recovery"}
+        return {**core, "details": details}
+
+    assert_same(documents, without_recovery)
+    for surface, document in documents.items():
+        recovery: str = document["error"]["details"]["recovery"]
+        for word in HINT_WORDS[surface]:
+            assert word in recovery, (surface, recovery)
+        for other, words in HINT_WORDS.items():
+            if other != surface:
+                for word in words:
+                    assert word not in recovery, (surface, other, recovery)
+    for tree in trees.values():
+        assert tree.workspace.read_file("notes.txt").content == NOTES
 
 
 def test_root_selection_agrees(tmp_path: Path, bin_dir: Path) -> None:
