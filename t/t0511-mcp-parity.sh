@@ -54,11 +54,15 @@ define_rows () {
 	: >"$ROWS" &&
 
 	# reads and searches
-	row ro ok "read a file" file_read '{"path": "notes.txt"}' \
+	# The server snapshots reads by default where there is history; the CLI only with
+	# --snapshot. The rows ask both for the same thing.
+	row ro ok "read a file" file_read '{"path": "notes.txt", "snapshot": false}' \
 		file read notes.txt &&
-	row ro ok "read a line range" file_read '{"path": "notes.txt", "from_line": 2, "to_line": 3}' \
+	row ro ok "read a line range" file_read '{"path": "notes.txt", "from_line": 2, "to_line": 3, "snapshot": false}' \
 		file read notes.txt --from-line 2 --to-line 3 &&
-	row ro ok "read by an absolute path inside" file_read "{\"path\": \"$TPL/notes.txt\"}" \
+	row rw ok "read with a snapshot" file_read '{"path": "notes.txt", "snapshot": true}' \
+		file read notes.txt --snapshot &&
+	row ro ok "read by an absolute path inside" file_read "{\"path\": \"$TPL/notes.txt\", \"snapshot\": false}" \
 		file read "$TPL/notes.txt" &&
 	row ro ok "read many, one missing" file_read_many '{"paths": ["notes.txt", "missing.txt", "../x"]}' \
 		file read-many notes.txt missing.txt ../x &&

@@ -27,6 +27,8 @@ impl filekeeper::plumbing::Spelling for McpSpelling {
             MaxEntries => "max_entries",
             MaxResults => "max_results",
             Limit => "limit",
+            BaseHash => "base_hash",
+            Snapshot => "snapshot: true",
         }
         .to_owned()
     }

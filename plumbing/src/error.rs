@@ -198,6 +198,10 @@ pub enum Argument {
     MaxResults,
     /// The most operations one history listing returns.
     Limit,
+    /// The version an edit's line numbers and text refer to.
+    BaseHash,
+    /// Store the bytes a read returns, so an edit can name them as its base.
+    Snapshot,
 }
 
 impl Argument {
@@ -219,6 +223,8 @@ impl Argument {
             Argument::MaxEntries => "max_entries",
             Argument::MaxResults => "max_results",
             Argument::Limit => "limit",
+            Argument::BaseHash => "base_hash",
+            Argument::Snapshot => "snapshot",
         }
     }
 }
@@ -430,7 +436,7 @@ impl Error {
     }
 
     /// Sets whether the identical request can succeed later.
-    pub(crate) fn retryable(mut self, retryable: bool) -> Self {
+    pub fn retryable(mut self, retryable: bool) -> Self {
         self.retryable = retryable;
         self
     }

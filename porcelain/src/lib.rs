@@ -69,7 +69,7 @@ pub mod schemas;
 mod text;
 mod time;
 
-pub use edit::{EditGuards, FileReport, HunkReport, Policy, Position};
+pub use edit::{EditGuards, FileReport, HunkReport, Landed, MergeReport, Policy, Position};
 pub use grep::{GrepMatch, GrepOptions, GrepResult};
 pub use history::{HistoryDiff, HistoryEntry, HistoryFilter, HistoryOperation, PathDiff};
 pub use listing::{ListEntry, ListOptions, Listing};

@@ -2,7 +2,7 @@
 
 use crate::text::{self, Collect, Newline};
 use crate::time::rfc3339;
-use crate::{Code, Error, Result, Workspace};
+use crate::{Code, Error, ObjectId, Result, Workspace};
 use filekeeper_plumbing::resolve::{Intent, Kind};
 use filekeeper_plumbing::{Argument, words};
 use schemars::JsonSchema;
@@ -20,6 +20,10 @@ pub struct ReadOptions {
     pub max_bytes: Option<u64>,
     /// An explicit encoding label (default UTF-8).
     pub encoding: Option<String>,
+    /// Store the whole file's bytes as they were read, so that an edit can name this version
+    /// as its `base_hash` later (creating the workspace's state if it has none). Without it a
+    /// read writes nothing.
+    pub snapshot: bool,
 }
 
 /// A slice of a text file, with the facts needed to write it back safely.
@@ -57,6 +61,11 @@ pub struct ReadResult {
     pub truncation_reason: Option<String>,
     /// Where to continue (the next read's first line) after a truncated read.
     pub next_start_line: Option<u64>,
+    /// Only when the read asked to store its snapshot: whether the version read
+    /// (`content_hash`) is now in the store. False for a file above `max_history_blob_bytes`,
+    /// which is never stored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot_stored: Option<bool>,
 }
 
 /// What `info` reports.
@@ -128,8 +137,63 @@ pub enum ManyItem {
 impl Workspace {
     /// Reads lines of a text file. Ranges are 1-based and inclusive; a range beyond the end is
     /// INVALID_ARGUMENT, never clamped. A read longer than `max_bytes` stops at a whole line
-    /// and says where to continue.
+    /// and says where to continue. With `snapshot`, the whole file's bytes are stored too.
     pub fn read_file(&self, path: &str, options: &ReadOptions) -> Result<ReadResult> {
+        let mut read = self.read_lines(path, options)?;
+        if options.snapshot {
+            read.snapshot_stored = Some(self.store_snapshot(path, &read.content_hash)?);
+        }
+        Ok(read)
+    }
+
+    /// Stores the bytes of `path` if they are still the version `hash` that was just read:
+    /// true when that version is in the store now. A file that changed in between is
+    /// CONTENT_CONFLICT (retryable): the read's content and its snapshot would differ.
+    fn store_snapshot(&self, path: &str, hash: &str) -> Result<bool> {
+        // A version already stored (every version keeper wrote, every one read before) costs
+        // one lookup and no second read.
+        if let Some(state) = self.inner.state(false)?
+            && state.store().contains(&ObjectId::parse(hash)?)
+        {
+            return Ok(true);
+        }
+        let cap = self.inner.limits.max_history_blob_bytes;
+        let mut file = self.inner.root.resolve(path, Intent::Read)?.open_file()?;
+        let len = file
+            .metadata()
+            .map_err(|e| Error::storage("inspecting file", &e))?
+            .len();
+        if len > cap {
+            return Ok(false);
+        }
+        let mut bytes = Vec::with_capacity(len as usize);
+        std::io::Read::read_to_end(&mut file, &mut bytes)
+            .map_err(|e| Error::storage("reading file", &e))?;
+        let id = ObjectId::of(&bytes);
+        if id.to_string() != hash {
+            return Err(Error::new(
+                Code::ContentConflict,
+                "the file changed while it was read; its snapshot was not stored",
+            )
+            .path(path)
+            .with("expected_hash", hash)
+            .with("actual_hash", id.to_string())
+            .retryable(true)
+            .recovery("read the file again"));
+        }
+        let state = self
+            .inner
+            .state(true)?
+            .ok_or_else(|| Error::internal("the workspace state was not created"))?;
+        let store = state.store();
+        if !store.contains(&id) {
+            store.write(&bytes)?;
+        }
+        Ok(true)
+    }
+
+    /// [`Workspace::read_file`] without the snapshot.
+    fn read_lines(&self, path: &str, options: &ReadOptions) -> Result<ReadResult> {
         let ceiling = self.inner.limits.max_read_bytes;
         let max_bytes = match options.max_bytes {
             Some(0) => {
@@ -244,6 +308,7 @@ impl Workspace {
             truncated: facts.cut_at.is_some(),
             truncation_reason: facts.cut_at.map(|_| "max_bytes".to_owned()),
             next_start_line: facts.cut_at,
+            snapshot_stored: None,
         })
     }
 

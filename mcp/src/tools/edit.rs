@@ -50,7 +50,7 @@ impl Tool for FileReplaceText {
     type Output = Success<MutationResult>;
 
     fn output_schema() -> Value {
-        schemas::mutation(&["match_stage", "match_count"], &[])
+        schemas::mutation(&["match_stage", "match_count"], &["merged"])
     }
 
     fn run(self, cx: &Context) -> Result<Self::Output> {
@@ -91,7 +91,7 @@ impl Tool for FileReplaceLines {
     type Output = Success<MutationResult>;
 
     fn output_schema() -> Value {
-        schemas::mutation(&[], &[])
+        schemas::mutation(&[], &["merged"])
     }
 
     fn run(self, cx: &Context) -> Result<Self::Output> {
@@ -151,7 +151,7 @@ impl Tool for FileInsertLines {
     type Output = Success<MutationResult>;
 
     fn output_schema() -> Value {
-        schemas::mutation(&[], &[])
+        schemas::mutation(&[], &["merged"])
     }
 
     fn run(self, cx: &Context) -> Result<Self::Output> {
@@ -190,7 +190,7 @@ impl Tool for FileDeleteLines {
     type Output = Success<MutationResult>;
 
     fn output_schema() -> Value {
-        schemas::mutation(&[], &[])
+        schemas::mutation(&[], &["merged"])
     }
 
     fn run(self, cx: &Context) -> Result<Self::Output> {

@@ -211,6 +211,8 @@ struct Guards {
     expected_content: Option<String>,
     #[schemars(description = EXPECTED_HASH)]
     expected_hash: Option<String>,
+    /// The content_hash of the read your line numbers and text come from. If the file changed since, the edit is made on that version and merged into the current file (the reply's merged.landed says where), or refused with CONTENT_CONFLICT where both changed the same lines.
+    base_hash: Option<String>,
 }
 
 impl From<Guards> for EditGuards {
@@ -218,6 +220,7 @@ impl From<Guards> for EditGuards {
         EditGuards {
             expected_hash: guards.expected_hash,
             expected_content: guards.expected_content,
+            base_hash: guards.base_hash,
         }
     }
 }

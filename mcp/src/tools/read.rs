@@ -20,6 +20,8 @@ pub struct FileRead {
     max_bytes: Option<u64>,
     /// The file's encoding when it is not UTF-8 (e.g. latin1, shift_jis).
     encoding: Option<String>,
+    /// Store the version read so an edit can name its content_hash as base_hash. Default: true once the workspace has history (a read never creates it unless this is true).
+    snapshot: Option<bool>,
 }
 
 impl Tool for FileRead {
@@ -35,6 +37,10 @@ impl Tool for FileRead {
             to_line: self.to_line,
             max_bytes: self.max_bytes,
             encoding: self.encoding,
+            snapshot: match self.snapshot {
+                Some(asked) => asked,
+                None => cx.workspace.state_location()?.is_some(),
+            },
         };
         Ok(cx.success(cx.workspace.read_file(&self.path, &options)?))
     }
@@ -64,6 +70,7 @@ impl Tool for FileReadMany {
             to_line: self.to_line,
             max_bytes: self.max_bytes_per_file,
             encoding: None,
+            snapshot: false,
         };
         let results = cx
             .workspace

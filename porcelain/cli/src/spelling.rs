@@ -27,6 +27,8 @@ impl Spelling for CliSpelling {
             MaxEntries => "--max-entries",
             MaxResults => "--max-results",
             Limit => "--limit",
+            BaseHash => "--base",
+            Snapshot => "--snapshot",
         }
         .to_owned()
     }

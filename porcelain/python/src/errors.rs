@@ -41,6 +41,8 @@ impl Spelling for PythonSpelling {
             Argument::MaxEntries => "max_entries",
             Argument::MaxResults => "max_results",
             Argument::Limit => "limit",
+            Argument::BaseHash => "base_hash",
+            Argument::Snapshot => "snapshot=True",
         }
         .to_owned()
     }

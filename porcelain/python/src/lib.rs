@@ -261,7 +261,8 @@ impl Workspace {
 
     /// Lines `start_line..=end_line` (1-based) of a text file, at most `max_bytes`, with
     /// `content_hash` to guard a later write.
-    #[pyo3(signature = (path, *, start_line = None, end_line = None, max_bytes = None, encoding = None))]
+    #[pyo3(signature = (path, *, start_line = None, end_line = None, max_bytes = None, encoding = None, snapshot = false))]
+    #[allow(clippy::too_many_arguments)]
     fn read_file(
         &self,
         py: Python<'_>,
@@ -270,12 +271,14 @@ impl Workspace {
         end_line: Option<i64>,
         max_bytes: Option<i64>,
         encoding: Option<String>,
+        snapshot: bool,
     ) -> PyResult<Py<PyAny>> {
         let options = ReadOptions {
             from_line: checked(py, natural_opt("start_line", start_line))?,
             to_line: checked(py, natural_opt("end_line", end_line))?,
             max_bytes: checked(py, natural_opt("max_bytes", max_bytes))?,
             encoding,
+            snapshot,
         };
         let read = py.detach(|| self.inner.read_file(path, &options));
         answer(py, Class::ReadResult, read)
@@ -296,6 +299,7 @@ impl Workspace {
             to_line: checked(py, natural_opt("end_line", end_line))?,
             max_bytes: checked(py, natural_opt("max_bytes_per_file", max_bytes_per_file))?,
             encoding: None,
+            snapshot: false,
         };
         let read = py.detach(|| self.inner.read_many(&paths, &options));
         let items = read.map_err(|e| to_python(py, e))?;
@@ -575,7 +579,7 @@ impl Workspace {
     /// Replaces literal text: exact first, then with indentation normalised (with a
     /// warning). `policy` is "first" (the text must occur once, or as many times as
     /// `expected_match_count` says) or "all".
-    #[pyo3(signature = (path, old, new, *, policy = "first", expected_match_count = None, expected_content = None, expected_hash = None, dry_run = false, actor = None, task_id = None, allow_sensitive_write = false))]
+    #[pyo3(signature = (path, old, new, *, policy = "first", expected_match_count = None, expected_content = None, expected_hash = None, base_hash = None, dry_run = false, actor = None, task_id = None, allow_sensitive_write = false))]
     #[allow(clippy::too_many_arguments)]
     fn replace_text(
         &self,
@@ -587,6 +591,7 @@ impl Workspace {
         expected_match_count: Option<i64>,
         expected_content: Option<String>,
         expected_hash: Option<String>,
+        base_hash: Option<String>,
         dry_run: bool,
         actor: Option<String>,
         task_id: Option<String>,
@@ -596,6 +601,7 @@ impl Workspace {
         let guards = EditGuards {
             expected_hash,
             expected_content,
+            base_hash,
         };
         let replaced = py.detach(|| {
             let policy = self::policy(policy)?;
@@ -614,7 +620,7 @@ impl Workspace {
     }
 
     /// Replaces lines `start..=end` (1-based) with `replacement`.
-    #[pyo3(signature = (path, start, end, replacement, *, expected_content = None, expected_hash = None, dry_run = false, actor = None, task_id = None, allow_sensitive_write = false))]
+    #[pyo3(signature = (path, start, end, replacement, *, expected_content = None, expected_hash = None, base_hash = None, dry_run = false, actor = None, task_id = None, allow_sensitive_write = false))]
     #[allow(clippy::too_many_arguments)]
     fn replace_lines(
         &self,
@@ -625,6 +631,7 @@ impl Workspace {
         replacement: &str,
         expected_content: Option<String>,
         expected_hash: Option<String>,
+        base_hash: Option<String>,
         dry_run: bool,
         actor: Option<String>,
         task_id: Option<String>,
@@ -634,6 +641,7 @@ impl Workspace {
         let guards = EditGuards {
             expected_hash,
             expected_content,
+            base_hash,
         };
         let replaced = py.detach(|| {
             self.inner.replace_lines(
@@ -649,7 +657,7 @@ impl Workspace {
     }
 
     /// Inserts `content` "before" or "after" line `line`, or at the "end" (no line).
-    #[pyo3(signature = (path, content, *, position, line = None, expected_content = None, expected_hash = None, dry_run = false, actor = None, task_id = None, allow_sensitive_write = false))]
+    #[pyo3(signature = (path, content, *, position, line = None, expected_content = None, expected_hash = None, base_hash = None, dry_run = false, actor = None, task_id = None, allow_sensitive_write = false))]
     #[allow(clippy::too_many_arguments)]
     fn insert_lines(
         &self,
@@ -660,6 +668,7 @@ impl Workspace {
         line: Option<i64>,
         expected_content: Option<String>,
         expected_hash: Option<String>,
+        base_hash: Option<String>,
         dry_run: bool,
         actor: Option<String>,
         task_id: Option<String>,
@@ -669,6 +678,7 @@ impl Workspace {
         let guards = EditGuards {
             expected_hash,
             expected_content,
+            base_hash,
         };
         let inserted = py.detach(|| {
             let position = self::position(position)?;
@@ -680,7 +690,7 @@ impl Workspace {
     }
 
     /// Deletes lines `start..=end` (1-based).
-    #[pyo3(signature = (path, start, end, *, expected_content = None, expected_hash = None, dry_run = false, actor = None, task_id = None, allow_sensitive_write = false))]
+    #[pyo3(signature = (path, start, end, *, expected_content = None, expected_hash = None, base_hash = None, dry_run = false, actor = None, task_id = None, allow_sensitive_write = false))]
     #[allow(clippy::too_many_arguments)]
     fn delete_lines(
         &self,
@@ -690,6 +700,7 @@ impl Workspace {
         end: i64,
         expected_content: Option<String>,
         expected_hash: Option<String>,
+        base_hash: Option<String>,
         dry_run: bool,
         actor: Option<String>,
         task_id: Option<String>,
@@ -699,6 +710,7 @@ impl Workspace {
         let guards = EditGuards {
             expected_hash,
             expected_content,
+            base_hash,
         };
         let deleted = py.detach(|| {
             let (start, end) = (natural("start", start)?, natural("end", end)?);

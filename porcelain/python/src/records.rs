@@ -148,8 +148,13 @@ classes! {
     MutationResult {
         "items" => MutationItem,
         "patch_files" => FileReport,
-        "skipped_operations" => PassedOver
+        "skipped_operations" => PassedOver,
+        "merged" => MergeReport
     }
+    /// How an edit made on an older version was merged.
+    MergeReport { "landed" => Landed }
+    /// Where one change of a merged edit landed.
+    Landed {}
     /// One path a mutation touched.
     MutationItem {}
     /// One file of an applied patch.
@@ -190,7 +195,9 @@ impl Class {
                     | "patch_files"
                     | "bom_kept"
                     | "skipped_operations"
+                    | "merged"
             ),
+            Class::ReadResult => field == "snapshot_stored",
             Class::Existence => matches!(field, "target_kind" | "target"),
             Class::FileReport => matches!(field, "from" | "mode"),
             _ => false,

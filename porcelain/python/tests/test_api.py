@@ -361,3 +361,55 @@ def test_a_negative_number_is_an_invalid_argument_naming_its_keyword(
 def test_a_wrong_type_is_pythons_type_error(ws: Workspace) -> None:
     with pytest.raises(TypeError):
         ws.read_file(7)  # type: ignore[arg-type]
+
+
+def test_an_edit_on_a_snapshot_lands_below_lines_inserted_since(ws: Workspace, root: Path) -> None:
+    (root / "f.txt").write_text("a\nb\nc\nd\n")
+    read = ws.read_file("f.txt", snapshot=True)
+    assert read.snapshot_stored is True
+    (root / "f.txt").write_text("new 1\nnew 2\na\nb\nc\nd\n")
+
+    edited = ws.replace_lines("f.txt", 3, 3, "C\n", base_hash=read.content_hash)
+
+    assert (root / "f.txt").read_text() == "new 1\nnew 2\na\nb\nC\nd\n"
+    assert edited.merged is not None
+    assert edited.merged.base_hash == read.content_hash
+    [landed] = edited.merged.landed
+    assert (landed.snapshot_start_line, landed.start_line, landed.line_count) == (3, 5, 1)
+    assert edited.warnings
+    # The merge is one operation, and undo gives back the file as it was before it.
+    assert edited.operation_id is not None
+    ws.undo(edited.operation_id)
+    assert (root / "f.txt").read_text() == "new 1\nnew 2\na\nb\nc\nd\n"
+
+
+def test_an_edit_on_a_snapshot_that_overlaps_a_change_is_a_conflict(
+    ws: Workspace, root: Path
+) -> None:
+    (root / "f.txt").write_text("a\nb\nc\n")
+    read = ws.read_file("f.txt", snapshot=True)
+    (root / "f.txt").write_text("a\nLIVE\nc\n")
+    with pytest.raises(FilekeeperError) as raised:
+        ws.replace_text("f.txt", "b", "EDIT", base_hash=read.content_hash)
+    error = raised.value
+    assert error.code == "CONTENT_CONFLICT"
+    assert error.details["reason"] == "merge_conflict"
+    [conflict] = error.details["conflicts"]
+    assert conflict["snapshot"]["text"] == "b\n"
+    assert conflict["edit"]["text"] == "EDIT\n"
+    assert conflict["live"]["text"] == "LIVE\n"
+    assert conflict["live_start_line"] == 2
+    assert (root / "f.txt").read_text() == "a\nLIVE\nc\n"
+
+
+def test_an_edit_on_a_version_not_stored_says_how_to_recover(ws: Workspace, root: Path) -> None:
+    (root / "f.txt").write_text("a\n")
+    read = ws.read_file("f.txt")
+    assert read.snapshot_stored is None
+    (root / "f.txt").write_text("b\n")
+    with pytest.raises(FilekeeperError) as raised:
+        ws.delete_lines("f.txt", 1, 1, base_hash=read.content_hash)
+    assert raised.value.code == "HISTORY_UNAVAILABLE"
+    assert "base_hash" in raised.value.message
+    assert "snapshot=True" in raised.value.details["recovery"]
+    assert (root / "f.txt").read_text() == "b\n"

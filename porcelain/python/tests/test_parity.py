@@ -16,6 +16,7 @@ stdout with newline-delimited JSON-RPC 2.0, without an SDK.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import queue
@@ -42,6 +43,8 @@ ZERO_HASH = "sha256:" + "0" * 64
 NOTES = "alpha\nbeta\ngamma\n"
 MAIN_RS = 'fn main() {\n    println!("hi");\n}\n'
 README = "# Read me\n"
+STORY = "one\ntwo\nthree\nfour\n"
+STORY_HASH = "sha256:" + hashlib.sha256(STORY.encode()).hexdigest()
 # MAIN_RS's lines with two spaces of indentation where the file has four: no exact match.
 MAIN_RS_OLD = 'fn main() {\n  println!("hi");\n}\n'
 MAIN_RS_NEW = 'fn main() {\n  println!("hello");\n}\n'
@@ -370,6 +373,9 @@ def make_tree(base: Path, home: Path | None = None, root: Path | None = None) ->
     if WORKSPACE not in [record.name for record in app.list_workspaces()]:
         app.create_workspace(WORKSPACE, root)
     workspace = app.workspace(name=WORKSPACE)
+    # A version in the store, and the file changed on disk since: for edits on a snapshot.
+    workspace.write_file("story.txt", STORY, actor="py-seed")
+    (root / "story.txt").write_text("zero\n" + STORY)
     seeded = workspace.write_file("log.txt", "v1\n", actor="py-seed", task_id="T-1")
     assert seeded.operation_id is not None
     return Tree(base, home, root, workspace, seeded.operation_id)
@@ -451,7 +457,17 @@ READS = [
         lambda ws, t: ws.read_file("notes.txt", start_line=2, end_line=3).to_dict(),
         lambda t: ["file", "read", "notes.txt", "--from-line", "2", "--to-line", "3"],
         "file_read",
-        lambda t: {"path": "notes.txt", "from_line": 2, "to_line": 3},
+        lambda t: {"path": "notes.txt", "from_line": 2, "to_line": 3, "snapshot": False},
+    ),
+    # The MCP server snapshots reads by default in a workspace with history (docs/decisions.md);
+    # the rows above ask every surface for the same thing explicitly.
+    Request(
+        "read with a snapshot",
+        "ok",
+        lambda ws, t: ws.read_file("notes.txt", snapshot=True).to_dict(),
+        lambda t: ["file", "read", "notes.txt", "--snapshot"],
+        "file_read",
+        lambda t: {"path": "notes.txt", "snapshot": True},
     ),
     Request(
         "read a whole file",
@@ -459,7 +475,7 @@ READS = [
         lambda ws, t: ws.read_file("src/main.rs").to_dict(),
         lambda t: ["file", "read", "src/main.rs"],
         "file_read",
-        lambda t: {"path": "src/main.rs"},
+        lambda t: {"path": "src/main.rs", "snapshot": False},
     ),
     Request(
         "read a missing file",
@@ -467,7 +483,7 @@ READS = [
         lambda ws, t: ws.read_file("missing.txt").to_dict(),
         lambda t: ["file", "read", "missing.txt"],
         "file_read",
-        lambda t: {"path": "missing.txt"},
+        lambda t: {"path": "missing.txt", "snapshot": False},
     ),
     Request(
         "read a range beyond the end",
@@ -475,7 +491,7 @@ READS = [
         lambda ws, t: ws.read_file("notes.txt", start_line=2, end_line=9).to_dict(),
         lambda t: ["file", "read", "notes.txt", "--from-line", "2", "--to-line", "9"],
         "file_read",
-        lambda t: {"path": "notes.txt", "from_line": 2, "to_line": 9},
+        lambda t: {"path": "notes.txt", "from_line": 2, "to_line": 9, "snapshot": False},
     ),
     Request(
         "read outside the workspace",
@@ -483,7 +499,7 @@ READS = [
         lambda ws, t: ws.read_file("src/../../x.txt").to_dict(),
         lambda t: ["file", "read", "src/../../x.txt"],
         "file_read",
-        lambda t: {"path": "src/../../x.txt"},
+        lambda t: {"path": "src/../../x.txt", "snapshot": False},
     ),
     Request(
         "list the root",
@@ -604,6 +620,52 @@ def notes_hash(tree: Tree) -> str:
 
 
 MUTATIONS = [
+    Request(
+        "replace lines on a snapshot, merged below a line inserted since",
+        "ok",
+        lambda ws, t: ws.replace_lines(
+            "story.txt", 3, 3, "THREE\n", base_hash=STORY_HASH
+        ).to_dict(),
+        lambda t: [
+            "file",
+            "replace-lines",
+            "story.txt",
+            "--start",
+            "3",
+            "--end",
+            "3",
+            "--replacement",
+            "THREE\n",
+            "--base",
+            STORY_HASH,
+        ],
+        "file_replace_lines",
+        lambda t: {
+            "path": "story.txt",
+            "start": 3,
+            "end": 3,
+            "replacement": "THREE\n",
+            "base_hash": STORY_HASH,
+        },
+    ),
+    Request(
+        "delete lines on a snapshot, next to a line inserted since",
+        "CONTENT_CONFLICT",
+        lambda ws, t: ws.delete_lines("story.txt", 1, 1, base_hash=STORY_HASH).to_dict(),
+        lambda t: [
+            "file",
+            "delete-lines",
+            "story.txt",
+            "--start",
+            "1",
+            "--end",
+            "1",
+            "--base",
+            STORY_HASH,
+        ],
+        "file_delete_lines",
+        lambda t: {"path": "story.txt", "start": 1, "end": 1, "base_hash": STORY_HASH},
+    ),
     Request(
         "write guarded by the current hash",
         "ok",
@@ -921,12 +983,55 @@ HINT_WORDS = {
     "mcp": ("file_write", "allow_existing: true"),
 }
 
+UNSTORED_BASE = Request(
+    "replace text on a version that is not stored",
+    "HISTORY_UNAVAILABLE",
+    lambda ws, t: ws.replace_text("story.txt", "two", "2", base_hash=ZERO_HASH).to_dict(),
+    lambda t: [
+        "file",
+        "replace-text",
+        "story.txt",
+        "--first",
+        "--old",
+        "two",
+        "--new",
+        "2",
+        "--base",
+        ZERO_HASH,
+    ],
+    "file_replace_text",
+    lambda t: {
+        "path": "story.txt",
+        "old": "two",
+        "new": "2",
+        "policy": "first",
+        "base_hash": ZERO_HASH,
+    },
+)
 
-def test_recovery_hints_name_each_surfaces_own_words(trees: dict[str, Tree], bin_dir: Path) -> None:
-    documents = run_on_surfaces(CREATE_EXISTING, trees, bin_dir)
-    assert {s: outcome(d) for s, d in documents.items()} == dict.fromkeys(
-        documents, "ALREADY_EXISTS"
-    )
+SNAPSHOT_WORDS = {
+    "python": ("snapshot=True",),
+    "cli": ("--snapshot",),
+    "mcp": ("snapshot: true",),
+}
+
+HINTS = [
+    (CREATE_EXISTING, "ALREADY_EXISTS", HINT_WORDS),
+    (UNSTORED_BASE, "HISTORY_UNAVAILABLE", SNAPSHOT_WORDS),
+]
+
+
+@pytest.mark.parametrize(("request_", "code", "hint_words"), HINTS, ids=[h[1] for h in HINTS])
+def test_recovery_hints_name_each_surfaces_own_words(
+    request_: Request,
+    code: str,
+    hint_words: dict[str, tuple[str, ...]],
+    trees: dict[str, Tree],
+    bin_dir: Path,
+) -> None:
+    before = trees["python"].files()
+    documents = run_on_surfaces(request_, trees, bin_dir)
+    assert {s: outcome(d) for s, d in documents.items()} == dict.fromkeys(documents, code)
 
     def without_recovery(document: Doc) -> Doc:
         core = error_core(document)
@@ -936,14 +1041,14 @@ def test_recovery_hints_name_each_surfaces_own_words(trees: dict[str, Tree], bin
     assert_same(documents, without_recovery)
     for surface, document in documents.items():
         recovery: str = document["error"]["details"]["recovery"]
-        for word in HINT_WORDS[surface]:
+        for word in hint_words[surface]:
             assert word in recovery, (surface, recovery)
-        for other, words in HINT_WORDS.items():
+        for other, words in hint_words.items():
             if other != surface:
                 for word in words:
                     assert word not in recovery, (surface, other, recovery)
     for tree in trees.values():
-        assert tree.workspace.read_file("notes.txt").content == NOTES
+        assert tree.files() == before
 
 
 def test_root_selection_agrees(tmp_path: Path, bin_dir: Path) -> None:
@@ -963,7 +1068,7 @@ def test_root_selection_agrees(tmp_path: Path, bin_dir: Path) -> None:
     )
     try:
         server.initialize()
-        mcp = server.call("file_read", {"path": "notes.txt", "from_line": 1})
+        mcp = server.call("file_read", {"path": "notes.txt", "from_line": 1, "snapshot": False})
     finally:
         server.close()
     documents = {

@@ -37,6 +37,8 @@ SCHEMA_OF: dict[str, tuple[str, str | None]] = {
     "FileReport": ("mcp/file_apply_patch.json", "FileReport"),
     "HunkReport": ("mcp/file_apply_patch.json", "HunkReport"),
     "PassedOver": ("mcp/undo_last.json", "PassedOver"),
+    "MergeReport": ("mcp/file_replace_lines.json", "MergeReport"),
+    "Landed": ("mcp/file_replace_lines.json", "Landed"),
     "HistoryEntry": ("mcp/history_list.json", "HistoryEntry"),
     "OperationRecord": ("mcp/history_get.json", None),
     "HistoryOperation": ("mcp/history_get.json", "HistoryOperation"),
@@ -50,6 +52,7 @@ SCHEMA_OF: dict[str, tuple[str, str | None]] = {
 MUTATION_SCHEMAS = [
     "mcp/file_write.json",
     "mcp/file_replace_text.json",
+    "mcp/file_replace_lines.json",
     "mcp/file_apply_patch.json",
     "mcp/undo_last.json",
 ]

@@ -8,21 +8,26 @@ mod doc;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod lines;
+mod merge;
+#[cfg(test)]
+mod merge_generated;
 mod patch;
 mod replace;
 #[cfg(test)]
 mod replace_generated;
 
 pub use lines::Position;
+pub use merge::{Landed, MergeReport};
 pub use patch::{FileReport, HunkReport};
 pub use replace::Policy;
 
 use crate::mutate::{
     MutationExtra, MutationOptions, MutationResult, Plan, no_such_file, not_a_file,
 };
-use crate::{Result, Workspace};
+use crate::{Code, Error, ObjectId, Result, Workspace};
 use doc::Editable;
 use filekeeper_plumbing::resolve::Kind;
+use filekeeper_plumbing::{Argument, words};
 use std::sync::Arc;
 
 /// Guards every edit takes.
@@ -32,6 +37,10 @@ pub struct EditGuards {
     pub expected_hash: Option<String>,
     /// The targeted region (the replaced text, or the line range) must hold exactly this text.
     pub expected_content: Option<String>,
+    /// The version (`sha256:...`, a read's `content_hash`) the edit's line numbers and text
+    /// refer to. If the file holds another version now, the edit is made on this one and
+    /// merged into the file as it is, or refused as a conflict.
+    pub base_hash: Option<String>,
 }
 
 impl Workspace {
@@ -45,6 +54,7 @@ impl Workspace {
         edit: impl FnOnce(&mut Editable) -> Result<(MutationExtra, Vec<String>)>,
     ) -> Result<Plan> {
         let expected = crate::mutate::parse_expected_hash(guards.expected_hash.as_deref(), path)?;
+        let base = crate::mutate::parse_expected_hash(guards.base_hash.as_deref(), path)?;
         let target = self.resolve_target(path, options)?;
         match target.kind {
             Some(Kind::File) => {}
@@ -55,9 +65,16 @@ impl Workspace {
         if let Some(expected) = expected {
             crate::mutate::guard(path, expected, Some(seen.hash))?;
         }
-        let mut editable = Editable::new(path, &bytes)?;
-        let (extra, warnings) = edit(&mut editable)?;
-        let new = editable.into_bytes();
+        let (new, extra, warnings) = match base {
+            Some(base) if base != seen.hash => {
+                self.edit_snapshot(path, &target.rel, base, seen.hash, &bytes, edit)?
+            }
+            _ => {
+                let mut editable = Editable::new(path, &bytes)?;
+                let (extra, warnings) = edit(&mut editable)?;
+                (editable.into_bytes(), extra, warnings)
+            }
+        };
         drop(bytes); // `seen` keeps the old bytes when they go to history; nothing else needs them
         self.check_size(path, new.len())?;
         let verb = format!("Edited ({kind})");
@@ -67,6 +84,59 @@ impl Workspace {
         plan.warnings.extend(warnings);
         plan.extra = extra;
         Ok(plan)
+    }
+
+    /// Makes `edit` on the version `base` (from the store) and merges the result into `live`,
+    /// the bytes the file holds now (`live_hash`): the new bytes, or CONTENT_CONFLICT with
+    /// the regions both changed.
+    fn edit_snapshot(
+        &self,
+        path: &str,
+        rel: &str,
+        base: ObjectId,
+        live_hash: ObjectId,
+        live: &[u8],
+        edit: impl FnOnce(&mut Editable) -> Result<(MutationExtra, Vec<String>)>,
+    ) -> Result<(Vec<u8>, MutationExtra, Vec<String>)> {
+        let snapshot = self.snapshot(path, base)?;
+        let on_snapshot = |err: Error| err.with("base_hash", base.to_string());
+        let mut editable = Editable::new(path, &snapshot).map_err(on_snapshot)?;
+        let (mut extra, mut warnings) = edit(&mut editable).map_err(on_snapshot)?;
+        let edited = editable.into_bytes();
+        let merged = merge::merge(&snapshot, live, &edited)
+            .map_err(|conflicts| merge_conflict(path, base, live_hash, &conflicts))?;
+        warnings.push(format!(
+            "{rel} changed since the version this edit was made on; the edit was merged into \
+             the file as it is now (see merged.landed for where each change went)"
+        ));
+        extra.merged = Some(MergeReport {
+            base_hash: base.to_string(),
+            landed: merged.landed,
+        });
+        Ok((merged.bytes, extra, warnings))
+    }
+
+    /// The bytes of version `id` of `path`, from this workspace's store.
+    fn snapshot(&self, path: &str, id: ObjectId) -> Result<Vec<u8>> {
+        let store = self.inner.state(false)?.map(|state| state.store());
+        match store {
+            Some(store) if store.contains(&id) => store.read(&id),
+            _ => Err(Error::worded(
+                Code::HistoryUnavailable,
+                words![
+                    "the version named by ",
+                    Argument::BaseHash,
+                    " is not in this workspace's store, so the edit cannot be merged into the changed file"
+                ],
+            )
+            .path(path)
+            .with("base_hash", id.to_string())
+            .hint(words![
+                "read the file again (",
+                Argument::Snapshot,
+                " stores what a read returns) and redo the edit on what it holds now"
+            ])),
+        }
     }
 
     /// Replaces literal text: exact first, then with indentation and trailing whitespace
@@ -177,4 +247,60 @@ impl Workspace {
             })
         })
     }
+}
+
+/// The most conflicting regions one error shows, and the most bytes of each text in them.
+const MAX_CONFLICTS: usize = 5;
+const MAX_CONFLICT_TEXT: usize = 2048;
+
+/// CONTENT_CONFLICT for an edit on version `base` that overlaps what changed since.
+fn merge_conflict(
+    path: &str,
+    base: ObjectId,
+    live: ObjectId,
+    conflicts: &[merge::Conflict],
+) -> Error {
+    let text = |bytes: &[u8]| -> serde_json::Value {
+        let cut = bytes.len() > MAX_CONFLICT_TEXT;
+        let mut end = bytes.len().min(MAX_CONFLICT_TEXT);
+        let text = String::from_utf8_lossy(&bytes[..end]);
+        // A cut inside a character would end in a replacement character: cut before it.
+        let mut text = text.into_owned();
+        if cut {
+            while text.ends_with('\u{fffd}') && end > 0 {
+                end -= 1;
+                text = String::from_utf8_lossy(&bytes[..end]).into_owned();
+            }
+        }
+        serde_json::json!({ "text": text, "truncated": cut })
+    };
+    let regions: Vec<serde_json::Value> = conflicts
+        .iter()
+        .take(MAX_CONFLICTS)
+        .map(|c| {
+            serde_json::json!({
+                "snapshot_start_line": c.snapshot_start_line,
+                "snapshot": text(&c.snapshot),
+                "edit": text(&c.edit),
+                "live_start_line": c.live_start_line,
+                "live": text(&c.live),
+            })
+        })
+        .collect();
+    let first = &conflicts[0];
+    Error::new(
+        Code::ContentConflict,
+        format!(
+            "the file changed since the version this edit was made on, in the lines the edit \
+             changes (snapshot line {}, now line {}); nothing was written",
+            first.snapshot_start_line, first.live_start_line
+        ),
+    )
+    .path(path)
+    .with("reason", "merge_conflict")
+    .with("base_hash", base.to_string())
+    .with("actual_hash", live.to_string())
+    .with("conflicts", regions)
+    .with("conflicts_truncated", conflicts.len() > MAX_CONFLICTS)
+    .recovery("read the file again and redo the edit on what it holds now")
 }

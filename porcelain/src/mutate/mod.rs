@@ -146,6 +146,10 @@ pub struct MutationExtra {
     /// cannot be undone, newest first (empty when none was).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped_operations: Option<Vec<filekeeper_plumbing::journal::PassedOver>>,
+    /// Edits with a `base_hash` the file no longer held: the edit was made on that version
+    /// and merged into the file as it was (`docs/editing.md`, "Edits on a snapshot").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub merged: Option<crate::edit::MergeReport>,
 }
 
 /// At most this many new files are staged before the record; the rest are published at their

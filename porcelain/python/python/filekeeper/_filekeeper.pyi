@@ -60,6 +60,8 @@ class ReadResult(Record):
     truncated: bool
     truncation_reason: str | None
     next_start_line: int | None
+    # Only when the read asked for snapshot=True; None otherwise.
+    snapshot_stored: bool | None
 
 @final
 class ErrorBody(Record):
@@ -178,6 +180,18 @@ class PassedOver(Record):
     reason: str
 
 @final
+class Landed(Record):
+    snapshot_start_line: int
+    snapshot_line_count: int
+    start_line: int
+    line_count: int
+
+@final
+class MergeReport(Record):
+    base_hash: str
+    landed: list[Landed]
+
+@final
 class MutationResult(Record):
     path: str
     changed: bool
@@ -200,6 +214,7 @@ class MutationResult(Record):
     patch_files: list[FileReport] | None
     bom_kept: bool | None
     skipped_operations: list[PassedOver] | None
+    merged: MergeReport | None
 
 @final
 class OperationItem(Record):
@@ -300,6 +315,7 @@ class Workspace:
         end_line: int | None = None,
         max_bytes: int | None = None,
         encoding: str | None = None,
+        snapshot: bool = False,
     ) -> ReadResult: ...
     def read_many(
         self,
@@ -433,6 +449,7 @@ class Workspace:
         expected_match_count: int | None = None,
         expected_content: str | None = None,
         expected_hash: str | None = None,
+        base_hash: str | None = None,
         dry_run: bool = False,
         actor: str | None = None,
         task_id: str | None = None,
@@ -447,6 +464,7 @@ class Workspace:
         *,
         expected_content: str | None = None,
         expected_hash: str | None = None,
+        base_hash: str | None = None,
         dry_run: bool = False,
         actor: str | None = None,
         task_id: str | None = None,
@@ -461,6 +479,7 @@ class Workspace:
         line: int | None = None,
         expected_content: str | None = None,
         expected_hash: str | None = None,
+        base_hash: str | None = None,
         dry_run: bool = False,
         actor: str | None = None,
         task_id: str | None = None,
@@ -474,6 +493,7 @@ class Workspace:
         *,
         expected_content: str | None = None,
         expected_hash: str | None = None,
+        base_hash: str | None = None,
         dry_run: bool = False,
         actor: str | None = None,
         task_id: str | None = None,

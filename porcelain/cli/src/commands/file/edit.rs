@@ -126,6 +126,11 @@ pub struct EditGuardArgs {
     /// Refuse (CONTENT_CONFLICT) unless the whole file holds exactly this content.
     #[arg(long, value_name = "HASH")]
     pub expected_hash: Option<String>,
+    /// The version (a read's content_hash) the line numbers and text refer to. If the file
+    /// changed since, the edit is made on that version and merged into the file as it is
+    /// now, or refused (CONTENT_CONFLICT) where both changed the same lines.
+    #[arg(long = "base", value_name = "HASH")]
+    pub base_hash: Option<String>,
 }
 
 impl EditGuardArgs {
@@ -133,6 +138,7 @@ impl EditGuardArgs {
         EditGuards {
             expected_hash: self.expected_hash.clone(),
             expected_content: self.expected_content.clone(),
+            base_hash: self.base_hash.clone(),
         }
     }
 }

@@ -22,6 +22,10 @@ pub struct ReadArgs {
     /// Return at most N bytes, cut at a whole line (default and ceiling: max_read_bytes).
     #[arg(long, value_name = "N")]
     pub max_bytes: Option<u64>,
+    /// Also store the version read, so that a later edit can name its content_hash with
+    /// --base and be merged if the file changes in between.
+    #[arg(long)]
+    pub snapshot: bool,
 }
 
 /// Read several files; each succeeds or fails on its own (at most max_read_many_paths).
@@ -60,12 +64,17 @@ impl LineRange {
             to_line: self.to_line,
             max_bytes,
             encoding: self.encoding.clone(),
+            snapshot: false,
         }
     }
 }
 
 pub fn cmd_read(ws: &Workspace, args: &ReadArgs) -> Result<Reply> {
-    let read = ws.read_file(&args.path, &args.range.options(args.max_bytes))?;
+    let options = ReadOptions {
+        snapshot: args.snapshot,
+        ..args.range.options(args.max_bytes)
+    };
+    let read = ws.read_file(&args.path, &options)?;
     let notes = read_notes(&read);
     let mut reply = Reply::new(workspace_fields(ws, &read), read.raw.clone());
     reply.notes = notes;

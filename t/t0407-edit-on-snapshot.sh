@@ -1,0 +1,204 @@
+#!/bin/sh
+test_description='edits on a snapshot: --base HASH and base_hash, merged three ways or refused
+
+An agent edits from what it read a while ago. `file read --snapshot` stores the version read,
+and every version keeper writes is stored already. An edit that names that version with --base
+is applied as usual while the file still holds it. When the file changed since, the edit is made
+on the stored version and merged into the file as it is: a change away from every change made
+since lands where the version put it (shifted by lines inserted or removed above), and the
+reply says where (merged.landed); a change that overlaps or touches one made since is
+CONTENT_CONFLICT with the region as the version had it, as the edit wants it and as the file
+has it now, and nothing is written. A version not in the store is HISTORY_UNAVAILABLE, saying
+how to recover. A merge is one operation, and undo gives back the file as it was before it.'
+. ./test-lib.sh
+
+# ten FILE: the lines one to ten, LF, to FILE.
+ten () {
+	printf "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n" >"$1"
+}
+
+# snapshot FILE: reads FILE with --snapshot and prints the version's hash.
+snapshot () {
+	keeper --json file read "$1" --snapshot >read.json &&
+	test "$(json_get .snapshot_stored read.json)" = true &&
+	json_get .content_hash read.json
+}
+
+test_expect_success 'a read without --snapshot stores nothing and creates no state' '
+	ten plain.txt &&
+	keeper --json file read plain.txt >read.json &&
+	test "$(jq "has(\"snapshot_stored\")" read.json)" = false &&
+	test ! -e .filekeeper
+'
+
+test_expect_success 'file read --snapshot stores the whole file, also for a range read' '
+	ten f.txt &&
+	keeper --json file read f.txt --snapshot --from-line 2 --to-line 3 >read.json &&
+	test "$(json_get .snapshot_stored read.json)" = true &&
+	test "$(json_get .content_hash read.json)" = "$(sha f.txt)" &&
+	keeper cat-blob "$(sha f.txt)" >blob &&
+	cmp blob f.txt
+'
+
+test_expect_success 'with --base equal to the file, the edit is an ordinary one' '
+	ten f.txt &&
+	base=$(snapshot f.txt) &&
+	keeper --json file replace-lines f.txt --start 2 --end 2 --replacement TWO --base "$base" >out.json &&
+	test "$(json_get .ok out.json)" = true &&
+	test "$(jq "has(\"merged\")" out.json)" = false &&
+	test "$(sed -n 2p f.txt)" = TWO
+'
+
+test_expect_success 'an edit below lines inserted since lands where the version put it' '
+	ten f.txt &&
+	base=$(snapshot f.txt) &&
+	{ printf "new 1\nnew 2\n" && cat f.txt; } >f.new && mv f.new f.txt &&
+	keeper --json file replace-lines f.txt --start 5 --end 5 --replacement FIVE --base "$base" >out.json &&
+	test "$(sed -n 7p f.txt)" = FIVE &&
+	test "$(sed -n 1p f.txt)" = "new 1" &&
+	test "$(wc -l <f.txt)" -eq 12 &&
+	test "$(json_get .merged.base_hash out.json)" = "$base" &&
+	test "$(jq -c ".merged.landed" out.json)" = "[{\"snapshot_start_line\":5,\"snapshot_line_count\":1,\"start_line\":7,\"line_count\":1}]" &&
+	test "$(jq ".warnings | length" out.json)" = 1
+'
+
+test_expect_success 'undo of a merged edit gives back the file as it was before the merge' '
+	{ printf "new 1\nnew 2\n" && printf "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n"; } >expected &&
+	keeper --json history undo-last >undo.json &&
+	test "$(json_get .ok undo.json)" = true &&
+	cmp expected f.txt
+'
+
+test_expect_success 'two writers editing apart both land (the other writer through keeper)' '
+	ten g.txt &&
+	keeper --json file write g.txt --content "$(cat g.txt)
+" >w.json &&
+	base=$(json_get .after_hash w.json) &&
+	keeper --json file replace-lines g.txt --start 1 --end 1 --replacement ONE >/dev/null &&
+	keeper --json file delete-lines g.txt --start 9 --end 9 --base "$base" >out.json &&
+	test "$(json_get .ok out.json)" = true &&
+	printf "ONE\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nten\n" >expected &&
+	cmp expected g.txt
+'
+
+test_expect_success 'insert-lines and replace-text on a version merge too' '
+	ten h.txt &&
+	base=$(snapshot h.txt) &&
+	sed -i 1d h.txt &&
+	keeper --json file insert-lines h.txt --position after --line 6 --content "six and a half" --base "$base" >out.json &&
+	test "$(sed -n 6p h.txt)" = "six and a half" &&
+	test "$(json_get ".merged.landed[0].start_line" out.json)" = 6 &&
+	keeper --json file replace-text h.txt --first --base "$base" --old "nine" --new "NINE" >out.json &&
+	test "$(json_get .match_count out.json)" = 1 &&
+	printf "two\nthree\nfour\nfive\nsix\nsix and a half\nseven\neight\nNINE\nten\n" >expected &&
+	cmp expected h.txt
+'
+
+test_expect_success 'an edit of lines changed since is a conflict that writes nothing' '
+	ten c.txt &&
+	base=$(snapshot c.txt) &&
+	sed -i "s/^five$/FIVE (theirs)/" c.txt &&
+	save c.txt &&
+	refused 15 CONTENT_CONFLICT --naming c.txt file replace-lines c.txt --start 5 --end 5 --replacement "five (mine)" --base "$base" &&
+	untouched c.txt &&
+	test "$(json_get .error.details.reason refusal.json)" = merge_conflict &&
+	test "$(json_get .error.details.base_hash refusal.json)" = "$base" &&
+	test "$(json_get .error.details.actual_hash refusal.json)" = "$(sha c.txt)" &&
+	jq -e ".error.details.conflicts == [{snapshot_start_line: 5, snapshot: {text: \"five\n\", truncated: false},
+		edit: {text: \"five (mine)\n\", truncated: false}, live_start_line: 5,
+		live: {text: \"FIVE (theirs)\n\", truncated: false}}]" refusal.json
+'
+
+test_expect_success 'an edit on the line next to one changed since conflicts too' '
+	ten c2.txt &&
+	base=$(snapshot c2.txt) &&
+	sed -i "s/^four$/FOUR/" c2.txt &&
+	save c2.txt &&
+	refused 15 CONTENT_CONFLICT file delete-lines c2.txt --start 5 --end 5 --base "$base" &&
+	untouched c2.txt
+'
+
+test_expect_success 'a conflict gives the live line numbers after lines inserted above' '
+	ten c3.txt &&
+	base=$(snapshot c3.txt) &&
+	{ printf "a\nb\nc\n" && sed "s/^seven$/SEVEN/" c3.txt; } >c3.new && mv c3.new c3.txt &&
+	refused 15 CONTENT_CONFLICT file replace-text c3.txt --first --old seven --new 7 --base "$base" &&
+	test "$(json_get ".error.details.conflicts[0].snapshot_start_line" refusal.json)" = 7 &&
+	test "$(json_get ".error.details.conflicts[0].live_start_line" refusal.json)" = 10
+'
+
+test_expect_success 'old text found twice in the version is refused whatever changed since, with no write' '
+	printf "x = 1\ny = 2\nx = 1\n" >amb.txt &&
+	base=$(snapshot amb.txt) &&
+	printf "header\n" >>amb.txt &&
+	save amb.txt &&
+	refused 17 MATCH_COUNT_MISMATCH --naming amb.txt file replace-text amb.txt --first --old "x = 1" --new "x = 3" --base "$base" &&
+	untouched amb.txt &&
+	test "$(json_get .error.details.base_hash refusal.json)" = "$base"
+'
+
+test_expect_success 'a version that is not in the store is HISTORY_UNAVAILABLE, with the way back' '
+	printf "only here\nnever stored\n" >m.txt &&
+	keeper --json file read m.txt >read.json &&
+	unstored=$(json_get .content_hash read.json) &&
+	printf "changed\n" >>m.txt &&
+	save m.txt &&
+	refused 29 HISTORY_UNAVAILABLE --naming m.txt file replace-lines m.txt --start 1 --end 1 --replacement ONE --base "$unstored" &&
+	untouched m.txt &&
+	test "$(json_get .error.details.base_hash refusal.json)" = "$unstored" &&
+	json_get .error.details.recovery refusal.json | grep -e "--snapshot" &&
+	json_get .error.message refusal.json | grep -e "--base"
+'
+
+test_expect_success 'a malformed --base is INVALID_ARGUMENT' '
+	ten bad.txt &&
+	refused 2 INVALID_ARGUMENT file delete-lines bad.txt --start 1 --end 1 --base nonsense
+'
+
+test_expect_success 'a CRLF file stays CRLF through a merge' '
+	printf "a\r\nb\r\nc\r\nd\r\n" >crlf.txt &&
+	base=$(snapshot crlf.txt) &&
+	printf "a\r\nb\r\nc\r\nd\r\ne\r\n" >crlf.txt &&
+	keeper --json file replace-lines crlf.txt --start 1 --end 1 --replacement A --base "$base" >out.json &&
+	printf "A\r\nb\r\nc\r\nd\r\ne\r\n" >expected &&
+	cmp expected crlf.txt
+'
+
+# The same through the MCP server, as an agent calls it.
+
+test_expect_success MCP_SDK 'MCP: file_read snapshots by default once the workspace has history' '
+	ten agent.txt &&
+	jq -nc "{tool: \"file_read\", arguments: {path: \"agent.txt\"}}" >req.jsonl &&
+	timeout 60 "$PY" "$MCP/call.py" "$WS" <req.jsonl >resp.jsonl &&
+	test "$(jq -r .structured.snapshot_stored resp.jsonl)" = true &&
+	keeper cat-blob "$(sha agent.txt)" >blob &&
+	cmp blob agent.txt
+'
+
+test_expect_success MCP_SDK 'MCP: a read in a workspace without history creates nothing unless asked' '
+	mkdir -p "$TRASH/fresh" && ten "$TRASH/fresh/a.txt" &&
+	jq -nc "{tool: \"file_read\", arguments: {path: \"a.txt\"}}" >req.jsonl &&
+	timeout 60 "$PY" "$MCP/call.py" "$TRASH/fresh" <req.jsonl >resp.jsonl &&
+	test "$(jq ".structured | has(\"snapshot_stored\")" resp.jsonl)" = false &&
+	test ! -e "$TRASH/fresh/.filekeeper" &&
+	jq -nc "{tool: \"file_read\", arguments: {path: \"a.txt\", snapshot: true}}" >req.jsonl &&
+	timeout 60 "$PY" "$MCP/call.py" "$TRASH/fresh" <req.jsonl >resp.jsonl &&
+	test "$(jq -r .structured.snapshot_stored resp.jsonl)" = true
+'
+
+test_expect_success MCP_SDK 'MCP: base_hash merges an edit below an insertion, and refuses an overlap' '
+	ten mcp.txt &&
+	base=$(snapshot mcp.txt) &&
+	{ printf "inserted\n" && cat mcp.txt; } >mcp.new && mv mcp.new mcp.txt &&
+	{
+		jq -nc --arg b "$base" "{tool: \"file_replace_lines\", arguments: {path: \"mcp.txt\", start: 3, end: 3, replacement: \"THREE\", base_hash: \$b}}" &&
+		jq -nc --arg b "$base" "{tool: \"file_replace_lines\", arguments: {path: \"mcp.txt\", start: 3, end: 3, replacement: \"3\", base_hash: \$b}}"
+	} >req.jsonl &&
+	timeout 60 "$PY" "$MCP/call.py" "$WS" <req.jsonl >resp.jsonl &&
+	sed -n 1p resp.jsonl | jq -e ".structured.ok and .structured.merged.landed[0].start_line == 4" &&
+	sed -n 2p resp.jsonl | jq -e ".is_error and .structured.error.code == \"CONTENT_CONFLICT\"
+		and .structured.error.details.conflicts[0].live.text == \"THREE\n\"" &&
+	test "$(sed -n 4p mcp.txt)" = THREE
+'
+
+test_done
