@@ -30,8 +30,10 @@ test: lint build venv rust-tests shell-tests python-tests
 
 venv: .venv/.installed
 
-.venv/.installed:
+.venv/bin/python:
 	$(PYTHON) -m venv .venv
+
+.venv/.installed: .venv/bin/python
 	.venv/bin/pip install --quiet '$(MCP_SDK)'
 	touch $@
 
@@ -41,7 +43,7 @@ venv: .venv/.installed
 PYTHON_TOOLS = maturin==1.16.0 uv==0.13.9 pytest==9.2.0 mypy==2.4.1 ruff==0.17.6
 WHEELS = target/wheels
 
-.venv/.tools: .venv/.installed
+.venv/.tools: .venv/bin/python
 	.venv/bin/pip install --quiet $(PYTHON_TOOLS)
 	touch $@
 
