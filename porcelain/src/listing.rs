@@ -62,12 +62,12 @@ pub struct ListOptions {
     pub max_entries: Option<u64>,
 }
 
-/// Builds a glob matcher. `*` crosses directory separators, so `*.md` finds nested files;
-/// a pattern without `/` also matches a bare file name.
 /// The longest glob accepted. globset compiles a glob to a regex and panics when that regex
 /// is over its size limit; no real glob comes near this.
 const MAX_GLOB_BYTES: usize = 4096;
 
+/// Builds a glob matcher. `*` crosses directory separators, so `*.md` finds nested files;
+/// a pattern without `/` also matches a bare file name.
 pub(crate) fn glob(pattern: &str) -> Result<GlobMatcher> {
     if pattern.len() > MAX_GLOB_BYTES {
         return Err(crate::too_large(

@@ -26,7 +26,7 @@ pub struct FileRead {
 
 impl Tool for FileRead {
     const NAME: &str = "file_read";
-    const DESCRIPTION: &str = "Read lines of a text file. Returns content, content_hash (pass it as expected_hash to a later write), newline convention, BOM, encoding and line_count. A read longer than max_bytes stops at a whole line with truncated=true and next_start_line. Binary or undecodable files are refused (BINARY_CONTENT_REFUSED).";
+    const DESCRIPTION: &str = "Read lines of a text file. Returns content, content_hash (pass it as expected_hash to a later write, or as base_hash to an edit so it is merged if the file changes meanwhile), newline convention, BOM, encoding and line_count. A read longer than max_bytes stops at a whole line with truncated=true and next_start_line. Binary or undecodable files are refused (BINARY_CONTENT_REFUSED).";
     const EFFECT: Effect = Effect::Read;
     const QUICK: bool = true;
     type Output = Success<ReadResult>;
