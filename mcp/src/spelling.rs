@@ -27,6 +27,7 @@ impl filekeeper::plumbing::Spelling for McpSpelling {
             MaxEntries => "max_entries",
             MaxResults => "max_results",
             Limit => "limit",
+            Occurrence => "occurrence",
         }
         .to_owned()
     }

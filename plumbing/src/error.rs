@@ -198,6 +198,8 @@ pub enum Argument {
     MaxResults,
     /// The most operations one history listing returns.
     Limit,
+    /// Which match of a text replacement to replace (1-based, in file order).
+    Occurrence,
 }
 
 impl Argument {
@@ -219,6 +221,7 @@ impl Argument {
             Argument::MaxEntries => "max_entries",
             Argument::MaxResults => "max_results",
             Argument::Limit => "limit",
+            Argument::Occurrence => "occurrence",
         }
     }
 }

@@ -27,6 +27,7 @@ impl Spelling for CliSpelling {
             MaxEntries => "--max-entries",
             MaxResults => "--max-results",
             Limit => "--limit",
+            Occurrence => "--occurrence",
         }
         .to_owned()
     }

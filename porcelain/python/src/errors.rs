@@ -41,6 +41,7 @@ impl Spelling for PythonSpelling {
             Argument::MaxEntries => "max_entries",
             Argument::MaxResults => "max_results",
             Argument::Limit => "limit",
+            Argument::Occurrence => "occurrence",
         }
         .to_owned()
     }
