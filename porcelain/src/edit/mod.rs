@@ -54,7 +54,7 @@ impl Workspace {
         }
         let (bytes, seen) = self.see_for_edit(&target)?;
         if let Some(expected) = expected {
-            crate::mutate::guard(path, expected, Some(seen.hash))?;
+            self.guard_version(path, &target.rel, expected, Some(&seen))?;
         }
         let mut editable = Editable::new(path, &bytes)?;
         let (extra, warnings) = edit(&mut editable)?;
