@@ -33,10 +33,12 @@ pub struct FileReplaceText {
     old: String,
     /// The replacement (literal, no templates).
     new: String,
-    /// "first" (the one occurrence; refused when there are several unless expected_match_count confirms the count) or "all".
+    /// "first" (the one occurrence; refused when there are several unless occurrence names one or expected_match_count confirms the count) or "all".
     policy: PolicyWord,
     /// Refuse with MATCH_COUNT_MISMATCH unless the old text occurs exactly this many times.
     expected_match_count: Option<u64>,
+    /// With policy "first": replace exactly the Nth match (1-based, in file order), as MATCH_COUNT_MISMATCH lists them in details.matches. Refused with policy "all".
+    occurrence: Option<u64>,
     #[serde(flatten)]
     guards: Guards,
     #[serde(flatten)]
@@ -59,7 +61,7 @@ impl Tool for FileReplaceText {
             &self.path,
             &self.old,
             &self.new,
-            self.policy.into(),
+            Policy::from(self.policy).with_occurrence(self.occurrence, &self.path)?,
             self.expected_match_count,
             &self.guards.into(),
             &options,
