@@ -47,7 +47,7 @@ pub struct FileReplaceText {
 
 impl Tool for FileReplaceText {
     const NAME: &str = "file_replace_text";
-    const DESCRIPTION: &str = "Replace literal text. Matching is staged and reported in match_stage: exact; then normalised (indentation and trailing whitespace ignored, with a warning: lines the new text leaves unchanged stay as the file has them, changed lines take the file's indentation, and NO_MATCH with details.reason when a line's indentation cannot be inferred); else NO_MATCH with the nearest candidate lines. match_count says how many occurrences were found. Keeps newline convention, BOM and mode. Undoable.";
+    const DESCRIPTION: &str = "Replace literal text. Matching is staged and reported in match_stage: exact; then normalised (indentation and trailing whitespace ignored, with a warning: lines the new text leaves unchanged stay as the file has them, changed lines take the file's indentation, and NO_MATCH with details.reason when a line's indentation cannot be inferred); else NO_MATCH with the nearest candidate lines, for each line of the old text too. match_count says how many occurrences were found; when there are several, MATCH_COUNT_MISMATCH lists them in details.matches and occurrence chooses one. Keeps newline convention, BOM and mode. Undoable.";
     const EFFECT: Effect = Effect::Change;
     type Output = Success<MutationResult>;
 
