@@ -29,6 +29,7 @@ impl filekeeper::plumbing::Spelling for McpSpelling {
             Limit => "limit",
             BaseHash => "base_hash",
             Snapshot => "snapshot: true",
+            Occurrence => "occurrence",
         }
         .to_owned()
     }

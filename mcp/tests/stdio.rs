@@ -70,6 +70,46 @@ fn a_guarded_edit_then_a_stale_guard_then_undo() {
 }
 
 #[test]
+fn an_occurrence_chooses_one_of_the_listed_matches() {
+    let (dir, mut s) = setup();
+    std::fs::write(dir.path().join("ws/b.txt"), "x\ny\nx\n").unwrap();
+    let call = |s: &mut Session, extra: serde_json::Value| {
+        let mut arguments = json!({"path": "b.txt", "old": "x", "new": "X", "policy": "first"});
+        arguments
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        s.call("file_replace_text", arguments)
+    };
+    let ambiguous = call(&mut s, json!({}));
+    assert_eq!(ambiguous["error"]["code"], "MATCH_COUNT_MISMATCH");
+    let details = &ambiguous["error"]["details"];
+    assert_eq!(details["matches"][1]["line"], 3);
+    let recovery = details["recovery"].as_str().unwrap();
+    assert!(recovery.contains("occurrence N"), "{recovery}");
+    assert!(!recovery.contains("--"), "{recovery}");
+    let past = call(&mut s, json!({"occurrence": 3}));
+    assert_eq!(past["error"]["code"], "MATCH_COUNT_MISMATCH");
+    assert_eq!(past["error"]["details"]["occurrence"], 3);
+    let all = call(&mut s, json!({"occurrence": 1, "policy": "all"}));
+    assert_eq!(all["error"]["code"], "INVALID_ARGUMENT");
+    assert!(
+        all["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("occurrence chooses one match"),
+        "{all}"
+    );
+    let edit = call(&mut s, json!({"occurrence": 2, "expected_match_count": 2}));
+    assert_eq!(edit["ok"], true, "{edit}");
+    assert_eq!(edit["match_count"], 2);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("ws/b.txt")).unwrap(),
+        "x\ny\nX\n"
+    );
+}
+
+#[test]
 fn bad_requests_get_errors_and_the_server_keeps_serving() {
     let (_dir, mut s) = setup();
     s.send(json!("not a request"));

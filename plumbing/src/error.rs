@@ -202,6 +202,8 @@ pub enum Argument {
     BaseHash,
     /// Store the bytes a read returns, so an edit can name them as its base.
     Snapshot,
+    /// Which match of a text replacement to replace (1-based, in file order).
+    Occurrence,
 }
 
 impl Argument {
@@ -225,6 +227,7 @@ impl Argument {
             Argument::Limit => "limit",
             Argument::BaseHash => "base_hash",
             Argument::Snapshot => "snapshot",
+            Argument::Occurrence => "occurrence",
         }
     }
 }

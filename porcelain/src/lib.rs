@@ -66,6 +66,7 @@ mod listing;
 mod mutate;
 mod read;
 pub mod schemas;
+mod suggest;
 mod text;
 mod time;
 

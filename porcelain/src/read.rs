@@ -137,9 +137,12 @@ pub enum ManyItem {
 impl Workspace {
     /// Reads lines of a text file. Ranges are 1-based and inclusive; a range beyond the end is
     /// INVALID_ARGUMENT, never clamped. A read longer than `max_bytes` stops at a whole line
-    /// and says where to continue. With `snapshot`, the whole file's bytes are stored too.
+    /// and says where to continue. With `snapshot`, the whole file's bytes are stored too. A
+    /// missing file is PATH_NOT_FOUND with the names it probably meant.
     pub fn read_file(&self, path: &str, options: &ReadOptions) -> Result<ReadResult> {
-        let mut read = self.read_lines(path, options)?;
+        let mut read = self
+            .read_one(path, options)
+            .map_err(|e| self.explain(e, true))?;
         if options.snapshot {
             read.snapshot_stored = Some(self.store_snapshot(path, &read.content_hash)?);
         }
@@ -192,8 +195,8 @@ impl Workspace {
         Ok(true)
     }
 
-    /// [`Workspace::read_file`] without the snapshot.
-    fn read_lines(&self, path: &str, options: &ReadOptions) -> Result<ReadResult> {
+    /// [`Workspace::read_file`] without the snapshot and the explanations.
+    fn read_one(&self, path: &str, options: &ReadOptions) -> Result<ReadResult> {
         let ceiling = self.inner.limits.max_read_bytes;
         let max_bytes = match options.max_bytes {
             Some(0) => {
@@ -312,7 +315,9 @@ impl Workspace {
         })
     }
 
-    /// Reads several files; each path succeeds or fails on its own, in order.
+    /// Reads several files; each path succeeds or fails on its own, in order. A missing file's
+    /// PATH_NOT_FOUND suggests names from its directory and the journal, but does not search
+    /// the workspace, which for many paths would be many walks.
     pub fn read_many(&self, paths: &[String], options: &ReadOptions) -> Result<Vec<ManyItem>> {
         let limit = self.inner.limits.max_read_many_paths;
         if paths.len() as u64 > limit {
@@ -331,11 +336,11 @@ impl Workspace {
         }
         Ok(paths
             .iter()
-            .map(|path| match self.read_file(path, options) {
+            .map(|path| match self.read_one(path, options) {
                 Ok(read) => ManyItem::Read(read),
                 Err(error) => ManyItem::Failed {
                     path: path.clone(),
-                    error,
+                    error: self.explain(error, false),
                 },
             })
             .collect())
@@ -343,6 +348,10 @@ impl Workspace {
 
     /// Kind, size, mode, modification time, and for files the text facts and hash.
     pub fn info(&self, path: &str) -> Result<FileInfo> {
+        self.info_of(path).map_err(|e| self.explain(e, true))
+    }
+
+    fn info_of(&self, path: &str) -> Result<FileInfo> {
         let resolved = self.inner.root.resolve(path, Intent::Read)?;
         match resolved.kind {
             None => Err(Error::new(
@@ -395,7 +404,12 @@ impl Workspace {
 
     /// The content hash of a file, `sha256:<hex>` of its exact bytes.
     pub fn hash_file(&self, path: &str) -> Result<(String, u64)> {
-        let file = self.inner.root.resolve(path, Intent::Read)?.open_file()?;
+        let file = self
+            .inner
+            .root
+            .resolve(path, Intent::Read)
+            .and_then(|r| r.open_file())
+            .map_err(|e| self.explain(e, true))?;
         let (id, size) =
             crate::ObjectId::of_reader(file).map_err(|e| Error::storage("reading file", &e))?;
         Ok((id.to_string(), size))

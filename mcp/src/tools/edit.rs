@@ -33,10 +33,12 @@ pub struct FileReplaceText {
     old: String,
     /// The replacement (literal, no templates).
     new: String,
-    /// "first" (the one occurrence; refused when there are several unless expected_match_count confirms the count) or "all".
+    /// "first" (the one occurrence; refused when there are several unless occurrence names one or expected_match_count confirms the count) or "all".
     policy: PolicyWord,
     /// Refuse with MATCH_COUNT_MISMATCH unless the old text occurs exactly this many times.
     expected_match_count: Option<u64>,
+    /// With policy "first": replace exactly the Nth match (1-based, in file order), as MATCH_COUNT_MISMATCH lists them in details.matches. Refused with policy "all".
+    occurrence: Option<u64>,
     #[serde(flatten)]
     guards: Guards,
     #[serde(flatten)]
@@ -45,7 +47,7 @@ pub struct FileReplaceText {
 
 impl Tool for FileReplaceText {
     const NAME: &str = "file_replace_text";
-    const DESCRIPTION: &str = "Replace literal text. Matching is staged and reported in match_stage: exact; then normalised (indentation and trailing whitespace ignored, with a warning: lines the new text leaves unchanged stay as the file has them, changed lines take the file's indentation, and NO_MATCH with details.reason when a line's indentation cannot be inferred); else NO_MATCH with the nearest candidate lines. match_count says how many occurrences were found. Keeps newline convention, BOM and mode. Undoable.";
+    const DESCRIPTION: &str = "Replace literal text. Matching is staged and reported in match_stage: exact; then normalised (indentation and trailing whitespace ignored, with a warning: lines the new text leaves unchanged stay as the file has them, changed lines take the file's indentation, and NO_MATCH with details.reason when a line's indentation cannot be inferred); else NO_MATCH with the nearest candidate lines, for each line of the old text too. match_count says how many occurrences were found; when there are several, MATCH_COUNT_MISMATCH lists them in details.matches and occurrence chooses one. Keeps newline convention, BOM and mode. Undoable.";
     const EFFECT: Effect = Effect::Change;
     type Output = Success<MutationResult>;
 
@@ -59,7 +61,7 @@ impl Tool for FileReplaceText {
             &self.path,
             &self.old,
             &self.new,
-            self.policy.into(),
+            Policy::from(self.policy).with_occurrence(self.occurrence, &self.path)?,
             self.expected_match_count,
             &self.guards.into(),
             &options,

@@ -131,6 +131,14 @@ pub fn failure(style: Style, err: &Error) -> i32 {
                         eprintln!("    {}", plain(entry));
                     }
                 }
+                // A text of several lines (a region's text, a diff) keeps its lines, indented
+                // under its key like an array's entries.
+                Value::String(text) if text.contains('\n') => {
+                    eprintln!("  {key}:");
+                    for line in text.lines() {
+                        eprintln!("    {line}");
+                    }
+                }
                 other => eprintln!("  {key}: {}", plain(other)),
             }
         }

@@ -29,6 +29,7 @@ impl Spelling for CliSpelling {
             Limit => "--limit",
             BaseHash => "--base",
             Snapshot => "--snapshot",
+            Occurrence => "--occurrence",
         }
         .to_owned()
     }

@@ -43,6 +43,7 @@ impl Spelling for PythonSpelling {
             Argument::Limit => "limit",
             Argument::BaseHash => "base_hash",
             Argument::Snapshot => "snapshot=True",
+            Argument::Occurrence => "occurrence",
         }
         .to_owned()
     }

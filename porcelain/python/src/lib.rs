@@ -578,8 +578,9 @@ impl Workspace {
 
     /// Replaces literal text: exact first, then with indentation normalised (with a
     /// warning). `policy` is "first" (the text must occur once, or as many times as
-    /// `expected_match_count` says) or "all".
-    #[pyo3(signature = (path, old, new, *, policy = "first", expected_match_count = None, expected_content = None, expected_hash = None, base_hash = None, dry_run = false, actor = None, task_id = None, allow_sensitive_write = false))]
+    /// `expected_match_count` says) or "all"; `occurrence` (with "first") replaces exactly
+    /// the Nth match, 1-based in file order.
+    #[pyo3(signature = (path, old, new, *, policy = "first", expected_match_count = None, occurrence = None, expected_content = None, expected_hash = None, base_hash = None, dry_run = false, actor = None, task_id = None, allow_sensitive_write = false))]
     #[allow(clippy::too_many_arguments)]
     fn replace_text(
         &self,
@@ -589,6 +590,7 @@ impl Workspace {
         new: &str,
         policy: &str,
         expected_match_count: Option<i64>,
+        occurrence: Option<i64>,
         expected_content: Option<String>,
         expected_hash: Option<String>,
         base_hash: Option<String>,
@@ -604,7 +606,8 @@ impl Workspace {
             base_hash,
         };
         let replaced = py.detach(|| {
-            let policy = self::policy(policy)?;
+            let occurrence = natural_opt("occurrence", occurrence)?;
+            let policy = self::policy(policy)?.with_occurrence(occurrence, path)?;
             let expected_match_count = natural_opt("expected_match_count", expected_match_count)?;
             self.inner.replace_text(
                 path,

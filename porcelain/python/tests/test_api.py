@@ -216,6 +216,42 @@ def test_an_ambiguous_replacement_needs_a_count(ws: Workspace, root: Path) -> No
     assert (root / "a.txt").read_text() == "y\ny\n"
 
 
+def test_an_occurrence_replaces_exactly_the_listed_match(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("x = 1\ny = 2\nx = 1\n")
+    with pytest.raises(FilekeeperError) as raised:
+        ws.replace_text("a.txt", "x = 1", "x = 9")
+    details = raised.value.details
+    assert [m["line"] for m in details["matches"]] == [1, 3]
+    assert details["matches"][1]["before"] == "y = 2"
+    assert details["matches_truncated"] is False
+    assert "occurrence N" in details["recovery"]
+    replaced = ws.replace_text("a.txt", "x = 1", "x = 9", occurrence=2)
+    assert replaced.match_count == 2
+    assert (root / "a.txt").read_text() == "x = 1\ny = 2\nx = 9\n"
+
+
+def test_a_bad_occurrence_is_refused_and_writes_nothing(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("x\ny\nx\n")
+    with pytest.raises(FilekeeperError) as raised:
+        ws.replace_text("a.txt", "x", "X", occurrence=3)
+    assert raised.value.code == "MATCH_COUNT_MISMATCH"
+    assert raised.value.details["occurrence"] == 3
+    assert raised.value.details["match_count"] == 2
+    with pytest.raises(FilekeeperError) as raised:
+        ws.replace_text("a.txt", "x", "X", policy="all", occurrence=1)
+    assert raised.value.code == "INVALID_ARGUMENT"
+    assert raised.value.message.startswith("occurrence chooses one match")
+    for bad in (0, -1):
+        with pytest.raises(FilekeeperError) as raised:
+            ws.replace_text("a.txt", "x", "X", occurrence=bad)
+        assert raised.value.code == "INVALID_ARGUMENT"
+        assert "occurrence" in raised.value.message
+    with pytest.raises(FilekeeperError) as raised:
+        ws.replace_text("a.txt", "x", "X", occurrence=1, expected_match_count=3)
+    assert raised.value.code == "MATCH_COUNT_MISMATCH"
+    assert (root / "a.txt").read_text() == "x\ny\nx\n"
+
+
 def test_a_bad_policy_is_an_invalid_argument(ws: Workspace, root: Path) -> None:
     (root / "a.txt").write_text("x\n")
     with pytest.raises(FilekeeperError) as raised:

@@ -754,6 +754,30 @@ MUTATIONS = [
         },
     ),
     Request(
+        "replace text, one chosen occurrence",
+        "ok",
+        lambda ws, t: ws.replace_text("notes.txt", "a", "A", occurrence=3).to_dict(),
+        lambda t: [
+            "file",
+            "replace-text",
+            "notes.txt",
+            "--old",
+            "a",
+            "--new",
+            "A",
+            "--occurrence",
+            "3",
+        ],
+        "file_replace_text",
+        lambda t: {
+            "path": "notes.txt",
+            "old": "a",
+            "new": "A",
+            "policy": "first",
+            "occurrence": 3,
+        },
+    ),
+    Request(
         "replace text, all, with the expected count",
         "ok",
         lambda ws, t: ws.replace_text(

@@ -549,16 +549,28 @@ impl Builder {
             .find(|h| h.status != "applies" && h.status != "applies_at_offset");
         let message = match bad_hunk {
             Some(h) => format!(
-                "hunk {} of {} does not apply ({}); nothing was written",
-                h.hunk, first.path, h.status
+                "hunk {} of {} does not apply ({}){}; nothing was written",
+                h.hunk,
+                first.path,
+                h.status,
+                h.mismatch
+                    .as_ref()
+                    .map(|m| format!(": {}", m.describe(h.old_lines)))
+                    .unwrap_or_default()
             ),
             None => format!(
                 "{} is not empty, so the patch cannot delete it as an empty file; nothing was written",
                 first.path
             ),
         };
+        let mut error = Error::new(Code::PatchFailed, message);
+        if let Some(h) = bad_hunk
+            && let Some(mismatch) = &h.mismatch
+        {
+            error = error.with("mismatch", mismatch.to_json(h.hunk));
+        }
         Some(
-            Error::new(Code::PatchFailed, message)
+            error
                 .with("path", first.path.clone())
                 .with(
                     "reason",

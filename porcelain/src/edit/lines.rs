@@ -70,14 +70,17 @@ pub(crate) fn guard_region(
     let Some(expected) = expected else {
         return Ok(());
     };
-    let want = expected.replace("\r\n", "\n").replace('\r', "\n");
-    if region_text(doc, from, to) != want.trim_end_matches('\n') {
-        return Err(Error::new(
+    let actual = region_text(doc, from, to);
+    if actual != super::locate::plain(expected) {
+        let error = Error::new(
             Code::ContentConflict,
             "the target lines do not hold the expected content",
         )
         .path(path)
-        .recovery("re-read the lines and retry against their current text"));
+        .recovery("the lines' current text is in details.actual_content, and where the expected text is now in details.expected_found_at; retry against the current text");
+        return Err(super::locate::region_conflict(
+            error, &doc.lines, &actual, expected,
+        ));
     }
     Ok(())
 }
@@ -204,5 +207,37 @@ mod tests {
         );
         delete_lines(&mut d, "f", 2, 3, Some("b\nc\n")).unwrap();
         assert_eq!(d.to_bytes(), b"a\n");
+    }
+
+    #[test]
+    fn a_conflict_shows_the_lines_and_where_the_expected_text_went() {
+        // Two lines were inserted above: the expected text moved down by two.
+        let mut d = doc(b"new1\nnew2\nkeep\nold a\nold b\nold a\nold b\n");
+        let err = replace_lines(&mut d, "f", 2, 3, "x", Some("old a\r\nold b\n")).unwrap_err();
+        assert_eq!(err.code, Code::ContentConflict);
+        assert_eq!(err.details["actual_content"], "new2\nkeep");
+        assert_eq!(err.details["actual_content_truncated"], false);
+        assert_eq!(
+            err.details["expected_found_at"],
+            serde_json::json!([{"line": 4, "end_line": 5}, {"line": 6, "end_line": 7}])
+        );
+        assert_eq!(err.details["expected_found_count"], 2);
+        // Text that is nowhere, and a huge region, which is quoted cut.
+        let big = format!("{}\n", "é".repeat(5000));
+        let mut d = doc(big.as_bytes());
+        let err = delete_lines(&mut d, "f", 1, 1, Some("gone")).unwrap_err();
+        assert_eq!(err.details["expected_found_count"], 0);
+        assert_eq!(err.details["expected_found_at"], serde_json::json!([]));
+        assert_eq!(err.details["actual_content_truncated"], true);
+        let quoted = err.details["actual_content"].as_str().unwrap();
+        assert!(quoted.len() <= super::super::locate::MAX_TEXT_BYTES && quoted.len() > 4000);
+        // An insert's guard is its anchor line.
+        let mut d = doc(b"a\nb\n");
+        let err = insert_lines(&mut d, "f", Position::After, Some(1), "x", Some("b")).unwrap_err();
+        assert_eq!(err.details["actual_content"], "a");
+        assert_eq!(
+            err.details["expected_found_at"],
+            serde_json::json!([{"line": 2, "end_line": 2}])
+        );
     }
 }

@@ -8,6 +8,7 @@ mod doc;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod lines;
+mod locate;
 mod merge;
 #[cfg(test)]
 mod merge_generated;
@@ -63,7 +64,7 @@ impl Workspace {
         }
         let (bytes, seen) = self.see_for_edit(&target)?;
         if let Some(expected) = expected {
-            crate::mutate::guard(path, expected, Some(seen.hash))?;
+            self.guard_version(path, &target.rel, expected, Some(&seen))?;
         }
         let (new, extra, warnings) = match base {
             Some(base) if base != seen.hash => {
@@ -141,8 +142,9 @@ impl Workspace {
 
     /// Replaces literal text: exact first, then with indentation and trailing whitespace
     /// normalised (with a warning), else NO_MATCH with the nearest lines. The policy is
-    /// explicit; an old text found more than once is never applied to just the first
-    /// occurrence unless `expected_match_count` confirms the count.
+    /// explicit; an old text found more than once is never applied to just one occurrence
+    /// unless the caller names it (`Policy::Occurrence`) or `expected_match_count` confirms
+    /// the count.
     #[allow(clippy::too_many_arguments)]
     pub fn replace_text(
         &self,

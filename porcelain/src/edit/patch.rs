@@ -107,6 +107,171 @@ pub struct HunkReport {
     pub status: &'static str,
     /// Lines between the stated and the actual position, when not zero.
     pub offset: i64,
+    /// For a hunk that does not apply: how its old lines compare with the file, which
+    /// PATCH_FAILED reports in `details.mismatch`. Not part of the report.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub(crate) mismatch: Option<Box<Mismatch>>,
+}
+
+/// How a hunk that does not apply compares with the file: at its stated place, at the place
+/// its old lines fit best (after the previous hunk), and, for an ambiguous hunk, every place
+/// they fit exactly.
+#[derive(Clone, Debug)]
+pub(crate) struct Mismatch {
+    stated: Place,
+    best: Option<Place>,
+    /// First lines (0-based) of the places the old lines match exactly, at most `MAX_LISTED`.
+    matches_at: Vec<usize>,
+}
+
+/// The hunk's old lines laid over the file from `start` (0-based).
+#[derive(Clone, Debug)]
+struct Place {
+    start: usize,
+    /// How many of the hunk's old lines differ from the file there (a line past the end of
+    /// the file differs).
+    differing: usize,
+    /// The first that differs: its index among the hunk's old lines, the file line (0-based),
+    /// and both texts (the file's `None` past the end).
+    first: Option<(usize, usize, String, Option<String>)>,
+}
+
+impl Place {
+    fn at(old: &[Line], want: &[&str], start: usize) -> Place {
+        let mut differing = 0;
+        let mut first = None;
+        for (k, w) in want.iter().enumerate() {
+            let actual = old.get(start + k).map(|l| l.text.as_ref());
+            if actual != Some(*w) {
+                differing += 1;
+                first.get_or_insert_with(|| {
+                    (k, start + k, (*w).to_owned(), actual.map(str::to_owned))
+                });
+            }
+        }
+        Place {
+            start,
+            differing,
+            first,
+        }
+    }
+
+    fn to_json(&self) -> serde_json::Value {
+        use super::locate::{LINE_CHARS, cut};
+        let first = self.first.as_ref().map(|(k, line, expected, actual)| {
+            serde_json::json!({
+                "line": line + 1,
+                "hunk_line": k + 1,
+                "expected": cut(expected, LINE_CHARS),
+                "actual": actual.as_deref().map(|a| cut(a, LINE_CHARS)),
+            })
+        });
+        serde_json::json!({
+            "line": self.start + 1,
+            "differing_lines": self.differing,
+            "first_difference": first,
+        })
+    }
+}
+
+impl Mismatch {
+    /// Compares the old lines `want` of a hunk stated at `stated` with the file `old`, from
+    /// line `cursor` on (where the previous hunk ended).
+    fn find(old: &[Line], want: &[&str], stated: usize, cursor: usize) -> Mismatch {
+        use std::hash::{DefaultHasher, Hash, Hasher};
+        let hash = |text: &str| {
+            let mut h = DefaultHasher::new();
+            text.hash(&mut h);
+            h.finish()
+        };
+        let mut matches_at = Vec::new();
+        let mut best: Option<(usize, usize)> = None;
+        if !want.is_empty() && cursor < old.len() {
+            // Lines compared by hash first: laying a hunk over every place is the number of
+            // file lines times the hunk's, and most comparisons fail on their first word.
+            let file: Vec<u64> = old[cursor..].iter().map(|l| hash(&l.text)).collect();
+            let wanted: Vec<u64> = want.iter().map(|w| hash(w)).collect();
+            // Places that run past the end count the missing lines as differing: a hunk at
+            // the end of a file that lost its last lines still fits best there.
+            let last = old.len() - 1;
+            let distance = |at: usize| at.abs_diff(stated);
+            for at in cursor..=last {
+                let bound = best.map_or(usize::MAX, |(d, _)| d);
+                let mut differing = 0;
+                for (k, w) in wanted.iter().enumerate() {
+                    if file.get(at - cursor + k) != Some(w) {
+                        differing += 1;
+                        if differing > bound {
+                            break;
+                        }
+                    }
+                }
+                if differing == 0 && matches_at.len() < super::locate::MAX_LISTED {
+                    matches_at.push(at);
+                }
+                let better = best.is_none_or(|(d, b)| {
+                    differing < d || (differing == d && distance(at) < distance(b))
+                });
+                if differing <= bound && better {
+                    best = Some((differing, at));
+                }
+            }
+        }
+        Mismatch {
+            stated: Place::at(old, want, stated),
+            best: best.map(|(_, at)| Place::at(old, want, at)),
+            matches_at,
+        }
+    }
+
+    /// The mismatch as `details.mismatch` gives it, for hunk `hunk` (1-based).
+    pub(crate) fn to_json(&self, hunk: usize) -> serde_json::Value {
+        serde_json::json!({
+            "hunk": hunk,
+            "stated": self.stated.to_json(),
+            "best": self.best.as_ref().map(Place::to_json),
+            "matches_at": self.matches_at.iter().map(|l| l + 1).collect::<Vec<_>>(),
+        })
+    }
+
+    /// One clause for the message: where the hunk differs and where it would fit.
+    pub(crate) fn describe(&self, old_lines: usize) -> String {
+        let mut text = match &self.stated.first {
+            Some((_, line, _, Some(_))) => format!(
+                "at its stated line {}, file line {} differs from the hunk",
+                self.stated.start + 1,
+                line + 1
+            ),
+            Some((_, line, _, None)) => format!(
+                "at its stated line {}, the hunk runs past the end of the file at line {}",
+                self.stated.start + 1,
+                line + 1
+            ),
+            None => format!(
+                "its stated line {} is not after the previous hunk or is past the end of the file",
+                self.stated.start + 1
+            ),
+        };
+        if self.matches_at.len() > 1 {
+            let lines: Vec<String> = self
+                .matches_at
+                .iter()
+                .map(|l| (l + 1).to_string())
+                .collect();
+            text.push_str(&format!(
+                "; its lines match at lines {} (details.mismatch.matches_at)",
+                lines.join(", ")
+            ));
+        } else if let Some(best) = self.best.as_ref().filter(|b| b.start != self.stated.start) {
+            text.push_str(&format!(
+                "; it fits best at line {}, where {} of its {old_lines} old lines differ",
+                best.start + 1,
+                best.differing
+            ));
+        }
+        text
+    }
 }
 
 /// One file section's outcome: there is one for every section of the patch.
@@ -757,6 +922,7 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
             new_lines: hunk.new_count,
             status: "applies",
             offset: 0,
+            mismatch: None,
         };
         let at = if fits(stated) {
             Some(stated)
@@ -784,6 +950,7 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
             if report.status == "applies" {
                 report.status = "failed";
             }
+            report.mismatch = Some(Box::new(Mismatch::find(&old, &want, stated, cursor)));
             ok = false;
             reports.push(report);
             continue;
@@ -853,6 +1020,74 @@ mod tests {
             return Err(Error::new(Code::PatchFailed, format!("{reports:?}")));
         }
         Ok(String::from_utf8(doc.to_bytes()).unwrap())
+    }
+
+    /// The mismatch of the first hunk of a one-file patch that does not apply to `old`.
+    fn mismatch(old: &str, patch: &str) -> serde_json::Value {
+        let files = parse(patch).unwrap();
+        let mut doc = Doc::parse_for_patch("f", old.as_bytes()).unwrap();
+        let (ok, reports) = apply(&files[0], &mut doc);
+        assert!(!ok, "applied");
+        let bad = reports
+            .iter()
+            .find(|r| r.mismatch.is_some())
+            .expect("a mismatch");
+        bad.mismatch.as_ref().unwrap().to_json(bad.hunk)
+    }
+
+    #[test]
+    fn a_failed_hunk_names_its_first_differing_line_and_where_it_fits_best() {
+        // The hunk says line 2, but two lines were inserted above and one of its context
+        // lines changed since.
+        let old = "new1\nnew2\na\nb\nc CHANGED\nd\n";
+        let patch = "--- f\n+++ f\n@@ -1,4 +1,4 @@\n a\n-b\n+B\n c\n d\n";
+        let m = mismatch(old, patch);
+        assert_eq!(m["hunk"], 1);
+        assert_eq!(
+            m["stated"],
+            serde_json::json!({"line": 1, "differing_lines": 4, "first_difference":
+                {"line": 1, "hunk_line": 1, "expected": "a", "actual": "new1"}})
+        );
+        assert_eq!(
+            m["best"],
+            serde_json::json!({"line": 3, "differing_lines": 1, "first_difference":
+                {"line": 5, "hunk_line": 3, "expected": "c", "actual": "c CHANGED"}})
+        );
+        assert_eq!(m["matches_at"], serde_json::json!([]));
+        let files = parse(patch).unwrap();
+        let mut doc = Doc::parse_for_patch("f", old.as_bytes()).unwrap();
+        let (_, reports) = apply(&files[0], &mut doc);
+        assert_eq!(
+            reports[0].mismatch.as_ref().unwrap().describe(4),
+            "at its stated line 1, file line 1 differs from the hunk; it fits best at line 3, where 1 of its 4 old lines differ"
+        );
+        // The report's JSON is unchanged by the mismatch.
+        let json = serde_json::to_value(&reports[0]).unwrap();
+        assert!(json.get("mismatch").is_none(), "{json}");
+    }
+
+    #[test]
+    fn a_hunk_past_the_end_and_an_ambiguous_hunk_say_so() {
+        let m = mismatch("a\nb\n", "--- f\n+++ f\n@@ -2,2 +2,2 @@\n b\n-c\n+C\n");
+        assert_eq!(m["stated"]["first_difference"]["line"], 3);
+        assert_eq!(
+            m["stated"]["first_difference"]["actual"],
+            serde_json::Value::Null
+        );
+        assert_eq!(m["best"]["line"], 2);
+        assert_eq!(m["best"]["differing_lines"], 1);
+        let m = mismatch(
+            "x\ny\nq\nx\ny\n",
+            "--- f\n+++ f\n@@ -9,2 +9,2 @@\n x\n-y\n+Y\n",
+        );
+        assert_eq!(m["matches_at"], serde_json::json!([1, 4]));
+        assert_eq!(m["best"]["differing_lines"], 0);
+        // Of two places equally good, the one nearer the stated line.
+        let m = mismatch(
+            "p\nq1\nz\np\nq2\n",
+            "--- f\n+++ f\n@@ -4,2 +4,2 @@\n p\n-q\n+Q\n",
+        );
+        assert_eq!(m["best"]["line"], 4);
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! Staged literal text replacement: exact, then normalised, then a useful NO_MATCH.
 
-use super::doc::{Doc, Editable, caller_lines};
+use super::doc::{Doc, Editable, Line, caller_lines, split_lines};
+use super::locate::{self, LINE_CHARS, MAX_LISTED};
 use crate::{Code, Error, Result};
+use filekeeper_plumbing::{Argument, words};
 use std::collections::HashMap;
 
 /// Which occurrences to replace. There is no default: the caller says.
@@ -12,6 +14,41 @@ pub enum Policy {
     First,
     /// Every occurrence.
     All,
+    /// Exactly the Nth match (1-based, in file order), chosen by the caller: the matches are
+    /// those `match_count` counts, at the stage that matched. A number past the last match is
+    /// refused with MATCH_COUNT_MISMATCH listing the matches.
+    Occurrence(u64),
+}
+
+impl Policy {
+    /// The policy a surface's `first`/`all` choice and optional occurrence number make: an
+    /// occurrence chooses one match, so it goes with `First` (and becomes
+    /// [`Policy::Occurrence`]); with `All` it is INVALID_ARGUMENT naming `path`, as is 0.
+    pub fn with_occurrence(self, occurrence: Option<u64>, path: &str) -> Result<Policy> {
+        match (self, occurrence) {
+            (policy, None) => Ok(policy),
+            (Policy::All, Some(_)) => Err(Error::worded(
+                Code::InvalidArgument,
+                words![
+                    Argument::Occurrence,
+                    " chooses one match, so it cannot go with replacing every occurrence"
+                ],
+            )
+            .path(path)),
+            (_, Some(n)) => Policy::Occurrence(n).checked(path),
+        }
+    }
+
+    fn checked(self, path: &str) -> Result<Policy> {
+        if self == Policy::Occurrence(0) {
+            return Err(Error::worded(
+                Code::InvalidArgument,
+                words![Argument::Occurrence, " counts matches from 1"],
+            )
+            .path(path));
+        }
+        Ok(self)
+    }
 }
 
 pub(crate) struct Replaced {
@@ -35,6 +72,114 @@ fn leading_ws(s: &str) -> &str {
     &s[..s.len() - s.trim_start().len()]
 }
 
+/// The matches of one stage, for choosing among them and for listing them in an error.
+enum Found<'t> {
+    /// Byte offsets in the text as read of occurrences `len` bytes long.
+    Exact {
+        body: &'t str,
+        starts: &'t [usize],
+        len: usize,
+    },
+    /// First lines (0-based) of matched windows `len` lines long.
+    Normalised {
+        lines: &'t [Line<'t>],
+        starts: &'t [usize],
+        len: usize,
+    },
+}
+
+impl Found<'_> {
+    fn count(&self) -> usize {
+        match self {
+            Found::Exact { starts, .. } | Found::Normalised { starts, .. } => starts.len(),
+        }
+    }
+
+    /// The first [`MAX_LISTED`] matches with their lines and the lines around them.
+    fn listed(&self) -> Vec<serde_json::Value> {
+        match *self {
+            Found::Exact { body, starts, len } => {
+                let lines = split_lines(body);
+                let offsets = locate::line_starts(&lines);
+                starts
+                    .iter()
+                    .take(MAX_LISTED)
+                    .map(|&at| {
+                        let from = locate::line_at(&offsets, at);
+                        let to = locate::line_at(&offsets, at + len - 1);
+                        locate::listed_match(&lines, from, to)
+                    })
+                    .collect()
+            }
+            Found::Normalised { lines, starts, len } => starts
+                .iter()
+                .take(MAX_LISTED)
+                .map(|&at| locate::listed_match(lines, at, at + len - 1))
+                .collect(),
+        }
+    }
+
+    /// MATCH_COUNT_MISMATCH with every match listed (bounded).
+    fn mismatch(&self, path: &str, message: String) -> Error {
+        let count = self.count();
+        Error::new(Code::MatchCountMismatch, message)
+            .path(path)
+            .with("match_count", count)
+            .with("matches", self.listed())
+            .with("matches_truncated", count > MAX_LISTED)
+    }
+
+    /// Which matches to replace (indices into the matches), after checking the count, or the
+    /// refusal.
+    fn choose(
+        &self,
+        path: &str,
+        policy: Policy,
+        expected: Option<u64>,
+    ) -> Result<std::ops::Range<usize>> {
+        let found = self.count();
+        if let Some(expected) = expected
+            && expected != found as u64
+        {
+            return Err(self
+                .mismatch(
+                    path,
+                    format!("the old text occurs {found} time(s), not the expected {expected}"),
+                )
+                .with("expected_match_count", expected)
+                .hint(words![
+                    "the matches are listed in details.matches; re-read the file, or choose one of them with ",
+                    Argument::Occurrence
+                ]));
+        }
+        match policy {
+            Policy::All => Ok(0..found),
+            Policy::First if found > 1 && expected.is_none() => Err(self
+                .mismatch(
+                    path,
+                    format!("the old text occurs {found} times; refusing to pick one"),
+                )
+                .hint(words![
+                    "choose the match to replace with ",
+                    Argument::Occurrence,
+                    " N (1-based, in file order; the lines are in details.matches), replace every occurrence, or give more context so the old text is unique"
+                ])),
+            Policy::First => Ok(0..1),
+            Policy::Occurrence(n) if n > found as u64 => Err(self
+                .mismatch(
+                    path,
+                    format!("match {n} was asked for, but the old text occurs {found} time(s)"),
+                )
+                .with("occurrence", n)
+                .hint(words![
+                    "choose one of the matches in details.matches with ",
+                    Argument::Occurrence
+                ])),
+            Policy::Occurrence(n) => Ok(n as usize - 1..n as usize),
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn replace(
     ed: &mut Editable,
@@ -48,21 +193,24 @@ pub(crate) fn replace(
     if old.is_empty() {
         return Err(Error::invalid("the old text is empty").path(path));
     }
+    let policy = policy.checked(path)?;
     let eol = ed.eol();
     let (old_c, new_c) = (in_convention(old, eol), in_convention(new, eol));
     // Exact matches are replaced in the text as read, in one pass: no line is split.
     let body = ed.body();
     let starts: Vec<usize> = body.match_indices(&old_c).map(|(i, _)| i).collect();
     if !starts.is_empty() {
-        check_count(path, starts.len(), policy, expected_count)?;
-        if let Some(expected) = expected_content {
-            check_single(path, starts.len(), policy)?;
-            guard_region(path, &old_c, expected, eol)?;
-        }
-        let replacing = match policy {
-            Policy::All => &starts[..],
-            Policy::First => &starts[..1],
+        let found = Found::Exact {
+            body,
+            starts: &starts,
+            len: old_c.len(),
         };
+        let chosen = found.choose(path, policy, expected_count)?;
+        if let Some(expected) = expected_content {
+            check_single(path, chosen.len(), policy)?;
+            guard_region(path, &old_c, expected, eol, || split_lines(body))?;
+        }
+        let replacing = &starts[chosen];
         let grown = replacing.len() * new_c.len().saturating_sub(old_c.len());
         let mut text = ed.new_text(body.len() + grown);
         let mut copied = 0;
@@ -85,13 +233,8 @@ pub(crate) fn replace(
     let mut new_lines = caller_lines(new);
     // Blank lines at either end of the old text are not part of the match; as many blank
     // lines at the same end of the new text are their counterparts and go with them.
-    let lead = wanted.iter().take_while(|l| l.trim().is_empty()).count();
+    let (lead, trail) = blank_ends(&wanted);
     wanted.drain(..lead);
-    let trail = wanted
-        .iter()
-        .rev()
-        .take_while(|l| l.trim().is_empty())
-        .count();
     wanted.truncate(wanted.len() - trail);
     let new_lead = new_lines
         .iter()
@@ -106,41 +249,28 @@ pub(crate) fn replace(
         .count()
         .min(trail);
     new_lines.truncate(new_lines.len() - new_trail);
-    let windows: Vec<usize> = if wanted.is_empty() {
-        Vec::new()
-    } else {
-        (0..doc.lines.len().saturating_sub(wanted.len() - 1))
-            .filter(|&at| {
-                wanted
-                    .iter()
-                    .enumerate()
-                    .all(|(k, w)| doc.lines[at + k].text.trim() == w.trim())
-            })
-            .collect()
-    };
-    // Overlapping windows cannot both be replaced; keep them left to right.
-    let mut chosen: Vec<usize> = Vec::new();
-    for at in windows {
-        if chosen.last().is_none_or(|&prev| at >= prev + wanted.len()) {
-            chosen.push(at);
-        }
-    }
+    let mut chosen = windows(doc, &wanted);
     if chosen.is_empty() {
-        return Err(no_match(doc, path, old));
+        return Err(no_match(doc, body, path, old, eol));
     }
-    check_count(path, chosen.len(), policy, expected_count)?;
+    let found = Found::Normalised {
+        lines: &doc.lines,
+        starts: &chosen,
+        len: wanted.len(),
+    };
+    let picked = found.choose(path, policy, expected_count)?;
+    let count = chosen.len();
     if let Some(expected) = expected_content {
-        check_single(path, chosen.len(), policy)?;
-        let region: Vec<&str> = doc.lines[chosen[0]..chosen[0] + wanted.len()]
+        check_single(path, picked.len(), policy)?;
+        let at = chosen[picked.start];
+        let region: Vec<&str> = doc.lines[at..at + wanted.len()]
             .iter()
             .map(|l| l.text.as_ref())
             .collect();
-        guard_region(path, &region.join("\n"), expected, "\n")?;
+        let lines = &doc.lines;
+        guard_region(path, &region.join("\n"), expected, "\n", || lines.clone())?;
     }
-    let found = chosen.len();
-    if policy == Policy::First {
-        chosen.truncate(1);
-    }
+    chosen = chosen[picked].to_vec();
     // Every window is rewritten on its own, and all of them before any is written: a
     // refusal in one refuses the whole edit.
     let sources = pair_lines(&wanted, &new_lines);
@@ -169,13 +299,48 @@ pub(crate) fn replace(
     }
     Ok(Replaced {
         stage: "normalised",
-        count: found,
+        count,
         warnings: vec![format!(
             "the old text matched only after ignoring indentation and trailing whitespace (lines {}); {}; check the result",
             spans.join(", "),
             summary.describe()
         )],
     })
+}
+
+/// How many blank lines `lines` starts and ends with (a text of blank lines only counts as
+/// all leading).
+fn blank_ends(lines: &[String]) -> (usize, usize) {
+    let lead = lines.iter().take_while(|l| l.trim().is_empty()).count();
+    let trail = lines[lead..]
+        .iter()
+        .rev()
+        .take_while(|l| l.trim().is_empty())
+        .count();
+    (lead, trail)
+}
+
+/// Where the lines `wanted` (blank ends removed) match the file once indentation and
+/// trailing whitespace are ignored: the first line of each match, left to right. Overlapping
+/// windows cannot both be replaced, so a window that overlaps the one before it is not a
+/// match: these are exactly the matches `match_count` counts and an occurrence number picks.
+fn windows(doc: &Doc, wanted: &[String]) -> Vec<usize> {
+    if wanted.is_empty() {
+        return Vec::new();
+    }
+    let mut chosen: Vec<usize> = Vec::new();
+    for at in 0..doc.lines.len().saturating_sub(wanted.len() - 1) {
+        let overlaps = chosen.last().is_some_and(|&prev| at < prev + wanted.len());
+        if !overlaps
+            && wanted
+                .iter()
+                .enumerate()
+                .all(|(k, w)| doc.lines[at + k].text.trim() == w.trim())
+        {
+            chosen.push(at);
+        }
+    }
+    chosen
 }
 
 /// Where a line of the new text comes from, by a line diff of the old and new texts that
@@ -774,33 +939,8 @@ impl Summary {
     }
 }
 
-fn check_count(path: &str, found: usize, policy: Policy, expected: Option<u64>) -> Result<()> {
-    if let Some(expected) = expected {
-        if expected != found as u64 {
-            return Err(Error::new(
-                Code::MatchCountMismatch,
-                format!("the old text occurs {found} time(s), not the expected {expected}"),
-            )
-            .path(path)
-            .with("match_count", found)
-            .with("expected_match_count", expected));
-        }
-        return Ok(());
-    }
-    if policy == Policy::First && found > 1 {
-        return Err(Error::new(
-            Code::MatchCountMismatch,
-            format!("the old text occurs {found} times; refusing to pick the first"),
-        )
-        .path(path)
-        .with("match_count", found)
-        .recovery("replace every occurrence, confirm the count, or give more context so the old text is unique"));
-    }
-    Ok(())
-}
-
-fn check_single(path: &str, found: usize, policy: Policy) -> Result<()> {
-    if policy == Policy::All && found > 1 {
+fn check_single(path: &str, replacing: usize, policy: Policy) -> Result<()> {
+    if policy == Policy::All && replacing > 1 {
         return Err(Error::invalid(
             "the expected content guards one region, but every occurrence would be replaced",
         )
@@ -809,64 +949,288 @@ fn check_single(path: &str, found: usize, policy: Policy) -> Result<()> {
     Ok(())
 }
 
-fn guard_region(path: &str, actual: &str, expected: &str, eol: &str) -> Result<()> {
-    let norm = |s: &str| s.replace("\r\n", "\n").replace('\r', "\n");
-    let (a, e) = (norm(actual), norm(&in_convention(expected, eol)));
-    if a.trim_end_matches('\n') != e.trim_end_matches('\n') {
-        return Err(Error::new(
+/// Checks the expected content of the region being replaced; `lines` gives the file's lines
+/// (only on a refusal, which says where the expected text is now).
+fn guard_region<'l>(
+    path: &str,
+    actual: &str,
+    expected: &str,
+    eol: &str,
+    lines: impl FnOnce() -> Vec<Line<'l>>,
+) -> Result<()> {
+    if locate::plain(actual) != locate::plain(&in_convention(expected, eol)) {
+        let error = Error::new(
             Code::ContentConflict,
             "the target region does not hold the expected content",
         )
         .path(path)
-        .recovery("re-read the file and retry against its current text"));
+        .recovery("the region's text is in details.actual_content, and where the expected text is now in details.expected_found_at; retry against the current text");
+        return Err(locate::region_conflict(error, &lines(), actual, expected));
     }
     Ok(())
 }
 
 /// How many characters of a line the NO_MATCH ranking compares.
 const SIMILARITY_CHARS: usize = 200;
+/// The most lines of the old text NO_MATCH finds a candidate for.
+const MAX_CANDIDATE_LINES: usize = 20;
+/// How far from where the rest of the old text places it a line's candidate is looked for.
+const CANDIDATE_REACH: usize = 3;
 
-/// NO_MATCH with the lines most like the old text's first line, so the caller can correct it.
-fn no_match(doc: &Doc, path: &str, old: &str) -> Error {
-    let probe = caller_lines(old)
-        .into_iter()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or_default();
-    // Similarity is quadratic in the lengths compared: compare bounded prefixes, so a huge old
-    // text (or a huge line) cannot turn a NO_MATCH into minutes of work.
+/// How alike two lines are, from 0 to 1, comparing bounded prefixes: similarity is quadratic
+/// in the lengths compared, so a huge old text (or a huge line) cannot turn a NO_MATCH into
+/// minutes of work.
+fn similarity(a: &str, b: &str) -> f32 {
     let bounded = |s: &str| -> String { s.chars().take(SIMILARITY_CHARS).collect() };
-    let probe = bounded(probe.trim());
+    similar::TextDiff::from_chars(bounded(a).as_str(), bounded(b).as_str()).ratio()
+}
+
+fn rounded(score: f32) -> f64 {
+    (f64::from(score) * 100.0).round() / 100.0
+}
+
+/// NO_MATCH with the lines most like the old text's first line, the best file line for each
+/// line of the old text, and, when the old text was copied with line-number prefixes, which
+/// form they take and whether the text would match without them.
+fn no_match(doc: &Doc, body: &str, path: &str, old: &str, eol: &str) -> Error {
+    let old_lines = caller_lines(old);
+    let probe = old_lines
+        .iter()
+        .find(|l| !l.trim().is_empty())
+        .cloned()
+        .unwrap_or_default();
+    let probe = probe.trim();
     let mut scored: Vec<(f32, usize)> = doc
         .lines
         .iter()
         .enumerate()
         .filter(|(_, l)| !l.text.trim().is_empty())
-        .map(|(i, l)| {
-            (
-                similar::TextDiff::from_chars(probe.as_str(), bounded(l.text.trim()).as_str())
-                    .ratio(),
-                i,
-            )
-        })
+        .map(|(i, l)| (similarity(probe, l.text.trim()), i))
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let candidates: Vec<serde_json::Value> = scored
         .iter()
         .take(3)
         .map(|(score, i)| {
-            let text: String = doc.lines[*i].text.chars().take(200).collect();
-            serde_json::json!({"line": i + 1, "text": text, "similarity": (f64::from(*score) * 100.0).round() / 100.0})
+            let text = locate::cut(&doc.lines[*i].text, LINE_CHARS);
+            serde_json::json!({"line": i + 1, "text": text, "similarity": rounded(*score)})
         })
         .collect();
-    Error::new(
+    let first_best = scored.first().map(|&(_, i)| i);
+    let (per_line, truncated) = line_candidates(doc, &old_lines, first_best);
+    let mut error = Error::new(
         Code::NoMatch,
         "the old text was not found, exactly or with normalised whitespace",
     )
     .path(path)
     .with("candidates", candidates)
+    .with("line_candidates", per_line)
+    .with("line_candidates_truncated", truncated)
     .recovery(
-        "compare with the nearest lines in details.candidates and retry with the file's exact text",
-    )
+        "compare with the nearest lines in details.candidates and details.line_candidates and retry with the file's exact text",
+    );
+    if let Some(numbered) = numbered(&old_lines) {
+        let ends_with_newline = old.ends_with('\n') || old.ends_with('\r');
+        let mut stripped = numbered.lines.join("\n");
+        if ends_with_newline {
+            stripped.push('\n');
+        }
+        let exact = body.matches(&in_convention(&stripped, eol)).count();
+        let (stage, count) = if exact > 0 {
+            (Some("exact"), exact)
+        } else {
+            let mut wanted = numbered.lines.clone();
+            let (lead, trail) = blank_ends(&wanted);
+            wanted.drain(..lead);
+            wanted.truncate(wanted.len() - trail);
+            match windows(doc, &wanted).len() {
+                0 => (None, 0),
+                n => (Some("normalised"), n),
+            }
+        };
+        error = error.with(
+            "line_number_prefixes",
+            serde_json::json!({
+                "form": numbered.form,
+                "first_number": numbered.first,
+                "last_number": numbered.last,
+                "stripped_match_count": count,
+                "stripped_match_stage": stage,
+            }),
+        );
+        error = error.recovery(&if count > 0 {
+            format!(
+                "every line of the old text starts with a line number copied from a numbered read ({} form); without those prefixes it matches {count} time(s): send the old text (and the new text) without them",
+                numbered.form
+            )
+        } else {
+            format!(
+                "every line of the old text starts with a line number copied from a numbered read ({} form), and it does not match even without them: re-read the lines and send their text without the numbers",
+                numbered.form
+            )
+        });
+    }
+    error
+}
+
+/// For each non-blank line of the old text (the first [`MAX_CANDIDATE_LINES`]), the file line
+/// most like it near where the rest of the old text lies, with whether lines were left out.
+///
+/// The old text is taken as a block: each of its lines found verbatim in the file (whitespace
+/// aside) votes for where the block starts, and the start most voted for (else the best match
+/// of the first line, `first_best`) places every line. A line found verbatim is given at its
+/// place nearest there; any other line gets the most similar file line within
+/// [`CANDIDATE_REACH`] lines of its place, so a later line misremembered in an otherwise exact
+/// text is shown next to what the file has instead.
+fn line_candidates(
+    doc: &Doc,
+    old_lines: &[String],
+    first_best: Option<usize>,
+) -> (Vec<serde_json::Value>, bool) {
+    let olds: Vec<(usize, &str)> = old_lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (i, l.trim()))
+        .filter(|(_, l)| !l.is_empty())
+        .collect();
+    let truncated = olds.len() > MAX_CANDIDATE_LINES;
+    let olds = &olds[..olds.len().min(MAX_CANDIDATE_LINES)];
+    if doc.lines.is_empty() || olds.is_empty() {
+        return (Vec::new(), truncated);
+    }
+    let mut verbatim: HashMap<&str, Vec<usize>> =
+        olds.iter().map(|&(_, l)| (l, Vec::new())).collect();
+    for (f, line) in doc.lines.iter().enumerate() {
+        if let Some(at) = verbatim.get_mut(line.text.trim()) {
+            at.push(f);
+        }
+    }
+    let mut votes: HashMap<isize, usize> = HashMap::new();
+    for &(i, l) in olds {
+        for &f in &verbatim[l] {
+            *votes.entry(f as isize - i as isize).or_default() += 1;
+        }
+    }
+    let start = votes
+        .iter()
+        .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+        .map(|(&s, _)| s)
+        .or_else(|| first_best.map(|f| f as isize - olds[0].0 as isize))
+        .unwrap_or(0);
+    let last = doc.lines.len() as isize - 1;
+    let per_line = olds
+        .iter()
+        .map(|&(i, l)| {
+            let place = (start + i as isize).clamp(0, last);
+            let distance = |f: usize| (f as isize - place).unsigned_abs();
+            let (line, score) = match verbatim[l].iter().min_by_key(|&&f| distance(f)) {
+                Some(&f) => (f, 1.0),
+                None => {
+                    let from = (place as usize).saturating_sub(CANDIDATE_REACH);
+                    let to = (place as usize + CANDIDATE_REACH).min(last as usize);
+                    (from..=to)
+                        .map(|f| (f, similarity(l, doc.lines[f].text.trim())))
+                        .max_by(|a, b| a.1.total_cmp(&b.1).then(distance(b.0).cmp(&distance(a.0))))
+                        .expect("the range holds the place")
+                }
+            };
+            serde_json::json!({
+                "old_line": i + 1,
+                "line": line + 1,
+                "text": locate::cut(&doc.lines[line].text, LINE_CHARS),
+                "similarity": rounded(score),
+            })
+        })
+        .collect();
+    (per_line, truncated)
+}
+
+/// Old text whose every line carries a line-number prefix of one form, as copied from a
+/// numbered read: the form, the first and last numbers, and the lines without the prefixes.
+struct Numbered {
+    form: &'static str,
+    first: u64,
+    last: u64,
+    lines: Vec<String>,
+}
+
+/// The leading line number of `s` after any spaces, and what follows it.
+fn line_number(s: &str) -> Option<(u64, &str)> {
+    let s = s.trim_start_matches(' ');
+    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || digits > 9 {
+        return None;
+    }
+    Some((s[..digits].parse().ok()?, &s[digits..]))
+}
+
+/// A separator after the number, and then one optional space.
+fn separated<'s>(rest: &'s str, separator: &str) -> Option<&'s str> {
+    let rest = rest.strip_prefix(separator)?;
+    Some(rest.strip_prefix(' ').unwrap_or(rest))
+}
+
+/// The prefix forms of numbered reads, each as a parser of one line: the number, then the
+/// line's text (`None` when the line does not carry the form; a line holding only its number
+/// is an empty line whose separator was trimmed away).
+type PrefixForm = (&'static str, fn(&str) -> Option<(u64, Option<&str>)>);
+
+const PREFIX_FORMS: [PrefixForm; 5] = [
+    // `cat -n`: the number right-aligned, then a tab.
+    ("tab", |s| {
+        let (n, rest) = line_number(s)?;
+        Some((n, rest.strip_prefix('\t'))).filter(|(_, r)| r.is_some() || rest.is_empty())
+    }),
+    // The number right-aligned, then an arrow.
+    ("arrow", |s| {
+        let (n, rest) = line_number(s)?;
+        Some((n, rest.strip_prefix('→'))).filter(|(_, r)| r.is_some() || rest.is_empty())
+    }),
+    // `12 | text`.
+    ("pipe", |s| {
+        let (n, rest) = line_number(s)?;
+        let text = separated(rest.trim_start_matches(' '), "|");
+        Some((n, text)).filter(|(_, r)| r.is_some() || rest.is_empty())
+    }),
+    // `12: text`, as `grep -n` writes it (with or without the space).
+    ("colon", |s| {
+        let (n, rest) = line_number(s)?;
+        Some((n, separated(rest, ":"))).filter(|(_, r)| r.is_some() || rest.is_empty())
+    }),
+    // `L12: text`.
+    ("l_colon", |s| {
+        let (n, rest) = line_number(s.strip_prefix('L')?)?;
+        Some((n, separated(rest, ":"))).filter(|(_, r)| r.is_some() || rest.is_empty())
+    }),
+];
+
+/// Whether every line of the old text carries a line-number prefix of one form, with numbers
+/// that increase from line to line (and at least one line with its separator, so a column of
+/// bare numbers is not taken for one).
+fn numbered(old_lines: &[String]) -> Option<Numbered> {
+    if old_lines.is_empty() {
+        return None;
+    }
+    PREFIX_FORMS.iter().find_map(|&(form, parse)| {
+        let mut lines = Vec::with_capacity(old_lines.len());
+        let mut numbers = Vec::with_capacity(old_lines.len());
+        let mut separated = false;
+        for line in old_lines {
+            let (n, text) = parse(line)?;
+            if numbers.last().is_some_and(|&prev| n <= prev) {
+                return None;
+            }
+            separated |= text.is_some();
+            numbers.push(n);
+            lines.push(text.unwrap_or_default().to_owned());
+        }
+        separated.then(|| Numbered {
+            form,
+            first: numbers[0],
+            last: *numbers.last().expect("not empty"),
+            lines,
+        })
+    })
 }
 
 #[cfg(test)]
@@ -1165,6 +1529,265 @@ mod tests {
         .unwrap();
         assert_eq!(err.code, Code::NoMatch);
         assert_eq!(err.details["candidates"][0]["line"], 2);
+    }
+
+    fn refused(text: &str, old: &str, policy: Policy, expected: Option<u64>) -> Error {
+        let mut ed = Editable::new("f", text.as_bytes()).unwrap();
+        let err = replace(&mut ed, "f", old, "NEW", policy, expected, None)
+            .err()
+            .expect("refused");
+        assert_eq!(
+            ed.into_bytes(),
+            text.as_bytes(),
+            "a refusal changed the text"
+        );
+        err
+    }
+
+    #[test]
+    fn an_ambiguous_first_lists_every_match_and_points_to_the_occurrence() {
+        let text = "top\nx = 1\nmid\nx = 1 and x = 1\nend\n";
+        let err = refused(text, "x = 1", Policy::First, None);
+        assert_eq!(err.code, Code::MatchCountMismatch);
+        assert_eq!(err.details["match_count"], 3);
+        assert_eq!(err.details["matches_truncated"], false);
+        assert_eq!(
+            err.details["matches"],
+            serde_json::json!([
+                {"line": 2, "end_line": 2, "before": "top", "text": "x = 1", "after": "mid"},
+                {"line": 4, "end_line": 4, "before": "mid", "text": "x = 1 and x = 1", "after": "end"},
+                {"line": 4, "end_line": 4, "before": "mid", "text": "x = 1 and x = 1", "after": "end"},
+            ])
+        );
+        let recovery = err.details["recovery"].as_str().unwrap();
+        assert!(recovery.contains("occurrence N"), "{recovery}");
+        assert!(!recovery.contains("confirm the count"), "{recovery}");
+        // A multi-line match names the lines it spans; the first and last lines have no
+        // neighbour on one side.
+        let err = refused("a\nb\na\nb", "a\nb", Policy::First, None);
+        assert_eq!(err.details["matches"][0]["end_line"], 2);
+        assert_eq!(err.details["matches"][0]["before"], serde_json::Value::Null);
+        assert_eq!(err.details["matches"][1]["line"], 3);
+        assert_eq!(err.details["matches"][1]["after"], serde_json::Value::Null);
+    }
+
+    #[test]
+    fn the_listed_matches_are_bounded_and_say_so() {
+        let text = "same\n".repeat(25);
+        let err = refused(&text, "same", Policy::First, None);
+        assert_eq!(err.details["match_count"], 25);
+        assert_eq!(err.details["matches"].as_array().unwrap().len(), MAX_LISTED);
+        assert_eq!(err.details["matches_truncated"], true);
+        // A long line is quoted cut.
+        let long = format!("{}\n{}\n", "k".repeat(500), "k".repeat(500));
+        let err = refused(&long, "kk", Policy::All, Some(1));
+        let quoted = err.details["matches"][0]["text"].as_str().unwrap();
+        assert_eq!(quoted.len(), locate::CONTEXT_CHARS);
+    }
+
+    #[test]
+    fn an_occurrence_replaces_exactly_that_match() {
+        for (n, want) in [(1, "A b a b a\n"), (2, "a b A b a\n"), (3, "a b a b A\n")] {
+            let (out, r) = run("a b a b a\n", "a", "A", Policy::Occurrence(n)).unwrap();
+            assert_eq!((out.as_str(), r.count, r.stage), (want, 3, "exact"));
+        }
+        // One match and occurrence 1 is the plain case.
+        let (out, _) = run("a b\n", "b", "B", Policy::Occurrence(1)).unwrap();
+        assert_eq!(out, "a B\n");
+        // With the count confirmed, both must agree.
+        let mut ed = Editable::new("f", b"a a\n").unwrap();
+        replace(&mut ed, "f", "a", "A", Policy::Occurrence(2), Some(2), None).unwrap();
+        assert_eq!(ed.into_bytes(), b"a A\n");
+        let err = refused("a a\n", "a", Policy::Occurrence(2), Some(3));
+        assert_eq!(err.code, Code::MatchCountMismatch);
+        assert_eq!(err.details["expected_match_count"], 3);
+        assert_eq!(err.details["matches"].as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn an_occurrence_past_the_last_match_is_refused_with_the_matches() {
+        let err = refused("a\nb\na\n", "a", Policy::Occurrence(3), None);
+        assert_eq!(err.code, Code::MatchCountMismatch);
+        assert_eq!(err.details["occurrence"], 3);
+        assert_eq!(err.details["match_count"], 2);
+        assert_eq!(err.details["matches"][1]["line"], 3);
+        assert!(err.message.contains("match 3"), "{}", err.message);
+        let err = refused("a\n", "a", Policy::Occurrence(0), None);
+        assert_eq!(err.code, Code::InvalidArgument);
+        assert_eq!(err.details["path"], "f");
+    }
+
+    #[test]
+    fn an_occurrence_counts_the_normalised_matches_match_count_counts() {
+        // Three windows of `k();`, the second overlapping the first when the old text is two
+        // lines long: `k();\nk();` matches lines 1-2 and 3-4, not 2-3.
+        let text = "  k();\n  k();\n  k();\n  k();\n";
+        let mut ed = Editable::new("f", text.as_bytes()).unwrap();
+        let r = replace(
+            &mut ed,
+            "f",
+            "k();\nk();",
+            "m();\nm();",
+            Policy::Occurrence(2),
+            None,
+            None,
+        )
+        .unwrap();
+        assert_eq!((r.stage, r.count), ("normalised", 2));
+        assert_eq!(ed.into_bytes(), b"  k();\n  k();\n  m();\n  m();\n");
+        assert!(r.warnings[0].contains("(lines 3-4)"), "{:?}", r.warnings);
+        let err = refused(text, "k();\nk();", Policy::First, None);
+        assert_eq!(err.details["match_count"], 2);
+        assert_eq!(err.details["matches"][0]["line"], 1);
+        assert_eq!(err.details["matches"][0]["end_line"], 2);
+        assert_eq!(err.details["matches"][1]["line"], 3);
+        assert_eq!(err.details["matches"][1]["text"], "  k();");
+        let err = refused(text, "k();\nk();", Policy::Occurrence(3), None);
+        assert_eq!(err.details["match_count"], 2);
+    }
+
+    #[test]
+    fn the_expected_content_guards_the_chosen_occurrence() {
+        // Normalised: the region is the chosen window.
+        let text = "  a()\n  x()\n  b()\n  a()\n  x()\n";
+        let mut ed = Editable::new("f", text.as_bytes()).unwrap();
+        let err = replace(
+            &mut ed,
+            "f",
+            "a()\nx()",
+            "z()",
+            Policy::Occurrence(2),
+            None,
+            Some("  b()"),
+        )
+        .err()
+        .unwrap();
+        assert_eq!(err.code, Code::ContentConflict);
+        assert_eq!(err.details["actual_content"], "  a()\n  x()");
+        assert_eq!(
+            err.details["expected_found_at"],
+            serde_json::json!([{"line": 3, "end_line": 3}])
+        );
+        assert_eq!(err.details["expected_found_count"], 1);
+        let mut ed = Editable::new("f", text.as_bytes()).unwrap();
+        replace(
+            &mut ed,
+            "f",
+            "a()\nx()",
+            "z()",
+            Policy::Occurrence(2),
+            None,
+            Some("  a()\n  x()\n"),
+        )
+        .unwrap();
+        assert_eq!(ed.into_bytes(), b"  a()\n  x()\n  b()\n  z()\n");
+    }
+
+    #[test]
+    fn an_exact_guard_says_where_the_expected_text_is() {
+        let mut ed = Editable::new("f", b"one\ntwo\nthree\ntwo\n").unwrap();
+        let err = replace(&mut ed, "f", "one", "1", Policy::First, None, Some("two\n"))
+            .err()
+            .unwrap();
+        assert_eq!(err.code, Code::ContentConflict);
+        assert_eq!(err.details["actual_content"], "one");
+        assert_eq!(err.details["actual_content_truncated"], false);
+        assert_eq!(
+            err.details["expected_found_at"],
+            serde_json::json!([{"line": 2, "end_line": 2}, {"line": 4, "end_line": 4}])
+        );
+        assert_eq!(err.details["expected_found_count"], 2);
+    }
+
+    #[test]
+    fn no_match_has_a_candidate_for_every_line_of_the_old_text() {
+        let text = "fn f() {\n    let a = 1;\n    let b = 2;\n    call(a, b);\n}\n\nfn g() {}\n";
+        // The third line is misremembered; the first two are exact.
+        let err = run(
+            text,
+            "let a = 1;\nlet b = 2;\ncall(b, a);",
+            "x",
+            Policy::First,
+        )
+        .err()
+        .unwrap();
+        assert_eq!(err.code, Code::NoMatch);
+        let per_line = err.details["line_candidates"].as_array().unwrap();
+        assert_eq!(per_line.len(), 3);
+        assert_eq!(per_line[0]["old_line"], 1);
+        assert_eq!(per_line[0]["line"], 2);
+        assert_eq!(per_line[0]["similarity"], 1.0);
+        assert_eq!(per_line[1]["line"], 3);
+        assert_eq!(per_line[2]["old_line"], 3);
+        assert_eq!(per_line[2]["line"], 4);
+        assert_eq!(per_line[2]["text"], "    call(a, b);");
+        assert!(per_line[2]["similarity"].as_f64().unwrap() < 1.0);
+        assert_eq!(err.details["line_candidates_truncated"], false);
+        // Blank old lines get none, and the count of lines is bounded.
+        let many: String = (0..30).map(|i| format!("nothing like {i}\n\n")).collect();
+        let err = run(text, &many, "x", Policy::First).err().unwrap();
+        assert_eq!(
+            err.details["line_candidates"].as_array().unwrap().len(),
+            MAX_CANDIDATE_LINES
+        );
+        assert_eq!(err.details["line_candidates"][1]["old_line"], 3);
+        assert_eq!(err.details["line_candidates_truncated"], true);
+    }
+
+    #[test]
+    fn line_number_prefixes_are_recognised_and_never_stripped() {
+        let text = "alpha\n    beta()\ngamma\n";
+        for (old, form) in [
+            ("     2\t    beta()\n     3\tgamma\n", "tab"),
+            ("     2→    beta()\n     3→gamma", "arrow"),
+            ("2:     beta()\n3: gamma\n", "colon"),
+            ("2 |     beta()\n3 | gamma", "pipe"),
+            ("L2:     beta()\nL3: gamma", "l_colon"),
+        ] {
+            let mut ed = Editable::new("f", text.as_bytes()).unwrap();
+            let err = replace(&mut ed, "f", old, "x", Policy::First, None, None)
+                .err()
+                .unwrap_or_else(|| panic!("{form}: applied"));
+            assert_eq!(ed.into_bytes(), text.as_bytes());
+            assert_eq!(err.code, Code::NoMatch, "{form}");
+            let found = &err.details["line_number_prefixes"];
+            assert_eq!(found["form"], form, "{old:?}");
+            assert_eq!(
+                (
+                    found["first_number"].as_u64(),
+                    found["last_number"].as_u64()
+                ),
+                (Some(2), Some(3))
+            );
+            assert_eq!(found["stripped_match_count"], 1, "{form}");
+            assert_eq!(found["stripped_match_stage"], "exact", "{form}");
+            let recovery = err.details["recovery"].as_str().unwrap();
+            assert!(recovery.contains("without them"), "{recovery}");
+        }
+        // Stripped text that matches only normalised, and text that matches nowhere.
+        let err = run(text, "2: beta()\n3:   gamma", "x", Policy::First)
+            .err()
+            .unwrap();
+        assert_eq!(
+            err.details["line_number_prefixes"]["stripped_match_stage"],
+            "normalised"
+        );
+        let err = run(text, "2: delta\n3: gamma", "x", Policy::First)
+            .err()
+            .unwrap();
+        assert_eq!(
+            err.details["line_number_prefixes"]["stripped_match_count"],
+            0
+        );
+        assert_eq!(
+            err.details["line_number_prefixes"]["stripped_match_stage"],
+            serde_json::Value::Null
+        );
+        // Numbers that do not increase, a line without a prefix, or bare numbers only: no claim.
+        for old in ["3: beta()\n2: gamma", "2: beta()\ngamma", "2\n3\n"] {
+            let err = run(text, old, "x", Policy::First).err().unwrap();
+            assert!(!err.details.contains_key("line_number_prefixes"), "{old:?}");
+        }
     }
 
     #[test]

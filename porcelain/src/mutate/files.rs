@@ -1,7 +1,7 @@
 //! The file commands, each a plan: create, write, copy, delete and move one file.
 
 use super::items::{Change, deleted_file};
-use super::target::{Seen, guard, no_such_file, not_a_file, parse_expected_hash};
+use super::target::{Seen, no_such_file, not_a_file, parse_expected_hash};
 use super::{MutationOptions, MutationResult, Plan, Planned, Preview, PreviewPart, Step};
 use crate::{Code, Error, ObjectId, Result, Workspace};
 use filekeeper_plumbing::journal::Item;
@@ -101,7 +101,7 @@ impl Workspace {
                 None => None,
             };
             if let Some(expected) = expected {
-                guard(path, expected, before.as_ref().map(|b| b.hash))?;
+                ws.guard_version(path, &target.rel, expected, before.as_ref())?;
             }
             let keep_bom = !remove_bom
                 && before.is_some()
@@ -166,7 +166,7 @@ impl Workspace {
             };
             match (expected, &before) {
                 (Some(expected), _) => {
-                    guard(destination, expected, before.as_ref().map(|b| b.hash))?
+                    ws.guard_version(destination, &target.rel, expected, before.as_ref())?
                 }
                 (None, Some(_)) => {
                     return Err(
@@ -303,7 +303,7 @@ impl Workspace {
                 None => return Err(no_such_file(path)),
             };
             if let Some(expected) = expected {
-                guard(path, expected, Some(before.hash))?;
+                ws.guard_version(path, &target.rel, expected, Some(&before))?;
             }
             let item = deleted_file(&target.rel, &before);
             Ok(Plan {

@@ -200,6 +200,7 @@ impl Workspace {
                 Some(path) if !err.details.contains_key("path") => err.path(&path),
                 _ => err,
             })
+            .map_err(|err| self.explain(err, true))
     }
 
     fn run(

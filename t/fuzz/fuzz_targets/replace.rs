@@ -13,7 +13,8 @@
 //!   text really is not in the document, or (with `details.reason`) that the normalised stage
 //!   could not infer a new line's indentation, naming that line and a file line.
 //!
-//! Input: `T` P N G DOC NUL OLD NUL NEW [NUL EXPECTED], where P is `f` (first) or `a` (all),
+//! Input: `T` P N G DOC NUL OLD NUL NEW [NUL EXPECTED], where P is `f` (first), `a` (all) or
+//! a digit from 1 (that occurrence: only seeds in this format choose one),
 //! N the expected count (`-` for none, or a digit) and G the expected-content guard (`-` none,
 //! `=` the old text, `~` EXPECTED), so real documents can be committed as seeds. Any other
 //! first byte builds an `Input` with `arbitrary`: a document of repeating lines in some
@@ -206,7 +207,11 @@ fn text_case(data: &[u8]) -> Option<Case> {
     let new = fields.next().unwrap_or_default().to_owned();
     let expected = fields.next().map(str::to_owned);
     Some(Case {
-        policy: if p == 'a' { Policy::All } else { Policy::First },
+        policy: match (p, p.to_digit(10)) {
+            ('a', _) => Policy::All,
+            (_, Some(n)) if n > 0 => Policy::Occurrence(u64::from(n)),
+            _ => Policy::First,
+        },
         expected_count: n.to_digit(10).map(u64::from),
         expected_content: match g {
             '=' => Some(old.clone()),
@@ -331,8 +336,11 @@ fn check(case: Case) {
     }
     match expected_count {
         Some(n) => assert_eq!(r.count as u64, n),
-        None if policy == Policy::First => assert_eq!(r.count, 1),
-        None => assert!(r.count >= 1),
+        None => match policy {
+            Policy::First => assert_eq!(r.count, 1),
+            Policy::Occurrence(n) => assert!(r.count as u64 >= n),
+            Policy::All => assert!(r.count >= 1),
+        },
     }
     assert!(out.starts_with(bom), "the BOM was lost");
     let out_body = &out[bom.len()..];
@@ -343,6 +351,14 @@ fn check(case: Case) {
             let want = match policy {
                 Policy::All => body.replace(&old_c, &new_c),
                 Policy::First => body.replacen(&old_c, &new_c, 1),
+                Policy::Occurrence(n) => {
+                    // The Nth of the occurrences `count` counted, which never overlap.
+                    let (at, _) = body
+                        .match_indices(old_c.as_str())
+                        .nth(n as usize - 1)
+                        .expect("the occurrence was counted");
+                    format!("{}{new_c}{}", &body[..at], &body[at + old_c.len()..])
+                }
             };
             // Compared as lines with terminators, so a CR split from its LF by the
             // replacement is still the same bytes.
@@ -358,7 +374,7 @@ fn check(case: Case) {
             );
             assert_eq!(r.warnings.len(), 1);
             let ranges = spans(&r.warnings[0]);
-            let chosen = if policy == Policy::First { 1 } else { r.count };
+            let chosen = if policy == Policy::All { r.count } else { 1 };
             assert_eq!(ranges.len(), chosen, "{:?}", r.warnings);
             let before = split_lines(body);
             let after = split_lines(out_body);

@@ -447,6 +447,7 @@ class Workspace:
         *,
         policy: Literal["first", "all"] = "first",
         expected_match_count: int | None = None,
+        occurrence: int | None = None,
         expected_content: str | None = None,
         expected_hash: str | None = None,
         base_hash: str | None = None,

@@ -14,8 +14,9 @@ use std::path::PathBuf;
 #[derive(Debug, Args)]
 #[command(after_long_help = r#"Examples:
   keeper file replace-text src/lib.rs --old 'fn old()' --new 'fn new()' --first
-  keeper file replace-text notes.md --old TODO --new DONE --all --expected-match-count 3"#)]
-#[command(group(clap::ArgGroup::new("policy").required(true).args(["first", "all"])))]
+  keeper file replace-text notes.md --old TODO --new DONE --all --expected-match-count 3
+  keeper file replace-text notes.md --old TODO --new DONE --occurrence 2"#)]
+#[command(group(clap::ArgGroup::new("policy").required(true).multiple(true).args(["first", "all", "occurrence"])))]
 #[command(group(clap::ArgGroup::new("old_text").required(true).args(["old", "old_file"])))]
 #[command(group(clap::ArgGroup::new("new_text").required(true).args(["new", "new_file"])))]
 pub struct ReplaceTextArgs {
@@ -34,13 +35,18 @@ pub struct ReplaceTextArgs {
     #[arg(long, value_name = "FILE")]
     pub new_file: Option<PathBuf>,
     /// Replace the one occurrence (refused when there are several, unless the count is confirmed).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "all")]
     pub first: bool,
     /// Replace every occurrence.
-    // The `policy` group makes exactly one of --first and --all present, so --first alone
-    // decides.
+    // The `policy` group makes --first, --all or --occurrence present, and --first conflicts
+    // with --all, so --all alone decides; --occurrence with --all is the library's refusal,
+    // worded as on every surface.
     #[arg(long)]
     pub all: bool,
+    /// Replace exactly the Nth match (1-based, in file order), as MATCH_COUNT_MISMATCH lists
+    /// them; implies --first.
+    #[arg(long, value_name = "N")]
+    pub occurrence: Option<u64>,
     /// Refuse (MATCH_COUNT_MISMATCH) unless the old text occurs exactly N times.
     #[arg(long, value_name = "N")]
     pub expected_match_count: Option<u64>,
@@ -165,11 +171,8 @@ pub fn cmd_replace_text(cx: &Context, ws: &Workspace, args: &ReplaceTextArgs) ->
     let limit = ws.plumbing().limits.max_write_bytes;
     let old = input::text(&args.old, &args.old_file, "--old-file", limit)?;
     let new = input::text(&args.new, &args.new_file, "--new-file", limit)?;
-    let policy = if args.first {
-        Policy::First
-    } else {
-        Policy::All
-    };
+    let policy = if args.all { Policy::All } else { Policy::First }
+        .with_occurrence(args.occurrence, &args.path)?;
     let result = ws.replace_text(
         &args.path,
         &old,
