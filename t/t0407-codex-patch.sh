@@ -7,8 +7,8 @@ OpenAI'"'"'s Codex models: *** Add File, *** Delete File, *** Update File with a
 checked whole before anything is written and is one operation: history undo-last restores
 every file, and a second section that fails leaves the first file untouched. A hunk has no
 line numbers, so it applies only where its lines occur exactly once after the previous hunk
-(an @@ anchor narrows the search); a hunk that matches twice is PATCH_FAILED naming both
-lines, never applied at the first. CRLF files stay CRLF, a BOM stays, a file without a final
+(an @@ anchor line moves the start of the search); a hunk that matches twice is PATCH_FAILED
+naming both lines, never applied at the first. CRLF files stay CRLF, a BOM stays, a file without a final
 newline keeps none. Every break of the grammar is PATCH_FAILED naming the patch line; an
 added file or a move never overwrites. A unified diff with bare @@ headers, and a Codex body
 without its envelope, get a message about their format. The MCP tool file_apply_patch reads
@@ -154,12 +154,15 @@ test_expect_success 'a hunk that matches twice is refused with both line numbers
 	json_get ".error.details.patch_files[0].hunks[0].status == \"ambiguous\"" refusal.json
 '
 
-test_expect_success 'an @@ anchor line picks the place after it' '
-	sed "s/^@@$/@@ def a():/" twice.patch >anchored.patch &&
+test_expect_success 'an @@ anchor line starts the search, and the lines after it must still be unique' '
+	sed "s/^@@$/@@ def b():/" twice.patch >anchored.patch &&
 	codex anchored.patch &&
-	printf "def a():\n    x = 1\n    return 0\n\ndef b():\n    x = 1\n    return x\n" >expect &&
+	printf "def a():\n    x = 1\n    return x\n\ndef b():\n    x = 1\n    return 0\n" >expect &&
 	test_cmp expect "$WS/src/app.py" &&
-	keeper history undo-last >/dev/null
+	keeper history undo-last >/dev/null &&
+	sed "s/^@@$/@@ def a():/" twice.patch >first.patch &&
+	rejected 18 PATCH_FAILED ambiguous 3 first.patch &&
+	json_get ".error.details.matches == [2, 6]" refusal.json
 '
 
 test_expect_success 'a CRLF file stays CRLF and its BOM stays' '

@@ -574,56 +574,58 @@ fn is_anchor(line: &str, anchor: &str) -> bool {
     line.trim() == anchor.trim()
 }
 
-/// Where a hunk's old lines can go, from `cursor` on: every place they occur (at the end
-/// of the file for `*** End of File`), narrowed by the anchors. From each line equal to the
-/// first anchor, the next line equal to the second, and so on, then the first place at or
-/// after the last anchor's line (after it, for a hunk that only adds lines) is taken; the
-/// hunk applies when exactly one place is left. Sorted; 0-based starts.
+/// Where the search for a hunk starts: after the first line equal to its first anchor (from
+/// `cursor` on), then after the first line equal to the next, and so on; the last anchor's
+/// line itself may begin the hunk. `Err` names the first anchor (its patch line) that is
+/// missing. Without anchors, `cursor`.
+fn anchored(old: &[Line], chunk: &Chunk, cursor: usize) -> std::result::Result<usize, usize> {
+    let mut from = cursor;
+    let mut start = cursor;
+    for (line, anchor) in &chunk.anchors {
+        let at = (from..old.len())
+            .find(|&i| is_anchor(&old[i].text, anchor))
+            .ok_or(*line)?;
+        (start, from) = (at, at + 1);
+    }
+    Ok(start)
+}
+
+/// Every place a hunk's old lines can go (0-based starts, sorted): where they occur at or after
+/// the anchored start (at the end of the file for `*** End of File`). A hunk that only adds
+/// lines goes right after its last anchor's line, so it has a place after each line equal to
+/// that anchor (from the line the anchors before it lead to), or at the end of the file, or,
+/// with neither, at every line. The hunk applies when there is exactly one.
 fn places(old: &[Line], chunk: &Chunk, want: &[&str], cursor: usize, stage: Stage) -> Vec<usize> {
     let n = old.len();
     let m = want.len();
+    let Ok(start) = anchored(old, chunk, cursor) else {
+        return Vec::new();
+    };
+    if m == 0 && !chunk.end_of_file && !chunk.anchors.is_empty() {
+        let last = &chunk.anchors[chunk.anchors.len() - 1].1;
+        return (start..n)
+            .filter(|&i| is_anchor(&old[i].text, last))
+            .map(|i| i + 1)
+            .collect();
+    }
     let fits = |at: usize| {
-        at >= cursor
+        at >= start
             && at + m <= n
             && want
                 .iter()
                 .enumerate()
                 .all(|(k, w)| stage.eq(&old[at + k].text, w))
     };
-    let blocks: Vec<usize> = if chunk.end_of_file {
+    if chunk.end_of_file {
         n.checked_sub(m)
             .filter(|&at| fits(at))
             .into_iter()
             .collect()
-    } else if cursor + m > n {
+    } else if start + m > n {
         Vec::new()
     } else {
-        (cursor..=n - m).filter(|&at| fits(at)).collect()
-    };
-    let Some(((_, first), rest)) = chunk.anchors.split_first() else {
-        return blocks;
-    };
-    // Each step looks up the next occurrence in a sorted list, so an anchor that occurs on
-    // many lines costs a search per line, not a scan.
-    let occurrences = |anchor: &str| -> Vec<usize> {
-        (cursor..n)
-            .filter(|&i| is_anchor(&old[i].text, anchor))
-            .collect()
-    };
-    let next =
-        |sorted: &[usize], from: usize| sorted.get(sorted.partition_point(|&i| i < from)).copied();
-    let mut starts = occurrences(first);
-    for (_, anchor) in rest {
-        let lines = occurrences(anchor);
-        starts = starts.iter().filter_map(|&a| next(&lines, a + 1)).collect();
-        starts.dedup();
+        (start..=n - m).filter(|&at| fits(at)).collect()
     }
-    let mut found: Vec<usize> = starts
-        .iter()
-        .filter_map(|&a| next(&blocks, if m == 0 { a + 1 } else { a }))
-        .collect();
-    found.dedup();
-    found
 }
 
 /// Applies an `*** Add File` or `*** Update File` section's hunks to `doc` (parsed with its
@@ -773,21 +775,15 @@ fn not_found(path: &str, chunk: &Chunk, old: &[Line], want: &[&str], cursor: usi
         format!(" after line {cursor} (where the previous hunk ended)")
     };
     // Name the first anchor that is missing, if one is.
-    let mut from = cursor;
-    for (line, anchor) in &chunk.anchors {
-        match (from..old.len()).find(|&i| is_anchor(&old[i].text, anchor)) {
-            Some(i) => from = i + 1,
-            None => {
-                return failed(
-                    format!(
-                        "line {line}: the hunk's `@@` line is not a line of {path}{after}; nothing was written"
-                    ),
-                    *line,
-                    "failed",
-                )
-                .with("hunk_line", hunk_line);
-            }
-        }
+    if let Err(line) = anchored(old, chunk, cursor) {
+        return failed(
+            format!(
+                "line {line}: the hunk's `@@` line is not a line of {path}{after}; nothing was written"
+            ),
+            line,
+            "failed",
+        )
+        .with("hunk_line", hunk_line);
     }
     let what = if want.is_empty() {
         "the hunk only adds lines, and nothing says where they go"
@@ -831,8 +827,13 @@ fn ambiguous(path: &str, chunk: &Chunk, m: usize, found: &[usize]) -> Error {
             "line {line}: the hunk only adds lines, and its `@@` lines match in {path} at more than one place (after {listed}); nothing was written"
         )
     } else {
+        let after = if chunk.anchors.is_empty() {
+            ""
+        } else {
+            ", both after its `@@` line"
+        };
         format!(
-            "line {line}: the hunk's context and removed lines match {path} at {listed}; it is applied at one place or not at all, so nothing was written"
+            "line {line}: the hunk's context and removed lines match {path} at {listed}{after}; it is applied at one place or not at all, so nothing was written"
         )
     };
     failed(message, line, "ambiguous").with(
@@ -1147,7 +1148,7 @@ mod tests {
     }
 
     #[test]
-    fn an_anchor_picks_the_nearest_match_after_it() {
+    fn an_anchor_starts_the_search_and_the_match_after_it_must_be_unique() {
         let file = "def a():\n    x = 1\n    return x\n\ndef b():\n    x = 1\n    return x\n";
         let out = update(
             file,
@@ -1158,16 +1159,21 @@ mod tests {
             out.ends_with("def b():\n    x = 1\n    return 2\n"),
             "{out}"
         );
-        let out = update(
+        // After `def a():` the lines occur twice (in a and in b): the anchor does not say
+        // where a ends, so the first is not taken.
+        let err = update(
             file,
             "@@ def a():\n     x = 1\n-    return x\n+    return 2\n",
         )
-        .unwrap();
+        .unwrap_err();
+        assert_eq!(err.details["reason"], "ambiguous");
+        assert_eq!(err.details["matches"], serde_json::json!([2, 6]));
         assert!(
-            out.starts_with("def a():\n    x = 1\n    return 2\n"),
-            "{out}"
+            err.message.contains("after its `@@` line"),
+            "{}",
+            err.message
         );
-        // An anchor is compared without its indentation.
+        // Anchors are compared without their indentation, and several stack.
         let file =
             "class A:\n    def f(self):\n        pass\nclass B:\n    def f(self):\n        pass\n";
         let out = update(
@@ -1179,7 +1185,13 @@ mod tests {
             out.ends_with("class B:\n    def f(self):\n        return 1\n"),
             "{out}"
         );
-        // One anchor that occurs twice, before two matches, is ambiguous.
+        // The lines before the anchor do not count: the one match after it applies.
+        let out = update(file, "@@ class B:\n-        pass\n+        return 1\n").unwrap();
+        assert!(
+            out.starts_with("class A:\n    def f(self):\n        pass\n"),
+            "{out}"
+        );
+        // An anchor that occurs twice starts the search at its first line.
         let err = update(file, "@@ def f(self):\n-        pass\n+        return 1\n").unwrap_err();
         assert_eq!(err.details["reason"], "ambiguous");
         assert_eq!(err.details["matches"], serde_json::json!([3, 6]));
@@ -1210,6 +1222,9 @@ mod tests {
             update(file, "@@ [b]\n+z=3\n").unwrap(),
             "[a]\nx=1\n[b]\nz=3\ny=2\n"
         );
+        // After an anchor that occurs twice, they could go after either.
+        let err = update("[a]\n[a]\n", "@@ [a]\n+k=v\n").unwrap_err();
+        assert_eq!(err.details["matches"], serde_json::json!([1, 2]));
         assert_eq!(
             update(file, "@@\n+end\n*** End of File\n").unwrap(),
             "[a]\nx=1\n[b]\ny=2\nend\n"
