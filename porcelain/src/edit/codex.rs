@@ -737,8 +737,9 @@ pub(crate) fn apply(file: &FilePatch, path: &str, doc: &mut Doc) -> Applied {
             line.eol = eol;
         }
     }
+    // An empty last line cannot go without a newline (it would vanish), so it keeps one.
     if let Some(line) = out.last_mut() {
-        if unterminated {
+        if unterminated && !line.text.is_empty() {
             line.eol = "";
         } else if line.eol.is_empty() {
             line.eol = eol;
@@ -1283,6 +1284,9 @@ mod tests {
         assert_eq!(update("a\nb", "@@\n a\n-b\n").unwrap(), "a");
         assert_eq!(update("a\nb\n", "@@\n a\n-b\n").unwrap(), "a\n");
         assert_eq!(update("a\r\nb", "@@\n-a\n+A\n").unwrap(), "A\r\nb");
+        // Found by the `patch` fuzz target: an empty new last line cannot go unterminated
+        // (the file would lose it), so it keeps its newline.
+        assert_eq!(update("a\nb", "@@\n a\n-b\n+\n").unwrap(), "a\n\n");
     }
 
     #[test]
