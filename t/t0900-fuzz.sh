@@ -1,9 +1,9 @@
 #!/bin/sh
 test_description='a short fuzzing run of every fuzz target, with its committed corpus
 
-t/fuzz/ holds libFuzzer targets for the unified-diff parser and applier (patch), the staged
-text matcher of replace-text (replace), the confined path resolver (resolve) and the MCP
-server'"'"'s request decoding and tool argument parsing (mcp_request). Each checks invariants,
+t/fuzz/ holds libFuzzer targets for the unified-diff and Codex-patch parsers and appliers
+(patch), the staged text matcher of replace-text (replace), the confined path resolver
+(resolve) and the MCP server'"'"'s request decoding and tool argument parsing (mcp_request). Each checks invariants,
 not only the absence of panics: a diff from A to B applied to A gives B, a replacement changes
 nothing outside its match, a resolved path never leaves the root, a dry run changes no file.
 t/fuzz/run.sh builds them with SanitizerCoverage on the installed toolchain (stable is enough)

@@ -145,6 +145,43 @@ fn sensitive_refusals_name_the_mcp_argument() {
     assert_eq!(allowed["ok"], true);
 }
 
+#[test]
+fn file_apply_patch_reads_codex_patches() {
+    let (dir, mut s) = setup();
+    // setup() wrote "one\ntwo\n" to a.txt.
+    let applied = s.call(
+        "file_apply_patch",
+        json!({"patch": "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n+2\n*** Add File: b.txt\n+b\n*** End Patch\n"}),
+    );
+    assert_eq!(applied["ok"], true, "{applied}");
+    assert_eq!(applied["patch_files"][0]["hunks"][0]["old_start"], 1);
+    assert_eq!(applied["patch_files"][1]["change"], "created");
+    let ws = dir.path().join("ws");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("a.txt")).unwrap(),
+        "one\n2\n"
+    );
+    std::fs::write(ws.join("c.txt"), "x\ny\nx\ny\n").unwrap();
+    let refused = s.call(
+        "file_apply_patch",
+        json!({"patch": "*** Begin Patch\n*** Update File: c.txt\n@@\n x\n-y\n+Y\n*** End Patch\n"}),
+    );
+    assert_eq!(refused["ok"], false);
+    assert_eq!(refused["error"]["code"], "PATCH_FAILED");
+    assert_eq!(refused["error"]["details"]["matches"], json!([1, 3]));
+    assert_eq!(
+        std::fs::read_to_string(ws.join("c.txt")).unwrap(),
+        "x\ny\nx\ny\n"
+    );
+    let undone = s.call("undo_last", json!({}));
+    assert_eq!(undone["ok"], true, "{undone}");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("a.txt")).unwrap(),
+        "one\ntwo\n"
+    );
+    assert!(!ws.join("b.txt").exists());
+}
+
 /// A read whose response (the content twice, about 6 MiB) is far larger than a pipe's or a
 /// socket's buffer, so the server's write must wait for the client to read.
 fn serves_a_large_read(wiring: Wiring) {

@@ -210,7 +210,8 @@ impl Tool for FileDeleteLines {
 
 #[derive(Deserialize, JsonSchema)]
 pub struct FileApplyPatch {
-    /// A unified diff (diff -u or git diff), at most 1 MiB.
+    /// A unified diff (diff -u or git diff), or a Codex patch (first non-empty line
+    /// `*** Begin Patch`), at most 1 MiB.
     patch: String,
     #[serde(flatten)]
     mutation: Mutation,
@@ -218,7 +219,7 @@ pub struct FileApplyPatch {
 
 impl Tool for FileApplyPatch {
     const NAME: &str = "file_apply_patch";
-    const DESCRIPTION: &str = "Apply a unified diff (diff -u or git diff) to one or more files. git's new, deleted, renamed and copied files and mode changes apply too, creating missing directories and removing emptied ones. Every hunk is checked before anything is written; a failed or ambiguous hunk, a binary, symlink or submodule section, or a line that belongs to no section rejects the whole patch and nothing changes. Hunks may apply at a unique offset (reported), never with fuzz. patch_files reports every file and hunk. One operation; undo restores every file.";
+    const DESCRIPTION: &str = "Apply a unified diff (diff -u or git diff) or a Codex patch (*** Begin Patch / *** Add File / *** Delete File / *** Update File with optional *** Move to / @@ hunks / *** End Patch) to one or more files. git's new, deleted, renamed and copied files and mode changes apply too, creating missing directories and removing emptied ones. Every hunk is checked before anything is written; a failed or ambiguous hunk, a binary, symlink or submodule section, or a line that belongs to no section rejects the whole patch and nothing changes. Unified hunks may apply at a unique offset (reported), never with fuzz; a Codex hunk applies only where its lines (after its @@ anchor line, if any) occur exactly once. patch_files reports every file and hunk. One operation; undo restores every file.";
     const EFFECT: Effect = Effect::Change;
     type Output = Success<MutationResult>;
 

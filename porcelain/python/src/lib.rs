@@ -722,8 +722,8 @@ impl Workspace {
         answer(py, Class::MutationResult, deleted)
     }
 
-    /// Applies a unified diff (`diff -u` or `git diff`) as one operation: every hunk of every
-    /// file is checked before anything is written.
+    /// Applies a unified diff (`diff -u` or `git diff`) or a Codex patch (`*** Begin Patch`)
+    /// as one operation: every hunk of every file is checked before anything is written.
     #[pyo3(signature = (patch, *, dry_run = false, actor = None, task_id = None, allow_sensitive_write = false))]
     fn apply_patch(
         &self,

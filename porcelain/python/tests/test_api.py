@@ -302,6 +302,58 @@ def test_a_failing_patch_writes_nothing(ws: Workspace, root: Path) -> None:
     assert (root / "a.txt").read_text() == "hello\n"
 
 
+CODEX_PATCH = """*** Begin Patch
+*** Update File: a.txt
+@@ def b():
+-    return 1
++    return 2
+*** Add File: sub/new.txt
++fresh
+*** Delete File: gone.txt
+*** End Patch
+"""
+
+
+def test_apply_patch_reads_a_codex_patch_as_one_operation(ws: Workspace, root: Path) -> None:
+    original = "def a():\n    return 1\n\ndef b():\n    return 1\n"
+    (root / "a.txt").write_text(original)
+    (root / "gone.txt").write_text("bye\n")
+    applied = ws.apply_patch(CODEX_PATCH)
+    assert applied.patch_files is not None
+    assert [(f.path, f.change) for f in applied.patch_files] == [
+        ("a.txt", "modified"),
+        ("sub/new.txt", "created"),
+        ("gone.txt", "deleted"),
+    ]
+    assert [(h.old_start, h.status) for h in applied.patch_files[0].hunks] == [(5, "applies")]
+    assert (root / "a.txt").read_text() == "def a():\n    return 1\n\ndef b():\n    return 2\n"
+    assert (root / "sub/new.txt").read_text() == "fresh\n"
+    assert not (root / "gone.txt").exists()
+    ws.undo_last()
+    assert (root / "a.txt").read_text() == original
+    assert (root / "gone.txt").read_text() == "bye\n"
+    assert not (root / "sub").exists()
+
+
+def test_an_ambiguous_codex_hunk_names_both_lines_and_writes_nothing(
+    ws: Workspace, root: Path
+) -> None:
+    (root / "a.txt").write_text("x\ny\nx\ny\n")
+    (root / "b.txt").write_text("b\n")
+    patch = (
+        "*** Begin Patch\n*** Update File: b.txt\n@@\n-b\n+B\n"
+        "*** Update File: a.txt\n@@\n x\n-y\n+Y\n*** End Patch\n"
+    )
+    with pytest.raises(FilekeeperError) as raised:
+        ws.apply_patch(patch)
+    assert raised.value.code == "PATCH_FAILED"
+    assert raised.value.details["reason"] == "ambiguous"
+    assert raised.value.details["matches"] == [1, 3]
+    assert raised.value.details["line"] == 7
+    assert (root / "a.txt").read_text() == "x\ny\nx\ny\n"
+    assert (root / "b.txt").read_text() == "b\n"
+
+
 def test_undo_refuses_when_the_file_changed_since(ws: Workspace, root: Path) -> None:
     (root / "a.txt").write_text("one\n")
     written = ws.write_file("a.txt", "two\n")

@@ -4,6 +4,7 @@
 //! Every section of the patch is accounted for in the plan and in `patch_files`, or the whole
 //! patch is refused: nothing is skipped.
 
+use super::codex;
 use super::doc::Doc;
 use super::patch::{self, Action, FilePatch, FileReport};
 use crate::mutate::{
@@ -21,8 +22,9 @@ use std::sync::Arc;
 
 impl Workspace {
     /// Applies a unified diff (`diff -u` or `git diff`, with git's creations, deletions,
-    /// renames, copies and mode changes): every hunk of every file is checked before anything
-    /// is written, and the whole patch is one operation (undone as a whole).
+    /// renames, copies and mode changes) or a Codex patch (`*** Begin Patch`, told apart by
+    /// its first non-empty line): every hunk of every file is checked before anything is
+    /// written, and the whole patch is one operation (undone as a whole).
     pub fn apply_patch(
         &self,
         patch_text: &str,
@@ -37,7 +39,7 @@ impl Workspace {
                 limit,
             ));
         }
-        let files = patch::parse(patch_text)?;
+        let files = parse(patch_text)?;
         self.mutate(options, |ws| ws.patch_plan(&files, options))
     }
 
@@ -68,7 +70,8 @@ impl Workspace {
             ..Builder::default()
         };
         for file in files {
-            self.plan_section(file, options, &mut b)?;
+            self.plan_section(file, options, &mut b)
+                .map_err(|e| at_directive(e, file))?;
         }
         if let Some(err) = b.failure() {
             return Err(err);
@@ -91,19 +94,21 @@ impl Workspace {
                 let path = self.patch_target(file);
                 let target = self.resolve_target(&path, options)?;
                 let deleting = file.action == Action::Delete;
-                // A deletion without hunks (git's, of an empty file) needs only the size.
+                // A deletion without hunks (git's, of an empty file, or a Codex patch's of any
+                // file) needs only the size.
                 let seen = self.existing_file(&target, &path, !deleting || file.has_hunks())?;
                 b.claim(&target.rel, &path)?;
-                let (hunks, new) = patched(file, &path, &seen.1)?;
+                let (hunks, new) = b.patched(file, &path, &seen.1)?;
                 let change = match (deleting, file.has_hunks()) {
                     (true, _) => Change::Deleted,
                     (false, true) => Change::Modified,
                     (false, false) => Change::ModeChanged,
                 };
                 // A deletion must leave nothing: its hunks remove every line, or the file was
-                // empty to begin with.
+                // empty to begin with. A Codex `*** Delete File` deletes the file as it is.
+                let whole = file.codex.is_some();
                 let fits = new.as_ref().filter(|n| {
-                    !deleting || (n.is_empty() && (file.has_hunks() || seen.0.size == 0))
+                    !deleting || (n.is_empty() && (file.has_hunks() || seen.0.size == 0 || whole))
                 });
                 b.report(&target.rel, change, None, mode_word, hunks, fits.is_some());
                 let Some(new) = fits.cloned() else {
@@ -122,7 +127,7 @@ impl Workspace {
                 let (rel, dirs) = self.new_file_target(&path, options)?;
                 b.make_dirs(&rel, dirs, &path)?;
                 b.claim(&rel, &path)?;
-                let (hunks, new) = patched(file, &path, &[])?;
+                let (hunks, new) = b.patched(file, &path, &[])?;
                 b.report(&rel, Change::Created, None, mode_word, hunks, new.is_some());
                 let Some(new) = new else {
                     return Ok(());
@@ -151,7 +156,7 @@ impl Workspace {
                     b.claim(&from.rel, &from_path)?;
                 }
                 b.claim(&rel, &to_path)?;
-                let (hunks, new) = patched(file, &from_path, &seen.1)?;
+                let (hunks, new) = b.patched(file, &from_path, &seen.1)?;
                 let change = if renaming {
                     Change::Renamed
                 } else {
@@ -310,18 +315,79 @@ impl Workspace {
     }
 }
 
+/// Parses a patch in either format: a Codex patch when its first non-empty line is
+/// `*** Begin Patch`, else a unified diff.
+pub(crate) fn parse(text: &str) -> Result<Vec<FilePatch>> {
+    if codex::is_codex(text) {
+        return codex::parse(text);
+    }
+    // A text that is no unified diff but has Codex directives gets a message about those.
+    patch::parse(text).map_err(|e| codex::diagnose(text).unwrap_or(e))
+}
+
 /// A section's per-hunk report, and the new bytes (`None` when a hunk does not apply).
 type Patched = (Vec<patch::HunkReport>, Option<Arc<Vec<u8>>>);
 
-/// The section's hunks applied to a file's bytes. A section without hunks keeps the bytes as
-/// they are.
-fn patched(file: &FilePatch, path: &str, bytes: &[u8]) -> Result<Patched> {
+/// The section's hunks applied to a file's bytes, with the warnings of a Codex hunk matched
+/// with trailing whitespace ignored and, when a Codex hunk does not apply, why. A section
+/// without hunks keeps the bytes as they are.
+pub(crate) fn patched(
+    file: &FilePatch,
+    path: &str,
+    bytes: &[u8],
+) -> Result<(Patched, Vec<String>, Option<Error>)> {
     if !file.has_hunks() {
-        return Ok((Vec::new(), Some(Arc::new(bytes.to_vec()))));
+        return Ok((
+            (Vec::new(), Some(Arc::new(bytes.to_vec()))),
+            Vec::new(),
+            None,
+        ));
+    }
+    if file.codex.is_some() {
+        let mut doc = Doc::parse_for_codex(path, bytes)?;
+        let applied = codex::apply(file, path, &mut doc);
+        let new = applied.ok.then(|| Arc::new(doc.to_bytes()));
+        return Ok(((applied.reports, new), applied.warnings, applied.problem));
     }
     let mut doc = Doc::parse_for_patch(path, bytes)?;
     let (ok, hunks) = patch::apply(file, &mut doc);
-    Ok((hunks, ok.then(|| Arc::new(doc.to_bytes()))))
+    Ok((
+        (hunks, ok.then(|| Arc::new(doc.to_bytes()))),
+        Vec::new(),
+        None,
+    ))
+}
+
+/// An error about a Codex patch's section names the line of its directive, and says which
+/// directive when the file is in the way.
+fn at_directive(mut e: Error, file: &FilePatch) -> Error {
+    let Some(line) = file.codex else {
+        return e;
+    };
+    if e.details.contains_key("line") {
+        return e;
+    }
+    let what = match (e.code, file.action) {
+        (Code::AlreadyExists, Action::Create) => {
+            Some("`*** Add File:` names a file that already exists; a patch never overwrites one")
+        }
+        (Code::AlreadyExists, Action::Rename) => {
+            Some("`*** Move to:` names a path that already exists; a move never overwrites one")
+        }
+        (Code::PathNotFound, Action::Delete) => {
+            Some("`*** Delete File:` names a file that does not exist")
+        }
+        (Code::PathNotFound, _) => Some("`*** Update File:` names a file that does not exist"),
+        _ => None,
+    };
+    let own_words = e.wording.as_ref().is_none_or(|w| w.message.is_none());
+    if own_words {
+        e.message = match what {
+            Some(what) => format!("line {line}: {what}; nothing was written"),
+            None => format!("line {line}: {}", e.message),
+        };
+    }
+    e.with("line", line)
 }
 
 /// `mode` with the executable bits set where it is readable, or cleared, as a patch's mode
@@ -369,9 +435,22 @@ struct Builder {
     gone: HashSet<String>,
     /// `max_history_blob_bytes`: a content above it is not stored.
     cap: u64,
+    /// Why a Codex section's hunk does not apply, by the index of the section's report.
+    problems: Vec<(usize, Error)>,
 }
 
 impl Builder {
+    /// [`patched`], keeping its warnings and its problem for the section's report, which
+    /// comes next.
+    fn patched(&mut self, file: &FilePatch, path: &str, bytes: &[u8]) -> Result<Patched> {
+        let (patched, warnings, problem) = patched(file, path, bytes)?;
+        self.warnings.extend(warnings);
+        if let Some(problem) = problem {
+            self.problems.push((self.reports.len(), problem));
+        }
+        Ok(patched)
+    }
+
     fn claim(&mut self, rel: &str, path: &str) -> Result<()> {
         let clash = self.made_dirs.iter().any(|d| d == rel);
         if clash || !self.claimed.insert(rel.to_owned()) {
@@ -542,7 +621,14 @@ impl Builder {
 
     /// PATCH_FAILED naming the first section that does not apply, with every report.
     fn failure(&self) -> Option<Error> {
-        let first = self.reports.iter().find(|r| r.status == "failed")?;
+        let (index, first) = self
+            .reports
+            .iter()
+            .enumerate()
+            .find(|(_, r)| r.status == "failed")?;
+        if let Some((_, problem)) = self.problems.iter().find(|(i, _)| *i == index) {
+            return Some(self.codex_failure(first, problem.clone()));
+        }
         let bad_hunk = first
             .hunks
             .iter()
@@ -582,6 +668,31 @@ impl Builder {
                 )
                 .recovery("regenerate the patch against the files' current content"),
         )
+    }
+
+    /// PATCH_FAILED for a Codex section, whose hunk says where in the patch it is and why it
+    /// does not apply.
+    fn codex_failure(&self, first: &FileReport, problem: Error) -> Error {
+        let hunk = first
+            .hunks
+            .iter()
+            .find(|h| h.status != "applies")
+            .map_or(0, |h| h.hunk);
+        let recovery = if problem.details.get("reason").and_then(|r| r.as_str())
+            == Some("ambiguous")
+        {
+            "give the hunk more context lines, or an `@@` line naming the function or class it is in, so that it matches at one place"
+        } else {
+            "re-read the file and send its current lines as the hunk's context and removed lines"
+        };
+        problem
+            .with("path", first.path.clone())
+            .with("hunk", hunk)
+            .with(
+                "patch_files",
+                serde_json::to_value(&self.reports).unwrap_or_default(),
+            )
+            .recovery(recovery)
     }
 
     fn into_plan(self) -> Plan {

@@ -73,6 +73,17 @@ impl<'a> Doc<'a> {
         })
     }
 
+    /// Parses text for a Codex patch: lines end only at `\n` (or `\r\n`), as for any patch,
+    /// but a BOM is set apart. The patch's lines come from the file as an agent reads it,
+    /// which is without its BOM; it is written back as it was.
+    pub fn parse_for_codex(path: &str, bytes: &'a [u8]) -> Result<Doc<'a>> {
+        let (bom, body) = strip_bom(text_of(path, bytes)?);
+        Ok(Doc {
+            bom,
+            lines: split_lf(body),
+        })
+    }
+
     pub fn to_bytes(&self) -> Vec<u8> {
         let len = self
             .lines

@@ -2,17 +2,18 @@
 //! Not an API: the parser, applier and matcher stay `pub(crate)`; these wrappers only move
 //! bytes in and reports out, so a fuzz target exercises exactly the code an edit runs.
 
-use super::doc::{Doc, Editable};
-use super::patch::{self, FilePatch, HunkReport};
+use super::apply;
+use super::doc::Editable;
+use super::patch::{FilePatch, HunkReport};
 use super::replace::{self, Policy};
 use crate::Result;
 
-/// A parsed unified diff.
+/// A parsed patch: a unified diff or a Codex patch.
 pub struct Patch(Vec<FilePatch>);
 
-/// Parses a whole patch as `apply_patch` does.
+/// Parses a whole patch as `apply_patch` does, in whichever format it is.
 pub fn parse_patch(text: &str) -> Result<Patch> {
-    patch::parse(text).map(Patch)
+    apply::parse(text).map(Patch)
 }
 
 /// One file's outcome: whether every hunk applied, the per-hunk report, and the bytes the
@@ -37,8 +38,13 @@ impl Patch {
         (self.0[i].old_path.as_deref(), self.0[i].new_path.as_deref())
     }
 
+    /// Whether the patch is a Codex patch.
+    pub fn is_codex(&self) -> bool {
+        self.0.first().is_some_and(|f| f.codex.is_some())
+    }
+
     /// Applies section `i` to `content` as `apply_patch` does: an existing file is read the
-    /// way `diff` sees it; a created file starts empty.
+    /// way `diff` sees it (a Codex patch sets its BOM apart); a created file starts empty.
     pub fn apply(&self, i: usize, content: &[u8]) -> Result<Applied> {
         let file = &self.0[i];
         let old: &[u8] = if file.old_path.is_some() {
@@ -46,12 +52,11 @@ impl Patch {
         } else {
             b""
         };
-        let mut doc = Doc::parse_for_patch("f", old)?;
-        let (ok, hunks) = patch::apply(file, &mut doc);
+        let ((hunks, new), _, _) = apply::patched(file, "f", old)?;
         Ok(Applied {
-            ok,
+            ok: new.is_some(),
             hunks,
-            bytes: doc.to_bytes(),
+            bytes: new.map_or_else(|| old.to_vec(), |n| n.to_vec()),
         })
     }
 }

@@ -4,6 +4,7 @@
 //! final-newline state and mode, and refuses binary files.
 
 mod apply;
+mod codex;
 mod doc;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;

@@ -58,6 +58,11 @@ pub(crate) struct FilePatch {
     /// git's `new mode` or `new file mode`.
     pub new_mode: Option<u32>,
     hunks: Vec<Hunk>,
+    /// The hunks of a Codex patch's section, which state no line numbers.
+    pub chunks: Vec<super::codex::Chunk>,
+    /// For a section of a Codex patch: the patch line of its `***` directive. Such a section
+    /// deletes a file whatever it holds, and errors about its file name that line.
+    pub codex: Option<usize>,
 }
 
 impl FilePatch {
@@ -71,8 +76,28 @@ impl FilePatch {
             .unwrap_or_default()
     }
 
+    /// A section of a Codex patch, starting at patch line `line`.
+    pub(super) fn from_codex(
+        line: usize,
+        old_path: Option<String>,
+        new_path: Option<String>,
+        action: Action,
+        chunks: Vec<super::codex::Chunk>,
+    ) -> FilePatch {
+        FilePatch {
+            old_path,
+            new_path,
+            action,
+            old_mode: None,
+            new_mode: None,
+            hunks: Vec::new(),
+            chunks,
+            codex: Some(line),
+        }
+    }
+
     pub fn has_hunks(&self) -> bool {
-        !self.hunks.is_empty()
+        !self.hunks.is_empty() || !self.chunks.is_empty()
     }
 
     /// Whether the section sets the executable bit (`Some(true)`), clears it, or leaves the
@@ -94,13 +119,17 @@ const GITLINK: u32 = 0o160000;
 pub struct HunkReport {
     /// 1-based position of the hunk in its file's section of the patch.
     pub hunk: usize,
-    /// The old side's first line as the hunk header states it (`@@ -old_start,old_lines`).
+    /// The old side's first line as the hunk header states it (`@@ -old_start,old_lines`). A
+    /// Codex hunk states no lines: for it, the line where it applied (0 when it did not).
     pub old_start: usize,
-    /// The old side's line count as the header states it.
+    /// The old side's line count as the header states it (for a Codex hunk, its context and
+    /// removed lines).
     pub old_lines: usize,
-    /// The new side's first line as the header states it (`+new_start,new_lines @@`).
+    /// The new side's first line as the header states it (`+new_start,new_lines @@`); for a
+    /// Codex hunk, where it applied (0 when it did not).
     pub new_start: usize,
-    /// The new side's line count as the header states it.
+    /// The new side's line count as the header states it (for a Codex hunk, its context and
+    /// added lines).
     pub new_lines: usize,
     /// `applies`, `applies_at_offset`, `failed` or `ambiguous`.
     #[schemars(extend("enum" = ["applies", "applies_at_offset", "failed", "ambiguous"]))]
@@ -300,7 +329,7 @@ pub struct FileReport {
     pub hunks: Vec<HunkReport>,
 }
 
-fn failed(message: String, line: usize, reason: &str) -> Error {
+pub(super) fn failed(message: String, line: usize, reason: &str) -> Error {
     Error::new(Code::PatchFailed, message)
         .with("line", line)
         .with("reason", reason)
@@ -496,6 +525,9 @@ pub(crate) fn parse(text: &str) -> Result<Vec<FilePatch>> {
             commentary = false;
             continue;
         }
+        if is_bare_hunk_header(line) {
+            return Err(bare_hunk_header(r.number(), None));
+        }
         if line.starts_with("@@ ") {
             return Err(failed(
                 format!("line {}: a hunk before any file header", r.number()),
@@ -538,12 +570,39 @@ pub(crate) fn parse(text: &str) -> Result<Vec<FilePatch>> {
     }
     if files.is_empty() {
         return Err(failed(
-            "the patch holds no file changes".into(),
+            "line 1: no file section was found, so this is not a patch in a format this tool reads: a unified diff names each file with `--- a/PATH` and `+++ b/PATH` lines and starts each hunk with `@@ -a,b +c,d @@`, and a Codex patch starts with `*** Begin Patch`".into(),
             1,
-            "empty_patch",
+            "not_a_patch",
         ));
     }
     Ok(files)
+}
+
+/// Whether a line is a hunk header without a unified diff's line ranges: `@@` alone, or
+/// `@@ ` and text, as Codex patches and agents write them.
+fn is_bare_hunk_header(line: &str) -> bool {
+    let line = line.trim_end();
+    let ranges = line.strip_prefix("@@ ").is_some_and(|rest| {
+        rest.strip_prefix('-')
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+    });
+    (line == "@@" || line.starts_with("@@ ")) && !ranges
+}
+
+/// PATCH_FAILED for a hunk header without line ranges: the patch does not say where the hunk
+/// goes, and a unified diff is never placed by guessing.
+fn bare_hunk_header(line: usize, path: Option<&str>) -> Error {
+    let err = failed(
+        format!(
+            "line {line}: a hunk header without line ranges; a unified diff's hunk starts with `@@ -a,b +c,d @@` (the first line and the line count of the old and of the new text), so this patch is not applied; send the ranges, or send a Codex patch, which places hunks by their lines: `*** Begin Patch`, `*** Update File: PATH`, the hunks, `*** End Patch`"
+        ),
+        line,
+        "bare_hunk_header",
+    );
+    match path {
+        Some(path) => err.path(path),
+        None => err,
+    }
 }
 
 fn binary_section(r: &Reader, section: Option<&FilePatch>) -> Error {
@@ -597,6 +656,8 @@ fn plain_section(
         old_mode: None,
         new_mode: None,
         hunks: Vec::new(),
+        chunks: Vec::new(),
+        codex: None,
     };
     read_hunks(r, &mut file)?;
     if file.hunks.is_empty() {
@@ -625,6 +686,8 @@ fn git_section(r: &mut Reader, names: &str) -> Result<FilePatch> {
         old_mode: None,
         new_mode: None,
         hunks: Vec::new(),
+        chunks: Vec::new(),
+        codex: None,
     };
     r.i += 1;
     let mut headers = false;
@@ -737,6 +800,9 @@ fn parse_mode(text: &str, line: usize) -> Result<u32> {
 /// than the header says: refused, since applying the declared part would drop the rest.
 fn read_hunks(r: &mut Reader, file: &mut FilePatch) -> Result<()> {
     while let Some(line) = r.peek() {
+        if is_bare_hunk_header(line) {
+            return Err(bare_hunk_header(r.number(), Some(file.path())));
+        }
         let Some(rest) = line.strip_prefix("@@ ") else {
             break;
         };
@@ -1143,6 +1209,41 @@ mod tests {
         assert_eq!(err.details["actual_old_lines"], 2);
         assert_eq!(err.details["actual_new_lines"], 1);
         assert!(!err.message.contains("-b"), "patch text echoed");
+    }
+
+    #[test]
+    fn bare_hunk_headers_are_refused_with_a_message_about_ranges() {
+        for (patch, line) in [
+            ("--- a/f\n+++ b/f\n@@\n-a\n+b\n", 3),
+            ("--- a/f\n+++ b/f\n@@ fn main() {\n-a\n+b\n", 3),
+            ("diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ \n-a\n+b\n", 4),
+            ("@@\n-a\n+b\n", 1),
+            ("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n@@\n-c\n+d\n", 6),
+        ] {
+            let err = parse(patch).unwrap_err();
+            assert_eq!(err.code, Code::PatchFailed);
+            assert_eq!(err.details["reason"], "bare_hunk_header", "{patch:?}");
+            assert_eq!(err.details["line"], line, "{patch:?}");
+            assert!(err.message.contains("@@ -a,b +c,d @@"), "{}", err.message);
+        }
+        // A garbled range is still a malformed header, not a bare one.
+        let err = parse("--- a/f\n+++ b/f\n@@ -x +1 @@\n-a\n").unwrap_err();
+        assert_eq!(err.details["reason"], "bare_hunk_header");
+        let err = parse("--- a/f\n+++ b/f\n@@ -1,x +1 @@\n-a\n").unwrap_err();
+        assert_eq!(err.details["reason"], "bad_hunk_header");
+    }
+
+    #[test]
+    fn text_that_is_no_patch_says_which_formats_are_read() {
+        for text in ["", "hello\n", "just prose\nover lines\n"] {
+            let err = parse(text).unwrap_err();
+            assert_eq!(err.details["reason"], "not_a_patch");
+            assert!(
+                err.message.contains("unified diff") && err.message.contains("*** Begin Patch"),
+                "{}",
+                err.message
+            );
+        }
     }
 
     #[test]

@@ -1,8 +1,11 @@
-//! The unified-diff parser and applier of `apply_patch`.
+//! The patch parsers and appliers of `apply_patch`: unified diffs and Codex-style patches.
 //!
 //! Two kinds of input:
 //! - differential: two documents A and B; the unified diff from A to B that `history diff` and
 //!   dry-run previews print, with a chosen context radius, must parse and turn A into exactly B.
+//!   The same hunks as a Codex patch (bare `@@` headers, no line numbers) must turn A into
+//!   exactly B or be refused as ambiguous, never applied elsewhere; they are never `failed`,
+//!   since every hunk's lines are in A at its true place.
 //! - raw: any patch text against any document. Parsing and applying never panic; a failed
 //!   application leaves the document byte for byte as it was; the report agrees with the
 //!   outcome; and an applied patch changes the line count by exactly what its hunks declare.
@@ -128,6 +131,107 @@ fn differential(a: &str, b: &str, context: usize) {
         b,
         "applying the diff from A to B to A did not give B\n{text}"
     );
+    codex_differential(a, b, &text, context);
+}
+
+/// Whether a document's last line has no terminator.
+fn unterminated(text: &str) -> bool {
+    !text.is_empty() && !text.ends_with('\n')
+}
+
+/// The old side's start and count of a unified hunk header, `@@ -s[,c] +...`.
+fn old_range(header: &str) -> Option<(usize, usize)> {
+    let old = header.strip_prefix("@@ -")?.split(' ').next()?;
+    Some(match old.split_once(',') {
+        Some((s, c)) => (s.parse().ok()?, c.parse().ok()?),
+        None => (old.parse().ok()?, 1),
+    })
+}
+
+/// The hunks of a one-file unified diff of A as a Codex patch updating `f`: the `---`/`+++`
+/// lines go, `\ No newline` markers go (the format has none), and every line ends with `eol`,
+/// as a patch written on that system would. Each `@@` header loses its ranges; every other
+/// hunk (by `parity`) instead names A's line just before it as its anchor, when that line
+/// lies after the previous hunk (an anchor found before its true line would start the search
+/// past it) and reads as an anchor.
+fn codex_from_unified(text: &str, a: &str, eol: &str, parity: usize) -> String {
+    let a_lines: Vec<&str> = a
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    let mut out = format!("*** Begin Patch{eol}*** Update File: f{eol}");
+    let (mut hunk, mut prev_end) = (0usize, 0usize);
+    for line in text.split('\n').skip(2) {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.is_empty() || line.starts_with('\\') {
+            continue; // the end of the text, or a marker
+        }
+        let Some((start, count)) = line.starts_with("@@").then(|| old_range(line)).flatten() else {
+            out.push_str(line);
+            out.push_str(eol);
+            continue;
+        };
+        // 0-based: the first old line, or where the added lines go; the line before it.
+        let at = if count == 0 { start } else { start - 1 };
+        let anchor = at
+            .checked_sub(1)
+            .filter(|&i| i >= prev_end && (hunk + parity) % 2 == 0)
+            .map(|i| a_lines[i])
+            .filter(|t| !t.trim().is_empty() && !t.trim_start().starts_with('-'));
+        match anchor {
+            Some(t) => out.push_str(&format!("@@ {t}")),
+            None => out.push_str("@@"),
+        }
+        out.push_str(eol);
+        prev_end = at + count;
+        hunk += 1;
+    }
+    out.push_str("*** End Patch");
+    out.push_str(eol);
+    out
+}
+
+/// The diff from A to B as a Codex patch turns A into B, or is refused as ambiguous. Skipped
+/// where the format cannot say what B needs: a change of the final newline (a Codex patch
+/// keeps the file's), and a BOM in A (set apart before matching, while the diff's line 1 has
+/// it).
+fn codex_differential(a: &str, b: &str, text: &str, context: usize) {
+    if a == b || unterminated(a) != unterminated(b) || a.starts_with('\u{feff}') {
+        return;
+    }
+    let eol = if a.contains("\r\n") || b.contains("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    let codex = codex_from_unified(text, a, eol, context);
+    let parsed = match fuzzing::parse_patch(&codex) {
+        Ok(p) => p,
+        Err(e) => panic!("the Codex patch from A to B did not parse: {e:?}\n{codex}"),
+    };
+    assert!(parsed.is_codex());
+    assert_eq!(parsed.files(), 1, "{codex}");
+    let applied = parsed.apply(0, a.as_bytes()).expect("A is text");
+    if applied.ok {
+        assert_eq!(
+            String::from_utf8_lossy(&applied.bytes),
+            b,
+            "applying the Codex patch from A to B to A did not give B\n{codex}"
+        );
+        return;
+    }
+    assert_eq!(
+        applied.bytes,
+        a.as_bytes(),
+        "a refused Codex patch changed A"
+    );
+    for h in &applied.hunks {
+        assert!(
+            matches!(h.status, "applies" | "ambiguous"),
+            "a Codex hunk failed although its lines are in A: {:?}\n{codex}",
+            applied.hunks
+        );
+    }
 }
 
 fn raw(patch: &str, doc: &str) {

@@ -1,4 +1,4 @@
-//! `keeper file apply-patch`: a unified diff, applied whole or not at all.
+//! `keeper file apply-patch`: a unified diff or a Codex patch, applied whole or not at all.
 
 use super::input;
 use crate::commands::Context;
@@ -8,13 +8,19 @@ use clap::Args;
 use filekeeper::{Code, Error, MutationResult, Result, Workspace};
 use std::path::PathBuf;
 
-/// Apply a unified diff (diff -u or git diff) from a file or stdin: every hunk is checked
-/// before anything is written; a failed or ambiguous hunk rejects the whole patch.
+/// Apply a unified diff (diff -u or git diff) or a Codex patch (*** Begin Patch) from a file or
+/// stdin: every hunk is checked before anything is written; a failed or ambiguous hunk
+/// rejects the whole patch.
+///
+/// A patch whose first non-empty line is "*** Begin Patch" is read as a Codex patch (the
+/// apply_patch format of OpenAI's Codex models; see docs/editing.md): its hunks have no line
+/// numbers and apply only where their lines occur exactly once.
 #[derive(Debug, Args)]
 #[command(after_long_help = r#"Examples:
   keeper file apply-patch fix.patch --dry-run
   git -C ../upstream diff | keeper file apply-patch
-  diff -u old.txt new.txt | keeper file apply-patch"#)]
+  diff -u old.txt new.txt | keeper file apply-patch
+  printf '*** Begin Patch\n*** Update File: a.txt\n@@\n-old\n+new\n*** End Patch\n' | keeper file apply-patch"#)]
 pub struct ApplyPatchArgs {
     /// The patch file (default: standard input).
     pub patch: Option<PathBuf>,

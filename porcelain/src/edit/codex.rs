@@ -1,0 +1,1522 @@
+//! Codex-style patches: the `*** Begin Patch` envelope that OpenAI's Codex models write for
+//! their `apply_patch` tool. They name no line numbers, so every hunk is placed by its lines
+//! alone, and only where they occur exactly once; see docs/editing.md "Codex-style patches"
+//! for the grammar and for what is refused.
+//!
+//! A parsed patch becomes the same [`FilePatch`] sections a unified diff does (created,
+//! deleted, modified and renamed files), so it goes through the same plan, transaction, undo
+//! and reports; only the hunks differ, and [`apply`] places them.
+
+use super::doc::{Doc, Line};
+use super::patch::{Action, FilePatch, HunkReport, failed};
+use crate::{Error, Result};
+
+const BEGIN: &str = "*** Begin Patch";
+const END: &str = "*** End Patch";
+const ADD: &str = "*** Add File: ";
+const DELETE: &str = "*** Delete File: ";
+const UPDATE: &str = "*** Update File: ";
+const MOVE: &str = "*** Move to: ";
+const END_OF_FILE: &str = "*** End of File";
+
+/// Whether `text` is a Codex patch: its first non-empty line is `*** Begin Patch`.
+pub(crate) fn is_codex(text: &str) -> bool {
+    text.lines()
+        .find(|l| !l.trim().is_empty())
+        .is_some_and(|l| l.trim() == BEGIN)
+}
+
+/// Why a text that did not parse as a unified diff is no Codex patch either, when it has
+/// Codex directives: its `*** Begin Patch` is not its first non-empty line, or it has none.
+/// `None` when the text has no Codex directive.
+pub(crate) fn diagnose(text: &str) -> Option<Error> {
+    let lines: Vec<&str> = text.lines().collect();
+    let is_directive = |l: &&str| {
+        let l = l.trim_end();
+        l == BEGIN
+            || l == END
+            || [ADD, DELETE, UPDATE]
+                .iter()
+                .any(|d| l.starts_with(d.trim_end()))
+    };
+    let first = lines.iter().position(is_directive)? + 1;
+    if let Some(begin) = lines.iter().position(|l| l.trim() == BEGIN) {
+        let begin = begin + 1;
+        return Some(failed(
+            format!(
+                "line {begin}: `*** Begin Patch` is not the first non-empty line; a Codex patch starts with it, with no text before it, and the text is not a unified diff either"
+            ),
+            begin,
+            "codex_not_first",
+        ));
+    }
+    let has_end = lines.iter().any(|l| l.trim_end() == END);
+    let wrapped = if has_end {
+        format!("{BEGIN}\n{text}")
+    } else {
+        format!("{BEGIN}\n{text}\n{END}\n")
+    };
+    let what = if parse(&wrapped).is_ok() {
+        "a Codex patch without its `*** Begin Patch` line; it is otherwise well formed, but a patch is applied only as sent, so send it again starting with `*** Begin Patch` and ending with `*** End Patch`"
+    } else {
+        "Codex patch directives, but no `*** Begin Patch` line, and the text is not a unified diff; a Codex patch starts with `*** Begin Patch` and ends with `*** End Patch`"
+    };
+    Some(failed(
+        format!("line {first}: {what}"),
+        first,
+        "codex_without_envelope",
+    ))
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Body {
+    Context(String),
+    Remove(String),
+    Add(String),
+}
+
+/// One hunk of an `*** Update File` section (or the content of an `*** Add File`).
+#[derive(Clone, Debug)]
+pub(crate) struct Chunk {
+    /// The patch line the hunk starts on: its `@@` line, or its first line when the section's
+    /// first hunk has none.
+    line: usize,
+    /// The `@@ TEXT` lines before the hunk, in order, each with its patch line: the hunk lies
+    /// after a line equal to the first, then one equal to the second, and so on.
+    anchors: Vec<(usize, String)>,
+    lines: Vec<Body>,
+    /// The patch line of each body line, for messages.
+    numbers: Vec<usize>,
+    /// `*** End of File`: the hunk's old lines end the file.
+    end_of_file: bool,
+    /// For each added line, whether it ended with CR in the patch.
+    add_crs: Vec<bool>,
+}
+
+impl Chunk {
+    fn new(line: usize) -> Chunk {
+        Chunk {
+            line,
+            anchors: Vec::new(),
+            lines: Vec::new(),
+            numbers: Vec::new(),
+            end_of_file: false,
+            add_crs: Vec::new(),
+        }
+    }
+
+    /// The lines the file must hold where the hunk goes: context and removed lines.
+    fn old(&self) -> Vec<&str> {
+        self.lines
+            .iter()
+            .filter_map(|l| match l {
+                Body::Context(t) | Body::Remove(t) => Some(t.as_str()),
+                Body::Add(_) => None,
+            })
+            .collect()
+    }
+
+    fn new_count(&self) -> usize {
+        self.lines
+            .iter()
+            .filter(|l| !matches!(l, Body::Remove(_)))
+            .count()
+    }
+
+    fn changes(&self) -> bool {
+        self.lines.iter().any(|l| !matches!(l, Body::Context(_)))
+    }
+}
+
+/// The patch as lines without their CR, with a cursor; numbers are 1-based.
+struct Reader<'a> {
+    raw: Vec<&'a str>,
+    i: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn peek(&self) -> Option<&'a str> {
+        self.at(self.i)
+    }
+
+    fn at(&self, i: usize) -> Option<&'a str> {
+        let line = *self.raw.get(i)?;
+        if i + 1 == self.raw.len() && line.is_empty() {
+            return None;
+        }
+        Some(line.strip_suffix('\r').unwrap_or(line))
+    }
+
+    fn number(&self) -> usize {
+        self.i + 1
+    }
+
+    fn has_cr(&self) -> bool {
+        self.raw.get(self.i).is_some_and(|l| l.ends_with('\r'))
+    }
+
+    /// Whether only empty lines lie between the cursor and the next `***` line (or the end).
+    fn blank_until_directive(&self) -> bool {
+        let mut i = self.i;
+        while let Some(line) = self.at(i) {
+            if !line.trim().is_empty() {
+                return line.starts_with("***");
+            }
+            i += 1;
+        }
+        true
+    }
+}
+
+/// The rest of `text` after the directive `name` (such as `*** Add File: `), whose space may
+/// be missing when nothing follows it.
+fn directive<'t>(text: &'t str, name: &str) -> Option<&'t str> {
+    let rest = text.strip_prefix(name.trim_end())?;
+    (rest.is_empty() || rest.starts_with(' ')).then_some(rest)
+}
+
+/// The path after a file directive, or PATCH_FAILED when it is empty.
+fn path_of(rest: &str, line: usize, directive: &str) -> Result<String> {
+    let path = rest.trim();
+    if path.is_empty() {
+        return Err(failed(
+            format!("line {line}: `{directive}` names no file"),
+            line,
+            "missing_path",
+        ));
+    }
+    Ok(path.to_owned())
+}
+
+/// What a line that starts with `***` is not allowed to be where it is.
+fn misplaced(r: &Reader, text: &str) -> Error {
+    let line = r.number();
+    let (what, reason) = if text == BEGIN {
+        ("a second `*** Begin Patch`", "misplaced_directive")
+    } else if directive(text, MOVE).is_some() {
+        (
+            "`*** Move to:` that does not come right after its `*** Update File:` line",
+            "misplaced_directive",
+        )
+    } else if text == END_OF_FILE {
+        (
+            "`*** End of File` that does not end a hunk of an `*** Update File` section",
+            "misplaced_directive",
+        )
+    } else {
+        (
+            "a `***` line that is no directive of a Codex patch",
+            "unknown_directive",
+        )
+    };
+    failed(
+        format!(
+            "line {line}: {what}; expected `*** Add File: PATH`, `*** Delete File: PATH`, `*** Update File: PATH` or `*** End Patch`"
+        ),
+        line,
+        reason,
+    )
+}
+
+/// Parses a Codex patch (the caller has checked [`is_codex`]). Everything between
+/// `*** Begin Patch` and `*** End Patch` must belong to the grammar; anything else, and a
+/// missing `*** End Patch`, is PATCH_FAILED naming the line and what was expected. Patch text
+/// is never echoed into an error.
+pub(crate) fn parse(text: &str) -> Result<Vec<FilePatch>> {
+    let mut r = Reader {
+        raw: text.split('\n').collect(),
+        i: 0,
+    };
+    while r.peek().is_some_and(|l| l.trim().is_empty()) {
+        r.i += 1;
+    }
+    let begin = r.number();
+    r.i += 1;
+    let mut files = Vec::new();
+    loop {
+        let Some(line) = r.peek() else {
+            return Err(failed(
+                format!(
+                    "line {}: the patch ends without `*** End Patch`; a Codex patch must end with it, so that one cut short is never applied in part",
+                    r.number()
+                ),
+                r.number(),
+                "missing_end",
+            ));
+        };
+        let text = line.trim_end();
+        if text == END {
+            r.i += 1;
+            break;
+        }
+        if text.is_empty() {
+            r.i += 1;
+        } else if let Some(rest) = directive(text, ADD) {
+            files.push(add_section(&mut r, rest)?);
+        } else if let Some(rest) = directive(text, DELETE) {
+            let line = r.number();
+            let path = path_of(rest, line, "*** Delete File:")?;
+            files.push(FilePatch::from_codex(
+                line,
+                Some(path),
+                None,
+                Action::Delete,
+                Vec::new(),
+            ));
+            r.i += 1;
+        } else if let Some(rest) = directive(text, UPDATE) {
+            files.push(update_section(&mut r, rest)?);
+        } else if text.starts_with("***") {
+            return Err(misplaced(&r, text));
+        } else {
+            let line = r.number();
+            let what = if text.starts_with("@@") {
+                "a hunk outside an `*** Update File` section"
+            } else {
+                "a line that belongs to no section"
+            };
+            return Err(failed(
+                format!(
+                    "line {line}: {what}; expected `*** Add File: PATH`, `*** Delete File: PATH`, `*** Update File: PATH` or `*** End Patch`"
+                ),
+                line,
+                "unexpected_line",
+            ));
+        }
+    }
+    while let Some(line) = r.peek() {
+        if !line.trim().is_empty() {
+            return Err(failed(
+                format!(
+                    "line {}: text after `*** End Patch`; nothing may follow it, so no part of a patch is left out",
+                    r.number()
+                ),
+                r.number(),
+                "text_after_end",
+            ));
+        }
+        r.i += 1;
+    }
+    if files.is_empty() {
+        return Err(failed(
+            format!(
+                "line {begin}: the Codex patch has no `*** Add File`, `*** Delete File` or `*** Update File` section"
+            ),
+            begin,
+            "empty_patch",
+        ));
+    }
+    Ok(files)
+}
+
+/// `*** Add File: PATH` and its lines, each `+` and the line. An empty line cannot be told
+/// from a separator, so it is refused unless only directives follow.
+fn add_section(r: &mut Reader, rest: &str) -> Result<FilePatch> {
+    let line = r.number();
+    let path = path_of(rest, line, "*** Add File:")?;
+    r.i += 1;
+    let mut chunk = Chunk::new(line);
+    while let Some(text) = r.peek() {
+        if let Some(added) = text.strip_prefix('+') {
+            chunk.lines.push(Body::Add(added.to_owned()));
+            chunk.numbers.push(r.number());
+            chunk.add_crs.push(r.has_cr());
+        } else if text.starts_with("***") || text.is_empty() && r.blank_until_directive() {
+            break;
+        } else {
+            return Err(failed(
+                format!(
+                    "line {}: every line of an `*** Add File` section starts with `+` (an empty line of the new file is a `+` alone)",
+                    r.number()
+                ),
+                r.number(),
+                "unexpected_line",
+            )
+            .path(&path));
+        }
+        r.i += 1;
+    }
+    // A file added without lines is created empty; it then has no hunk to report.
+    let chunks = if chunk.lines.is_empty() {
+        Vec::new()
+    } else {
+        vec![chunk]
+    };
+    Ok(FilePatch::from_codex(
+        line,
+        None,
+        Some(path),
+        Action::Create,
+        chunks,
+    ))
+}
+
+/// Whether an `@@` line's text is a unified diff's line ranges (`-1,3 +1,4 @@`), which a
+/// Codex hunk does not have.
+fn unified_ranges(text: &str) -> bool {
+    let mut parts = text.split_whitespace();
+    let range = |p: Option<&str>, sign: char| {
+        p.and_then(|p| p.strip_prefix(sign)).is_some_and(|p| {
+            !p.is_empty()
+                && p.split(',')
+                    .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        })
+    };
+    range(parts.next(), '-') && range(parts.next(), '+')
+}
+
+/// `*** Update File: PATH`, an optional `*** Move to: PATH`, then hunks: `@@` or `@@ TEXT`
+/// lines (several in a row stack their anchors), body lines that start with ` `, `-` or `+`
+/// (an empty line is an empty context line), and `*** End of File` after a hunk's last line.
+/// The first hunk may start without `@@`. Empty lines at the end of a hunk are separators.
+fn update_section(r: &mut Reader, rest: &str) -> Result<FilePatch> {
+    let line = r.number();
+    let path = path_of(rest, line, "*** Update File:")?;
+    r.i += 1;
+    let mut moved = None;
+    if let Some(to) = r.peek().and_then(|l| directive(l.trim_end(), MOVE)) {
+        let to = path_of(to, r.number(), "*** Move to:")?;
+        if to == path {
+            return Err(failed(
+                format!(
+                    "line {}: `*** Move to:` names the file being updated",
+                    r.number()
+                ),
+                r.number(),
+                "move_onto_itself",
+            )
+            .path(&path));
+        }
+        moved = Some(to);
+        r.i += 1;
+    }
+    let mut chunks: Vec<Chunk> = Vec::new();
+    // The hunk being read; `closed` once `*** End of File` ended it.
+    let mut current: Option<Chunk> = None;
+    let mut closed = false;
+    let finish = |chunk: Option<Chunk>, chunks: &mut Vec<Chunk>| -> Result<()> {
+        let Some(mut chunk) = chunk else {
+            return Ok(());
+        };
+        // Empty lines after a hunk's last line separate it from what follows.
+        while chunk.lines.last() == Some(&Body::Context(String::new())) {
+            chunk.lines.pop();
+            chunk.numbers.pop();
+        }
+        if chunk.lines.is_empty() {
+            return Err(failed(
+                format!(
+                    "line {}: a hunk without lines; after `@@` come lines that start with ` ` (context), `-` (removed) or `+` (added)",
+                    chunk.line
+                ),
+                chunk.line,
+                "empty_hunk",
+            ));
+        }
+        chunks.push(chunk);
+        Ok(())
+    };
+    while let Some(text) = r.peek() {
+        let n = r.number();
+        if text.starts_with("***") {
+            if text.trim_end() != END_OF_FILE {
+                break;
+            }
+            match current.as_mut() {
+                Some(c)
+                    if !closed && c.lines.iter().any(|l| *l != Body::Context(String::new())) =>
+                {
+                    c.end_of_file = true;
+                    closed = true;
+                }
+                _ => return Err(misplaced(r, END_OF_FILE)),
+            }
+            r.i += 1;
+            continue;
+        }
+        if let Some(header) = text.strip_prefix("@@") {
+            let header = header.trim_end();
+            let anchor = if header.is_empty() {
+                None
+            } else if let Some(anchor) = header.strip_prefix(' ') {
+                if unified_ranges(anchor) {
+                    return Err(failed(
+                        format!(
+                            "line {n}: a unified diff's hunk header in a Codex patch; a Codex hunk starts with `@@` alone or `@@ ` and a line of the file that comes before it, never line numbers"
+                        ),
+                        n,
+                        "unified_header_in_codex_patch",
+                    )
+                    .path(&path));
+                }
+                Some(anchor.to_owned())
+            } else {
+                return Err(failed(
+                    format!(
+                        "line {n}: a hunk header is `@@` alone or `@@ ` and a line of the file"
+                    ),
+                    n,
+                    "bad_hunk_header",
+                )
+                .path(&path));
+            };
+            // A header right after another (nothing but empty lines between) adds its anchor
+            // to the same hunk: `@@ class A` then `@@ def f():` looks for f after A.
+            let stacks = !closed
+                && current
+                    .as_ref()
+                    .is_some_and(|c| c.lines.iter().all(|l| *l == Body::Context(String::new())));
+            if stacks {
+                let c = current.as_mut().expect("checked above");
+                c.lines.clear();
+                c.numbers.clear();
+                c.anchors.extend(anchor.map(|a| (n, a)));
+            } else {
+                finish(current.take(), &mut chunks)?;
+                let mut c = Chunk::new(n);
+                c.anchors.extend(anchor.map(|a| (n, a)));
+                current = Some(c);
+                closed = false;
+            }
+            r.i += 1;
+            continue;
+        }
+        let body = match text.chars().next() {
+            None => Body::Context(String::new()),
+            Some(' ') => Body::Context(text[1..].to_owned()),
+            Some('-') => Body::Remove(text[1..].to_owned()),
+            Some('+') => Body::Add(text[1..].to_owned()),
+            Some(_) => {
+                return Err(failed(
+                    format!(
+                        "line {n}: a line of an `*** Update File` hunk starts with ` ` (context), `-` (removed) or `+` (added), a hunk with `@@`, and a section with `***`"
+                    ),
+                    n,
+                    "unexpected_line",
+                )
+                .path(&path));
+            }
+        };
+        if current.is_none() && chunks.is_empty() && body == Body::Context(String::new()) {
+            // Empty lines before the section's first hunk separate it from its header.
+            r.i += 1;
+            continue;
+        }
+        if closed || (current.is_none() && !chunks.is_empty()) {
+            if body == Body::Context(String::new()) {
+                r.i += 1;
+                continue;
+            }
+            return Err(failed(
+                format!(
+                    "line {n}: a hunk line after `*** End of File`; a new hunk starts with `@@`"
+                ),
+                n,
+                "unexpected_line",
+            )
+            .path(&path));
+        }
+        let c = current.get_or_insert_with(|| Chunk::new(n));
+        if let Body::Add(_) = body {
+            c.add_crs.push(r.has_cr());
+        }
+        c.lines.push(body);
+        c.numbers.push(n);
+        r.i += 1;
+    }
+    finish(current, &mut chunks)?;
+    if moved.is_none() && !chunks.iter().any(Chunk::changes) {
+        return Err(failed(
+            format!("line {line}: the section of {path} changes nothing"),
+            line,
+            "empty_section",
+        )
+        .path(&path));
+    }
+    Ok(match moved {
+        Some(to) => FilePatch::from_codex(line, Some(path), Some(to), Action::Rename, chunks),
+        None => FilePatch::from_codex(line, Some(path.clone()), Some(path), Action::Modify, chunks),
+    })
+}
+
+/// What applying a section's hunks to a file gave.
+pub(crate) struct Applied {
+    /// Whether every hunk found its one place.
+    pub ok: bool,
+    pub reports: Vec<HunkReport>,
+    /// One per hunk matched only with trailing whitespace ignored.
+    pub warnings: Vec<String>,
+    /// Why the first hunk that did not apply failed: PATCH_FAILED with the patch line and,
+    /// for an ambiguous hunk, the lines it matches.
+    pub problem: Option<Error>,
+}
+
+/// How two lines are compared: exactly, then (only when nothing matches exactly) with
+/// trailing whitespace ignored on both sides.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Exact,
+    TrailingWhitespace,
+}
+
+impl Stage {
+    fn eq(self, file: &str, patch: &str) -> bool {
+        match self {
+            Stage::Exact => file == patch,
+            Stage::TrailingWhitespace => file.trim_end() == patch.trim_end(),
+        }
+    }
+}
+
+/// An anchor names a line by its text: leading and trailing whitespace are not compared, as
+/// the line is usually indented in the file and written without indentation after `@@`.
+fn is_anchor(line: &str, anchor: &str) -> bool {
+    line.trim() == anchor.trim()
+}
+
+/// Where the search for a hunk starts: after the first line equal to its first anchor (from
+/// `cursor` on), then after the first line equal to the next, and so on; the last anchor's
+/// line itself may begin the hunk. `Err` names the first anchor (its patch line) that is
+/// missing. Without anchors, `cursor`.
+fn anchored(old: &[Line], chunk: &Chunk, cursor: usize) -> std::result::Result<usize, usize> {
+    let mut from = cursor;
+    let mut start = cursor;
+    for (line, anchor) in &chunk.anchors {
+        let at = (from..old.len())
+            .find(|&i| is_anchor(&old[i].text, anchor))
+            .ok_or(*line)?;
+        (start, from) = (at, at + 1);
+    }
+    Ok(start)
+}
+
+/// Every place a hunk's old lines can go (0-based starts, sorted): where they occur at or after
+/// the anchored start (at the end of the file for `*** End of File`). A hunk that only adds
+/// lines goes right after its last anchor's line, so it has a place after each line equal to
+/// that anchor (from the line the anchors before it lead to), or at the end of the file, or,
+/// with neither, at every line. The hunk applies when there is exactly one.
+fn places(old: &[Line], chunk: &Chunk, want: &[&str], cursor: usize, stage: Stage) -> Vec<usize> {
+    let n = old.len();
+    let m = want.len();
+    let Ok(start) = anchored(old, chunk, cursor) else {
+        return Vec::new();
+    };
+    if m == 0 && !chunk.end_of_file && !chunk.anchors.is_empty() {
+        let last = &chunk.anchors[chunk.anchors.len() - 1].1;
+        return (start..n)
+            .filter(|&i| is_anchor(&old[i].text, last))
+            .map(|i| i + 1)
+            .collect();
+    }
+    let fits = |at: usize| {
+        at >= start
+            && at + m <= n
+            && want
+                .iter()
+                .enumerate()
+                .all(|(k, w)| stage.eq(&old[at + k].text, w))
+    };
+    if chunk.end_of_file {
+        n.checked_sub(m)
+            .filter(|&at| fits(at))
+            .into_iter()
+            .collect()
+    } else if start + m > n {
+        Vec::new()
+    } else {
+        (start..=n - m).filter(|&at| fits(at)).collect()
+    }
+}
+
+/// Applies an `*** Add File` or `*** Update File` section's hunks to `doc` (parsed with its
+/// BOM apart, lines cut at `\n`). On any failed or ambiguous hunk the report says so, the
+/// problem says why, and `doc` is left as it was.
+pub(crate) fn apply(file: &FilePatch, path: &str, doc: &mut Doc) -> Applied {
+    // New lines take the file's convention; a file with no terminator yet takes the patch's:
+    // CRLF when every added line carried a CR.
+    let has_eol = doc.lines.iter().any(|l| !l.eol.is_empty());
+    let eol = if has_eol {
+        doc.eol()
+    } else {
+        let mut crs = file.chunks.iter().flat_map(|c| c.add_crs.iter().copied());
+        match crs.next() {
+            Some(true) if crs.all(|cr| cr) => "\r\n",
+            _ => "\n",
+        }
+    };
+    // The patch cannot say whether the file ends with a newline, so the file keeps its state.
+    let unterminated = doc.lines.last().is_some_and(|l| l.eol.is_empty());
+    let old = std::mem::take(&mut doc.lines);
+    let mut out: Vec<Line> = Vec::with_capacity(old.len());
+    let mut cursor = 0usize;
+    let mut delta = 0i64;
+    let mut result = Applied {
+        ok: true,
+        reports: Vec::new(),
+        warnings: Vec::new(),
+        problem: None,
+    };
+    for (k, chunk) in file.chunks.iter().enumerate() {
+        let want = chunk.old();
+        let (m, new_count) = (want.len(), chunk.new_count());
+        let mut report = HunkReport {
+            hunk: k + 1,
+            old_start: 0,
+            old_lines: m,
+            new_start: 0,
+            new_lines: new_count,
+            status: "applies",
+            offset: 0,
+            // A Codex hunk that does not apply says so in PATCH_FAILED's own details
+            // (`matches`, `line`); the unified-diff comparison does not fit its placement.
+            mismatch: None,
+        };
+        let mut stage = Stage::Exact;
+        let mut found = places(&old, chunk, &want, cursor, stage);
+        if found.is_empty() {
+            stage = Stage::TrailingWhitespace;
+            found = places(&old, chunk, &want, cursor, stage);
+        }
+        let at = match found.as_slice() {
+            [one] => *one,
+            [] => {
+                report.status = "failed";
+                result.fail(report, not_found(path, chunk, &old, &want, cursor));
+                continue;
+            }
+            [..] => {
+                report.status = "ambiguous";
+                result.fail(report, ambiguous(path, chunk, m, &found));
+                continue;
+            }
+        };
+        if !result.ok {
+            // A hunk after a failed one is still placed, for its report, but nothing is built.
+            report.old_start = if m == 0 { at } else { at + 1 };
+            result.reports.push(report);
+            cursor = at + m;
+            continue;
+        }
+        if stage == Stage::TrailingWhitespace {
+            result.warnings.push(format!(
+                "hunk {} of {path} matched lines {}-{} only with trailing whitespace ignored; the file's context lines were kept as they are",
+                k + 1,
+                at + 1,
+                at + m
+            ));
+        }
+        out.extend_from_slice(&old[cursor..at]);
+        let mut j = at;
+        for line in &chunk.lines {
+            match line {
+                Body::Context(_) => {
+                    out.push(old[j].clone());
+                    j += 1;
+                }
+                Body::Remove(_) => j += 1,
+                Body::Add(text) => out.push(Line {
+                    text: text.clone().into(),
+                    eol,
+                }),
+            }
+        }
+        let new_at = (at as i64 + delta) as usize;
+        report.old_start = if m == 0 { at } else { at + 1 };
+        report.new_start = if new_count == 0 { new_at } else { new_at + 1 };
+        delta += new_count as i64 - m as i64;
+        cursor = j;
+        result.reports.push(report);
+    }
+    if !result.ok {
+        doc.lines = old;
+        return result;
+    }
+    out.extend_from_slice(&old[cursor..]);
+    // Every line but the last has a terminator (an old last line may no longer be last);
+    // the last has one exactly when the file's last line had one.
+    let last = out.len().saturating_sub(1);
+    for (i, line) in out.iter_mut().enumerate() {
+        if i < last && line.eol.is_empty() {
+            line.eol = eol;
+        }
+    }
+    // An empty last line cannot go without a newline (it would vanish), so it keeps one.
+    if let Some(line) = out.last_mut() {
+        if unterminated && !line.text.is_empty() {
+            line.eol = "";
+        } else if line.eol.is_empty() {
+            line.eol = eol;
+        }
+    }
+    doc.lines = out;
+    result
+}
+
+impl Applied {
+    fn fail(&mut self, report: HunkReport, problem: Error) {
+        if self.ok {
+            self.problem = Some(problem);
+        }
+        self.ok = false;
+        self.reports.push(report);
+    }
+}
+
+/// The patch lines a hunk's body spans, as `A` or `A-B`.
+fn body_lines(chunk: &Chunk) -> String {
+    match (chunk.numbers.first(), chunk.numbers.last()) {
+        (Some(a), Some(b)) if a != b => format!("{a}-{b}"),
+        (Some(a), _) => a.to_string(),
+        _ => chunk.line.to_string(),
+    }
+}
+
+fn not_found(path: &str, chunk: &Chunk, old: &[Line], want: &[&str], cursor: usize) -> Error {
+    let hunk_line = chunk.line;
+    let after = if cursor == 0 {
+        String::new()
+    } else {
+        format!(" after line {cursor} (where the previous hunk ended)")
+    };
+    // Name the first anchor that is missing, if one is.
+    if let Err(line) = anchored(old, chunk, cursor) {
+        return failed(
+            format!(
+                "line {line}: the hunk's `@@` line is not a line of {path}{after}; nothing was written"
+            ),
+            line,
+            "failed",
+        )
+        .with("hunk_line", hunk_line);
+    }
+    let what = if want.is_empty() {
+        "the hunk only adds lines, and nothing says where they go"
+    } else {
+        "its context and removed lines do not occur"
+    };
+    let place = match (chunk.end_of_file, chunk.anchors.is_empty()) {
+        (true, _) => format!(" at the end of {path}"),
+        (false, true) => format!(" in {path}{after}"),
+        (false, false) => format!(" in {path} after its `@@` line"),
+    };
+    failed(
+        format!(
+            "line {hunk_line}: {what}{place} (patch lines {}), not even with trailing whitespace ignored; nothing was written",
+            body_lines(chunk)
+        ),
+        hunk_line,
+        "failed",
+    )
+}
+
+fn ambiguous(path: &str, chunk: &Chunk, m: usize, found: &[usize]) -> Error {
+    let line = chunk.line;
+    // 1-based: the first old line of each place, or for a hunk that only adds lines, the line
+    // they would follow.
+    let lines: Vec<usize> = found
+        .iter()
+        .map(|&at| if m == 0 { at } else { at + 1 })
+        .collect();
+    let listed = match lines.as_slice() {
+        [a, b] => format!("lines {a} and {b}"),
+        [a, b, ..] => format!("lines {a}, {b} and {} more", lines.len() - 2),
+        _ => String::new(),
+    };
+    let message = if m == 0 && chunk.anchors.is_empty() {
+        format!(
+            "line {line}: the hunk only adds lines and has no `@@` line or `*** End of File` to say where in {path} they go; nothing was written"
+        )
+    } else if m == 0 {
+        format!(
+            "line {line}: the hunk only adds lines, and its `@@` lines match in {path} at more than one place (after {listed}); nothing was written"
+        )
+    } else {
+        let after = if chunk.anchors.is_empty() {
+            ""
+        } else {
+            ", both after its `@@` line"
+        };
+        format!(
+            "line {line}: the hunk's context and removed lines match {path} at {listed}{after}; it is applied at one place or not at all, so nothing was written"
+        )
+    };
+    failed(message, line, "ambiguous").with(
+        "matches",
+        lines.iter().take(10).copied().collect::<Vec<_>>(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edit::apply;
+    use crate::{Code, Filekeeper, MutationOptions, Workspace};
+    use std::fs;
+
+    fn wrap(body: &str) -> String {
+        format!("*** Begin Patch\n{body}*** End Patch\n")
+    }
+
+    /// The parse error of `patch`: its reason and line.
+    fn refused(patch: &str) -> (String, usize, String) {
+        let err = parse(patch).expect_err("the patch should be refused");
+        assert_eq!(err.code, Code::PatchFailed, "{err:?}");
+        (
+            err.details["reason"].as_str().unwrap().to_owned(),
+            err.details["line"].as_u64().unwrap() as usize,
+            err.message,
+        )
+    }
+
+    /// Section 0 of `patch` applied to `file`: the new bytes, or the problem.
+    fn patched(file: &str, patch: &str) -> std::result::Result<String, Error> {
+        let files = parse(patch).unwrap();
+        let ((reports, new), _, problem) = apply::patched(&files[0], "f", file.as_bytes()).unwrap();
+        match new {
+            Some(new) => Ok(String::from_utf8(new.to_vec()).unwrap()),
+            None => {
+                assert!(reports.iter().any(|r| r.status != "applies"));
+                Err(problem.expect("a failed hunk says why"))
+            }
+        }
+    }
+
+    fn update(file: &str, hunks: &str) -> std::result::Result<String, Error> {
+        patched(file, &wrap(&format!("*** Update File: f\n{hunks}")))
+    }
+
+    #[test]
+    fn detection_is_by_the_first_non_empty_line() {
+        assert!(is_codex("*** Begin Patch\n"));
+        assert!(is_codex("\n  \r\n*** Begin Patch  \r\n"));
+        assert!(!is_codex("--- a/f\n+++ b/f\n"));
+        assert!(!is_codex("Here is the patch:\n*** Begin Patch\n"));
+        assert!(!is_codex(""));
+    }
+
+    #[test]
+    fn every_section_kind_parses() {
+        let files = parse(&wrap(
+            "*** Add File: new.txt\n+one\n+\n+three\n\
+             *** Delete File: old.txt\n\
+             *** Update File: src/a.py\n*** Move to: src/b.py\n@@ def f():\n-    pass\n+    return 1\n\
+             *** Update File: c.txt\n x\n-y\n+z\n",
+        ))
+        .unwrap();
+        let kinds: Vec<_> = files
+            .iter()
+            .map(|f| (f.action, f.old_path.as_deref(), f.new_path.as_deref()))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                (Action::Create, None, Some("new.txt")),
+                (Action::Delete, Some("old.txt"), None),
+                (Action::Rename, Some("src/a.py"), Some("src/b.py")),
+                (Action::Modify, Some("c.txt"), Some("c.txt")),
+            ]
+        );
+        assert_eq!(files[0].chunks[0].lines.len(), 3);
+        assert_eq!(files[1].chunks.len(), 0);
+        assert_eq!(files[2].chunks[0].anchors, [(9, "def f():".to_owned())]);
+        // The first hunk of a section may start without `@@`.
+        assert!(files[3].chunks[0].anchors.is_empty());
+        assert_eq!(files[3].codex, Some(12));
+    }
+
+    #[test]
+    fn blank_lines_separate_sections_and_end_hunks_but_are_context_inside_them() {
+        let files = parse(
+            "\n\n*** Begin Patch\n\n*** Delete File: a\n\n*** Update File: b\n\n@@\n x\n\n-y\n+z\n\n\n*** End Patch\n\n",
+        )
+        .unwrap();
+        assert_eq!(
+            files[1].chunks[0].lines,
+            [
+                Body::Context("x".into()),
+                Body::Context(String::new()),
+                Body::Remove("y".into()),
+                Body::Add("z".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn crlf_patches_parse_and_remember_their_crs() {
+        let files =
+            parse("*** Begin Patch\r\n*** Add File: a\r\n+x\r\n+y\r\n*** End Patch\r\n").unwrap();
+        assert_eq!(
+            files[0].chunks[0].lines,
+            [Body::Add("x".into()), Body::Add("y".into())]
+        );
+        assert_eq!(files[0].chunks[0].add_crs, [true, true]);
+    }
+
+    #[test]
+    fn stacked_at_lines_are_one_hunk_with_several_anchors() {
+        let files = parse(&wrap(
+            "*** Update File: f\n@@ class B:\n@@     def run(self):\n-        a\n+        b\n@@\n-c\n+d\n",
+        ))
+        .unwrap();
+        let chunks = &files[0].chunks;
+        assert_eq!(chunks.len(), 2);
+        assert_eq!(chunks[0].anchors.len(), 2);
+        assert_eq!(chunks[0].line, 3);
+        assert!(chunks[1].anchors.is_empty());
+    }
+
+    #[test]
+    fn every_grammar_violation_is_refused_with_its_line() {
+        let cases: &[(&str, &str, usize)] = &[
+            ("*** Begin Patch\n*** Delete File: a\n", "missing_end", 3),
+            (
+                "*** Begin Patch\n*** Update File: a\n@@\n-x\n+y",
+                "missing_end",
+                6,
+            ),
+            (
+                "*** Begin Patch\n*** Frobnicate File: a\n*** End Patch\n",
+                "unknown_directive",
+                2,
+            ),
+            (
+                "*** Begin Patch\n*** Add File:a\n+x\n*** End Patch\n",
+                "unknown_directive",
+                2,
+            ),
+            (
+                "*** Begin Patch\n*** Begin Patch\n*** End Patch\n",
+                "misplaced_directive",
+                2,
+            ),
+            (
+                "*** Begin Patch\n*** Delete File: a\n*** Move to: b\n*** End Patch\n",
+                "misplaced_directive",
+                3,
+            ),
+            (
+                "*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n*** Move to: b\n*** End Patch\n",
+                "misplaced_directive",
+                6,
+            ),
+            (
+                "*** Begin Patch\n*** Update File: a\n*** End of File\n*** End Patch\n",
+                "misplaced_directive",
+                3,
+            ),
+            (
+                "*** Begin Patch\n*** Update File: a\n@@\n-x\n*** End of File\n*** End of File\n*** End Patch\n",
+                "misplaced_directive",
+                6,
+            ),
+            (
+                "*** Begin Patch\n*** Delete File: a\n*** End Patch\ntrailing\n",
+                "text_after_end",
+                4,
+            ),
+            ("*** Begin Patch\n*** End Patch\n", "empty_patch", 1),
+            (
+                "*** Begin Patch\nsome prose\n*** End Patch\n",
+                "unexpected_line",
+                2,
+            ),
+            (
+                "*** Begin Patch\n@@\n-x\n*** End Patch\n",
+                "unexpected_line",
+                2,
+            ),
+            (
+                "*** Begin Patch\n*** Delete File: a\n-x\n*** End Patch\n",
+                "unexpected_line",
+                3,
+            ),
+            (
+                "*** Begin Patch\n*** Add File: a\n+x\ny\n*** End Patch\n",
+                "unexpected_line",
+                4,
+            ),
+            (
+                "*** Begin Patch\n*** Add File: a\n+x\n\n+y\n*** End Patch\n",
+                "unexpected_line",
+                4,
+            ),
+            (
+                "*** Begin Patch\n*** Update File: a\n@@\n x\n\\ No newline at end of file\n*** End Patch\n",
+                "unexpected_line",
+                5,
+            ),
+            (
+                "*** Begin Patch\n*** Update File: a\n@@\n-x\n*** End of File\n-y\n*** End Patch\n",
+                "unexpected_line",
+                6,
+            ),
+            (
+                "*** Begin Patch\n*** Update File: a\n@@x\n-x\n*** End Patch\n",
+                "bad_hunk_header",
+                3,
+            ),
+            (
+                "*** Begin Patch\n*** Update File: a\n@@ -1,2 +1,2 @@\n-x\n*** End Patch\n",
+                "unified_header_in_codex_patch",
+                3,
+            ),
+            (
+                "*** Begin Patch\n*** Update File: a\n@@ -3 +3 @@\n-x\n*** End Patch\n",
+                "unified_header_in_codex_patch",
+                3,
+            ),
+            (
+                "*** Begin Patch\n*** Update File: a\n@@\n*** End Patch\n",
+                "empty_hunk",
+                3,
+            ),
+            (
+                "*** Begin Patch\n*** Update File: a\n@@\n\n\n@@ x\n*** End Patch\n",
+                "empty_hunk",
+                3,
+            ),
+            (
+                "*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n@@ f\n*** Delete File: b\n*** End Patch\n",
+                "empty_hunk",
+                6,
+            ),
+            (
+                "*** Begin Patch\n*** Update File: a\n*** End Patch\n",
+                "empty_section",
+                2,
+            ),
+            (
+                "*** Begin Patch\n*** Update File: a\n@@\n x\n*** End Patch\n",
+                "empty_section",
+                2,
+            ),
+            (
+                "*** Begin Patch\n*** Update File: a\n*** Move to: a\n*** End Patch\n",
+                "move_onto_itself",
+                3,
+            ),
+            (
+                "*** Begin Patch\n*** Update File: \n@@\n-x\n*** End Patch\n",
+                "missing_path",
+                2,
+            ),
+            (
+                "*** Begin Patch\n*** Delete File:  \n*** End Patch\n",
+                "missing_path",
+                2,
+            ),
+        ];
+        for (patch, reason, line) in cases {
+            let (got, at, message) = refused(patch);
+            assert_eq!((got.as_str(), at), (*reason, *line), "{patch:?}: {message}");
+            assert!(message.starts_with(&format!("line {line}: ")), "{message}");
+        }
+    }
+
+    #[test]
+    fn errors_do_not_echo_patch_text() {
+        let (_, _, message) = refused("*** Begin Patch\nSECRET-TEXT\n*** End Patch\n");
+        assert!(!message.contains("SECRET"), "{message}");
+    }
+
+    #[test]
+    fn a_hunk_applies_where_its_lines_occur_once() {
+        assert_eq!(
+            update("a\nb\nc\n", "@@\n a\n-b\n+B\n").unwrap(),
+            "a\nB\nc\n"
+        );
+        // Several hunks, in order; the second is looked for after the first.
+        assert_eq!(
+            update("x\n1\nx\n2\n", "@@\n x\n-1\n+one\n@@\n x\n-2\n+two\n").unwrap(),
+            "x\none\nx\ntwo\n"
+        );
+    }
+
+    #[test]
+    fn a_hunk_that_matches_twice_is_refused_with_both_lines() {
+        let err = update("a\nb\nc\na\nb\n", "@@\n a\n-b\n+B\n").unwrap_err();
+        assert_eq!(err.details["reason"], "ambiguous");
+        assert_eq!(err.details["matches"], serde_json::json!([1, 4]));
+        assert!(err.message.contains("lines 1 and 4"), "{}", err.message);
+        assert_eq!(err.details["line"], 3);
+    }
+
+    #[test]
+    fn a_hunk_is_looked_for_only_after_the_previous_one() {
+        let err = update("a\nb\nc\n", "@@\n-c\n+C\n@@\n-a\n+A\n").unwrap_err();
+        assert_eq!(err.details["reason"], "failed");
+        assert_eq!(err.details["line"], 6);
+        assert!(err.message.contains("after line 3"), "{}", err.message);
+        // And a second hunk cannot reuse the first one's lines.
+        assert!(update("a\nb\n", "@@\n-a\n+A\n@@\n a\n-b\n+B\n").is_err());
+    }
+
+    #[test]
+    fn an_anchor_starts_the_search_and_the_match_after_it_must_be_unique() {
+        let file = "def a():\n    x = 1\n    return x\n\ndef b():\n    x = 1\n    return x\n";
+        let out = update(
+            file,
+            "@@ def b():\n     x = 1\n-    return x\n+    return 2\n",
+        )
+        .unwrap();
+        assert!(
+            out.ends_with("def b():\n    x = 1\n    return 2\n"),
+            "{out}"
+        );
+        // After `def a():` the lines occur twice (in a and in b): the anchor does not say
+        // where a ends, so the first is not taken.
+        let err = update(
+            file,
+            "@@ def a():\n     x = 1\n-    return x\n+    return 2\n",
+        )
+        .unwrap_err();
+        assert_eq!(err.details["reason"], "ambiguous");
+        assert_eq!(err.details["matches"], serde_json::json!([2, 6]));
+        assert!(
+            err.message.contains("after its `@@` line"),
+            "{}",
+            err.message
+        );
+        // Anchors are compared without their indentation, and several stack.
+        let file =
+            "class A:\n    def f(self):\n        pass\nclass B:\n    def f(self):\n        pass\n";
+        let out = update(
+            file,
+            "@@ class B:\n@@ def f(self):\n-        pass\n+        return 1\n",
+        )
+        .unwrap();
+        assert!(
+            out.ends_with("class B:\n    def f(self):\n        return 1\n"),
+            "{out}"
+        );
+        // The lines before the anchor do not count: the one match after it applies.
+        let out = update(file, "@@ class B:\n-        pass\n+        return 1\n").unwrap();
+        assert!(
+            out.starts_with("class A:\n    def f(self):\n        pass\n"),
+            "{out}"
+        );
+        // An anchor that occurs twice starts the search at its first line.
+        let err = update(file, "@@ def f(self):\n-        pass\n+        return 1\n").unwrap_err();
+        assert_eq!(err.details["reason"], "ambiguous");
+        assert_eq!(err.details["matches"], serde_json::json!([3, 6]));
+    }
+
+    #[test]
+    fn a_hunk_may_start_at_its_anchor_line() {
+        let file = "fn a() {\n}\nfn b() {\n}\n";
+        let out = update(file, "@@ fn b() {\n-fn b() {\n+fn b2() {\n").unwrap();
+        assert_eq!(out, "fn a() {\n}\nfn b2() {\n}\n");
+    }
+
+    #[test]
+    fn a_missing_anchor_or_context_is_named() {
+        let err = update("a\nb\n", "@@ nowhere\n-a\n+A\n").unwrap_err();
+        assert_eq!(err.details["reason"], "failed");
+        assert!(err.message.contains("`@@` line"), "{}", err.message);
+        let err = update("a\nb\n", "@@\n-zzz\n+A\n").unwrap_err();
+        assert!(err.message.contains("patch lines 4-5"), "{}", err.message);
+        // Indentation is never ignored in context lines.
+        assert!(update("    a\n", "@@\n-a\n+b\n").is_err());
+    }
+
+    #[test]
+    fn added_lines_go_after_their_anchor_or_at_the_end_of_file() {
+        let file = "[a]\nx=1\n[b]\ny=2\n";
+        assert_eq!(
+            update(file, "@@ [b]\n+z=3\n").unwrap(),
+            "[a]\nx=1\n[b]\nz=3\ny=2\n"
+        );
+        // After an anchor that occurs twice, they could go after either.
+        let err = update("[a]\n[a]\n", "@@ [a]\n+k=v\n").unwrap_err();
+        assert_eq!(err.details["matches"], serde_json::json!([1, 2]));
+        assert_eq!(
+            update(file, "@@\n+end\n*** End of File\n").unwrap(),
+            "[a]\nx=1\n[b]\ny=2\nend\n"
+        );
+        // Without either, nothing says where they go.
+        let err = update(file, "@@\n+where\n").unwrap_err();
+        assert_eq!(err.details["reason"], "ambiguous");
+        assert!(err.message.contains("only adds lines"), "{}", err.message);
+        // An empty file has one place.
+        assert_eq!(update("", "@@\n+first\n").unwrap(), "first\n");
+    }
+
+    #[test]
+    fn end_of_file_anchors_the_hunk_at_the_last_lines() {
+        let file = "x\nend\nx\nend\n";
+        assert_eq!(
+            update(file, "@@\n x\n-end\n+END\n*** End of File\n").unwrap(),
+            "x\nend\nx\nEND\n"
+        );
+        let err = update("a\nb\nc\n", "@@\n-b\n+B\n*** End of File\n").unwrap_err();
+        assert_eq!(err.details["reason"], "failed");
+        assert!(err.message.contains("at the end of f"), "{}", err.message);
+    }
+
+    #[test]
+    fn crlf_files_stay_crlf_and_lf_files_lf() {
+        assert_eq!(
+            update("a\r\nb\r\n", "@@\n a\n-b\n+B\n+C\n").unwrap(),
+            "a\r\nB\r\nC\r\n"
+        );
+        assert_eq!(
+            update("a\nb\n", "@@\r\n a\r\n-b\r\n+B\r\n").unwrap(),
+            "a\nB\n"
+        );
+        // A new file takes the patch's convention.
+        let files = parse("*** Begin Patch\r\n*** Add File: a\r\n+x\r\n*** End Patch\r\n").unwrap();
+        let ((_, new), _, _) = apply::patched(&files[0], "a", b"").unwrap();
+        assert_eq!(new.unwrap().as_slice(), b"x\r\n");
+    }
+
+    #[test]
+    fn the_bom_is_kept_and_not_part_of_line_one() {
+        assert_eq!(
+            update("\u{feff}first\nsecond\n", "@@\n-first\n+FIRST\n").unwrap(),
+            "\u{feff}FIRST\nsecond\n"
+        );
+    }
+
+    #[test]
+    fn a_file_without_a_final_newline_keeps_that_state() {
+        assert_eq!(update("a\nb", "@@\n a\n-b\n+B\n").unwrap(), "a\nB");
+        assert_eq!(
+            update("a\nb", "@@\n b\n+c\n*** End of File\n").unwrap(),
+            "a\nb\nc"
+        );
+        assert_eq!(update("a\nb", "@@\n a\n-b\n").unwrap(), "a");
+        assert_eq!(update("a\nb\n", "@@\n a\n-b\n").unwrap(), "a\n");
+        assert_eq!(update("a\r\nb", "@@\n-a\n+A\n").unwrap(), "A\r\nb");
+        // Found by the `patch` fuzz target: an empty new last line cannot go unterminated
+        // (the file would lose it), so it keeps its newline.
+        assert_eq!(update("a\nb", "@@\n a\n-b\n+\n").unwrap(), "a\n\n");
+    }
+
+    #[test]
+    fn trailing_whitespace_is_ignored_only_when_nothing_matches_exactly_and_with_a_warning() {
+        let files = parse(&wrap("*** Update File: f\n@@\n a\n-b\n+B\n")).unwrap();
+        let ((_, new), warnings, _) = apply::patched(&files[0], "f", b"a  \nb\t\nc\n").unwrap();
+        assert_eq!(new.unwrap().as_slice(), b"a  \nB\nc\n");
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].contains("lines 1-2"), "{warnings:?}");
+        // Exact matches win, and need no warning.
+        let ((_, new), warnings, _) = apply::patched(&files[0], "f", b"a \nb\na\nb\n").unwrap();
+        assert_eq!(new.unwrap().as_slice(), b"a \nb\na\nB\n");
+        assert!(warnings.is_empty());
+        // The fallback must be unique too.
+        let err = update("a \nb\na\t\nb\n", "@@\n a\n-b\n+B\n").unwrap_err();
+        assert_eq!(err.details["reason"], "ambiguous");
+    }
+
+    #[test]
+    fn reports_give_where_each_hunk_applied() {
+        let files = parse(&wrap("*** Update File: f\n@@\n a\n-b\n+B1\n+B2\n@@\n-d\n")).unwrap();
+        let ((reports, new), _, _) = apply::patched(&files[0], "f", b"a\nb\nc\nd\ne\n").unwrap();
+        assert_eq!(new.unwrap().as_slice(), b"a\nB1\nB2\nc\ne\n");
+        let places: Vec<_> = reports
+            .iter()
+            .map(|r| (r.old_start, r.old_lines, r.new_start, r.new_lines, r.status))
+            .collect();
+        assert_eq!(places, [(1, 2, 1, 3, "applies"), (4, 1, 4, 0, "applies")]);
+    }
+
+    #[test]
+    fn a_text_with_codex_directives_but_no_envelope_is_told_so() {
+        let err = diagnose("*** Update File: f\n@@\n-a\n+b\n").unwrap();
+        assert_eq!(err.details["reason"], "codex_without_envelope");
+        assert!(
+            err.message.contains("otherwise well formed"),
+            "{}",
+            err.message
+        );
+        let err = diagnose("Sure:\n*** Begin Patch\n*** Delete File: f\n*** End Patch\n").unwrap();
+        assert_eq!(err.details["reason"], "codex_not_first");
+        assert_eq!(err.details["line"], 2);
+        assert!(diagnose("--- a/f\n+++ b/f\n").is_none());
+    }
+
+    // Whole patches, through a workspace.
+
+    fn workspace() -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ws");
+        fs::create_dir(&root).unwrap();
+        let keeper = Filekeeper::new(Some(&dir.path().join("home"))).unwrap();
+        let ws = keeper.workspace(None, Some(&root)).unwrap();
+        (dir, ws)
+    }
+
+    fn tree(dir: &tempfile::TempDir) -> Vec<(String, String)> {
+        let root = dir.path().join("ws");
+        let mut out = Vec::new();
+        let mut stack = vec![root.clone()];
+        while let Some(d) = stack.pop() {
+            for e in fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                let rel = p
+                    .strip_prefix(&root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                if rel == ".filekeeper" {
+                    continue;
+                }
+                if p.is_dir() {
+                    stack.push(p);
+                } else {
+                    out.push((rel, fs::read_to_string(&p).unwrap()));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn a_multi_file_patch_is_one_operation_and_undoes_as_one() {
+        let (dir, ws) = workspace();
+        let root = dir.path().join("ws");
+        fs::write(root.join("edit.txt"), "one\ntwo\n").unwrap();
+        fs::write(root.join("gone.txt"), "bye\n").unwrap();
+        fs::write(root.join("old.txt"), "keep\nme\n").unwrap();
+        let before = tree(&dir);
+        let opts = MutationOptions::default();
+        let result = ws
+            .apply_patch(
+                &wrap(
+                    "*** Add File: sub/new.txt\n+hello\n\
+                     *** Delete File: gone.txt\n\
+                     *** Update File: edit.txt\n@@\n one\n-two\n+TWO\n\
+                     *** Update File: old.txt\n*** Move to: moved/new-name.txt\n@@\n-me\n+you\n",
+                ),
+                &opts,
+            )
+            .unwrap();
+        let changes: Vec<_> = result
+            .extra
+            .patch_files
+            .as_ref()
+            .unwrap()
+            .iter()
+            .map(|f| (f.path.as_str(), f.change.as_str(), f.from.as_deref()))
+            .collect();
+        assert_eq!(
+            changes,
+            [
+                ("sub/new.txt", "created", None),
+                ("gone.txt", "deleted", None),
+                ("edit.txt", "modified", None),
+                ("moved/new-name.txt", "renamed", Some("old.txt")),
+            ]
+        );
+        assert_eq!(
+            tree(&dir),
+            [
+                ("edit.txt".to_owned(), "one\nTWO\n".to_owned()),
+                ("moved/new-name.txt".to_owned(), "keep\nyou\n".to_owned()),
+                ("sub/new.txt".to_owned(), "hello\n".to_owned()),
+            ]
+        );
+        ws.undo(result.operation_id.as_deref().unwrap(), &opts)
+            .unwrap();
+        assert_eq!(tree(&dir), before);
+        assert!(!root.join("sub").exists() && !root.join("moved").exists());
+    }
+
+    #[test]
+    fn one_failing_section_writes_nothing() {
+        let (dir, ws) = workspace();
+        let root = dir.path().join("ws");
+        fs::write(root.join("a.txt"), "a\n").unwrap();
+        fs::write(root.join("b.txt"), "b\n").unwrap();
+        fs::write(root.join("taken.txt"), "t\n").unwrap();
+        let before = tree(&dir);
+        let opts = MutationOptions::default();
+        let first = "*** Update File: a.txt\n@@\n-a\n+A\n";
+        let cases: &[(&str, Code, &str)] = &[
+            (
+                "*** Update File: b.txt\n@@\n-nope\n+B\n",
+                Code::PatchFailed,
+                "failed",
+            ),
+            ("*** Add File: taken.txt\n+x\n", Code::AlreadyExists, ""),
+            ("*** Delete File: missing.txt\n", Code::PathNotFound, ""),
+            (
+                "*** Update File: missing.txt\n@@\n-x\n+y\n",
+                Code::PathNotFound,
+                "",
+            ),
+            (
+                "*** Update File: b.txt\n*** Move to: taken.txt\n@@\n-b\n+B\n",
+                Code::AlreadyExists,
+                "",
+            ),
+            (
+                "*** Update File: a.txt\n@@\n-a\n+A\n",
+                Code::PatchFailed,
+                "duplicate_file",
+            ),
+        ];
+        for (second, code, reason) in cases {
+            let err = ws
+                .apply_patch(&wrap(&format!("{first}{second}")), &opts)
+                .unwrap_err();
+            assert_eq!(err.code, *code, "{second}: {err:?}");
+            if !reason.is_empty() {
+                assert_eq!(err.details["reason"], *reason, "{second}: {err:?}");
+            }
+            // The second section's directive is on line 6, its hunk on line 7.
+            let line = match *reason {
+                "failed" => 7,
+                _ => 6,
+            };
+            if *reason != "duplicate_file" {
+                assert_eq!(err.details["line"], line, "{second}: {err:?}");
+                assert!(
+                    err.message.starts_with(&format!("line {line}: ")),
+                    "{}",
+                    err.message
+                );
+            }
+            assert_eq!(tree(&dir), before, "{second}");
+        }
+        let err = ws
+            .apply_patch(
+                &wrap(&format!("{first}*** Update File: b.txt\n@@\n-nope\n+B\n")),
+                &opts,
+            )
+            .unwrap_err();
+        let files = err.details["patch_files"].as_array().unwrap();
+        assert_eq!(files.len(), 2);
+        assert_eq!(files[0]["status"], "applies");
+        assert_eq!(files[1]["status"], "failed");
+        assert_eq!(err.details["path"], "b.txt");
+        assert_eq!(err.details["hunk"], 1);
+    }
+
+    #[test]
+    fn delete_file_deletes_whatever_the_file_holds_and_undo_brings_it_back() {
+        let (dir, ws) = workspace();
+        let root = dir.path().join("ws");
+        fs::write(root.join("x.bin"), b"\0\x01binary").unwrap();
+        let opts = MutationOptions::default();
+        let result = ws
+            .apply_patch(&wrap("*** Delete File: x.bin\n"), &opts)
+            .unwrap();
+        assert!(!root.join("x.bin").exists());
+        ws.undo(result.operation_id.as_deref().unwrap(), &opts)
+            .unwrap();
+        assert_eq!(fs::read(root.join("x.bin")).unwrap(), b"\0\x01binary");
+    }
+
+    #[test]
+    fn an_added_file_without_lines_is_empty() {
+        let (dir, ws) = workspace();
+        ws.apply_patch(
+            &wrap("*** Add File: empty.txt\n"),
+            &MutationOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(fs::read(dir.path().join("ws/empty.txt")).unwrap(), b"");
+    }
+}
