@@ -147,11 +147,14 @@ classes! {
     /// The result of every mutation.
     MutationResult {
         "items" => MutationItem,
+        "diffs" => MutationDiff,
         "patch_files" => FileReport,
         "skipped_operations" => PassedOver
     }
     /// One path a mutation touched.
     MutationItem {}
+    /// What a mutation did to one path: its diff, or why there is none.
+    MutationDiff {}
     /// One file of an applied patch.
     FileReport { "hunks" => HunkReport }
     /// One hunk of a patched file.
