@@ -66,6 +66,8 @@ test_expect_success 'config.toml sets every limit under [filekeeper] with the do
 	max_read_many_paths = 32
 	max_patch_bytes = 1048576
 	max_recursion_depth = 64
+	max_diff_bytes = 32768
+	max_diff_file_bytes = 262144
 	EOF
 	awk "/^\[/ { section = \$0; next } section == \"[filekeeper]\" && /^[a-z_]+ *=/" \
 		"$TRASH/fresh-home/config.toml" >actual &&
@@ -88,7 +90,7 @@ test_expect_success 'a limit of 0 in config.toml is refused when the home is loa
 test_expect_success 'config.toml explains each limit with a comment line above it' '
 	for key in max_read_bytes max_write_bytes max_history_blob_bytes max_search_results \
 		max_directory_entries max_history_entries max_read_many_paths max_patch_bytes \
-		max_recursion_depth
+		max_recursion_depth max_diff_bytes max_diff_file_bytes
 	do
 		grep -B1 "^$key = " "$TRASH/fresh-home/config.toml" | head -n 1 | grep "^# ." || exit 1
 	done

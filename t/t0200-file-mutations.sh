@@ -3,7 +3,7 @@ test_description='keeper file create, write, copy, move and delete: journaled wh
 
 Every success is one flat JSON object in the specification'"'"'s shape (ok, workspace, path,
 changed, before_hash, after_hash, summary, operation_id, undo_available, dry_run, warnings,
-items) whose hashes are the sha256 of the bytes on disk. Content comes from --content, --input
+items, diffs, diff_truncated) whose hashes are the sha256 of the bytes on disk. Content comes from --content, --input
 or stdin and lands byte for byte (CRLF, no final newline, NUL bytes). create refuses an existing
 file unless --allow-existing; write --expected-hash refuses a stale hash with CONTENT_CONFLICT
 and records nothing; copy and move name both ends and record source_path; move is a rename; a
@@ -15,14 +15,18 @@ left behind and fsck is clean at the end.'
 
 # test_mutation_shape FILE: FILE is the success document of a committed mutation in workspace
 # "test", in the specification's shape: exactly the documented fields in the documented order
-# (source_path and history_skipped may follow), a real operation id, and items with exactly
-# path, change, kind, before_hash, after_hash and size_bytes.
+# (source_path and history_skipped may follow), a real operation id, items with exactly path,
+# change, kind, before_hash, after_hash and size_bytes, and a diff for each item, in order.
 test_mutation_shape () {
 	jq -e '
-		(keys_unsorted[0:12] == ["ok", "workspace", "path", "changed", "before_hash",
+		(keys_unsorted[0:14] == ["ok", "workspace", "path", "changed", "before_hash",
 			"after_hash", "summary", "operation_id", "undo_available", "dry_run", "warnings",
-			"items"]) and
-		((keys_unsorted[12:] - ["source_path", "history_skipped"]) == []) and
+			"items", "diffs", "diff_truncated"]) and
+		((keys_unsorted[14:] - ["source_path", "history_skipped"]) == []) and
+		([.diffs[] | [.path, .change, .kind]] == [.items[] | [.path, .change, .kind]]) and
+		all(.diffs[]; keys_unsorted == ["path", "change", "kind", "diff_kind", "diff",
+			"lines_added", "lines_removed"]) and
+		(.diff_truncated | type == "boolean") and
 		.ok == true and .workspace == "test" and
 		(.path | type == "string") and
 		(.changed | type == "boolean") and

@@ -35,13 +35,15 @@ relative_tree () {
 }
 
 # test_dir_result_shape FILE: FILE is a committed directory mutation's success document in the
-# specification's shape.
+# specification's shape, with a diff for each item, in order.
 test_dir_result_shape () {
 	jq -e '
-		(keys_unsorted[0:12] == ["ok", "workspace", "path", "changed", "before_hash",
+		(keys_unsorted[0:14] == ["ok", "workspace", "path", "changed", "before_hash",
 			"after_hash", "summary", "operation_id", "undo_available", "dry_run", "warnings",
-			"items"]) and
-		((keys_unsorted[12:] - ["source_path", "history_skipped"]) == []) and
+			"items", "diffs", "diff_truncated"]) and
+		((keys_unsorted[14:] - ["source_path", "history_skipped"]) == []) and
+		([.diffs[] | [.path, .change, .kind]] == [.items[] | [.path, .change, .kind]]) and
+		(.diff_truncated | type == "boolean") and
 		.ok == true and .workspace == "test" and
 		(.operation_id | type == "string" and test("^op_[0-9a-f]{16}$")) and
 		.dry_run == false and (.warnings | type == "array") and

@@ -40,14 +40,17 @@ dry_run () {
 
 # test_dry_run_shape FILE: FILE is a dry run's success document: the documented fields in the
 # documented order, a summary that says what would happen (never what did), dry_run true, changed false, operation_id and after_hash null, every
-# item's after_hash and size_bytes null, would_change a boolean and preview_diff a string.
+# item's after_hash and size_bytes null, a diff for each item in order, would_change a boolean
+# and preview_diff a string.
 test_dry_run_shape () {
 	jq -e '
-		(keys_unsorted[0:12] == ["ok", "workspace", "path", "changed", "before_hash",
+		(keys_unsorted[0:14] == ["ok", "workspace", "path", "changed", "before_hash",
 			"after_hash", "summary", "operation_id", "undo_available", "dry_run", "warnings",
-			"items"]) and
-		((keys_unsorted[12:] - ["source_path", "history_skipped", "predicted_after_hash",
+			"items", "diffs", "diff_truncated"]) and
+		((keys_unsorted[14:] - ["source_path", "history_skipped", "predicted_after_hash",
 			"would_change", "preview_diff"]) == []) and
+		([.diffs[] | [.path, .change, .kind]] == [.items[] | [.path, .change, .kind]]) and
+		(.diff_truncated | type == "boolean") and
 		.ok == true and .workspace == "dry" and
 		.dry_run == true and .changed == false and
 		.operation_id == null and .after_hash == null and

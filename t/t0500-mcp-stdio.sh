@@ -94,6 +94,10 @@ test_expect_success 'initialize answers with the server name, a protocol version
 	json_get ".result.capabilities.tools | type == \"object\"" init.json
 '
 
+test_expect_success 'the instructions tell an agent that a reply shows its diff' '
+	json_get ".result.instructions" init.json | grep -F "reply shows what it changed in diffs"
+'
+
 test_expect_success 'tools/list answers with the 25 tools' '
 	printf "%s\n" "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}" |
 	mcp_raw list.out --root "$WS" &&

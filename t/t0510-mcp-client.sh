@@ -6,7 +6,8 @@ object input schema and honest annotations (readOnlyHint exactly for the 11 read
 openWorldHint false everywhere, dry_run on every mutation). A realistic agent session -- read,
 an edit guarded by the read'"'"'s content_hash, a stale-hash CONTENT_CONFLICT, a refused and then a
 deliberately accepted sensitive write, a two-file patch, history with the server'"'"'s --actor and
---task-id, undo of the patch, undo_last -- behaves as the CLI does. dry_run changes nothing.
+--task-id, undo of the patch, undo_last -- behaves as the CLI does, and every change'"'"'s reply
+shows its diff (the two-file patch'"'"'s diffs are the patch itself). dry_run changes nothing.
 Every failure is a tool error whose structured content is exactly ok and error{code, message,
 retryable, details} with the caller'"'"'s path in details.path, and no response carries a host path.
 Every limit refuses with LIMIT_EXCEEDED instead of truncating. Concurrent requests through one
@@ -167,6 +168,19 @@ test_expect_success 'file_replace_text with expected_hash applies: ok, operation
 	test "$(jq -r .structured.after_hash "$f")" = "$(sha "$TRASH/orig/notes.edited")"
 '
 
+test_expect_success 'the edit'"'"'s reply shows its diff, in the structured content and in the text' '
+	f=$(step edit) &&
+	printf "%s\n" "--- a/notes.md" "+++ b/notes.md" "@@ -1,4 +1,4 @@" " # Notes" " " " - alpha" \
+		"-- beta" "+- gamma" >expect &&
+	jq -j ".structured.diffs[0].diff" "$f" >actual &&
+	test_cmp expect actual &&
+	json_get ".structured.diffs | length == 1" "$f" &&
+	json_get ".structured.diffs[0] | .path == \"notes.md\" and .diff_kind == \"text\" and
+		.lines_added == 1 and .lines_removed == 1" "$f" &&
+	json_get ".structured.diff_truncated == false" "$f" &&
+	json_get "(.text | fromjson | .diffs) == .structured.diffs" "$f"
+'
+
 test_expect_success 'a stale expected_hash is a tool error: CONTENT_CONFLICT, not retryable' '
 	f=$(step stale) &&
 	json_get ".is_error == true" "$f" &&
@@ -207,6 +221,13 @@ test_expect_success 'file_apply_patch applies a two-file patch as one operation'
 	json_get "[.structured.patch_files[].status] == [\"applies\", \"applies\"]" "$f"
 '
 
+test_expect_success 'the patch'"'"'s reply shows each file'"'"'s diff: together, the patch itself' '
+	f=$(step patch) &&
+	test "$(jq -r "[.structured.diffs[].path] | join(\" \")" "$f")" = "src/app.py src/util.py" &&
+	jq -j "[.structured.diffs[].diff] | join(\"\")" "$f" >actual &&
+	test_cmp "$TRASH/two-files.patch" actual
+'
+
 test_expect_success 'history_list shows the operations newest first with the server'"'"'s actor and task id' '
 	f=$(step history) &&
 	json_get ".structured.ok == true" "$f" &&
@@ -228,6 +249,15 @@ test_expect_success 'undo_operation of the patch succeeds and restores both file
 	test "$(jq -r .structured.content "$(step read-util)")" = "$(cat "$TRASH/orig/util.py")" &&
 	test_cmp "$TRASH/orig/app.py" "$TRASH/agent/src/app.py" &&
 	test_cmp "$TRASH/orig/util.py" "$TRASH/agent/src/util.py"
+'
+
+test_expect_success 'the undo'"'"'s reply shows the patch reversed' '
+	f=$(step undo-patch) &&
+	printf "%s\n" "--- a/src/app.py" "+++ b/src/app.py" "@@ -1,2 +1,2 @@" " def main():" \
+		"-    return 10" "+    return 1" >expect &&
+	jq -j ".structured.diffs[0].diff" "$f" >actual &&
+	test_cmp expect actual &&
+	json_get "[.structured.diffs[].diff_kind] == [\"text\", \"text\"]" "$f"
 '
 
 test_expect_success 'undo_last undoes the newest operation (the append)' '

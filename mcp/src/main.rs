@@ -146,7 +146,8 @@ impl ServerHandler for Server {
             .with_instructions(
                 "Safe file operations confined to one workspace. Paths are workspace-relative; lines are 1-based and inclusive. \
                  Read before you write and pass the read's content_hash as expected_hash. Every mutation returns an operation_id \
-                 that undo_operation can reverse, and takes dry_run. Errors carry a stable code.",
+                 that undo_operation can reverse, and takes dry_run. Errors carry a stable code. \
+                 A mutation's reply shows what it changed in diffs (a unified diff per path), so a file need not be read back to check an edit.",
             )
     }
 

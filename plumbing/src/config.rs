@@ -19,7 +19,7 @@ pub enum StateLocation {
 }
 
 /// The limits in force (`[filekeeper]` in `config.toml`). Serialized, as the MCP server's
-/// `workspace_info` shows them, they are the nine bounds; the state location is not a limit.
+/// `workspace_info` shows them, they are the eleven bounds; the state location is not a limit.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Limits {
@@ -41,6 +41,11 @@ pub struct Limits {
     pub max_patch_bytes: u64,
     /// Deepest directory level recursive listing and search descend to.
     pub max_recursion_depth: u64,
+    /// Most bytes of diff one mutation's result carries, over all its paths; 0 for none.
+    pub max_diff_bytes: u64,
+    /// Files larger than this, before or after a change, are named in a mutation's diffs but
+    /// not diffed, in bytes.
+    pub max_diff_file_bytes: u64,
     /// Pinned when present; `None` means project-local with a fallback to the home.
     #[serde(skip_serializing)]
     #[schemars(skip)]
@@ -59,6 +64,8 @@ impl Default for Limits {
             max_read_many_paths: 32,
             max_patch_bytes: 1024 * 1024,
             max_recursion_depth: 64,
+            max_diff_bytes: 32 * 1024,
+            max_diff_file_bytes: 256 * 1024,
             state_location: None,
         }
     }
@@ -94,6 +101,12 @@ max_read_many_paths = 32
 max_patch_bytes = 1048576
 # Deepest directory level recursive listing and search descend to.
 max_recursion_depth = 64
+# Most bytes of diff one change's result shows, over all the files it changed; a longer
+# diff is cut and says so. 0 shows none.
+max_diff_bytes = 32768
+# Files larger than this, before or after a change, are named in its result's diff but
+# not diffed. In bytes.
+max_diff_file_bytes = 262144
 
 # Where each workspace keeps its journal and objects:
 #   "project" - <workspace>/.filekeeper/ (travels with the tree)
@@ -125,7 +138,8 @@ pub(crate) fn parse(text: &str) -> Result<Limits> {
     })?;
     let limits = file.filekeeper;
     // A limit of 0 would parse, and then refuse every request it bounds. Only the history
-    // cap may be 0: it then keeps no file's bytes (undo is off), which is a choice.
+    // cap and the diff bounds may be 0: they then keep no file's bytes (undo is off), or show
+    // no diff, which is a choice.
     for (key, value) in [
         ("max_read_bytes", limits.max_read_bytes),
         ("max_write_bytes", limits.max_write_bytes),
@@ -167,6 +181,8 @@ mod tests {
             "max_read_many_paths",
             "max_patch_bytes",
             "max_recursion_depth",
+            "max_diff_bytes",
+            "max_diff_file_bytes",
         ] {
             assert!(
                 TEMPLATE.contains(&format!("\n{key} = ")),
@@ -196,6 +212,12 @@ mod tests {
                 .max_history_blob_bytes,
             0
         );
+    }
+
+    #[test]
+    fn zero_diff_bounds_are_a_choice_too() {
+        let limits = parse("[filekeeper]\nmax_diff_bytes = 0\nmax_diff_file_bytes = 0\n").unwrap();
+        assert_eq!((limits.max_diff_bytes, limits.max_diff_file_bytes), (0, 0));
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! Unified diffs for people: `history diff` and the previews of dry runs.
+//! Unified diffs for people: `history diff`, the previews of dry runs, and the diffs every
+//! mutation's result carries.
 //!
 //! The line diff is `similar`'s; the text is written here, from the kinds and lengths of its
 //! ops only. `similar` 2.7's own writer takes hunk headers from the ops' indices, which it
@@ -7,8 +8,13 @@
 //! the diff useless to `patch` and to `keeper file apply-patch`. The `patch` fuzz target
 //! checks that what this writes, applied to the old text, gives the new one.
 
-use similar::DiffTag;
-use std::time::Duration;
+use similar::{Algorithm, DiffOp, DiffTag};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// A diff as lines: the sign (`' '`, `'-'` or `'+'`), and the old and new line index it sits
+/// at.
+type Script = Vec<(char, usize, usize)>;
 
 /// The unified diff from `old` to `new` as GNU `diff -u` writes it, with `context` lines
 /// around each change, headed `--- FROM` / `+++ TO`; empty when the texts are equal. A
@@ -27,15 +33,153 @@ pub(crate) fn unified(
     if let Some(timeout) = timeout {
         config.timeout(timeout);
     }
-    // Lines end at `\n` only, as GNU diff and `patch` see them; `similar`'s own line split
-    // also ends one at a lone CR, which would put `\ No newline` markers mid-hunk.
-    let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
-    let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+    let (old_lines, new_lines) = (lines(old), lines(new));
     let diff = config.diff_slices(&old_lines, &new_lines);
-    // The edit script, one entry per line: the sign, and the old and new line index it sits at.
-    let mut script: Vec<(char, usize, usize)> = Vec::new();
+    let script = script_of(diff.ops());
+    let mut written = write(
+        from, to, &old_lines, &new_lines, &script, context, max_bytes,
+    );
+    if written.cut {
+        written
+            .text
+            .push_str(&format!("\n... diff cut at {} KiB\n", max_bytes / 1024));
+    }
+    written.text
+}
+
+/// A unified diff as [`changes`] writes it.
+#[derive(Debug, Default)]
+pub(crate) struct Written {
+    /// The diff, cut at a whole character at `max_bytes` when `cut` (without a note: the
+    /// caller says why it was cut).
+    pub text: String,
+    /// Lines added and removed by the whole diff, counted before any cut.
+    pub added: usize,
+    /// See `added`.
+    pub removed: usize,
+    /// Whether `text` was cut.
+    pub cut: bool,
+}
+
+/// The unified diff from `old` to `new` as [`unified`] writes it, for a mutation's result: on
+/// its hot path, so a rewrite must cost a pass over the lines, not a search. As GNU diff
+/// does, lines that occur on one side only are set aside before the line diff (they can never
+/// be matched, so the diff stays minimal), which leaves a rewrite nothing to search; what
+/// remains is diffed until `deadline`, after which the diff is coarser and still correct.
+pub(crate) fn changes<'a>(
+    from: &str,
+    to: &str,
+    old: &'a str,
+    new: &'a str,
+    context: usize,
+    deadline: Option<Instant>,
+    max_bytes: usize,
+) -> Written {
+    let (old_lines, new_lines) = (lines(old), lines(new));
+    // The lines both texts start and end with are kept as they are, which leaves an edit in
+    // one place nothing to number or search.
+    let head = old_lines
+        .iter()
+        .zip(&new_lines)
+        .take_while(|(o, n)| o == n)
+        .count();
+    let tail = old_lines[head..]
+        .iter()
+        .rev()
+        .zip(new_lines[head..].iter().rev())
+        .take_while(|(o, n)| o == n)
+        .count();
+    let (old_mid, new_mid) = (
+        &old_lines[head..old_lines.len() - tail],
+        &new_lines[head..new_lines.len() - tail],
+    );
+    // Each distinct line gets a number, and a bit for each side it occurs on.
+    let mut ids: HashMap<&'a str, (u32, u8)> =
+        HashMap::with_capacity(old_mid.len() + new_mid.len());
+    let mut number = |lines: &[&'a str], side: u8| -> Vec<u32> {
+        lines
+            .iter()
+            .map(|line| {
+                let next = ids.len() as u32;
+                let entry = ids.entry(line).or_insert((next, 0));
+                entry.1 |= side;
+                entry.0
+            })
+            .collect()
+    };
+    let old_ids = number(old_mid, 1);
+    let new_ids = number(new_mid, 2);
+    // The lines that can be matched: their ids, and where they sit in the whole text.
+    let kept = |lines: &[&str], line_ids: &[u32]| -> (Vec<usize>, Vec<u32>) {
+        lines
+            .iter()
+            .zip(line_ids)
+            .enumerate()
+            .filter(|(_, (line, _))| ids.get(*line).is_some_and(|e| e.1 == 3))
+            .map(|(at, (_, id))| (head + at, *id))
+            .unzip()
+    };
+    let (old_at, old_kept) = kept(old_mid, &old_ids);
+    let (new_at, new_kept) = kept(new_mid, &new_ids);
+    let ops =
+        similar::capture_diff_slices_deadline(Algorithm::Myers, &old_kept, &new_kept, deadline);
+    // The matched pairs, back in the whole texts; what lies between two of them is removed
+    // (its old lines) and added (its new lines).
+    let mut script: Script = (0..head).map(|i| (' ', i, i)).collect();
+    let mut at = (head, head);
+    for op in &ops {
+        if let DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = *op
+        {
+            for k in 0..len {
+                gap(
+                    &mut script,
+                    &mut at,
+                    (old_at[old_index + k], new_at[new_index + k]),
+                );
+                script.push((' ', at.0, at.1));
+                at = (at.0 + 1, at.1 + 1);
+            }
+        }
+    }
+    gap(
+        &mut script,
+        &mut at,
+        (old_lines.len() - tail, new_lines.len() - tail),
+    );
+    script.extend((0..tail).map(|k| (' ', at.0 + k, at.1 + k)));
+    write(
+        from, to, &old_lines, &new_lines, &script, context, max_bytes,
+    )
+}
+
+/// Lines removed from `at` up to the old line `to.0`, then lines added up to the new line
+/// `to.1`.
+fn gap(script: &mut Script, at: &mut (usize, usize), to: (usize, usize)) {
+    while at.0 < to.0 {
+        script.push(('-', at.0, at.1));
+        at.0 += 1;
+    }
+    while at.1 < to.1 {
+        script.push(('+', at.0, at.1));
+        at.1 += 1;
+    }
+}
+
+/// Lines end at `\n` only, as GNU diff and `patch` see them; `similar`'s own line split
+/// also ends one at a lone CR, which would put `\ No newline` markers mid-hunk.
+fn lines(text: &str) -> Vec<&str> {
+    text.split_inclusive('\n').collect()
+}
+
+/// The edit script of `similar`'s ops, one entry per line.
+fn script_of(ops: &[DiffOp]) -> Script {
+    let mut script = Script::new();
     let (mut o, mut n) = (0usize, 0usize);
-    for op in diff.ops() {
+    for op in ops {
         let (tag, old_range, new_range) = op.as_tag_tuple();
         if tag == DiffTag::Equal {
             for _ in old_range {
@@ -53,6 +197,22 @@ pub(crate) fn unified(
             n += 1;
         }
     }
+    script
+}
+
+/// Writes `script` as hunks with `context` lines around each change, cut at a whole character
+/// at `max_bytes`.
+fn write(
+    from: &str,
+    to: &str,
+    old_lines: &[&str],
+    new_lines: &[&str],
+    script: &[(char, usize, usize)],
+    context: usize,
+    max_bytes: usize,
+) -> Written {
+    let added = script.iter().filter(|l| l.0 == '+').count();
+    let removed = script.iter().filter(|l| l.0 == '-').count();
     // Changes closer than twice the context share a hunk.
     let mut hunks: Vec<(usize, usize)> = Vec::new();
     for (i, _) in script.iter().enumerate().filter(|(_, line)| line.0 != ' ') {
@@ -66,7 +226,7 @@ pub(crate) fn unified(
         }
     }
     if hunks.is_empty() {
-        return String::new();
+        return Written::default();
     }
     let mut out = format!("--- {from}\n+++ {to}\n");
     for (lo, hi) in hunks {
@@ -94,15 +254,20 @@ pub(crate) fn unified(
             break;
         }
     }
-    if out.len() > max_bytes {
-        let mut cut = max_bytes;
-        while !out.is_char_boundary(cut) {
-            cut -= 1;
+    let cut = out.len() > max_bytes;
+    if cut {
+        let mut at = max_bytes;
+        while !out.is_char_boundary(at) {
+            at -= 1;
         }
-        out.truncate(cut);
-        out.push_str(&format!("\n... diff cut at {} KiB\n", max_bytes / 1024));
+        out.truncate(at);
     }
-    out
+    Written {
+        text: out,
+        added,
+        removed,
+        cut,
+    }
 }
 
 /// A hunk header's range: the first line (1-based) and the count, as `diff -u` writes them;
@@ -176,5 +341,132 @@ mod tests {
         let text = unified("a/f", "b/f", &old, "", 3, None, 4096);
         assert!(text.len() < 4096 + 64);
         assert!(text.ends_with("... diff cut at 4 KiB\n"));
+    }
+
+    fn changed(old: &str, new: &str) -> Written {
+        changes("a/f", "b/f", old, new, 3, None, usize::MAX)
+    }
+
+    /// A diff `write` made, applied to `old`: every context and removed line must be there.
+    fn apply(old: &str, text: &str) -> String {
+        let old_lines = lines(old);
+        let mut out = String::new();
+        let mut at = 0usize;
+        let mut body = text.split_inclusive('\n').skip(2).peekable();
+        while let Some(header) = body.next() {
+            let spec = header[4..].split(' ').next().unwrap();
+            let (start, empty) = match spec.split_once(',') {
+                Some((start, count)) => (start.parse::<usize>().unwrap(), count == "0"),
+                None => (spec.parse().unwrap(), false),
+            };
+            // An empty range names the line before it.
+            let first = if empty { start } else { start - 1 };
+            while at < first {
+                out.push_str(old_lines[at]);
+                at += 1;
+            }
+            while let Some(line) = body.next_if(|l| !l.starts_with("@@")) {
+                let mut content = line[1..].to_owned();
+                if body.next_if(|l| l.starts_with('\\')).is_some() {
+                    content.pop();
+                }
+                match &line[..1] {
+                    "+" => out.push_str(&content),
+                    sign => {
+                        assert_eq!(old_lines[at], content, "{sign} line {at}\n{text}");
+                        if sign == " " {
+                            out.push_str(&content);
+                        }
+                        at += 1;
+                    }
+                }
+            }
+        }
+        out.extend(old_lines[at..].iter().copied());
+        out
+    }
+
+    #[test]
+    fn changes_writes_what_unified_writes() {
+        for (old, new) in [
+            ("a\nb\nc\n", "a\nB\nc\n"),
+            ("", "x\n"),
+            ("x", "y"),
+            ("a\rb\rc\n", "a\rB\rc\n"),
+            (
+                "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n",
+                "1\n2\nthree\n4\n5\n6\n7\n8\nnine\n10\n",
+            ),
+        ] {
+            let written = changed(old, new);
+            assert_eq!(written.text, diff(old, new));
+            assert!(!written.cut);
+            assert_eq!(apply(old, &written.text), new);
+        }
+        assert_eq!(changed("same\n", "same\n").text, "");
+    }
+
+    #[test]
+    fn lines_on_one_side_only_are_set_aside_and_the_diff_still_applies() {
+        let old: String = (0..500).map(|i| format!("old {i}\n{}\n", i % 7)).collect();
+        let new: String = (0..500).map(|i| format!("new {i}\n{}\n", i % 5)).collect();
+        let written = changed(&old, &new);
+        assert_eq!(apply(&old, &written.text), new);
+        // A whole rewrite is every line out and every line in.
+        let rewrite: String = old.lines().map(|l| format!("{l}!\n")).collect();
+        let written = changed(&old, &rewrite);
+        assert_eq!((written.added, written.removed), (1000, 1000));
+        assert_eq!(apply(&old, &written.text), rewrite);
+    }
+
+    #[test]
+    fn changes_are_as_small_as_the_full_search_finds_and_apply() {
+        // Texts of few distinct lines, so lines repeat, ties abound and some lines occur on
+        // one side only: the pairs the shortcuts could get wrong.
+        let mut seed = 7u64;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for _ in 0..500 {
+            let text = |len: u64, next: &mut dyn FnMut(u64) -> u64| -> String {
+                (0..next(len))
+                    .map(|_| ["a\n", "b\n", "c\n", "d\n", "e", "\n"][next(6) as usize])
+                    .filter(|l| !l.is_empty())
+                    .collect::<String>()
+            };
+            let old = text(12, &mut next);
+            let new = text(12, &mut next);
+            let written = changed(&old, &new);
+            assert_eq!(apply(&old, &written.text), new, "{old:?} -> {new:?}");
+            let full = diff(&old, &new);
+            let count = |sign: char| full.lines().skip(2).filter(|l| l.starts_with(sign)).count();
+            assert_eq!(
+                (written.added, written.removed),
+                (count('+'), count('-')),
+                "{old:?} -> {new:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_cut_diff_keeps_the_whole_counts_and_says_it_was_cut() {
+        let old: String = (0..1000).map(|i| format!("line {i}\n")).collect();
+        let written = changes("a/f", "b/f", &old, "", 3, None, 100);
+        assert!(written.cut);
+        assert_eq!(written.text.len(), 100);
+        assert_eq!((written.added, written.removed), (0, 1000));
+        let whole = changed(&old, "");
+        assert!(whole.text.starts_with(&written.text));
+    }
+
+    #[test]
+    fn a_cut_lands_on_a_whole_character() {
+        let written = changes("a/f", "b/f", "", "ééééé\n", 3, None, 40);
+        assert!(written.cut);
+        assert!(written.text.len() <= 40);
+        assert!("--- a/f\n+++ b/f\n@@ -0,0 +1 @@\n+ééééé\n".starts_with(&written.text));
     }
 }

@@ -6,7 +6,7 @@
 //! that operation recorded, and refuses as a whole (UNDO_CONFLICT, recorded as an
 //! `undo_refused` row) if any path has moved on.
 
-use crate::mutate::{Change, MutationOptions, MutationResult, Plan, Planned, Step};
+use crate::mutate::{Change, Held, MutationOptions, MutationResult, Plan, Planned, Sides, Step};
 use crate::{Code, Error, Result, Workspace};
 use filekeeper_plumbing::journal::{
     Item, Journal, ListFilter, NewOperation, Operation, OperationHead, Status,
@@ -347,6 +347,7 @@ impl Workspace {
         let store = state.store();
         let mut items = Vec::new();
         let mut steps = Vec::new();
+        let mut sides = std::collections::HashMap::new();
         let mut removals: Vec<&(&Item, Observed)> = to_restore
             .iter()
             .filter(|(i, _)| !i.before_exists)
@@ -393,6 +394,24 @@ impl Workspace {
                 Step::Publish { content, .. } => Some(content.len() as u64),
                 _ => None,
             };
+            if item.kind == Kind::File {
+                // What the path holds now is the undone operation's stored after content: it
+                // is read for the diff only once the undo is made, outside the lock.
+                sides.insert(
+                    item.path.clone(),
+                    Sides {
+                        before: item
+                            .after_hash
+                            .filter(|_| item.after_exists)
+                            .map(Held::Stored),
+                        after: match &step {
+                            Step::Publish { content, .. } => Some(Held::Bytes(Arc::clone(content))),
+                            _ => None,
+                        },
+                        from: None,
+                    },
+                );
+            }
             steps.push(step);
             items.push(Planned {
                 item: inverse(item),
@@ -422,6 +441,7 @@ impl Workspace {
             items,
             steps,
             preview,
+            sides,
             ..Plan::new("undo", &target, &target)
         })
     }

@@ -74,7 +74,9 @@ pub use edit::{EditGuards, FileReport, HunkReport, Landed, MergeReport, Policy, 
 pub use grep::{GrepMatch, GrepOptions, GrepResult};
 pub use history::{HistoryDiff, HistoryEntry, HistoryFilter, HistoryOperation, PathDiff};
 pub use listing::{ListEntry, ListOptions, Listing};
-pub use mutate::{Change, MutationExtra, MutationItem, MutationOptions, MutationResult};
+pub use mutate::{
+    Change, MutationDiff, MutationExtra, MutationItem, MutationOptions, MutationResult,
+};
 pub use read::{Existence, FileInfo, ManyItem, ReadOptions, ReadResult};
 
 use plumbing::home::{Home, Registration};

@@ -29,6 +29,12 @@ pub struct Reply {
     pub exit: i32,
     /// The human output is a unified diff (coloured when colour is on).
     pub diff: bool,
+    /// A unified diff printed on stdout after the human output, only with --verbose (coloured
+    /// when colour is on): the full diff of a change whose human output is a summary.
+    pub verbose_diff: String,
+    /// Result fields the --verbose listing on stderr leaves out, because `verbose_diff`
+    /// shows them on stdout.
+    pub shown_fields: &'static [&'static str],
 }
 
 impl Reply {
@@ -39,6 +45,8 @@ impl Reply {
             notes: Vec::new(),
             exit: 0,
             diff: false,
+            verbose_diff: String::new(),
+            shown_fields: &[],
         }
     }
 }
@@ -73,6 +81,11 @@ pub fn success(style: Style, reply: Reply) -> i32 {
         } else {
             let _ = stdout.write_all(&reply.human);
         }
+        if style.verbose && style.color {
+            let _ = stdout.write_all(colorize(&reply.verbose_diff).as_bytes());
+        } else if style.verbose {
+            let _ = stdout.write_all(reply.verbose_diff.as_bytes());
+        }
         let _ = stdout.flush();
         if !style.quiet {
             for note in &reply.notes {
@@ -86,7 +99,8 @@ pub fn success(style: Style, reply: Reply) -> i32 {
         }
         if style.verbose {
             // Every result field, as metadata on stderr, so stdout stays the result alone.
-            for (key, value) in reply.fields.iter().filter(|(k, _)| *k != "warnings") {
+            let listed = |key: &str| key != "warnings" && !reply.shown_fields.contains(&key);
+            for (key, value) in reply.fields.iter().filter(|(k, _)| listed(k)) {
                 eprintln!("{key}: {}", plain(value));
             }
         }

@@ -147,6 +147,7 @@ classes! {
     /// The result of every mutation.
     MutationResult {
         "items" => MutationItem,
+        "diffs" => MutationDiff,
         "patch_files" => FileReport,
         "skipped_operations" => PassedOver,
         "merged" => MergeReport
@@ -157,6 +158,8 @@ classes! {
     Landed {}
     /// One path a mutation touched.
     MutationItem {}
+    /// What a mutation did to one path: its diff, or why there is none.
+    MutationDiff {}
     /// One file of an applied patch.
     FileReport { "hunks" => HunkReport }
     /// One hunk of a patched file.

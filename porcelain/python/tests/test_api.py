@@ -12,6 +12,7 @@ from filekeeper import (
     FailedPath,
     Filekeeper,
     FilekeeperError,
+    MutationDiff,
     MutationResult,
     ReadResult,
     Workspace,
@@ -197,6 +198,21 @@ def test_replace_text_reports_its_match(ws: Workspace, root: Path) -> None:
     assert replaced.match_stage == "exact"
     assert replaced.match_count == 1
     assert (root / "a.py").read_text() == "def f():\n    return 2\n"
+
+
+def test_a_mutation_shows_its_diff(ws: Workspace, root: Path) -> None:
+    (root / "a.py").write_text("def f():\n    return 1\n")
+    replaced = ws.replace_text("a.py", "return 1", "return 2")
+    [diff] = replaced.diffs
+    assert isinstance(diff, MutationDiff)
+    assert (diff.path, diff.change, diff.diff_kind) == ("a.py", "modified", "text")
+    assert diff.diff == (
+        "--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n def f():\n-    return 1\n+    return 2\n"
+    )
+    assert (diff.lines_added, diff.lines_removed) == (1, 1)
+    assert replaced.diff_truncated is False
+    binary = ws.write_file("b.bin", b"\x00\x01")
+    assert [(d.diff_kind, d.diff) for d in binary.diffs] == [("binary", None)]
 
 
 def test_replace_text_without_a_match_writes_nothing(ws: Workspace, root: Path) -> None:

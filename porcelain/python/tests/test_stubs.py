@@ -34,6 +34,7 @@ SCHEMA_OF: dict[str, tuple[str, str | None]] = {
     "GrepResult": ("mcp/content_search.json", None),
     "GrepMatch": ("mcp/content_search.json", "GrepMatch"),
     "MutationItem": ("mcp/file_write.json", "MutationItem"),
+    "MutationDiff": ("mcp/file_write.json", "MutationDiff"),
     "FileReport": ("mcp/file_apply_patch.json", "FileReport"),
     "HunkReport": ("mcp/file_apply_patch.json", "HunkReport"),
     "PassedOver": ("mcp/undo_last.json", "PassedOver"),

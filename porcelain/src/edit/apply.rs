@@ -9,7 +9,7 @@ use super::doc::Doc;
 use super::patch::{self, Action, FilePatch, FileReport};
 use crate::mutate::{
     Change, MutationExtra, MutationOptions, MutationResult, Plan, Planned, Preview, PreviewPart,
-    Seen, Step, deleted_file, dir_item,
+    Seen, Sides, Step, deleted_file, dir_item,
 };
 use crate::{Code, Error, ObjectId, Result, Workspace};
 use filekeeper_plumbing::durable;
@@ -17,7 +17,7 @@ use filekeeper_plumbing::journal::Item;
 use filekeeper_plumbing::publish::Expect;
 use filekeeper_plumbing::resolve::{Intent, Kind, Resolved};
 use filekeeper_plumbing::walk::{self, EntryKind, WalkOptions};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 impl Workspace {
@@ -190,6 +190,12 @@ impl Workspace {
                         after: Some(Arc::clone(&new)),
                     });
                     b.write(&rel, None, new, Some(mode), false);
+                    // The new file's diff is against its source, as git shows a rename or
+                    // copy with changes.
+                    if let Some(sides) = b.sides.get_mut(&rel) {
+                        sides.before = seen.0.bytes.clone().map(crate::mutate::Held::Bytes);
+                        sides.from = Some(from.rel.clone());
+                    }
                     if renaming {
                         b.remove(&from.rel, &seen.0);
                     }
@@ -426,6 +432,8 @@ struct Builder {
     after_blobs: Vec<Arc<Vec<u8>>>,
     reports: Vec<FileReport>,
     preview: Preview,
+    /// What each written or removed file's diff in the result is made from.
+    sides: HashMap<String, Sides>,
     warnings: Vec<String>,
     /// Every path a section changes: a second change to one is refused.
     claimed: HashSet<String>,
@@ -532,6 +540,10 @@ impl Builder {
         if let Some(bytes) = seen.and_then(|s| s.bytes.clone()) {
             self.blobs.push(bytes);
         }
+        self.sides.insert(
+            rel.to_owned(),
+            Sides::bytes(seen.and_then(|s| s.bytes.clone()), Some(Arc::clone(&new))),
+        );
         if new.len() as u64 <= self.cap {
             self.after_blobs.push(Arc::clone(&new));
         }
@@ -573,6 +585,8 @@ impl Builder {
         if let Some(bytes) = &seen.bytes {
             self.blobs.push(Arc::clone(bytes));
         }
+        self.sides
+            .insert(rel.to_owned(), Sides::bytes(seen.bytes.clone(), None));
         self.items.push(Planned {
             item: deleted_file(rel, seen),
             after_size: None,
@@ -749,6 +763,7 @@ impl Builder {
             after_blobs: self.after_blobs,
             warnings: self.warnings,
             preview,
+            sides: self.sides,
             extra: MutationExtra {
                 patch_files: Some(self.reports),
                 ..MutationExtra::default()

@@ -111,3 +111,9 @@ pub fn replace_text(
 pub fn unified_diff(a: &str, b: &str, context: usize) -> String {
     crate::diff::unified("a/f", "b/f", a, b, context, None, usize::MAX)
 }
+
+/// The unified diff from `a` to `b` that a mutation's result carries in `diffs` (lines found
+/// on one side only set aside before the line diff), headed as [`unified_diff`]'s.
+pub fn mutation_diff(a: &str, b: &str, context: usize) -> String {
+    crate::diff::changes("a/f", "b/f", a, b, context, None, usize::MAX).text
+}

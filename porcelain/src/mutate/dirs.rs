@@ -3,7 +3,7 @@
 
 use super::items::{Change, dir_item, removed_item};
 use super::target::{Seen, not_a_directory};
-use super::{MutationOptions, MutationResult, Plan, Planned, Step};
+use super::{MutationOptions, MutationResult, Plan, Planned, Sides, Step};
 use crate::{Code, Error, Result, Workspace};
 use filekeeper_plumbing::resolve::{Intent, Kind, Resolved};
 use filekeeper_plumbing::walk::{self, EntryKind, WalkOptions};
@@ -262,6 +262,7 @@ impl Workspace {
             let mut items = Vec::new();
             let mut steps = Vec::new();
             let mut blobs = Vec::new();
+            let mut sides = std::collections::HashMap::new();
             for (rel, seen, mode) in &tree {
                 items.push(Planned {
                     item: removed_item(rel, seen.as_ref(), *mode),
@@ -270,6 +271,7 @@ impl Workspace {
                 if let Some(seen) = seen {
                     steps.push(Step::Remove { path: rel.clone() });
                     blobs.extend(seen.bytes.clone());
+                    sides.insert(rel.clone(), Sides::bytes(seen.bytes.clone(), None));
                 }
             }
             // Directories go after their contents: deepest first.
@@ -306,6 +308,7 @@ impl Workspace {
                 steps,
                 blobs,
                 warnings: ws.ignored_warning_as(&target.rel, true),
+                sides,
                 ..Plan::new("dir_delete", path, &target.rel)
             })
         })

@@ -2,12 +2,13 @@
 
 use super::items::{Change, deleted_file};
 use super::target::{Seen, no_such_file, not_a_file, parse_expected_hash};
-use super::{MutationOptions, MutationResult, Plan, Planned, Preview, PreviewPart, Step};
+use super::{MutationOptions, MutationResult, Plan, Planned, Preview, PreviewPart, Sides, Step};
 use crate::{Code, Error, ObjectId, Result, Workspace};
 use filekeeper_plumbing::journal::Item;
 use filekeeper_plumbing::publish::Expect;
 use filekeeper_plumbing::resolve::{Intent, Kind, Resolved};
 use filekeeper_plumbing::{Argument, Operation, words};
+use std::collections::HashMap;
 use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
@@ -257,6 +258,10 @@ impl Workspace {
             before: before.as_ref().and_then(|b| b.bytes.clone()),
             after: Some(Arc::clone(&content)),
         }]);
+        let sides = Sides::bytes(
+            before.as_ref().and_then(|b| b.bytes.clone()),
+            Some(Arc::clone(&content)),
+        );
         Ok(Plan {
             summary: if change == Change::Unchanged {
                 format!(
@@ -280,6 +285,7 @@ impl Workspace {
             after_blobs,
             warnings: self.ignored_warning(&target.rel),
             preview,
+            sides: HashMap::from([(target.rel.clone(), sides)]),
             ..Plan::new(kind, given, &target.rel)
         })
     }
@@ -306,6 +312,7 @@ impl Workspace {
                 ws.guard_version(path, &target.rel, expected, Some(&before))?;
             }
             let item = deleted_file(&target.rel, &before);
+            let sides = Sides::bytes(before.bytes.clone(), None);
             Ok(Plan {
                 summary: format!("Deleted {}.", target.rel),
                 preview: Preview(vec![PreviewPart::Diff {
@@ -323,6 +330,7 @@ impl Workspace {
                 }],
                 blobs: before.bytes.into_iter().collect(),
                 warnings: ws.ignored_warning(&target.rel),
+                sides: HashMap::from([(target.rel.clone(), sides)]),
                 ..Plan::new("delete", path, &target.rel)
             })
         })
@@ -386,6 +394,12 @@ impl Workspace {
                 after_mode: Some(moved.mode),
                 history_skipped: skipped,
             };
+            // A replaced destination's old content is diffed against what moved over it; the
+            // source, whose content moved, is named only.
+            let sides = before.as_ref().map(|b| {
+                let sides = Sides::bytes(b.bytes.clone(), moved.bytes.clone());
+                (to.rel.clone(), sides)
+            });
             let blobs = moved
                 .bytes
                 .clone()
@@ -415,6 +429,7 @@ impl Workspace {
                 }],
                 blobs,
                 warnings,
+                sides: sides.into_iter().collect(),
                 ..Plan::new("move", destination, &to.rel)
             })
         })

@@ -20,8 +20,10 @@
 //! This module runs that sequence. The commands that plan are in `files` and `dirs` (edits and
 //! patches in `crate::edit`, undo in `crate::history`); a plan and its parts are in `plan`,
 //! `items` and `preview`; what every command resolves and checks before it plans is in
-//! `target`; putting paths back, for a rollback or an undo, is in `restore`.
+//! `target`; putting paths back, for a rollback or an undo, is in `restore`; the diffs a
+//! result shows are made in `diffs`.
 
+mod diffs;
 mod dirs;
 mod files;
 mod items;
@@ -30,6 +32,8 @@ mod preview;
 mod restore;
 mod target;
 
+pub use diffs::MutationDiff;
+pub(crate) use diffs::{Held, Sides};
 pub use items::Change;
 pub(crate) use items::{deleted_file, dir_item, item_changes};
 pub(crate) use plan::{Plan, Planned, Step};
@@ -103,6 +107,12 @@ pub struct MutationResult {
     pub warnings: Vec<String>,
     /// Every path the operation touched.
     pub items: Vec<MutationItem>,
+    /// What the change did to each path of `items`, in the same order: a unified diff of a
+    /// text file's content, or why there is none (a directory, binary content, a file above
+    /// `max_diff_file_bytes`, ...). A dry run shows what a real run would do.
+    pub diffs: Vec<MutationDiff>,
+    /// Whether a diff was cut, or left out, because the result reached `max_diff_bytes`.
+    pub diff_truncated: bool,
     /// The other end of a copy or move.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source_path: Option<String>,
@@ -209,7 +219,9 @@ impl Workspace {
         plan: impl Fn(&Workspace) -> Result<Plan>,
     ) -> Result<MutationResult> {
         if options.dry_run {
-            return Ok(dry_result(plan(self)?));
+            let plan = plan(self)?;
+            let diffs = self.diffs(&plan);
+            return Ok(dry_result(plan, diffs));
         }
         if self.inner.state(false)?.is_none() {
             // The first mutation here creates the state; a refused one must not.
@@ -463,6 +475,19 @@ impl Workspace {
         }
     }
 
+    /// The diffs of a plan's items, for its result: made once the change is made (or, for a
+    /// dry run, instead of it), outside the lock.
+    fn diffs(&self, plan: &Plan) -> (Vec<MutationDiff>, bool) {
+        let store = std::cell::OnceCell::new();
+        let stored = |id: &ObjectId| {
+            store
+                .get_or_init(|| self.inner.state(false).ok().flatten().map(|s| s.store()))
+                .as_ref()
+                .and_then(|store| store.read(id).ok())
+        };
+        diffs::describe(&plan.items, &plan.sides, &self.inner.limits, &stored)
+    }
+
     /// The result of a committed operation, with every after state observed.
     fn result(
         &self,
@@ -482,6 +507,7 @@ impl Workspace {
             });
         }
         let target = plan.target_item();
+        let (diffs, diff_truncated) = self.diffs(plan);
         Ok(MutationResult {
             path: plan.given.clone(),
             changed: plan.changes_anything(),
@@ -493,6 +519,8 @@ impl Workspace {
             dry_run: false,
             warnings: [warnings, plan.warnings.clone()].concat(),
             items,
+            diffs,
+            diff_truncated,
             source_path: plan.source.clone(),
             history_skipped: plan.history_skipped(),
             predicted_after_hash: None,
@@ -524,8 +552,9 @@ fn conditional(summary: &str) -> String {
     }
 }
 
-/// A plan reported as a preview: nothing observed after, nothing recorded.
-fn dry_result(plan: Plan) -> MutationResult {
+/// A plan reported as a preview: nothing observed after, nothing recorded; `diffs` as a real
+/// run would report them.
+fn dry_result(plan: Plan, (diffs, diff_truncated): (Vec<MutationDiff>, bool)) -> MutationResult {
     let target = plan.target_item();
     MutationResult {
         path: plan.given.clone(),
@@ -549,6 +578,8 @@ fn dry_result(plan: Plan) -> MutationResult {
                 size_bytes: None,
             })
             .collect(),
+        diffs,
+        diff_truncated,
         source_path: plan.source.clone(),
         history_skipped: plan.history_skipped(),
         predicted_after_hash: Some(target.and_then(|i| hash_text(i.after_hash))),
@@ -579,3 +610,6 @@ fn recovery_warnings(recovered: &[Resolution]) -> Vec<String> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod diff_tests;

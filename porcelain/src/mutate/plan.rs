@@ -1,10 +1,12 @@
 //! A described change, not yet made: the journal items it records and the steps that make it.
 
 use super::MutationExtra;
+use super::diffs::Sides;
 use super::items::item_changes;
 use super::preview::Preview;
 use filekeeper_plumbing::journal::Item;
 use filekeeper_plumbing::publish::Expect;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// An effect, in terms of workspace-relative paths resolved again when applied.
@@ -65,6 +67,9 @@ pub(crate) struct Plan {
     pub warnings: Vec<String>,
     /// What a dry run shows; diffs are only computed when a dry run asks.
     pub preview: Preview,
+    /// What each file item's diff in the result is made from, by path. An item without an
+    /// entry has no bytes at hand (it is named, not diffed, unless it moved).
+    pub sides: HashMap<String, Sides>,
     /// Command-specific result fields (match_stage, match_count, patch_files).
     pub extra: MutationExtra,
 }
@@ -87,6 +92,7 @@ impl Plan {
             after_blobs: Vec::new(),
             warnings: Vec::new(),
             preview: Preview::default(),
+            sides: HashMap::new(),
             extra: MutationExtra::default(),
         }
     }

@@ -104,8 +104,15 @@ fn differential(a: &str, b: &str, context: usize) {
     // lengths, not from `similar`'s own writer, which could state headers that disagree with
     // the bodies (for A = "a\n\n" against 39 empty lines, `@@ -1 +4,22 @@` over 2 old and 25
     // new lines); the parser checks every header against its body.
-    let text = fuzzing::unified_diff(a, b, context);
-    let parsed = match fuzzing::parse_patch(&text) {
+    applies(a, b, &fuzzing::unified_diff(a, b, context));
+    // What a mutation's result shows: the same writer, after lines found on one side only are
+    // set aside, which must leave the diff just as correct.
+    applies(a, b, &fuzzing::mutation_diff(a, b, context));
+}
+
+/// `text`, a diff from A to B, parses, applies to A at the positions it states, and gives B.
+fn applies(a: &str, b: &str, text: &str) {
+    let parsed = match fuzzing::parse_patch(text) {
         Ok(p) => p,
         Err(e) if a == b => {
             // No hunks: an empty patch is refused, never applied as a no-op.

@@ -4,7 +4,7 @@
 use super::Global;
 use crate::output::{Reply, workspace_fields};
 use clap::Args;
-use filekeeper::{MutationOptions, MutationResult, Workspace};
+use filekeeper::{MutationDiff, MutationOptions, MutationResult, Workspace};
 
 /// Options every mutating command takes.
 #[derive(Debug, Args)]
@@ -30,12 +30,20 @@ impl MutationArgs {
 }
 
 /// A mutation's result: for a dry run the diff on stdout and what it would do on stderr;
-/// otherwise the summary and the operation id.
+/// otherwise the summary and the operation id, then a line per changed path with its
+/// counts of added and removed lines (the full diff too with --verbose).
 pub fn reply(ws: &Workspace, result: MutationResult) -> Reply {
+    reply_with(ws, result, "")
+}
+
+/// [`reply`], with `lines` of the command's own (ending with a newline) after the summary.
+pub fn reply_with(ws: &Workspace, result: MutationResult, lines: &str) -> Reply {
     let fields = workspace_fields(ws, &result);
     if result.dry_run {
         let mut reply = Reply::new(fields, result.preview_diff.clone().unwrap_or_default());
         reply.diff = true;
+        // The preview on stdout is the diff.
+        reply.shown_fields = &["diffs"];
         reply.notes = vec![format!(
             "dry run: {} (nothing was changed)",
             if result.would_change == Some(true) {
@@ -46,11 +54,28 @@ pub fn reply(ws: &Workspace, result: MutationResult) -> Reply {
         )];
         return reply;
     }
-    let human = match &result.operation_id {
+    let mut human = match &result.operation_id {
         Some(id) => format!("{} [{id}]\n", result.summary),
         None => format!("{}\n", result.summary),
     };
+    human.push_str(lines);
+    human.push_str(&stat(&result.diffs));
     let mut reply = Reply::new(fields, human);
+    reply.verbose_diff = result
+        .diffs
+        .iter()
+        .filter_map(|d| d.diff.as_deref())
+        .collect();
+    reply.shown_fields = &["diffs"];
+    // At 0 no diff is wanted, so none being shown is no news.
+    if result.diff_truncated && ws.plumbing().limits.max_diff_bytes > 0 {
+        reply.notes.push(match &result.operation_id {
+            Some(id) => format!(
+                "the diff was cut at max_diff_bytes; `keeper history diff {id}` shows the whole change"
+            ),
+            None => "the diff was cut at max_diff_bytes".into(),
+        });
+    }
     if !result.history_skipped.is_empty() {
         reply.notes.push(format!(
             "history skipped for {} (above max_history_blob_bytes): this change cannot be undone",
@@ -58,4 +83,37 @@ pub fn reply(ws: &Workspace, result: MutationResult) -> Reply {
         ));
     }
     reply
+}
+
+/// A line per path whose content changed, as `git diff --stat` writes it but with the counts
+/// spelt out: ` notes.md | 3 +2 -1`, or what kept it from being diffed (` logo.png | binary`).
+/// Directories and unchanged files are left out: the summary speaks for them.
+fn stat(diffs: &[MutationDiff]) -> String {
+    let shown: Vec<(&str, String)> = diffs
+        .iter()
+        .filter_map(|d| {
+            let what = match d.diff_kind {
+                "directory" | "unchanged" => return None,
+                "text" => {
+                    let (added, removed) =
+                        (d.lines_added.unwrap_or(0), d.lines_removed.unwrap_or(0));
+                    format!("{} +{added} -{removed}", added + removed)
+                }
+                "too_large" => "too large to diff".to_owned(),
+                "omitted" => "diff omitted".to_owned(),
+                "never_stored" => "not stored".to_owned(),
+                other => other.to_owned(),
+            };
+            Some((d.path.as_str(), what))
+        })
+        .collect();
+    let width = shown
+        .iter()
+        .map(|(path, _)| path.chars().count())
+        .max()
+        .unwrap_or(0);
+    shown
+        .iter()
+        .map(|(path, what)| format!(" {path:<width$} | {what}\n"))
+        .collect()
 }

@@ -154,6 +154,18 @@ class MutationItem(Record):
     size_bytes: int | None
 
 @final
+class MutationDiff(Record):
+    path: str
+    change: str
+    kind: str
+    diff_kind: Literal[
+        "text", "binary", "directory", "unchanged", "moved", "too_large", "omitted", "never_stored"
+    ]
+    diff: str | None
+    lines_added: int | None
+    lines_removed: int | None
+
+@final
 class HunkReport(Record):
     hunk: int
     old_start: int
@@ -203,6 +215,8 @@ class MutationResult(Record):
     dry_run: bool
     warnings: list[str]
     items: list[MutationItem]
+    diffs: list[MutationDiff]
+    diff_truncated: bool
     # Present only where they apply; None otherwise.
     source_path: str | None
     history_skipped: list[str] | None

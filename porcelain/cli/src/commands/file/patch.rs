@@ -36,18 +36,16 @@ pub fn cmd_apply_patch(cx: &Context, ws: &Workspace, args: &ApplyPatchArgs) -> R
     })?;
     let result = ws.apply_patch(&text, &args.mutation.options(cx.global))?;
     let (dry_run, files) = (result.dry_run, patch_lines(&result));
-    let mut reply = mutation::reply(ws, result);
-    if dry_run {
-        // A dry run's stdout is its diff; what each file would undergo goes beside it, on
-        // stderr.
-        reply.notes.extend(
-            files
-                .lines()
-                .map(|l| format!("would be {}", l.trim_start())),
-        );
-    } else {
-        reply.human.extend_from_slice(files.as_bytes());
+    if !dry_run {
+        return Ok(mutation::reply_with(ws, result, &files));
     }
+    // A dry run's stdout is its diff; what each file would undergo goes beside it, on stderr.
+    let mut reply = mutation::reply(ws, result);
+    reply.notes.extend(
+        files
+            .lines()
+            .map(|l| format!("would be {}", l.trim_start())),
+    );
     Ok(reply)
 }
 
