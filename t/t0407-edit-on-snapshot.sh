@@ -9,7 +9,8 @@ since lands where the version put it (shifted by lines inserted or removed above
 reply says where (merged.landed); a change that overlaps or touches one made since is
 CONTENT_CONFLICT with the region as the version had it, as the edit wants it and as the file
 has it now, and nothing is written. A version not in the store is HISTORY_UNAVAILABLE, saying
-how to recover. A merge is one operation, and undo gives back the file as it was before it.'
+how to recover. A merge is one operation, and undo gives back the file as it was before it.
+apply-patch takes a base too, for a patch (unified or Codex) of one existing file.'
 . ./test-lib.sh
 
 # ten FILE: the lines one to ten, LF, to FILE.
@@ -164,6 +165,42 @@ test_expect_success 'a CRLF file stays CRLF through a merge' '
 	cmp expected crlf.txt
 '
 
+test_expect_success 'a unified diff made on a version merges below lines inserted since' '
+	ten p.txt &&
+	base=$(snapshot p.txt) &&
+	cp p.txt p.orig &&
+	sed "s/^eight$/EIGHT/" p.orig >p.want &&
+	diff -u p.orig p.want | sed "1s|.*|--- a/p.txt|; 2s|.*|+++ b/p.txt|" >p.patch;
+	{ printf "new 1\nnew 2\nnew 3\nnew 4\n" && cat p.orig; } >p.txt &&
+	sed -i "s/^two$/TWO/" p.txt &&
+	keeper --json file apply-patch p.patch --base "$base" >out.json &&
+	test "$(json_get .merged.landed[0].start_line out.json)" = 12 &&
+	{ printf "new 1\nnew 2\nnew 3\nnew 4\n" && sed "s/^two$/TWO/; s/^eight$/EIGHT/" p.orig; } >expected &&
+	cmp expected p.txt
+'
+
+test_expect_success 'a Codex patch made on a version conflicts with a change to its lines, writing nothing' '
+	ten q.txt &&
+	base=$(snapshot q.txt) &&
+	sed -i "s/^five$/FIVE (theirs)/" q.txt &&
+	printf "*** Begin Patch\n*** Update File: q.txt\n@@\n four\n-five\n+five (mine)\n six\n*** End Patch\n" >q.patch &&
+	save q.txt &&
+	refused 15 CONTENT_CONFLICT --naming q.txt file apply-patch q.patch --base "$base" &&
+	untouched q.txt &&
+	test "$(json_get .error.details.reason refusal.json)" = merge_conflict
+'
+
+test_expect_success 'a base is for a patch of one existing file' '
+	ten r1.txt && ten r2.txt &&
+	base=$(snapshot r1.txt) &&
+	printf "*** Begin Patch\n*** Update File: r1.txt\n@@\n-one\n+ONE\n*** Add File: r3.txt\n+new\n*** End Patch\n" >r.patch &&
+	save r1.txt &&
+	refused 2 INVALID_ARGUMENT file apply-patch r.patch --base "$base" &&
+	untouched r1.txt &&
+	test ! -e r3.txt &&
+	json_get .error.message refusal.json | grep -e "--base"
+'
+
 # The same through the MCP server, as an agent calls it.
 
 test_expect_success MCP_SDK 'MCP: file_read snapshots by default once the workspace has history' '
@@ -199,6 +236,17 @@ test_expect_success MCP_SDK 'MCP: base_hash merges an edit below an insertion, a
 	sed -n 2p resp.jsonl | jq -e ".is_error and .structured.error.code == \"CONTENT_CONFLICT\"
 		and .structured.error.details.conflicts[0].live.text == \"THREE\n\"" &&
 	test "$(sed -n 4p mcp.txt)" = THREE
+'
+
+test_expect_success MCP_SDK 'MCP: file_apply_patch with base_hash merges too' '
+	ten mp.txt &&
+	base=$(snapshot mp.txt) &&
+	{ printf "inserted\n" && cat mp.txt; } >mp.new && mv mp.new mp.txt &&
+	jq -nc --arg b "$base" "{tool: \"file_apply_patch\", arguments: {base_hash: \$b,
+		patch: \"*** Begin Patch\\n*** Update File: mp.txt\\n@@\\n nine\\n-ten\\n+TEN\\n*** End Patch\\n\"}}" >req.jsonl &&
+	timeout 60 "$PY" "$MCP/call.py" "$WS" <req.jsonl >resp.jsonl &&
+	jq -e ".structured.ok and .structured.merged.landed[0].start_line == 11" resp.jsonl &&
+	test "$(tail -n 1 mp.txt)" = TEN
 '
 
 test_done

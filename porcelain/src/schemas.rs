@@ -89,7 +89,7 @@ fn cli() -> Vec<(&'static str, Value)> {
         ("file replace-lines", mutation(&[], &["merged"])),
         ("file insert-lines", mutation(&[], &["merged"])),
         ("file delete-lines", mutation(&[], &["merged"])),
-        ("file apply-patch", mutation(&["patch_files"], &[])),
+        ("file apply-patch", mutation(&["patch_files"], &["merged"])),
         ("history undo-last", mutation(&["skipped_operations"], &[])),
         ("history list", schema::<Success<HistoryList>>()),
         ("history show", schema::<Success<HistoryShow>>()),

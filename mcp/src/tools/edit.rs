@@ -213,6 +213,8 @@ pub struct FileApplyPatch {
     /// A unified diff (diff -u or git diff), or a Codex patch (first non-empty line
     /// `*** Begin Patch`), at most 1 MiB.
     patch: String,
+    /// For a patch of one existing file: the content_hash of the read its hunks come from. If the file changed since, the patch is applied to that version and merged (merged.landed says where), or refused with CONTENT_CONFLICT where both changed the same lines.
+    base_hash: Option<String>,
     #[serde(flatten)]
     mutation: Mutation,
 }
@@ -224,11 +226,12 @@ impl Tool for FileApplyPatch {
     type Output = Success<MutationResult>;
 
     fn output_schema() -> Value {
-        schemas::mutation(&["patch_files"], &[])
+        schemas::mutation(&["patch_files"], &["merged"])
     }
 
     fn run(self, cx: &Context) -> Result<Self::Output> {
         let options = cx.mutation(&self.mutation);
-        Ok(cx.success(cx.workspace.apply_patch(&self.patch, &options)?))
+        let base = self.base_hash.as_deref();
+        Ok(cx.success(cx.workspace.apply_patch_on(&self.patch, base, &options)?))
     }
 }

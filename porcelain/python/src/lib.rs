@@ -724,18 +724,23 @@ impl Workspace {
 
     /// Applies a unified diff (`diff -u` or `git diff`) or a Codex patch (`*** Begin Patch`)
     /// as one operation: every hunk of every file is checked before anything is written.
-    #[pyo3(signature = (patch, *, dry_run = false, actor = None, task_id = None, allow_sensitive_write = false))]
+    #[pyo3(signature = (patch, *, base_hash = None, dry_run = false, actor = None, task_id = None, allow_sensitive_write = false))]
+    #[allow(clippy::too_many_arguments)]
     fn apply_patch(
         &self,
         py: Python<'_>,
         patch: &str,
+        base_hash: Option<String>,
         dry_run: bool,
         actor: Option<String>,
         task_id: Option<String>,
         allow_sensitive_write: bool,
     ) -> PyResult<Py<PyAny>> {
         let options = options(dry_run, actor, task_id, allow_sensitive_write);
-        let applied = py.detach(|| self.inner.apply_patch(patch, &options));
+        let applied = py.detach(|| {
+            self.inner
+                .apply_patch_on(patch, base_hash.as_deref(), &options)
+        });
         answer(py, Class::MutationResult, applied)
     }
 

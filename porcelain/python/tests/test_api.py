@@ -517,3 +517,14 @@ def test_an_edit_on_a_version_not_stored_says_how_to_recover(ws: Workspace, root
     assert "base_hash" in raised.value.message
     assert "snapshot=True" in raised.value.details["recovery"]
     assert (root / "f.txt").read_text() == "b\n"
+
+
+def test_a_patch_on_a_snapshot_is_merged(ws: Workspace, root: Path) -> None:
+    (root / "f.txt").write_text("a\nb\nc\nd\ne\n")
+    read = ws.read_file("f.txt", snapshot=True)
+    (root / "f.txt").write_text("top\na\nb\nc\nd\ne\n")
+    patch = "*** Begin Patch\n*** Update File: f.txt\n@@\n d\n-e\n+E\n*** End Patch\n"
+    applied = ws.apply_patch(patch, base_hash=read.content_hash)
+    assert (root / "f.txt").read_text() == "top\na\nb\nc\nd\nE\n"
+    assert applied.merged is not None
+    assert applied.merged.landed[0].start_line == 6

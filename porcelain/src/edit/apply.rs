@@ -30,6 +30,19 @@ impl Workspace {
         patch_text: &str,
         options: &MutationOptions,
     ) -> Result<MutationResult> {
+        self.apply_patch_on(patch_text, None, options)
+    }
+
+    /// [`Workspace::apply_patch`] made on the version `base_hash` of the one file the patch
+    /// modifies: if that file changed since, the patch is applied to the stored version and
+    /// merged into the file as it is now, as the other edits with a base are
+    /// (`docs/editing.md`, "Edits on a snapshot").
+    pub fn apply_patch_on(
+        &self,
+        patch_text: &str,
+        base_hash: Option<&str>,
+        options: &MutationOptions,
+    ) -> Result<MutationResult> {
         let limit = self.inner.limits.max_patch_bytes;
         if patch_text.len() as u64 > limit {
             return Err(crate::too_large(
@@ -40,7 +53,41 @@ impl Workspace {
             ));
         }
         let files = parse(patch_text)?;
-        self.mutate(options, |ws| ws.patch_plan(&files, options))
+        let base = base_hash.map(|hash| patch_base(&files, hash)).transpose()?;
+        self.mutate(options, |ws| ws.patch_plan(&files, base, options))
+    }
+
+    /// The section applied to version `base` of its file (from the store) and merged into
+    /// the file as it is now (`seen`): the hunks as they applied to the version, and the
+    /// merged bytes, or CONTENT_CONFLICT where the file changed in the lines they change.
+    fn patched_on(
+        &self,
+        file: &FilePatch,
+        path: &str,
+        rel: &str,
+        base: ObjectId,
+        seen: &(Seen, Arc<Vec<u8>>),
+        b: &mut Builder,
+    ) -> Result<Patched> {
+        let snapshot = self.snapshot(path, base)?;
+        let on_snapshot = |err: Error| err.with("base_hash", base.to_string());
+        let (hunks, edited) = b.patched(file, path, &snapshot).map_err(on_snapshot)?;
+        let Some(edited) = edited else {
+            // The hunks do not apply to the version either: refused like any failed hunk,
+            // with the reports, which count lines of the version.
+            return Ok((hunks, None));
+        };
+        let merged = super::merge::merge(&snapshot, &seen.1, &edited)
+            .map_err(|conflicts| super::merge_conflict(path, base, seen.0.hash, &conflicts))?;
+        b.warnings.push(format!(
+            "{rel} changed since the version this patch was made on; the patch was merged into \
+             the file as it is now (see merged.landed for where each change went)"
+        ));
+        b.merged = Some(super::MergeReport {
+            base_hash: base.to_string(),
+            landed: merged.landed,
+        });
+        Ok((hunks, Some(Arc::new(merged.bytes))))
     }
 
     /// Which file a `diff -u` section edits, as GNU patch chooses: a creation names the new
@@ -64,13 +111,18 @@ impl Workspace {
         found.first().map_or_else(|| old.clone(), |p| (*p).clone())
     }
 
-    fn patch_plan(&self, files: &[FilePatch], options: &MutationOptions) -> Result<Plan> {
+    fn patch_plan(
+        &self,
+        files: &[FilePatch],
+        base: Option<ObjectId>,
+        options: &MutationOptions,
+    ) -> Result<Plan> {
         let mut b = Builder {
             cap: self.inner.limits.max_history_blob_bytes,
             ..Builder::default()
         };
         for file in files {
-            self.plan_section(file, options, &mut b)
+            self.plan_section(file, base, options, &mut b)
                 .map_err(|e| at_directive(e, file))?;
         }
         if let Some(err) = b.failure() {
@@ -83,6 +135,7 @@ impl Workspace {
     fn plan_section(
         &self,
         file: &FilePatch,
+        base: Option<ObjectId>,
         options: &MutationOptions,
         b: &mut Builder,
     ) -> Result<()> {
@@ -98,7 +151,12 @@ impl Workspace {
                 // file) needs only the size.
                 let seen = self.existing_file(&target, &path, !deleting || file.has_hunks())?;
                 b.claim(&target.rel, &path)?;
-                let (hunks, new) = b.patched(file, &path, &seen.1)?;
+                let (hunks, new) = match base {
+                    Some(base) if base != seen.0.hash => {
+                        self.patched_on(file, &path, &target.rel, base, &seen, b)?
+                    }
+                    _ => b.patched(file, &path, &seen.1)?,
+                };
                 let change = match (deleting, file.has_hunks()) {
                     (true, _) => Change::Deleted,
                     (false, true) => Change::Modified,
@@ -443,6 +501,8 @@ struct Builder {
     gone: HashSet<String>,
     /// `max_history_blob_bytes`: a content above it is not stored.
     cap: u64,
+    /// A patch made on an older version of its file: how it was merged.
+    merged: Option<super::MergeReport>,
     /// Why a Codex section's hunk does not apply, by the index of the section's report.
     problems: Vec<(usize, Error)>,
 }
@@ -766,9 +826,31 @@ impl Builder {
             sides: self.sides,
             extra: MutationExtra {
                 patch_files: Some(self.reports),
+                merged: self.merged,
                 ..MutationExtra::default()
             },
             ..Plan::new("apply_patch", &target, &target)
         }
     }
+}
+
+/// The version a patch with a base was made on. A base names one file's version, so the patch
+/// must be one section that changes the content of one existing file.
+fn patch_base(files: &[FilePatch], hash: &str) -> Result<ObjectId> {
+    let one_modification =
+        matches!(files, [file] if file.action == Action::Modify && file.has_hunks());
+    if !one_modification {
+        return Err(Error::worded(
+            Code::InvalidArgument,
+            filekeeper_plumbing::words![
+                filekeeper_plumbing::Argument::BaseHash,
+                " names one file's version: it takes a patch that changes the content of one existing file, and this one has ",
+                format!(
+                    "{} section(s) or creates, deletes, renames or only changes a mode",
+                    files.len()
+                )
+            ],
+        ));
+    }
+    ObjectId::parse(hash).map_err(|e| e.path(files[0].path()))
 }

@@ -119,7 +119,7 @@ impl Workspace {
     }
 
     /// The bytes of version `id` of `path`, from this workspace's store.
-    fn snapshot(&self, path: &str, id: ObjectId) -> Result<Vec<u8>> {
+    pub(crate) fn snapshot(&self, path: &str, id: ObjectId) -> Result<Vec<u8>> {
         let store = self.inner.state(false)?.map(|state| state.store());
         match store {
             Some(store) if store.contains(&id) => store.read(&id),
@@ -257,7 +257,7 @@ const MAX_CONFLICTS: usize = 5;
 const MAX_CONFLICT_TEXT: usize = 2048;
 
 /// CONTENT_CONFLICT for an edit on version `base` that overlaps what changed since.
-fn merge_conflict(
+pub(crate) fn merge_conflict(
     path: &str,
     base: ObjectId,
     live: ObjectId,

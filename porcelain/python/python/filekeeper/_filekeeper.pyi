@@ -518,6 +518,7 @@ class Workspace:
         self,
         patch: str,
         *,
+        base_hash: str | None = None,
         dry_run: bool = False,
         actor: str | None = None,
         task_id: str | None = None,

@@ -24,6 +24,12 @@ use std::path::PathBuf;
 pub struct ApplyPatchArgs {
     /// The patch file (default: standard input).
     pub patch: Option<PathBuf>,
+    /// The version (a read's content_hash) of the one file the patch modifies that its hunks
+    /// were made on: if the file changed since, the patch is applied to that version and
+    /// merged into the file as it is now, or refused (CONTENT_CONFLICT) where both changed
+    /// the same lines.
+    #[arg(long = "base", value_name = "HASH")]
+    pub base_hash: Option<String>,
     #[command(flatten)]
     pub mutation: MutationArgs,
 }
@@ -34,7 +40,8 @@ pub fn cmd_apply_patch(cx: &Context, ws: &Workspace, args: &ApplyPatchArgs) -> R
     let text = String::from_utf8(bytes).map_err(|_| {
         Error::new(Code::PatchFailed, "the patch is not UTF-8 text").with("reason", "not_utf8")
     })?;
-    let result = ws.apply_patch(&text, &args.mutation.options(cx.global))?;
+    let options = args.mutation.options(cx.global);
+    let result = ws.apply_patch_on(&text, args.base_hash.as_deref(), &options)?;
     let (dry_run, files) = (result.dry_run, patch_lines(&result));
     if !dry_run {
         return Ok(mutation::reply_with(ws, result, &files));
