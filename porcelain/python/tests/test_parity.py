@@ -67,6 +67,31 @@ PATCH = """\
 """
 # The same patch, with a context line that is not in notes.txt.
 STALE_PATCH = PATCH.replace("-beta", "-BETA")
+# The same change as a Codex patch, and one whose lines occur nowhere.
+CODEX_PATCH = """\
+*** Begin Patch
+*** Update File: notes.txt
+@@
+ alpha
+-beta
++BETA
+*** Update File: src/main.rs
+@@ fn main() {
+-    println!("hi");
++    println!("hello");
+*** End Patch
+"""
+CODEX_STALE_PATCH = CODEX_PATCH.replace("-beta", "-BETA")
+# A patch of story.txt made on the version in the store, before "zero" was added on top.
+STORY_PATCH = """\
+--- a/story.txt
++++ b/story.txt
+@@ -2,3 +2,3 @@
+ two
+-three
++THREE
+ four
+"""
 
 # Each surface's spelling of the override of a credential-shaped write.
 OVERRIDE = {
@@ -819,6 +844,30 @@ MUTATIONS = [
         lambda t: ["file", "apply-patch", patch_file(t, PATCH)],
         "file_apply_patch",
         lambda t: {"patch": PATCH},
+    ),
+    Request(
+        "apply a Codex patch to two files",
+        "ok",
+        lambda ws, t: ws.apply_patch(CODEX_PATCH).to_dict(),
+        lambda t: ["file", "apply-patch", patch_file(t, CODEX_PATCH)],
+        "file_apply_patch",
+        lambda t: {"patch": CODEX_PATCH},
+    ),
+    Request(
+        "apply a Codex patch whose lines occur nowhere",
+        "PATCH_FAILED",
+        lambda ws, t: ws.apply_patch(CODEX_STALE_PATCH).to_dict(),
+        lambda t: ["file", "apply-patch", patch_file(t, CODEX_STALE_PATCH)],
+        "file_apply_patch",
+        lambda t: {"patch": CODEX_STALE_PATCH},
+    ),
+    Request(
+        "apply a patch on a snapshot, merged below a line inserted since",
+        "ok",
+        lambda ws, t: ws.apply_patch(STORY_PATCH, base_hash=STORY_HASH).to_dict(),
+        lambda t: ["file", "apply-patch", patch_file(t, STORY_PATCH), "--base", STORY_HASH],
+        "file_apply_patch",
+        lambda t: {"patch": STORY_PATCH, "base_hash": STORY_HASH},
     ),
     Request(
         "apply a patch whose context does not match",
