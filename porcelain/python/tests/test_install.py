@@ -15,21 +15,18 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import re
 import subprocess
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp_client import PROTOCOL_VERSION, TIMEOUT, McpServer
 
 Doc = dict[str, Any]
 
 VERSION = "0.1.0"
-PROTOCOL_VERSION = "2025-06-18"
-TIMEOUT = 60.0
 INSTALL_TIMEOUT = 600.0
 NOTES = "alpha\nbeta\ngamma\n"
 
@@ -136,91 +133,6 @@ def check_keeper(keeper: Path, tree: Path, env: dict[str, str]) -> None:
 
 # ---------------------------------------------------------------------------------------------
 # A minimal MCP client over the server's stdin and stdout: newline-delimited JSON-RPC 2.0.
-
-
-class McpServer:
-    def __init__(self, argv: list[str], stderr: Path, env: dict[str, str]) -> None:
-        self._stderr_path = stderr
-        self._stderr = stderr.open("wb")
-        self._process = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, env=env
-        )
-        self._lines: queue.Queue[bytes] = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-        self._last_id = 0
-
-    def _read(self) -> None:
-        stdout = self._process.stdout
-        assert stdout is not None
-        for line in stdout:
-            self._lines.put(line)
-        self._lines.put(b"")
-
-    def _send(self, message: Doc) -> None:
-        stdin = self._process.stdin
-        assert stdin is not None
-        stdin.write(json.dumps(message).encode() + b"\n")
-        stdin.flush()
-
-    def _stderr_text(self) -> str:
-        self._stderr.flush()
-        return self._stderr_path.read_text(errors="replace")
-
-    def request(self, method: str, params: Doc, timeout: float = TIMEOUT) -> Doc:
-        """The result of a request; an error response or no answer fails the test."""
-        self._last_id += 1
-        self._send({"jsonrpc": "2.0", "id": self._last_id, "method": method, "params": params})
-        while True:
-            try:
-                line = self._lines.get(timeout=timeout)
-            except queue.Empty:
-                pytest.fail(f"no answer to {method} in {timeout}s; stderr: {self._stderr_text()}")
-            if not line:
-                pytest.fail(f"stdout closed before an answer to {method}: {self._stderr_text()}")
-            message: Doc = json.loads(line)
-            assert message.get("jsonrpc") == "2.0", message
-            if message.get("id") == self._last_id and "method" not in message:
-                assert "result" in message, message
-                result: Doc = message["result"]
-                return result
-
-    def initialize(self, timeout: float = TIMEOUT) -> Doc:
-        result = self.request(
-            "initialize",
-            {
-                "protocolVersion": PROTOCOL_VERSION,
-                "capabilities": {},
-                "clientInfo": {"name": "filekeeper-install-test", "version": "0"},
-            },
-            timeout,
-        )
-        self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        return result
-
-    def tool_names(self) -> list[str]:
-        return [str(tool["name"]) for tool in self.request("tools/list", {})["tools"]]
-
-    def call(self, tool: str, arguments: Doc) -> Doc:
-        result = self.request("tools/call", {"name": tool, "arguments": arguments})
-        document: Doc = result["structuredContent"]
-        assert result.get("isError", False) == (document.get("ok") is not True), result
-        return document
-
-    def close(self) -> None:
-        stdin = self._process.stdin
-        assert stdin is not None
-        stdin.close()
-        try:
-            status = self._process.wait(timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait(timeout=TIMEOUT)
-            raise
-        finally:
-            if self._process.stdout is not None:
-                self._process.stdout.close()
-            self._stderr.close()
-        assert status == 0, f"the server exited {status}: {self._stderr_path.read_text()}"
 
 
 def served_tools(argv: list[str], tmp_path: Path, env: dict[str, str]) -> list[str]:

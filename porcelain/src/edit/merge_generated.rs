@@ -9,24 +9,7 @@
 //! touches one, ours must refuse; a wrong merge would be an `ok` with a file nobody wrote.
 
 use super::merge::merge;
-
-/// xorshift64: small, seeded, the same cases on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use super::replace_generated::Rng;
 
 /// A change: snapshot lines `start..end` replaced by `new` (either side may be empty).
 #[derive(Clone, Debug)]

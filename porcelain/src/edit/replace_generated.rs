@@ -15,11 +15,11 @@ use crate::Code;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// xorshift64: small, seeded, the same cases on every run.
-struct Rng(u64);
+/// xorshift64: small, seeded, the same cases on every run (the merge generator's too).
+pub(super) struct Rng(pub(super) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(super) fn next(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x << 13;
         x ^= x >> 7;
@@ -28,7 +28,7 @@ impl Rng {
         x
     }
 
-    fn below(&mut self, n: usize) -> usize {
+    pub(super) fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
 }
