@@ -119,7 +119,7 @@ test_expect_success 'openWorldHint is false for every tool' '
 test_expect_success 'read-only tools are not destructive; deleting, moving and overwriting tools are' '
 	jq -e "all(.[] | select(.annotations.readOnlyHint); .annotations.destructiveHint == false)" \
 		"$OUT/tools.json" &&
-	for t in file_write file_move file_delete directory_delete
+	for t in file_write file_move file_delete directory_delete file_create file_copy
 	do
 		jq -e --arg t $t ".[] | select(.name == \$t) | .annotations.destructiveHint == true" \
 			"$OUT/tools.json" || exit 1

@@ -65,6 +65,7 @@ fn annotations(effect: Effect) -> ToolAnnotations {
     let (read_only, destructive, idempotent) = match effect {
         Effect::Read => (true, false, true),
         Effect::Write => (false, false, true),
+        Effect::Overwrite => (false, true, true),
         Effect::Destroy => (false, true, false),
         Effect::Change => (false, true, false),
     };

@@ -23,7 +23,7 @@ pub struct FileCreate {
 impl Tool for FileCreate {
     const NAME: &str = "file_create";
     const DESCRIPTION: &str = "Create a file atomically and durably; an existing file is ALREADY_EXISTS (never clobbered, even by a concurrent creator) unless allow_existing. Recorded and undoable: returns operation_id and undo_available.";
-    const EFFECT: Effect = Effect::Write;
+    const EFFECT: Effect = Effect::Overwrite;
     type Output = Success<MutationResult>;
 
     fn output_schema() -> Value {
@@ -93,7 +93,7 @@ pub struct FileCopy {
 impl Tool for FileCopy {
     const NAME: &str = "file_copy";
     const DESCRIPTION: &str = "Copy a file. An existing destination is ALREADY_EXISTS unless its current hash is given. Recorded (with source_path) and undoable.";
-    const EFFECT: Effect = Effect::Write;
+    const EFFECT: Effect = Effect::Overwrite;
     type Output = Success<MutationResult>;
 
     fn output_schema() -> Value {

@@ -6,6 +6,8 @@
 //!
 //! Adding a tool is a struct and an impl in its family's module, and a line in [`ALL`].
 
+#[cfg(test)]
+mod annotations;
 mod edit;
 mod files;
 mod history;
@@ -30,8 +32,11 @@ use std::sync::{Arc, OnceLock};
 pub enum Effect {
     /// Reads only.
     Read,
-    /// Adds or replaces content; repeating it with the same arguments changes nothing more.
+    /// Adds content; repeating it with the same arguments changes nothing more.
     Write,
+    /// Adds content, or with an argument that asks for it replaces what was there; repeating it
+    /// with the same arguments changes nothing more.
+    Overwrite,
     /// May remove or overwrite what was there (recoverable through undo, but destructive).
     Destroy,
     /// Changes something each time it is called.
