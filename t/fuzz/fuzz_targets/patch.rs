@@ -104,10 +104,13 @@ fn differential(a: &str, b: &str, context: usize) {
     // lengths, not from `similar`'s own writer, which could state headers that disagree with
     // the bodies (for A = "a\n\n" against 39 empty lines, `@@ -1 +4,22 @@` over 2 old and 25
     // new lines); the parser checks every header against its body.
-    applies(a, b, &fuzzing::unified_diff(a, b, context));
+    let text = fuzzing::unified_diff(a, b, context);
+    applies(a, b, &text);
     // What a mutation's result shows: the same writer, after lines found on one side only are
     // set aside, which must leave the diff just as correct.
     applies(a, b, &fuzzing::mutation_diff(a, b, context));
+    // The same change as a Codex patch.
+    codex_differential(a, b, &text, context);
 }
 
 /// `text`, a diff from A to B, parses, applies to A at the positions it states, and gives B.
@@ -138,7 +141,6 @@ fn applies(a: &str, b: &str, text: &str) {
         b,
         "applying the diff from A to B to A did not give B\n{text}"
     );
-    codex_differential(a, b, &text, context);
 }
 
 /// Whether a document's last line has no terminator.
