@@ -8,7 +8,7 @@
 //! and reports; only the hunks differ, and [`apply`] places them.
 
 use super::doc::{Doc, Line};
-use super::patch::{Action, FilePatch, HunkReport, failed};
+use super::patch::{Action, FilePatch, HunkReport, Reader, failed};
 use crate::{Error, Result};
 
 const BEGIN: &str = "*** Begin Patch";
@@ -128,29 +128,8 @@ impl Chunk {
     }
 }
 
-/// The patch as lines without their CR, with a cursor; numbers are 1-based.
-struct Reader<'a> {
-    raw: Vec<&'a str>,
-    i: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn peek(&self) -> Option<&'a str> {
-        self.at(self.i)
-    }
-
-    fn at(&self, i: usize) -> Option<&'a str> {
-        let line = *self.raw.get(i)?;
-        if i + 1 == self.raw.len() && line.is_empty() {
-            return None;
-        }
-        Some(line.strip_suffix('\r').unwrap_or(line))
-    }
-
-    fn number(&self) -> usize {
-        self.i + 1
-    }
-
+/// The Codex grammar's own questions of the patch reader that unified diffs use.
+impl Reader<'_> {
     fn has_cr(&self) -> bool {
         self.raw.get(self.i).is_some_and(|l| l.ends_with('\r'))
     }
@@ -223,10 +202,7 @@ fn misplaced(r: &Reader, text: &str) -> Error {
 /// missing `*** End Patch`, is PATCH_FAILED naming the line and what was expected. Patch text
 /// is never echoed into an error.
 pub(crate) fn parse(text: &str) -> Result<Vec<FilePatch>> {
-    let mut r = Reader {
-        raw: text.split('\n').collect(),
-        i: 0,
-    };
+    let mut r = Reader::new(text);
     while r.peek().is_some_and(|l| l.trim().is_empty()) {
         r.i += 1;
     }

@@ -437,20 +437,27 @@ fn is_binary_marker(line: &str) -> bool {
 }
 
 /// The patch text as lines, with a cursor. Lines are cut at `\n`; a CR before it is dropped
-/// (and remembered where it matters: in added lines).
-struct Reader<'a> {
-    raw: Vec<&'a str>,
-    i: usize,
+/// (and remembered where it matters: in added lines). Codex patches are read with it too.
+pub(super) struct Reader<'a> {
+    pub(super) raw: Vec<&'a str>,
+    pub(super) i: usize,
 }
 
 impl<'a> Reader<'a> {
+    pub(super) fn new(text: &'a str) -> Self {
+        Reader {
+            raw: text.split('\n').collect(),
+            i: 0,
+        }
+    }
+
     /// The line at the cursor without its CR, or `None` at the end (the empty string after
     /// the patch's final newline is no line).
-    fn peek(&self) -> Option<&'a str> {
+    pub(super) fn peek(&self) -> Option<&'a str> {
         self.at(self.i)
     }
 
-    fn at(&self, i: usize) -> Option<&'a str> {
+    pub(super) fn at(&self, i: usize) -> Option<&'a str> {
         let line = *self.raw.get(i)?;
         if i + 1 == self.raw.len() && line.is_empty() {
             return None;
@@ -459,7 +466,7 @@ impl<'a> Reader<'a> {
     }
 
     /// 1-based number of the line at the cursor.
-    fn number(&self) -> usize {
+    pub(super) fn number(&self) -> usize {
         self.i + 1
     }
 
@@ -504,10 +511,7 @@ impl<'a> Reader<'a> {
 /// a binary, symbolic-link or submodule section. A hunk whose body does not supply what its
 /// header declares is PATCH_FAILED with both counts. Patch text is never echoed into an error.
 pub(crate) fn parse(text: &str) -> Result<Vec<FilePatch>> {
-    let mut r = Reader {
-        raw: text.split('\n').collect(),
-        i: 0,
-    };
+    let mut r = Reader::new(text);
     let mut files: Vec<FilePatch> = Vec::new();
     // Before the first section (and after an email signature) text is commentary.
     let mut commentary = true;
