@@ -283,6 +283,41 @@ test_expect_success 'a 5 MB path is a tool error, not a crash, and the server go
 	test_no_host_path big-path.out
 '
 
+# The write waits for the workspace lock, held by another process, and stdin ends. The lock
+# is released only once the server has said (on stderr, at --log-level debug) that input has
+# ended: the write must still be made and answered before the server exits. (rmcp alone waits
+# five seconds for such answers and then drops them.)
+test_expect_success 'a call still waiting when stdin ends is answered before the server exits' '
+	test -f "$WS/.filekeeper/lock" &&
+	mkfifo held release late.fifo &&
+	{ ( exec 9>"$WS/.filekeeper/lock" && flock 9 && echo >held && read -r _ <release ) & } &&
+	holder=$! &&
+	read -r _ <held &&
+	{
+		{
+			printf "%s\n" "$INIT" "$INITIALIZED" &&
+			call_req 1 file_write "{\"path\":\"late.txt\",\"content\":\"late\\n\"}"
+		} | timeout 60 filekeeper-mcp --root "$WS" --log-level debug >late.out 2>late.fifo &
+	} &&
+	server=$! &&
+	{
+		while IFS= read -r line
+		do
+			printf "%s\n" "$line" >>late.err &&
+			case $line in *"end of input"*) break ;; esac
+		done &&
+		echo >release &&
+		cat >>late.err
+	} <late.fifo &&
+	wait $holder &&
+	wait $server &&
+	grep "end of input; waiting for" late.err &&
+	response 1 late.out >late.json &&
+	json_get ".result.structuredContent.ok == true" late.json &&
+	echo late >expect &&
+	test_cmp expect late.txt
+'
+
 test_expect_success 'the session ends when the client stops reading stdout, though stdin stays open' '
 	PING="{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}" &&
 	{ printf "%s\n" "$INIT" "$INITIALIZED" && yes "$PING"; } |

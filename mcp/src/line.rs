@@ -19,13 +19,40 @@ use serde_json::{Map, Value};
 /// What to do with one line.
 #[derive(Debug, PartialEq)]
 pub enum Line<'a> {
-    /// Hand this (trimmed of its line ending) to the protocol handler.
-    Request(&'a str),
+    /// Hand this (trimmed of its line ending) to the protocol handler; the [`Awaited`] says
+    /// what it does to the set of requests waiting for an answer.
+    Request(&'a str, Awaited),
     /// Answer with this JSON-RPC error and read on.
     Reply(String),
     /// Nothing to do: the line is blank, or a notification or response the protocol handler
     /// could not decode (neither gets an answer).
     Blank,
+}
+
+/// What a message passed to the protocol handler means for the requests awaiting an answer.
+/// An id is held as its JSON text (`1`, `"a"`), the form the handler's answer carries it in.
+#[derive(Debug, PartialEq)]
+pub enum Awaited {
+    /// A request: the handler owes an answer to this id.
+    Answer(String),
+    /// `notifications/cancelled`: the handler drops its answer to this id, if still owed.
+    Cancel(String),
+    /// Neither: a notification or a response, which get no answer.
+    Nothing,
+}
+
+impl Awaited {
+    fn of(message: &Value) -> Awaited {
+        let id_text = |id: &Value| serde_json::to_string(id).unwrap_or_default();
+        let id = message.get("id").filter(|id| !id.is_null());
+        match (message.get("method").and_then(Value::as_str), id) {
+            (Some(_), Some(id)) => Awaited::Answer(id_text(id)),
+            (Some("notifications/cancelled"), None) => message
+                .pointer("/params/requestId")
+                .map_or(Awaited::Nothing, |id| Awaited::Cancel(id_text(id))),
+            _ => Awaited::Nothing,
+        }
+    }
 }
 
 /// Classifies one whole line, newline included or not.
@@ -61,7 +88,7 @@ pub fn classify(bytes: &[u8]) -> Line<'_> {
             _ => Line::Blank,
         };
     }
-    Line::Request(line)
+    Line::Request(line, Awaited::of(&message))
 }
 
 /// What is wrong with a message's JSON-RPC envelope, as (the id to answer with, code,
@@ -165,14 +192,9 @@ mod tests {
     #[test]
     fn a_json_line_is_a_request_without_its_line_ending() {
         let line = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
-        assert_eq!(
-            classify(format!("{line}\r\n").as_bytes()),
-            Line::Request(line)
-        );
-        assert_eq!(
-            classify(format!("{line}\n").as_bytes()),
-            Line::Request(line)
-        );
+        let expected = Line::Request(line, Awaited::Answer("1".to_owned()));
+        assert_eq!(classify(format!("{line}\r\n").as_bytes()), expected);
+        assert_eq!(classify(format!("{line}\n").as_bytes()), expected);
     }
 
     #[test]
@@ -208,17 +230,47 @@ mod tests {
 
     #[test]
     fn well_formed_messages_pass_to_the_handler() {
-        for line in [
-            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"file_read","arguments":{"path":"a"}}}"#,
-            r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"workspace_info"}}"#,
-            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
-            r#"{"jsonrpc":"2.0","id":4,"method":"ping","params":null}"#,
-            r#"{"jsonrpc":"2.0","method":"notifications/initialized","params":null}"#,
-            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-            r#"{"jsonrpc":"2.0","id":3,"result":{}}"#,
-            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+        let answer = |id: &str| Awaited::Answer(id.to_owned());
+        for (line, awaited) in [
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"file_read","arguments":{"path":"a"}}}"#,
+                answer("1"),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"workspace_info"}}"#,
+                answer(r#""x""#),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+                answer("2"),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":4,"method":"ping","params":null}"#,
+                answer("4"),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","method":"notifications/initialized","params":null}"#,
+                Awaited::Nothing,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+                Awaited::Nothing,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"\u0061"}}"#,
+                Awaited::Cancel(r#""a""#.to_owned()),
+            ),
+            (r#"{"jsonrpc":"2.0","id":3,"result":{}}"#, Awaited::Nothing),
+            (
+                r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+                answer("0"),
+            ),
         ] {
-            assert_eq!(classify(line.as_bytes()), Line::Request(line), "{line}");
+            assert_eq!(
+                classify(line.as_bytes()),
+                Line::Request(line, awaited),
+                "{line}"
+            );
         }
     }
 

@@ -5,6 +5,7 @@
 //! (`--workspace` or `--root`); no tool argument can widen it. Stdout carries only protocol
 //! messages; logs go to stderr.
 
+mod answers;
 mod arguments;
 mod input;
 mod line;
@@ -215,12 +216,14 @@ fn describe(line: &str) -> String {
 }
 
 /// Reads request lines from `input` and passes each to the protocol handler (`to_server`), or
-/// answers it at once (`replies`; see `line`). At the end of input it closes the handler's
-/// side, which ends the session. With `debug`, each line is logged on stderr.
+/// answers it at once (`replies`; see `line`). At the end of input it waits until every
+/// request passed on has been answered or cancelled (`owed`; see `answers`), then closes the
+/// handler's side, which ends the session. With `debug`, each line is logged on stderr.
 async fn read_requests(
     input: impl tokio::io::AsyncRead + Unpin,
     mut to_server: tokio::io::DuplexStream,
     replies: tokio::sync::mpsc::UnboundedSender<String>,
+    owed: Arc<answers::Owed>,
     max_line: usize,
     debug_log: bool,
 ) {
@@ -258,16 +261,21 @@ async fn read_requests(
             match line::classify(&bytes) {
                 line::Line::Blank => continue,
                 line::Line::Reply(reply) => reply,
-                line::Line::Request(request) => {
+                line::Line::Request(request, awaited) => {
                     if debug_log {
                         debug(&describe(request));
+                    }
+                    match awaited {
+                        line::Awaited::Answer(id) => owed.add(id),
+                        line::Awaited::Cancel(id) => owed.remove(&id),
+                        line::Awaited::Nothing => {}
                     }
                     let passed = async {
                         to_server.write_all(request.as_bytes()).await?;
                         to_server.write_all(b"\n").await
                     };
                     if passed.await.is_err() {
-                        break;
+                        return; // the handler has gone: nothing more can be answered
                     }
                     continue;
                 }
@@ -286,6 +294,13 @@ async fn read_requests(
             break;
         }
     }
+    if debug_log && owed.count() > 0 {
+        debug(&format!(
+            "end of input; waiting for {} answers before the session ends",
+            owed.count()
+        ));
+    }
+    owed.settled().await;
     let _ = to_server.shutdown().await;
 }
 
@@ -297,21 +312,28 @@ async fn read_requests(
 async fn write_responses(
     from_server: tokio::io::DuplexStream,
     mut replies: tokio::sync::mpsc::UnboundedReceiver<String>,
+    owed: Arc<answers::Owed>,
     broken: tokio::sync::oneshot::Sender<std::io::Error>,
 ) {
     use tokio::io::AsyncBufReadExt;
     let mut lines = tokio::io::BufReader::new(from_server).lines();
     loop {
-        let line = tokio::select! {
+        let (line, answer) = tokio::select! {
             line = lines.next_line() => match line {
-                Ok(Some(line)) => line,
+                Ok(Some(line)) => {
+                    let answer = answers::answered(&line);
+                    (line, answer)
+                }
                 _ => break,
             },
-            Some(reply) = replies.recv() => reply,
+            Some(reply) = replies.recv() => (reply, None),
         };
         if let Err(e) = write_line(line) {
             let _ = broken.send(e);
             return;
+        }
+        if let Some(id) = answer {
+            owed.remove(&id);
         }
     }
     // The handler's output ended; answers to lines read before the end may still be queued.
@@ -378,15 +400,17 @@ fn main() {
         let (to_server, from_client) = tokio::io::duplex(1 << 20);
         let (to_client, from_server) = tokio::io::duplex(1 << 20);
         let (replies, replies_out) = tokio::sync::mpsc::unbounded_channel();
+        let owed = Arc::new(answers::Owed::default());
         tokio::spawn(read_requests(
             input::stdin(),
             to_server,
             replies,
+            owed.clone(),
             max_line,
             server.debug,
         ));
         let (broken, mut stdout_failed) = tokio::sync::oneshot::channel();
-        let writer = tokio::spawn(write_responses(from_server, replies_out, broken));
+        let writer = tokio::spawn(write_responses(from_server, replies_out, owed, broken));
         let transport =
             rmcp::transport::async_rw::AsyncRwTransport::new_server(from_client, to_client)
                 .with_max_line_length(max_line + 2);

@@ -255,7 +255,7 @@ fuzz_target!(|data: &[u8]| {
     // The server's stdin thread: read up to each newline; a line that is not UTF-8, or not
     // JSON, is answered with -32700 by the server itself, and the next line is read as usual.
     for raw in data.split_inclusive(|&b| b == b'\n') {
-        let line::Line::Request(line) = line::classify(raw) else {
+        let line::Line::Request(line, _) = line::classify(raw) else {
             continue;
         };
         // The transport: rmcp's codec on the line as forwarded, newline included.
