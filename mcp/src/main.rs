@@ -173,7 +173,8 @@ impl ServerHandler for Server {
                 "Safe file operations confined to one workspace. Paths are workspace-relative; lines are 1-based and inclusive. \
                  Read before you write and pass the read's content_hash as expected_hash. Every mutation returns an operation_id \
                  that undo_operation can reverse, and takes dry_run. Errors carry a stable code. \
-                 A mutation's reply shows what it changed in diffs (a unified diff per path), so a file need not be read back to check an edit.",
+                 A mutation's reply shows what it changed in diffs (a unified diff per path), so a file need not be read back to check an edit. \
+                 A read's text numbers its lines (number, tab, line); the numbers are not part of the file, so never copy them into old text or new content.",
             )
     }
 
