@@ -747,6 +747,77 @@ test_expect_success 'read of the name with a replacement character is PATH_NOT_F
 	rm "$(printf "bad\377.txt")"
 '
 
+test_expect_success 'read --numbered prints each line after its number and a tab, as cat -n does' '
+	keeper file read num.txt --numbered --from-line 9 2>/dev/null >actual &&
+	printf "     9\tline 9\n    10\tline 10\n" >expect &&
+	test_cmp expect actual &&
+	cat -n num.txt | tail -n 2 >cat-n &&
+	test_cmp cat-n actual
+'
+
+test_expect_success 'read --numbered numbers lines as every line number counts them, each ending in LF' '
+	keeper file read mixed.txt --numbered 2>/dev/null >actual &&
+	printf "     1\tone\n     2\ttwo\n     3\tthree\n     4\tfour\n" >expect &&
+	test_cmp expect actual &&
+	keeper file read lastnonl.txt --numbered 2>/dev/null >actual &&
+	printf "     1\tfirst\n     2\tlast without newline\n" >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'read --numbered --json is the same document as without: content is the file text' '
+	keeper --json file read crlf.txt --numbered >numbered.json &&
+	keeper --json file read crlf.txt >plain.json &&
+	test_cmp plain.json numbered.json
+'
+
+test_expect_success 'lines of a numbered read sent back as old text are NO_MATCH naming their prefixes' '
+	cp num.txt edited.txt &&
+	keeper file read edited.txt --numbered --from-line 3 --to-line 4 2>/dev/null >old &&
+	test_expect_code 16 keeper --json file replace-text edited.txt --old "$(cat old)" --new x --first >out &&
+	test_error_code NO_MATCH out &&
+	json_get ".error.details.line_number_prefixes | .form == \"tab\" and .first_number == 3 and
+		.last_number == 4 and .stripped_match_count == 1" out &&
+	cmp num.txt edited.txt &&
+	rm edited.txt
+'
+
+test_expect_success '--max-lines stops after that many lines and says where to continue' '
+	keeper --json file read num.txt --from-line 2 --max-lines 3 >out &&
+	json_get ".start_line == 2 and .end_line == 4 and .truncated == true and
+		.truncation_reason == \"max_lines\" and .next_start_line == 5" out &&
+	test "$(json_get .content out)" = "$(printf "line 2\nline 3\nline 4")" &&
+	keeper file read num.txt --max-lines 3 2>err >/dev/null &&
+	grep "truncated at max_lines; continue with --from-line 4" err
+'
+
+test_expect_success '--max-lines at or above the lines asked for is no cut' '
+	keeper --json file read num.txt --max-lines 10 >out &&
+	json_get ".end_line == 10 and .truncated == false and .truncation_reason == null" out &&
+	keeper --json file read num.txt --from-line 3 --to-line 5 --max-lines 3 >out &&
+	json_get ".end_line == 5 and .truncated == false" out
+'
+
+test_expect_success 'whichever of --max-lines and --max-bytes comes first cuts the read' '
+	keeper --json file read num.txt --max-lines 5 --max-bytes 14 >out &&
+	json_get ".end_line == 2 and .truncation_reason == \"max_bytes\"" out &&
+	keeper --json file read num.txt --max-lines 2 --max-bytes 70 >out &&
+	json_get ".end_line == 2 and .truncation_reason == \"max_lines\"" out
+'
+
+test_expect_success '--max-lines 0 is INVALID_ARGUMENT naming the flag' '
+	test_expect_code 2 keeper --json file read num.txt --max-lines 0 >out &&
+	test_error_code INVALID_ARGUMENT out &&
+	test "$(json_get .error.message out)" = "--max-lines must be at least 1"
+'
+
+test_expect_success 'read-many --max-lines-per-file and --numbered apply to each file' '
+	keeper --json file read-many num.txt lf.txt --max-lines-per-file 2 >out &&
+	json_get "[.results[] | .end_line] == [2, 2]" out &&
+	keeper file read-many num.txt lf.txt --max-lines-per-file 1 --numbered 2>/dev/null >actual &&
+	printf "==> num.txt <==\n     1\tline 1\n==> lf.txt <==\n     1\talpha\n" >expect &&
+	test_cmp expect actual
+'
+
 test_expect_success 'none of the reads above created .filekeeper/' '
 	test ! -e .filekeeper &&
 	test ! -e "$OUTSIDE/.filekeeper"

@@ -49,15 +49,16 @@ response () {
 }
 
 # tool_error ID CODE FILE: the response to ID is a tool result marked isError whose structured
-# content is a CODE failure document, and whose text content is the same document.
+# content is a CODE failure document, and whose text content starts with that code and its
+# message, for a model.
 tool_error () {
 	response "$1" "$3" >tool_error.json &&
 	jq ".result.structuredContent" tool_error.json >tool_error.doc &&
 	test_error_code "$2" tool_error.doc &&
 	json_get ".result.isError == true" tool_error.json >/dev/null &&
-	jq -r ".result.content[0].text" tool_error.json | jq -S . >tool_error.text &&
-	jq -S . tool_error.doc >tool_error.sorted &&
-	test_cmp tool_error.sorted tool_error.text
+	jq -r ".result.structuredContent.error | \"error \(.code): \(.message)\"" tool_error.json >tool_error.expect &&
+	jq -r ".result.content[0].text" tool_error.json | head -n 1 >tool_error.text &&
+	test_cmp tool_error.expect tool_error.text
 }
 
 # answers_read ID FILE: the response to ID is a successful file_read of note.txt.

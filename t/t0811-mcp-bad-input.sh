@@ -129,7 +129,7 @@ test_expect_success 'every result is exactly a success or a failure document' '
 	test_must_be_empty out
 '
 
-test_expect_success 'isError is set exactly when ok is false, and the text content is the document' '
+test_expect_success 'isError is set exactly when ok is false, and the text content renders the document' '
 	offenders "(.kind == \"result\" or .envelope != null) and
 		(.is_error_matches != true or .text_matches != true)" >out &&
 	test_must_be_empty out

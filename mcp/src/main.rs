@@ -10,6 +10,7 @@ mod arguments;
 mod input;
 mod line;
 mod spelling;
+mod text;
 mod tools;
 
 use clap::Parser;
@@ -22,7 +23,7 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt};
 use std::path::PathBuf;
 use std::sync::Arc;
-use tools::{Audit, Context, Effect};
+use tools::{Audit, Context, Effect, ReadBounds};
 
 /// Filekeeper's MCP server: safe, journaled, undoable file operations for agents, over stdio.
 #[derive(Debug, Parser)]
@@ -53,12 +54,22 @@ struct Cli {
     /// Recorded as the task id of every mutation this server makes.
     #[arg(long, value_name = "ID")]
     task_id: Option<String>,
+    /// The most lines a read returns when its call names no max_lines (file_read_many: per
+    /// file). 2000 fits a model's context; a call may ask for more.
+    #[arg(long, value_name = "N", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..))]
+    read_max_lines: u64,
+    /// The most bytes a read returns when its call names no max_bytes (file_read_many: per
+    /// file), at most the workspace's max_read_bytes. 256 KiB fits a model's context; a call
+    /// may ask for more, up to max_read_bytes.
+    #[arg(long, value_name = "N", default_value_t = 256 * 1024, value_parser = clap::value_parser!(u64).range(1..))]
+    read_max_bytes: u64,
 }
 
 #[derive(Clone)]
 struct Server {
     workspace: Arc<Workspace>,
     audit: Arc<Audit>,
+    reads: ReadBounds,
     debug: bool,
 }
 
@@ -83,6 +94,7 @@ fn tool_list() -> Vec<Tool> {
         .map(|declared| {
             let schema = tools::input_schema(declared.name);
             let mut tool = Tool::new(declared.name, declared.description, schema);
+            tool.output_schema = Some(tools::advertised_schema(declared.name));
             tool.annotations = Some(annotations(declared.effect));
             tool
         })
@@ -104,6 +116,7 @@ impl Server {
                 let cx = Context {
                     workspace: &server.workspace,
                     audit: &server.audit,
+                    reads: server.reads,
                 };
                 tools::run(&cx, &name, request.arguments)
             }))
@@ -131,13 +144,25 @@ impl Server {
                 started.elapsed().as_millis()
             ));
         }
-        match result {
-            Ok(document) => CallToolResult::structured(document),
+        // The text is written for a model, the structured content is the whole document for
+        // programs (docs/mcp.md, "Text for models, structure for programs").
+        let (document, text, is_error) = match result {
+            Ok(reply) => (reply.document, reply.text, false),
             Err(err) => {
                 let err = spelling::name_argument(err);
-                CallToolResult::structured_error(filekeeper::envelope::error_document(&err))
+                let document = filekeeper::envelope::error_document(&err);
+                let text = text::failure(&document);
+                (document, text, true)
             }
-        }
+        };
+        let content = vec![rmcp::model::ContentBlock::text(text)];
+        let mut result = if is_error {
+            CallToolResult::error(content)
+        } else {
+            CallToolResult::success(content)
+        };
+        result.structured_content = Some(document);
+        result
     }
 }
 
@@ -149,7 +174,8 @@ impl ServerHandler for Server {
                 "Safe file operations confined to one workspace. Paths are workspace-relative; lines are 1-based and inclusive. \
                  Read before you write and pass the read's content_hash as expected_hash. Every mutation returns an operation_id \
                  that undo_operation can reverse, and takes dry_run. Errors carry a stable code. \
-                 A mutation's reply shows what it changed in diffs (a unified diff per path), so a file need not be read back to check an edit.",
+                 A mutation's reply shows what it changed in diffs (a unified diff per path), so a file need not be read back to check an edit. \
+                 A read's text numbers its lines (number, tab, line); the numbers are not part of the file, so never copy them into old text or new content.",
             )
     }
 
@@ -367,12 +393,17 @@ fn main() {
     let workspace = keeper
         .workspace(cli.workspace.as_deref(), cli.root.as_deref())
         .unwrap_or_else(|e| fail(&e));
+    let workspace_limits = workspace.plumbing().limits.clone();
     let server = Server {
         workspace: Arc::new(workspace),
         audit: Arc::new(Audit {
             actor: cli.actor,
             task_id: cli.task_id,
         }),
+        reads: ReadBounds {
+            max_bytes: cli.read_max_bytes.min(workspace_limits.max_read_bytes),
+            max_lines: cli.read_max_lines,
+        },
         debug: cli.log_level == "debug",
     };
     if server.debug {

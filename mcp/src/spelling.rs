@@ -22,6 +22,7 @@ impl filekeeper::plumbing::Spelling for McpSpelling {
             Position => "position",
             Line => "line",
             MaxBytes => "max_bytes",
+            MaxLines => "max_lines",
             FromLine => "from_line",
             ToLine => "to_line",
             MaxEntries => "max_entries",

@@ -52,16 +52,20 @@ impl Server {
         self.session.request(method, params)
     }
 
-    /// Calls `tool` and validates its structured result against its own schema on success,
-    /// `error.json` on failure; returns the result.
+    /// Calls `tool` and validates its structured result against its own schema (which admits
+    /// the error document too, as a client that validates errors needs), and a failure against
+    /// `error.json` as well; returns the result.
     fn call(&mut self, tool: &str, arguments: Value) -> Value {
         let result = self.session.call_result(tool, arguments);
         let content = result["structuredContent"].clone();
-        let schema = if result["isError"] == true {
-            "error.json".to_owned()
-        } else {
-            format!("mcp/{tool}.json")
-        };
+        self.validate(tool, &content, format!("mcp/{tool}.json"));
+        if result["isError"] == true {
+            self.validate(tool, &content, "error.json".to_owned());
+        }
+        content
+    }
+
+    fn validate(&mut self, tool: &str, content: &Value, schema: String) {
         let closed = filekeeper::schemas::closed(
             self.schemas
                 .get(&schema)
@@ -70,7 +74,7 @@ impl Server {
         let validator = jsonschema::validator_for(&closed)
             .unwrap_or_else(|e| panic!("{schema} is not a valid schema: {e}"));
         let errors: Vec<String> = validator
-            .iter_errors(&content)
+            .iter_errors(content)
             .map(|e| format!("{e} at {}", e.instance_path()))
             .collect();
         assert!(
@@ -79,7 +83,6 @@ impl Server {
             errors.join("\n  ")
         );
         self.exercised.insert(schema);
-        content
     }
 
     fn ok(&mut self, tool: &str, arguments: Value) -> Value {
@@ -98,7 +101,16 @@ fn every_tool_result_matches_its_schema() {
     std::os::unix::fs::symlink("a.txt", root.join("link")).unwrap();
     let mut s = Server::start(&root, &dir.path().join("home"));
 
-    let listed: BTreeSet<String> = s.request("tools/list", json!({}))["result"]["tools"]
+    let tools = s.request("tools/list", json!({}))["result"]["tools"].clone();
+    for tool in tools.as_array().unwrap() {
+        let published = &s.schemas[&format!("mcp/{}.json", tool["name"].as_str().unwrap())];
+        assert_eq!(
+            &tool["outputSchema"], published,
+            "{}: the advertised outputSchema is the published one",
+            tool["name"]
+        );
+    }
+    let listed: BTreeSet<String> = tools
         .as_array()
         .unwrap()
         .iter()

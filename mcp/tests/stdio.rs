@@ -35,6 +35,151 @@ fn lists_the_25_tools_with_honest_annotations() {
             .all(|t| t["annotations"]["openWorldHint"] == false)
     );
     assert!(tools.iter().all(|t| t["inputSchema"]["type"] == "object"));
+    assert!(tools.iter().all(|t| t["outputSchema"]["type"] == "object"));
+}
+
+/// A read's text is a header and the file's numbered lines, within the server's default
+/// bounds; the structured content is the exact text. A read's numbered lines sent back as old
+/// text are refused, saying they carry line numbers.
+#[test]
+fn a_read_shows_a_model_numbered_lines_within_the_default_bounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    std::fs::create_dir(&root).unwrap();
+    let text: String = (1..=2500).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(root.join("long.txt"), &text).unwrap();
+    let mut s = Session::start(&root, &dir.path().join("home"), "rust-test");
+
+    let read = s.call_result("file_read", json!({"path": "long.txt"}));
+    let document = &read["structuredContent"];
+    assert_eq!(document["end_line"], 2000, "2000 lines by default");
+    assert_eq!(
+        (&document["truncation_reason"], &document["next_start_line"]),
+        (&json!("max_lines"), &json!(2001))
+    );
+    let expected: String = (1..=2000).map(|i| format!("line {i}\n")).collect();
+    assert_eq!(document["content"], expected.as_str(), "the exact text");
+    let shown = read["content"][0]["text"].as_str().unwrap();
+    let (header, lines) = shown.split_once('\n').unwrap();
+    assert_eq!(
+        header,
+        format!(
+            "long.txt: lines 1-2000 of 2500; content_hash {}; truncated at max_lines, next_start_line 2001",
+            document["content_hash"].as_str().unwrap()
+        )
+    );
+    assert_eq!(lines, filekeeper::numbered(&expected, 1));
+    assert!(lines.starts_with("     1\tline 1\n     2\tline 2\n"));
+
+    let plain = s.call_result(
+        "file_read",
+        json!({"path": "long.txt", "from_line": 2499, "numbered": false}),
+    );
+    let shown = plain["content"][0]["text"].as_str().unwrap();
+    assert!(shown.ends_with("\nline 2499\nline 2500\n"), "{shown}");
+
+    let pasted: String = lines
+        .lines()
+        .skip(4)
+        .take(2)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let refused = s.call_result(
+        "file_replace_text",
+        json!({"path": "long.txt", "old": pasted, "new": "x\n", "policy": "first"}),
+    );
+    assert_eq!(refused["isError"], true);
+    let error = &refused["structuredContent"]["error"];
+    assert_eq!(error["code"], "NO_MATCH");
+    assert_eq!(error["details"]["line_number_prefixes"]["form"], "tab");
+    assert_eq!(
+        error["details"]["line_number_prefixes"]["stripped_match_count"],
+        1
+    );
+    let shown = refused["content"][0]["text"].as_str().unwrap();
+    assert!(
+        shown.starts_with("error NO_MATCH: the old text was not found"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("\nwhat to do: every line of the old text starts with a line number"),
+        "{shown}"
+    );
+    assert!(shown.contains("\ndetails: {"), "{shown}");
+}
+
+/// The server's default bounds are set at start-up, and a call may ask for more, up to the
+/// workspace's max_read_bytes.
+#[test]
+fn the_default_read_bounds_are_configurable_and_a_call_may_ask_for_more() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(root.join("a.txt"), "0123456789\n".repeat(30)).unwrap();
+    std::fs::write(root.join("b.txt"), "b\n".repeat(30)).unwrap();
+    let mut s = Session::start_with(
+        &root,
+        &dir.path().join("home"),
+        "rust-test",
+        Wiring::Pipes,
+        &["--read-max-lines", "25", "--read-max-bytes", "100"],
+    );
+    let read = s.call("file_read", json!({"path": "a.txt"}));
+    assert_eq!(
+        (&read["end_line"], &read["truncation_reason"]),
+        (&json!(9), &json!("max_bytes"))
+    );
+    let read = s.call("file_read", json!({"path": "b.txt"}));
+    assert_eq!(
+        (&read["end_line"], &read["truncation_reason"]),
+        (&json!(25), &json!("max_lines"))
+    );
+    let read = s.call(
+        "file_read",
+        json!({"path": "a.txt", "max_bytes": 1000, "max_lines": 100}),
+    );
+    assert_eq!(
+        (&read["end_line"], &read["truncated"]),
+        (&json!(30), &json!(false))
+    );
+    let many = s.call(
+        "file_read_many",
+        json!({"paths": ["a.txt", "b.txt"], "max_lines_per_file": 5}),
+    );
+    assert_eq!(many["results"][0]["end_line"], 5);
+    assert_eq!(many["results"][1]["end_line"], 5);
+    let many = s.call("file_read_many", json!({"paths": ["a.txt", "b.txt"]}));
+    assert_eq!(
+        many["results"][0]["end_line"], 9,
+        "the default bounds apply per file"
+    );
+    assert_eq!(many["results"][1]["end_line"], 25);
+    let above = s.call("file_read", json!({"path": "a.txt", "max_bytes": 6 << 20}));
+    assert_eq!(above["error"]["code"], "LIMIT_EXCEEDED");
+    let zero = s.call("file_read", json!({"path": "a.txt", "max_lines": 0}));
+    assert_eq!(zero["error"]["code"], "INVALID_ARGUMENT");
+    assert_eq!(zero["error"]["message"], "max_lines must be at least 1");
+}
+
+/// A mutation's text is its summary, its operation id and its diff.
+#[test]
+fn a_mutation_shows_a_model_what_changed() {
+    let (_dir, mut s) = setup();
+    let edit = s.call_result(
+        "file_replace_lines",
+        json!({"path": "a.txt", "start": 2, "end": 2, "replacement": "TWO\n"}),
+    );
+    let document = &edit["structuredContent"];
+    let shown = edit["content"][0]["text"].as_str().unwrap();
+    let expected = format!(
+        "{}\noperation_id: {} (undo_operation reverses it)\nafter_hash: {}\nmodified a.txt\n{}",
+        document["summary"].as_str().unwrap(),
+        document["operation_id"].as_str().unwrap(),
+        document["after_hash"].as_str().unwrap(),
+        document["diffs"][0]["diff"].as_str().unwrap(),
+    );
+    assert!(shown.starts_with(&expected), "{shown}");
+    assert!(shown.contains("\n-two\n+TWO\n"), "{shown}");
 }
 
 #[test]
@@ -182,8 +327,9 @@ fn file_apply_patch_reads_codex_patches() {
     assert!(!ws.join("b.txt").exists());
 }
 
-/// A read whose response (the content twice, about 6 MiB) is far larger than a pipe's or a
-/// socket's buffer, so the server's write must wait for the client to read.
+/// A read whose response (the content twice, numbered in the text: about 7 MiB) is far larger
+/// than a pipe's or a socket's buffer, so the server's write must wait for the client to read.
+/// (It asks for more than the server's default bounds, up to max_read_bytes.)
 fn serves_a_large_read(wiring: Wiring) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("ws");
@@ -193,7 +339,10 @@ fn serves_a_large_read(wiring: Wiring) {
     std::fs::write(root.join("big.txt"), &big).unwrap();
     std::fs::write(root.join("small.txt"), "small\n").unwrap();
     let mut s = Session::start_wired(&root, &dir.path().join("home"), "rust-test", wiring);
-    let read = s.call("file_read", json!({"path": "big.txt"}));
+    let read = s.call(
+        "file_read",
+        json!({"path": "big.txt", "max_bytes": 5 << 20, "max_lines": 1 << 20}),
+    );
     assert_eq!(read["ok"], true, "{wiring:?}");
     assert_eq!(read["content"].as_str(), Some(big.as_str()), "{wiring:?}");
     // And the session goes on.

@@ -188,6 +188,8 @@ pub enum Argument {
     Line,
     /// The most bytes one read returns.
     MaxBytes,
+    /// The most lines one read returns.
+    MaxLines,
     /// The first line of a read.
     FromLine,
     /// The last line of a read.
@@ -220,6 +222,7 @@ impl Argument {
             Argument::Position => "position",
             Argument::Line => "line",
             Argument::MaxBytes => "max_bytes",
+            Argument::MaxLines => "max_lines",
             Argument::FromLine => "from_line",
             Argument::ToLine => "to_line",
             Argument::MaxEntries => "max_entries",

@@ -77,7 +77,7 @@ pub use listing::{ListEntry, ListOptions, Listing};
 pub use mutate::{
     Change, MutationDiff, MutationExtra, MutationItem, MutationOptions, MutationResult,
 };
-pub use read::{Existence, FileInfo, ManyItem, ReadOptions, ReadResult};
+pub use read::{Existence, FileInfo, ManyItem, ReadOptions, ReadResult, numbered};
 
 use plumbing::home::{Home, Registration};
 use std::path::Path;

@@ -18,6 +18,9 @@ pub struct ReadOptions {
     pub to_line: Option<u64>,
     /// Most bytes to return (default and ceiling: `max_read_bytes`).
     pub max_bytes: Option<u64>,
+    /// Most lines to return (default: no bound but `max_bytes`). A read cut by it stops
+    /// where a byte-bounded read does, and says so in the same way.
+    pub max_lines: Option<u64>,
     /// An explicit encoding label (default UTF-8).
     pub encoding: Option<String>,
     /// Store the whole file's bytes as they were read, so that an edit can name this version
@@ -56,8 +59,8 @@ pub struct ReadResult {
     pub end_line: Option<u64>,
     /// Fewer lines were returned than asked for.
     pub truncated: bool,
-    /// Why the read stopped early; null when it did not.
-    #[schemars(extend("enum" = ["max_bytes", null]))]
+    /// Why the read stopped early (which bound it reached); null when it did not.
+    #[schemars(extend("enum" = ["max_bytes", "max_lines", null]))]
     pub truncation_reason: Option<String>,
     /// Where to continue (the next read's first line) after a truncated read.
     pub next_start_line: Option<u64>,
@@ -66,6 +69,42 @@ pub struct ReadResult {
     /// which is never stored.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub snapshot_stored: Option<bool>,
+}
+
+/// The width a line number is right-aligned to in [`numbered`], as `cat -n` writes it.
+const NUMBER_WIDTH: usize = 6;
+
+/// `content` as a numbered read shows it: each line, without its terminator, after its number
+/// right-aligned to six columns and a tab (`cat -n`'s form), and ending in `\n`. Lines end at
+/// `\n`, `\r\n` or a lone `\r`, as they do for every line number Filekeeper takes, and the
+/// first is `first_line`.
+///
+/// This is a rendering for reading, never the file's text: the terminators are all `\n`, and
+/// text copied from it keeps its prefixes, which replace-text refuses as NO_MATCH with
+/// `line_number_prefixes` (form `tab`) rather than strip.
+pub fn numbered(content: &str, first_line: u64) -> String {
+    let mut out = String::with_capacity(content.len() + content.len() / 8 + 16);
+    let mut number = first_line;
+    let mut rest = content;
+    while !rest.is_empty() {
+        let (line, after) = match rest.find(['\n', '\r']) {
+            Some(i) if rest[i..].starts_with("\r\n") => (&rest[..i], &rest[i + 2..]),
+            Some(i) => (&rest[..i], &rest[i + 1..]),
+            None => (rest, ""),
+        };
+        out.push_str(&format!("{number:>NUMBER_WIDTH$}\t{line}\n"));
+        number += 1;
+        rest = after;
+    }
+    out
+}
+
+impl ReadResult {
+    /// The returned lines numbered from `start_line` (see [`numbered`]): what
+    /// `keeper file read --numbered` prints and what the MCP server's text shows of a read.
+    pub fn numbered(&self) -> String {
+        numbered(&self.content, self.start_line.unwrap_or(1))
+    }
 }
 
 /// What `info` reports.
@@ -221,6 +260,13 @@ impl Workspace {
             Some(n) => n,
             None => ceiling,
         };
+        if options.max_lines == Some(0) {
+            return Err(Error::worded(
+                Code::InvalidArgument,
+                words![Argument::MaxLines, " must be at least 1"],
+            )
+            .path(path));
+        }
         let from_line = options.from_line.unwrap_or(1);
         if from_line == 0 || options.to_line == Some(0) {
             return Err(Error::invalid("line numbers are 1-based").path(path));
@@ -238,6 +284,7 @@ impl Workspace {
             from_line,
             to_line: options.to_line,
             max_bytes,
+            max_lines: options.max_lines.unwrap_or(u64::MAX),
         };
         let scan = text::scan(file, encoding, Some(collect))?;
         let facts = text_facts(path, scan.text, scan.not_text)?;
@@ -309,7 +356,7 @@ impl Workspace {
             start_line: facts.first_collected,
             end_line: facts.last_collected,
             truncated: facts.cut_at.is_some(),
-            truncation_reason: facts.cut_at.map(|_| "max_bytes".to_owned()),
+            truncation_reason: facts.cut_by.map(|cut| cut.as_str().to_owned()),
             next_start_line: facts.cut_at,
             snapshot_stored: None,
         })
@@ -460,6 +507,7 @@ struct Facts {
     first_collected: Option<u64>,
     last_collected: Option<u64>,
     cut_at: Option<u64>,
+    cut_by: Option<text::Cut>,
     oversized_line: Option<u64>,
 }
 
@@ -491,6 +539,26 @@ fn text_facts(
         first_collected: t.first_collected,
         last_collected: t.last_collected,
         cut_at: t.cut_at,
+        cut_by: t.cut_by,
         oversized_line: t.oversized_line,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::numbered;
+
+    #[test]
+    fn a_numbered_rendering_numbers_lines_as_every_line_number_counts_them() {
+        // `\n`, `\r\n` and a lone `\r` each end a line, as for a read's ranges and the edits'
+        // line numbers; a last line without a terminator is a line.
+        assert_eq!(
+            numbered("a\r\nb\rc\n\nd", 1),
+            "     1\ta\n     2\tb\n     3\tc\n     4\t\n     5\td\n"
+        );
+        assert_eq!(numbered("\tx\n", 98), "    98\t\tx\n");
+        assert_eq!(numbered("", 1), "");
+        // Numbers wider than six columns push the tab right, as `cat -n` does.
+        assert_eq!(numbered("z\n", 1_234_567), "1234567\tz\n");
+    }
 }

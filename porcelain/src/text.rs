@@ -56,12 +56,31 @@ pub(crate) fn encoding_for(label: Option<&str>) -> Result<&'static Encoding> {
     Ok(encoding)
 }
 
-/// Which lines to keep, and how many bytes at most.
+/// Which lines to keep, and how many bytes and lines at most.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Collect {
     pub from_line: u64,
     pub to_line: Option<u64>,
     pub max_bytes: u64,
+    /// `u64::MAX` when only bytes bound the read.
+    pub max_lines: u64,
+}
+
+/// Which bound cut a read short.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cut {
+    MaxBytes,
+    MaxLines,
+}
+
+impl Cut {
+    /// The word a read's `truncation_reason` holds.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cut::MaxBytes => "max_bytes",
+            Cut::MaxLines => "max_lines",
+        }
+    }
 }
 
 /// What one pass found.
@@ -86,8 +105,10 @@ pub(crate) struct TextFacts {
     /// The first and last collected line (`None` when nothing was collected).
     pub first_collected: Option<u64>,
     pub last_collected: Option<u64>,
-    /// The first line in range that did not fit in `max_bytes`.
+    /// The first line in range that did not fit in `max_bytes` or `max_lines`.
     pub cut_at: Option<u64>,
+    /// Which bound it did not fit in.
+    pub cut_by: Option<Cut>,
     /// The length of that line, when it alone exceeds `max_bytes`.
     pub oversized_line: Option<u64>,
 }
@@ -110,6 +131,7 @@ struct Lines {
     first: Option<u64>,
     last: Option<u64>,
     cut_at: Option<u64>,
+    cut_by: Option<Cut>,
     oversized: Option<u64>,
 }
 
@@ -128,6 +150,7 @@ impl Lines {
             first: None,
             last: None,
             cut_at: None,
+            cut_by: None,
             oversized: None,
         }
     }
@@ -204,9 +227,10 @@ impl Lines {
     }
 
     /// Adds bytes of the line being read to `current` when that line is in range, up to one
-    /// byte past `max_bytes` (enough to know it does not fit).
+    /// byte past `max_bytes` (enough to know it does not fit), until the read is cut.
     fn extend_current(&mut self, bytes: &[u8]) {
         if let Some(c) = self.in_range()
+            && self.cut_at.is_none()
             && (self.current.len() as u64) <= c.max_bytes
         {
             let room = (c.max_bytes + 1).saturating_sub(self.current.len() as u64) as usize;
@@ -222,12 +246,20 @@ impl Lines {
             && self.cut_at.is_none()
         {
             self.extend_current(tail);
-            if self.collected.len() as u64 + len <= c.max_bytes {
+            let kept = match (self.first, self.last) {
+                (Some(first), Some(last)) => last - first + 1,
+                _ => 0,
+            };
+            if kept >= c.max_lines {
+                self.cut_at = Some(self.line_no);
+                self.cut_by = Some(Cut::MaxLines);
+            } else if self.collected.len() as u64 + len <= c.max_bytes {
                 self.collected.extend_from_slice(&self.current);
                 self.first.get_or_insert(self.line_no);
                 self.last = Some(self.line_no);
             } else {
                 self.cut_at = Some(self.line_no);
+                self.cut_by = Some(Cut::MaxBytes);
                 if self.first.is_none() {
                     self.oversized = Some(len);
                 }
@@ -327,6 +359,7 @@ pub(crate) fn scan(
         first_collected: lines.first,
         last_collected: lines.last,
         cut_at: lines.cut_at,
+        cut_by: lines.cut_by,
         oversized_line: lines.oversized,
     });
     Ok(Scan {
@@ -351,6 +384,7 @@ mod tests {
             from_line: from,
             to_line: to,
             max_bytes: max,
+            max_lines: u64::MAX,
         };
         scan(bytes, UTF_8, Some(c)).unwrap().text.unwrap()
     }
@@ -394,6 +428,48 @@ mod tests {
         assert_eq!((f.cut_at, f.oversized_line), (Some(1), Some(11)));
     }
 
+    #[test]
+    fn a_range_cut_by_max_lines_stops_after_that_many_lines() {
+        let c = |from, to, max_lines| Collect {
+            from_line: from,
+            to_line: to,
+            max_bytes: 100,
+            max_lines,
+        };
+        let text = b"a\nb\r\nc\rd\n";
+        let f = scan(&text[..], UTF_8, Some(c(1, None, 2)))
+            .unwrap()
+            .text
+            .unwrap();
+        assert_eq!(f.collected, b"a\nb\r\n");
+        assert_eq!((f.cut_at, f.cut_by), (Some(3), Some(Cut::MaxLines)));
+        assert_eq!(f.line_count, 4, "the scan still reads to the end");
+        // Exactly as many lines as the range asks for, or as the file has, is not a cut.
+        let f = scan(&text[..], UTF_8, Some(c(2, Some(3), 2)))
+            .unwrap()
+            .text
+            .unwrap();
+        assert_eq!((f.collected.as_slice(), f.cut_at), (&b"b\r\nc\r"[..], None));
+        let f = scan(&text[..], UTF_8, Some(c(3, None, 2)))
+            .unwrap()
+            .text
+            .unwrap();
+        assert_eq!((f.collected.as_slice(), f.cut_at), (&b"c\rd\n"[..], None));
+        // Whichever bound comes first cuts, and says which it was.
+        let f = scan(
+            &text[..],
+            UTF_8,
+            Some(Collect {
+                max_bytes: 2,
+                ..c(1, None, 3)
+            }),
+        )
+        .unwrap()
+        .text
+        .unwrap();
+        assert_eq!((f.cut_at, f.cut_by), (Some(2), Some(Cut::MaxBytes)));
+    }
+
     /// Hands out at most `step` bytes a read, so every position is a chunk boundary.
     struct Trickle<'a> {
         bytes: &'a [u8],
@@ -422,22 +498,27 @@ mod tests {
             b"a\r\xff\n",
         ];
         let ranges = [
-            (1, None, 100),
-            (2, Some(3), 100),
-            (1, None, 5),
-            (3, None, 1),
+            (1, None, 100, u64::MAX),
+            (2, Some(3), 100, u64::MAX),
+            (1, None, 5, u64::MAX),
+            (3, None, 1, u64::MAX),
+            (1, None, 100, 2),
+            (2, None, 5, 1),
         ];
         for text in texts {
-            for (from, to, max) in ranges {
+            for (from, to, max, max_lines) in ranges {
                 let c = Collect {
                     from_line: from,
                     to_line: to,
                     max_bytes: max,
+                    max_lines,
                 };
                 let whole = scan(text, UTF_8, Some(c)).unwrap();
                 for step in 1..=3 {
                     let part = scan(Trickle { bytes: text, step }, UTF_8, Some(c)).unwrap();
-                    let case = format!("{text:?} step {step} lines {from}..{to:?} max {max}");
+                    let case = format!(
+                        "{text:?} step {step} lines {from}..{to:?} max {max} lines {max_lines}"
+                    );
                     assert_eq!(part.not_text, whole.not_text, "{case}");
                     let (Some(p), Some(w)) = (part.text, whole.text.as_ref()) else {
                         continue;
@@ -452,12 +533,14 @@ mod tests {
                             p.first_collected,
                             p.last_collected,
                             p.cut_at,
+                            p.cut_by,
                             p.oversized_line
                         ),
                         (
                             w.first_collected,
                             w.last_collected,
                             w.cut_at,
+                            w.cut_by,
                             w.oversized_line
                         ),
                         "{case}"

@@ -90,6 +90,10 @@ fn every_tools_annotations_hold_for_what_it_does() {
         let cx = Context {
             workspace: &workspace,
             audit: &audit,
+            reads: super::ReadBounds {
+                max_bytes: 256 * 1024,
+                max_lines: 2000,
+            },
         };
         let mut arguments = probe(tool.name, written.after_hash.as_deref().unwrap());
         if arguments["operation_id"] == "LAST" {

@@ -17,7 +17,8 @@ mod read;
 mod workspace;
 
 use crate::arguments;
-use filekeeper::envelope::{Always, Success};
+use crate::text::{self, View};
+use filekeeper::envelope::{Always, Failure, Success};
 use filekeeper::{EditGuards, Error, MutationOptions, Result, Workspace, schemas};
 use rmcp::model::JsonObject;
 use schemars::JsonSchema;
@@ -60,13 +61,16 @@ pub trait Tool: DeserializeOwned + JsonSchema {
     type Output: Serialize + JsonSchema;
     fn run(self, cx: &Context) -> Result<Self::Output>;
 
-    /// The JSON Schema of [`Self::Output`], published as `docs/schemas/mcp/<name>.json`. A
-    /// mutation overrides it: its document carries only those [`filekeeper::MutationExtra`]
-    /// fields the tool reports.
-    #[cfg_attr(
-        not(test),
-        expect(dead_code, reason = "the tests publish and check these schemas")
-    )]
+    /// How the reply's text shows the result, as the arguments ask (only the reads have a
+    /// choice: numbered lines or not).
+    fn view(&self) -> View {
+        View::default()
+    }
+
+    /// The JSON Schema of a successful call's document, [`Self::Output`]. A mutation
+    /// overrides it: its document carries only those [`filekeeper::MutationExtra`] fields the
+    /// tool reports. `tools/list` advertises it, with the error document, as the tool's
+    /// `outputSchema` (see [`advertised_schema`]).
     fn output_schema() -> Value {
         schemas::schema::<Self::Output>()
     }
@@ -79,10 +83,9 @@ pub struct Declared {
     pub effect: Effect,
     pub quick: bool,
     input_schema: fn() -> JsonObject,
-    /// Only the tests read it, to check the published schemas (see `published`).
-    #[cfg(test)]
-    pub output_schema: fn() -> Value,
-    call: fn(&Context, Option<JsonObject>) -> Result<Value>,
+    /// A success's document schema ([`Tool::output_schema`]).
+    pub success_schema: fn() -> Value,
+    call: fn(&Context, Option<JsonObject>) -> Result<Reply>,
 }
 
 const fn declare<T: Tool>() -> Declared {
@@ -92,17 +95,28 @@ const fn declare<T: Tool>() -> Declared {
         effect: T::EFFECT,
         quick: T::QUICK,
         input_schema: arguments::schema::<T>,
-        #[cfg(test)]
-        output_schema: T::output_schema,
+        success_schema: T::output_schema,
         call: call::<T>,
     }
 }
 
-fn call<T: Tool>(cx: &Context, given: Option<JsonObject>) -> Result<Value> {
+/// A successful call's reply: the document (`structuredContent`) and its text for a model.
+#[derive(Debug)]
+pub struct Reply {
+    pub document: Value,
+    pub text: String,
+}
+
+fn call<T: Tool>(cx: &Context, given: Option<JsonObject>) -> Result<Reply> {
     let schema = input_schema(T::NAME);
-    let output = arguments::parse::<T>(&schema, given)?.run(cx)?;
-    serde_json::to_value(output)
-        .map_err(|e| Error::internal(format!("{} result does not serialize: {e}", T::NAME)))
+    let tool = arguments::parse::<T>(&schema, given)?;
+    let view = tool.view();
+    let document = serde_json::to_value(tool.run(cx)?)
+        .map_err(|e| Error::internal(format!("{} result does not serialize: {e}", T::NAME)))?;
+    Ok(Reply {
+        text: text::success(&document, view),
+        document,
+    })
 }
 
 /// Every tool, in the order `tools/list` shows them.
@@ -151,8 +165,74 @@ pub fn input_schema(name: &str) -> Arc<JsonObject> {
     schemas.get(name).cloned().unwrap_or_default()
 }
 
-/// Runs the tool called `name`. `Ok` is the structured content of a success.
-pub fn run(cx: &Context, name: &str, arguments: Option<JsonObject>) -> Result<Value> {
+/// Every tool's `outputSchema`, generated once: what its `structuredContent` can be, the
+/// success document or the error document (`anyOf`), under a root of `"type": "object"` as the
+/// MCP specification requires. It is also the tool's published schema,
+/// `docs/schemas/mcp/<name>.json` (see `published`).
+///
+/// The error document is part of it because a client may validate every `structuredContent`
+/// it gets against the schema, an error's included (the TypeScript SDK's 1.x `Client.callTool`
+/// does); a schema of the success alone would make it reject our refusals.
+pub fn advertised_schema(name: &str) -> Arc<JsonObject> {
+    static SCHEMAS: OnceLock<BTreeMap<&'static str, Arc<JsonObject>>> = OnceLock::new();
+    let schemas = SCHEMAS.get_or_init(|| {
+        ALL.iter()
+            .map(|tool| {
+                let schema = either(tool.name, (tool.success_schema)());
+                let Value::Object(schema) = schema else {
+                    unreachable!("a root schema is an object")
+                };
+                (tool.name, Arc::new(schema))
+            })
+            .collect()
+    });
+    schemas.get(name).cloned().unwrap_or_default()
+}
+
+/// The schema of a tool's `structuredContent`: `success`, or the error document.
+fn either(name: &str, success: Value) -> Value {
+    let branch = |schema: Value, defs: &mut serde_json::Map<String, Value>| {
+        let Value::Object(mut schema) = schema else {
+            unreachable!("a root schema is an object")
+        };
+        schema.remove("$schema");
+        schema.remove("title");
+        if let Some(Value::Object(own)) = schema.remove("$defs") {
+            for (key, def) in own {
+                // Both documents share their definitions' names with the same shapes (an
+                // ErrorBody is an ErrorBody); `published` checks every tool's union.
+                defs.entry(key).or_insert(def);
+            }
+        }
+        Value::Object(schema)
+    };
+    let mut defs = serde_json::Map::new();
+    let meta = success.get("$schema").cloned();
+    let success = branch(success, &mut defs);
+    let failure = branch(schemas::schema::<Failure>(), &mut defs);
+    let mut out = serde_json::Map::new();
+    if let Some(meta) = meta {
+        out.insert("$schema".into(), meta);
+    }
+    out.insert("title".into(), format!("MCP tool {name}").into());
+    out.insert(
+        "description".into(),
+        format!(
+            "The structuredContent of a `{name}` call of filekeeper-mcp: the success document, \
+             or with isError true the error document."
+        )
+        .into(),
+    );
+    out.insert("type".into(), "object".into());
+    out.insert("anyOf".into(), Value::Array(vec![success, failure]));
+    if !defs.is_empty() {
+        out.insert("$defs".into(), Value::Object(defs));
+    }
+    Value::Object(out)
+}
+
+/// Runs the tool called `name`. `Ok` is a success's document and text.
+pub fn run(cx: &Context, name: &str, arguments: Option<JsonObject>) -> Result<Reply> {
     let tool = find(name)
         .ok_or_else(|| Error::invalid(format!("unknown tool {name:?}")).with("tool", name))?;
     (tool.call)(cx, arguments)
@@ -164,10 +244,20 @@ pub struct Audit {
     pub task_id: Option<String>,
 }
 
-/// What a tool runs against: the served workspace and the server's audit metadata.
+/// How much a read returns when its call does not say: set at the server's start, never above
+/// the workspace's `max_read_bytes`.
+#[derive(Clone, Copy, Debug)]
+pub struct ReadBounds {
+    pub max_bytes: u64,
+    pub max_lines: u64,
+}
+
+/// What a tool runs against: the served workspace, the server's audit metadata and its read
+/// bounds.
 pub struct Context<'a> {
     pub workspace: &'a Workspace,
     pub audit: &'a Audit,
+    pub reads: ReadBounds,
 }
 
 impl Context<'_> {

@@ -1,14 +1,16 @@
 //! The published schemas of the tools' structured results, `docs/schemas/mcp/<tool>.json`:
-//! each generated from its tool's declaration ([`Tool::output_schema`]), and checked here to
-//! be exactly what is committed. (`mcp/tests/output_schemas.rs` validates real results against
-//! the committed files.)
+//! each is the `outputSchema` `tools/list` advertises ([`advertised_schema`]: the success
+//! document from the tool's declaration, [`Tool::output_schema`], or the error document), and
+//! checked here to be exactly what is committed and what is advertised.
+//! (`mcp/tests/output_schemas.rs` validates real results against the committed files.)
 //!
 //! `FILEKEEPER_BLESS_SCHEMAS=1 cargo test -p filekeeper-mcp published` writes them instead, and
 //! removes the ones no tool publishes any more.
 //!
 //! [`Tool::output_schema`]: super::Tool::output_schema
+//! [`advertised_schema`]: super::advertised_schema
 
-use super::ALL;
+use super::{ALL, advertised_schema};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -23,13 +25,8 @@ fn schema_dir() -> PathBuf {
 fn generated() -> BTreeMap<String, Value> {
     ALL.iter()
         .map(|tool| {
-            let name = tool.name;
-            let schema = filekeeper::schemas::titled(
-                (tool.output_schema)(),
-                &format!("MCP tool {name}"),
-                &format!("The structuredContent of a successful `{name}` call of filekeeper-mcp."),
-            );
-            (format!("{name}.json"), schema)
+            let schema = Value::Object((*advertised_schema(tool.name)).clone());
+            (format!("{}.json", tool.name), schema)
         })
         .collect()
 }
@@ -95,21 +92,71 @@ fn no_published_object_is_closed() {
     }
 }
 
+/// What `tools/list` advertises as each tool's `outputSchema` is its published schema, and its
+/// root is `"type": "object"`, as the MCP specification requires (the TypeScript SDK refuses a
+/// tool list whose output schema's root is anything else).
+#[test]
+fn every_tool_advertises_its_published_schema() {
+    let published = generated();
+    let listed = crate::tool_list();
+    assert_eq!(listed.len(), ALL.len());
+    for tool in listed {
+        let advertised = Value::Object(
+            (**tool
+                .output_schema
+                .as_ref()
+                .expect("every tool has an outputSchema"))
+            .clone(),
+        );
+        assert_eq!(advertised["type"], "object", "{}", tool.name);
+        assert_eq!(
+            Some(&advertised),
+            published.get(&format!("{}.json", tool.name)),
+            "{}",
+            tool.name
+        );
+    }
+}
+
+/// Each schema admits the success document and the error document, and the two share no
+/// definition name with different shapes (the union keeps the first of each name).
+#[test]
+fn every_schema_is_the_success_or_the_error_document() {
+    let failure = filekeeper::schemas::schema::<filekeeper::envelope::Failure>();
+    for tool in ALL {
+        let schema = &published_schema(tool.name);
+        let branches = schema["anyOf"].as_array().expect("anyOf");
+        assert_eq!(branches.len(), 2, "{}", tool.name);
+        assert_eq!(branches[0]["properties"]["ok"]["const"], true);
+        assert_eq!(branches[1]["properties"]["ok"]["const"], false);
+        let success = (tool.success_schema)();
+        for own in [&success, &failure] {
+            for (name, def) in own["$defs"].as_object().into_iter().flatten() {
+                assert_eq!(&schema["$defs"][name], def, "{}: $defs/{name}", tool.name);
+            }
+        }
+    }
+}
+
+fn published_schema(name: &str) -> Value {
+    Value::Object((*advertised_schema(name)).clone())
+}
+
 /// A mutation's schema carries exactly the extra fields its tool reports.
 #[test]
 fn only_replace_text_apply_patch_and_undo_last_require_extra_fields() {
-    let generated = generated();
+    let success = |name: &str| published_schema(name)["anyOf"][0].clone();
     let required = |name: &str, field: &str| {
-        generated[name]["required"]
+        success(name)["required"]
             .as_array()
             .unwrap()
             .contains(&field.into())
     };
-    assert!(required("file_replace_text.json", "match_count"));
-    assert!(required("file_apply_patch.json", "patch_files"));
-    assert!(required("undo_last.json", "skipped_operations"));
-    let write = &generated["file_write.json"]["properties"];
+    assert!(required("file_replace_text", "match_count"));
+    assert!(required("file_apply_patch", "patch_files"));
+    assert!(required("undo_last", "skipped_operations"));
+    let write = &success("file_write")["properties"];
     assert!(write["bom_kept"].is_object());
     assert!(write["patch_files"].is_null());
-    assert!(generated["file_create.json"]["properties"]["bom_kept"].is_null());
+    assert!(success("file_create")["properties"]["bom_kept"].is_null());
 }

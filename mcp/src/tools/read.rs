@@ -2,6 +2,7 @@
 
 use super::{Context, Effect, PATH, Tool};
 use crate::spelling::name_argument;
+use crate::text::View;
 use filekeeper::documents::{ReadMany, ReadManyItem};
 use filekeeper::envelope::Success;
 use filekeeper::{GrepOptions, GrepResult, ListOptions, Listing, ReadOptions, ReadResult, Result};
@@ -16,8 +17,12 @@ pub struct FileRead {
     from_line: Option<u64>,
     /// Last line to return, inclusive; beyond the end is an error, never clamped.
     to_line: Option<u64>,
-    /// Return at most this many bytes, cut at a whole line (default and ceiling max_read_bytes, 5 MiB).
+    /// Return at most this many bytes, cut at a whole line (default 256 KiB; ceiling max_read_bytes, 5 MiB).
     max_bytes: Option<u64>,
+    /// Return at most this many lines (default 2000).
+    max_lines: Option<u64>,
+    /// Number the lines in the text content, cat -n style (default true); structuredContent.content is always the exact text.
+    numbered: Option<bool>,
     /// The file's encoding when it is not UTF-8 (e.g. latin1, shift_jis).
     encoding: Option<String>,
     /// Store the version read so an edit can name its content_hash as base_hash. Default: true once the workspace has history (a read never creates it unless this is true).
@@ -31,11 +36,18 @@ impl Tool for FileRead {
     const QUICK: bool = true;
     type Output = Success<ReadResult>;
 
+    fn view(&self) -> View {
+        View {
+            numbered: self.numbered.unwrap_or(true),
+        }
+    }
+
     fn run(self, cx: &Context) -> Result<Self::Output> {
         let options = ReadOptions {
             from_line: self.from_line,
             to_line: self.to_line,
-            max_bytes: self.max_bytes,
+            max_bytes: Some(self.max_bytes.unwrap_or(cx.reads.max_bytes)),
+            max_lines: Some(self.max_lines.unwrap_or(cx.reads.max_lines)),
             encoding: self.encoding,
             snapshot: match self.snapshot {
                 Some(asked) => asked,
@@ -54,8 +66,12 @@ pub struct FileReadMany {
     from_line: Option<u64>,
     /// Last line of each file, inclusive.
     to_line: Option<u64>,
-    /// At most this many bytes of each file.
+    /// At most this many bytes of each file (default 256 KiB).
     max_bytes_per_file: Option<u64>,
+    /// At most this many lines of each file (default 2000).
+    max_lines_per_file: Option<u64>,
+    /// Number the lines in the text content (default true), as file_read does.
+    numbered: Option<bool>,
 }
 
 impl Tool for FileReadMany {
@@ -64,11 +80,18 @@ impl Tool for FileReadMany {
     const EFFECT: Effect = Effect::Read;
     type Output = Success<ReadMany>;
 
+    fn view(&self) -> View {
+        View {
+            numbered: self.numbered.unwrap_or(true),
+        }
+    }
+
     fn run(self, cx: &Context) -> Result<Self::Output> {
         let options = ReadOptions {
             from_line: self.from_line,
             to_line: self.to_line,
-            max_bytes: self.max_bytes_per_file,
+            max_bytes: Some(self.max_bytes_per_file.unwrap_or(cx.reads.max_bytes)),
+            max_lines: Some(self.max_lines_per_file.unwrap_or(cx.reads.max_lines)),
             encoding: None,
             snapshot: false,
         };

@@ -36,11 +36,23 @@ impl Session {
 
     /// [`Session::start`], with stdin and stdout connected as `wiring` says.
     pub fn start_wired(root: &Path, home: &Path, actor: &str, wiring: Wiring) -> Session {
+        Session::start_with(root, home, actor, wiring, &[])
+    }
+
+    /// [`Session::start_wired`], with more arguments for the server.
+    pub fn start_with(
+        root: &Path,
+        home: &Path,
+        actor: &str,
+        wiring: Wiring,
+        args: &[&str],
+    ) -> Session {
         let mut command = Command::new(env!("CARGO_BIN_EXE_filekeeper-mcp"));
         command
             .arg("--root")
             .arg(root)
             .args(["--actor", actor])
+            .args(args)
             .env("FILEKEEPER_HOME", home)
             .stderr(Stdio::null());
         let (stdin, stdout, child): (Box<dyn Write>, Box<dyn Read>, Child) = match wiring {

@@ -22,6 +22,7 @@ impl Spelling for CliSpelling {
             Position => "--position",
             Line => "--line",
             MaxBytes => "--max-bytes",
+            MaxLines => "--max-lines",
             FromLine => "--from-line",
             ToLine => "--to-line",
             MaxEntries => "--max-entries",

@@ -36,6 +36,7 @@ impl Spelling for PythonSpelling {
             Argument::Position => "position",
             Argument::Line => "line",
             Argument::MaxBytes => "max_bytes",
+            Argument::MaxLines => "max_lines",
             Argument::FromLine => "start_line",
             Argument::ToLine => "end_line",
             Argument::MaxEntries => "max_entries",

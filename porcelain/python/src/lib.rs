@@ -259,9 +259,9 @@ impl Workspace {
 
     // Reads.
 
-    /// Lines `start_line..=end_line` (1-based) of a text file, at most `max_bytes`, with
-    /// `content_hash` to guard a later write.
-    #[pyo3(signature = (path, *, start_line = None, end_line = None, max_bytes = None, encoding = None, snapshot = false))]
+    /// Lines `start_line..=end_line` (1-based) of a text file, at most `max_bytes` and
+    /// `max_lines`, with `content_hash` to guard a later write.
+    #[pyo3(signature = (path, *, start_line = None, end_line = None, max_bytes = None, max_lines = None, encoding = None, snapshot = false))]
     #[allow(clippy::too_many_arguments)]
     fn read_file(
         &self,
@@ -270,6 +270,7 @@ impl Workspace {
         start_line: Option<i64>,
         end_line: Option<i64>,
         max_bytes: Option<i64>,
+        max_lines: Option<i64>,
         encoding: Option<String>,
         snapshot: bool,
     ) -> PyResult<Py<PyAny>> {
@@ -277,6 +278,7 @@ impl Workspace {
             from_line: checked(py, natural_opt("start_line", start_line))?,
             to_line: checked(py, natural_opt("end_line", end_line))?,
             max_bytes: checked(py, natural_opt("max_bytes", max_bytes))?,
+            max_lines: checked(py, natural_opt("max_lines", max_lines))?,
             encoding,
             snapshot,
         };
@@ -285,7 +287,7 @@ impl Workspace {
     }
 
     /// Several text files at once: one `ReadResult` or `FailedPath` per path, in order.
-    #[pyo3(signature = (paths, *, start_line = None, end_line = None, max_bytes_per_file = None))]
+    #[pyo3(signature = (paths, *, start_line = None, end_line = None, max_bytes_per_file = None, max_lines_per_file = None))]
     fn read_many(
         &self,
         py: Python<'_>,
@@ -293,11 +295,13 @@ impl Workspace {
         start_line: Option<i64>,
         end_line: Option<i64>,
         max_bytes_per_file: Option<i64>,
+        max_lines_per_file: Option<i64>,
     ) -> PyResult<Py<PyAny>> {
         let options = ReadOptions {
             from_line: checked(py, natural_opt("start_line", start_line))?,
             to_line: checked(py, natural_opt("end_line", end_line))?,
             max_bytes: checked(py, natural_opt("max_bytes_per_file", max_bytes_per_file))?,
+            max_lines: checked(py, natural_opt("max_lines_per_file", max_lines_per_file))?,
             encoding: None,
             snapshot: false,
         };

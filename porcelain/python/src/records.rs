@@ -41,6 +41,9 @@ impl Record {
     fn __dir__(&self) -> Vec<String> {
         let mut names: Vec<String> = self.fields.keys().cloned().collect();
         names.push("to_dict".into());
+        if self.class == Class::ReadResult {
+            names.push("numbered".into());
+        }
         names
     }
 
@@ -178,6 +181,22 @@ classes! {
     HistoryDiff { "paths" => PathDiff }
     /// One path's diff.
     PathDiff {}
+}
+
+#[pymethods]
+impl ReadResult {
+    /// The returned lines numbered from `start_line`, each after its number and a tab (as
+    /// `cat -n`): the library's own rendering, as `keeper file read --numbered` prints it and
+    /// the MCP server shows a read. `content` stays the file's exact text.
+    fn numbered(slf: &Bound<'_, Self>) -> String {
+        let fields = &slf.as_super().get().fields;
+        let content = fields.get("content").and_then(Value::as_str).unwrap_or("");
+        let first = fields
+            .get("start_line")
+            .and_then(Value::as_u64)
+            .unwrap_or(1);
+        filekeeper::numbered(content, first)
+    }
 }
 
 impl Class {

@@ -99,7 +99,11 @@ class McpServer:
         assert isinstance(document.get("ok"), bool), document
         assert result.get("isError", False) == (not document["ok"]), result
         texts = [item["text"] for item in result["content"] if item.get("type") == "text"]
-        assert [json.loads(text) for text in texts] == [document], result
+        assert len(texts) == 1, result
+        assert texts[0], result
+        if not document["ok"]:
+            error = document["error"]
+            assert texts[0].startswith(f"error {error['code']}: {error['message']}\n"), result
         return document
 
     def close(self) -> None:

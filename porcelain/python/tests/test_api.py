@@ -425,6 +425,25 @@ def test_read_many_reports_each_path(ws: Workspace, root: Path) -> None:
     assert results[1].error.code == "PATH_NOT_FOUND"
 
 
+def test_a_read_numbers_its_lines_on_request_and_takes_a_line_bound(
+    ws: Workspace, root: Path
+) -> None:
+    (root / "a.txt").write_bytes(b"one\r\ntwo\n\tthree\nfour\n")
+    read = ws.read_file("a.txt", start_line=2, max_lines=2)
+    assert read.content == "two\n\tthree\n"
+    assert (read.end_line, read.truncation_reason, read.next_start_line) == (3, "max_lines", 4)
+    assert read.numbered() == "     2\ttwo\n     3\t\tthree\n"
+    assert "numbered" not in read.to_dict()
+    assert ws.read_file("a.txt").numbered().startswith("     1\tone\n     2\ttwo\n")
+    results = ws.read_many(["a.txt"], max_lines_per_file=1)
+    assert isinstance(results[0], ReadResult)
+    assert results[0].numbered() == "     1\tone\n"
+    with pytest.raises(FilekeeperError) as raised:
+        ws.read_file("a.txt", max_lines=0)
+    assert raised.value.code == "INVALID_ARGUMENT"
+    assert raised.value.message == "max_lines must be at least 1"
+
+
 def test_workspace_info(ws: Workspace) -> None:
     info = ws.workspace_info()
     assert info.name == "notes"

@@ -397,6 +397,14 @@ READS = [
         lambda t: {"path": "notes.txt", "snapshot": True},
     ),
     Request(
+        "read with a line bound",
+        "ok",
+        lambda ws, t: ws.read_file("src/main.rs", max_lines=1).to_dict(),
+        lambda t: ["file", "read", "src/main.rs", "--max-lines", "1"],
+        "file_read",
+        lambda t: {"path": "src/main.rs", "max_lines": 1, "snapshot": False},
+    ),
+    Request(
         "read a whole file",
         "ok",
         lambda ws, t: ws.read_file("src/main.rs").to_dict(),

@@ -81,6 +81,10 @@ def schema_properties(file: str, definition: str | None) -> set[str]:
     schema: dict[str, Any] = json.loads((SCHEMAS / file).read_text())
     if definition is not None:
         schema = schema["$defs"][definition]
+    elif "anyOf" in schema:
+        # A tool's schema admits its success document or the error document: the result is
+        # the success.
+        (schema,) = [b for b in schema["anyOf"] if b["properties"]["ok"].get("const") is True]
     return set(schema["properties"]) - {"ok", "workspace"}
 
 

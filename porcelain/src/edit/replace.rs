@@ -1790,6 +1790,44 @@ mod tests {
         }
     }
 
+    /// What a numbered read shows, pasted back as old text, is caught: the format Filekeeper
+    /// emits is one the recognition knows, and the hint says the text matches without it.
+    #[test]
+    fn a_numbered_reads_lines_are_recognised_as_line_number_prefixes() {
+        let text = "fn main() {\n    let x = 1;\n\n    println!(\"{x}\");\n}\n";
+        let shown = crate::read::numbered(text, 1);
+        let pasted: String = shown
+            .lines()
+            .skip(1)
+            .take(3)
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert_eq!(
+            pasted,
+            "     2\t    let x = 1;\n     3\t\n     4\t    println!(\"{x}\");\n"
+        );
+        // As shown, and as an agent may send it back with trailing whitespace trimmed.
+        let trimmed: String = pasted
+            .lines()
+            .map(|l| format!("{}\n", l.trim_end()))
+            .collect();
+        for old in [pasted, trimmed] {
+            let err = run(text, &old, "x", Policy::First).err().unwrap();
+            assert_eq!(err.code, Code::NoMatch, "{old:?}");
+            let found = &err.details["line_number_prefixes"];
+            assert_eq!(found["form"], "tab", "{old:?}");
+            assert_eq!(
+                (
+                    found["first_number"].as_u64(),
+                    found["last_number"].as_u64()
+                ),
+                (Some(2), Some(4))
+            );
+            assert_eq!(found["stripped_match_count"], 1, "{old:?}");
+            assert_eq!(found["stripped_match_stage"], "exact", "{old:?}");
+        }
+    }
+
     #[test]
     fn replacement_is_literal() {
         let (out, _) = run("cost: $1 (a.b)\n", "$1 (a.b)", "$2 \\1", Policy::First).unwrap();

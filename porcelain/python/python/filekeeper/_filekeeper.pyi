@@ -62,6 +62,10 @@ class ReadResult(Record):
     next_start_line: int | None
     # Only when the read asked for snapshot=True; None otherwise.
     snapshot_stored: bool | None
+    def numbered(self) -> str:
+        """The returned lines, each after its number right-aligned to six columns and a tab
+        (as `cat -n`), every line ending in a newline. A rendering for reading: `content` is
+        the file's text."""
 
 @final
 class ErrorBody(Record):
@@ -328,6 +332,7 @@ class Workspace:
         start_line: int | None = None,
         end_line: int | None = None,
         max_bytes: int | None = None,
+        max_lines: int | None = None,
         encoding: str | None = None,
         snapshot: bool = False,
     ) -> ReadResult: ...
@@ -338,6 +343,7 @@ class Workspace:
         start_line: int | None = None,
         end_line: int | None = None,
         max_bytes_per_file: int | None = None,
+        max_lines_per_file: int | None = None,
     ) -> list[ReadResult | FailedPath]: ...
     def list_directory(
         self,

@@ -13,6 +13,7 @@ use filekeeper::{ManyItem, ReadOptions, ReadResult, Result, Workspace};
 #[command(after_long_help = r#"Examples:
   keeper file read notes.md
   keeper file read src/main.rs --from-line 10 --to-line 20
+  keeper file read src/main.rs --numbered --max-lines 200
   keeper --json file read big.log --max-bytes 65536"#)]
 pub struct ReadArgs {
     /// The file, workspace-relative.
@@ -22,6 +23,12 @@ pub struct ReadArgs {
     /// Return at most N bytes, cut at a whole line (default and ceiling: max_read_bytes).
     #[arg(long, value_name = "N")]
     pub max_bytes: Option<u64>,
+    /// Return at most N lines (default: no line bound).
+    #[arg(long, value_name = "N")]
+    pub max_lines: Option<u64>,
+    /// Print each line after its number and a tab, as `cat -n` does; --json is unchanged.
+    #[arg(long)]
+    pub numbered: bool,
     /// Also store the version read, so that a later edit can name its content_hash with
     /// --base and be merged if the file changes in between.
     #[arg(long)]
@@ -42,6 +49,12 @@ pub struct ReadManyArgs {
     /// Return at most N bytes of each file, cut at a whole line.
     #[arg(long, value_name = "N")]
     pub max_bytes_per_file: Option<u64>,
+    /// Return at most N lines of each file.
+    #[arg(long, value_name = "N")]
+    pub max_lines_per_file: Option<u64>,
+    /// Print each line after its number and a tab, as `cat -n` does; --json is unchanged.
+    #[arg(long)]
+    pub numbered: bool,
 }
 
 #[derive(Debug, Args)]
@@ -58,11 +71,12 @@ pub struct LineRange {
 }
 
 impl LineRange {
-    fn options(&self, max_bytes: Option<u64>) -> ReadOptions {
+    fn options(&self, max_bytes: Option<u64>, max_lines: Option<u64>) -> ReadOptions {
         ReadOptions {
             from_line: self.from_line,
             to_line: self.to_line,
             max_bytes,
+            max_lines,
             encoding: self.encoding.clone(),
             snapshot: false,
         }
@@ -72,17 +86,24 @@ impl LineRange {
 pub fn cmd_read(ws: &Workspace, args: &ReadArgs) -> Result<Reply> {
     let options = ReadOptions {
         snapshot: args.snapshot,
-        ..args.range.options(args.max_bytes)
+        ..args.range.options(args.max_bytes, args.max_lines)
     };
     let read = ws.read_file(&args.path, &options)?;
     let notes = read_notes(&read);
-    let mut reply = Reply::new(workspace_fields(ws, &read), read.raw.clone());
+    let human = if args.numbered {
+        read.numbered().into_bytes()
+    } else {
+        read.raw.clone()
+    };
+    let mut reply = Reply::new(workspace_fields(ws, &read), human);
     reply.notes = notes;
     Ok(reply)
 }
 
 pub fn cmd_read_many(ws: &Workspace, args: &ReadManyArgs) -> Result<Reply> {
-    let options = args.range.options(args.max_bytes_per_file);
+    let options = args
+        .range
+        .options(args.max_bytes_per_file, args.max_lines_per_file);
     let items = ws.read_many(&args.paths, &options)?;
     let mut human = Vec::new();
     let mut notes = Vec::new();
@@ -91,10 +112,16 @@ pub fn cmd_read_many(ws: &Workspace, args: &ReadManyArgs) -> Result<Reply> {
         match &item {
             ManyItem::Read(read) => {
                 human.extend_from_slice(format!("==> {} <==\n", read.path).as_bytes());
-                human.extend_from_slice(&read.raw);
-                if !read.raw.is_empty() && !read.raw.ends_with(b"\n") && !read.raw.ends_with(b"\r")
-                {
-                    human.push(b'\n');
+                if args.numbered {
+                    human.extend_from_slice(read.numbered().as_bytes());
+                } else {
+                    human.extend_from_slice(&read.raw);
+                    if !read.raw.is_empty()
+                        && !read.raw.ends_with(b"\n")
+                        && !read.raw.ends_with(b"\r")
+                    {
+                        human.push(b'\n');
+                    }
                 }
                 notes.extend(
                     read_notes(read)
@@ -128,8 +155,9 @@ fn read_notes(read: &ReadResult) -> Vec<String> {
         if read.bom { ", BOM" } else { "" }
     )];
     if let Some(next) = read.next_start_line {
+        let bound = read.truncation_reason.as_deref().unwrap_or("max_bytes");
         notes.push(format!(
-            "truncated at max_bytes; continue with --from-line {next}"
+            "truncated at {bound}; continue with --from-line {next}"
         ));
     }
     notes
