@@ -14,6 +14,10 @@ TEST_FEATURES = --features filekeeper/crash-points
 PYTHON ?= python3
 MCP_SDK = mcp==2.3.0
 
+# The second MCP client test (t/t0513) uses the official TypeScript SDK, pinned in
+# t/mcp/ts-client/package-lock.json and installed with npm ci into its node_modules.
+TS_CLIENT = t/mcp/ts-client
+
 # Under CI=true a test skipped for a missing prerequisite fails the run instead: CI installs
 # everything, so a skip there means a test silently stopped running.
 ifeq ($(CI),true)
@@ -22,11 +26,11 @@ else
 NO_SKIP =
 endif
 
-.PHONY: check test lint build rust-tests shell-tests quick-shell-tests venv wheels python-tests
+.PHONY: check test lint build rust-tests shell-tests quick-shell-tests venv ts-client wheels python-tests
 
-check: lint build venv rust-tests quick-shell-tests
+check: lint build venv ts-client rust-tests quick-shell-tests
 
-test: lint build venv rust-tests shell-tests python-tests
+test: lint build venv ts-client rust-tests shell-tests python-tests
 
 venv: .venv/.installed
 
@@ -35,6 +39,14 @@ venv: .venv/.installed
 
 .venv/.installed: .venv/bin/python
 	.venv/bin/pip install --quiet '$(MCP_SDK)'
+	touch $@
+
+ts-client: $(TS_CLIENT)/node_modules/.installed
+
+# npm ci installs exactly the lock file's versions (it empties node_modules first, the stamp
+# with it), and runs again only when the lock file changes.
+$(TS_CLIENT)/node_modules/.installed: $(TS_CLIENT)/package.json $(TS_CLIENT)/package-lock.json
+	cd $(TS_CLIENT) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
 # The tools that build and check the Python distributions, pinned: maturin builds the wheels,

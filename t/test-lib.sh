@@ -140,6 +140,11 @@ test_must_not_skip_ () {
 test_lazy_prereq EXPENSIVE 'test -n "${KEEPER_TEST_LONG:-}"'
 # MCP_SDK: $PY imports the official MCP SDK (`make venv`, or KEEPER_TEST_PYTHON).
 test_lazy_prereq MCP_SDK '"$PY" -c "import mcp"'
+# TS_SDK: node imports the TypeScript MCP SDK from t/mcp/ts-client/node_modules (`make ts-client`).
+test_lazy_prereq TS_SDK '
+	cd "$MCP/ts-client" &&
+	node --input-type=module -e "await import(\"@modelcontextprotocol/sdk/client/stdio.js\")"
+'
 # TTY: script(1) can give a command a terminal.
 test_lazy_prereq TTY 'script -qec true /dev/null </dev/null'
 # ROOT: running as root.
