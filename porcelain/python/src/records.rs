@@ -166,6 +166,8 @@ classes! {
     HunkReport {}
     /// A newer operation that `undo_last` passed over.
     PassedOver {}
+    /// A page of history, newest first.
+    HistoryList { "operations" => HistoryEntry }
     /// One operation as history lists it.
     HistoryEntry { "items" => OperationItem }
     /// One operation, as `get_operation` shows it.

@@ -87,6 +87,7 @@ class Listing(Record):
     path: str
     entries: list[ListEntry]
     truncated: bool
+    next_cursor: str | None
     entries_seen: int
     ignored: int
     depth_limited: bool
@@ -137,6 +138,7 @@ class GrepResult(Record):
     encoding: str
     matches: list[GrepMatch]
     truncated: bool
+    next_cursor: str | None
     files_searched: int
     files_skipped: int
     files_undecodable: int
@@ -261,6 +263,12 @@ class HistoryOperation(Record):
     metadata: Json | None
 
 @final
+class HistoryList(Record):
+    operations: list[HistoryEntry]
+    truncated: bool
+    next_cursor: str | None
+
+@final
 class HistoryEntry(Record):
     id: str
     seq: int
@@ -346,12 +354,18 @@ class Workspace:
         recursive: bool = False,
         glob: str | None = None,
         max_entries: int | None = None,
+        cursor: str | None = None,
     ) -> Listing: ...
     def file_info(self, path: str) -> FileInfo: ...
     def hash_file(self, path: str) -> FileHash: ...
     def exists(self, path: str) -> Existence: ...
     def search_files(
-        self, path: str, pattern: str, *, max_results: int | None = None
+        self,
+        path: str,
+        pattern: str,
+        *,
+        max_results: int | None = None,
+        cursor: str | None = None,
     ) -> Listing: ...
     def search_content(
         self,
@@ -363,6 +377,7 @@ class Workspace:
         ignore_case: bool = False,
         max_results: int | None = None,
         encoding: str | None = None,
+        cursor: str | None = None,
     ) -> GrepResult: ...
 
     # Whole files and directories.
@@ -534,7 +549,8 @@ class Workspace:
         actor: str | None = None,
         task_id: str | None = None,
         limit: int | None = None,
-    ) -> list[HistoryEntry]: ...
+        cursor: str | None = None,
+    ) -> HistoryList: ...
     def diff_operation(self, operation_id: str) -> HistoryDiff: ...
     def undo(
         self,
