@@ -2,6 +2,7 @@
 # the CLI and the MCP server print for the same request, without the envelope's `ok` and
 # `workspace`; tests/test_stubs.py checks every class here against docs/schemas/.
 import os
+from collections.abc import Iterator
 from typing import Any, Literal, final
 
 __version__: str
@@ -267,6 +268,10 @@ class HistoryList(Record):
     operations: list[HistoryEntry]
     truncated: bool
     next_cursor: str | None
+    # Reads like its operations: iterating, len() and indexing go to `operations`.
+    def __iter__(self) -> Iterator[HistoryEntry]: ...
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: int) -> HistoryEntry: ...
 
 @final
 class HistoryEntry(Record):
