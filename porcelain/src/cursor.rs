@@ -209,7 +209,10 @@ impl Workspace {
         let rest = &body[HEADER_BYTES..];
         let text = |bytes: &[u8]| String::from_utf8(bytes.to_vec()).map_err(|_| malformed());
         let number = |bytes: &[u8]| -> Result<[u8; 8]> {
-            bytes.get(..8).and_then(|b| b.try_into().ok()).ok_or_else(malformed)
+            bytes
+                .get(..8)
+                .and_then(|b| b.try_into().ok())
+                .ok_or_else(malformed)
         };
         let position = match family {
             Family::List | Family::Search => Position::Path(text(rest)?),
@@ -258,8 +261,15 @@ mod tests {
             },
         ] {
             let token = ws.issue_cursor(&query, &position).unwrap();
-            assert!(token.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
-            assert_eq!(ws.open_cursor(&query, Some(&token)).unwrap(), Some(position));
+            assert!(
+                token
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+            );
+            assert_eq!(
+                ws.open_cursor(&query, Some(&token)).unwrap(),
+                Some(position)
+            );
         }
         let query = Query::new(Family::History, &[]);
         let token = ws.issue_cursor(&query, &Position::Seq(7)).unwrap();
@@ -305,7 +315,10 @@ mod tests {
         let search = Query::new(Family::Search, &[b"."]);
         for q in [&other, &search] {
             let err = a.open_cursor(q, Some(&token)).unwrap_err();
-            assert_eq!(code_and_reason(err), (Code::InvalidCursor, "other_query".into()));
+            assert_eq!(
+                code_and_reason(err),
+                (Code::InvalidCursor, "other_query".into())
+            );
         }
         // Both sign with the home's key (neither has state): the workspace tag tells them apart.
         let err = b.open_cursor(&query, Some(&token)).unwrap_err();
@@ -316,10 +329,16 @@ mod tests {
         // With state of its own, b signs with its own key, and a's cursors fail its signature.
         b.inner.state(true).unwrap();
         let err = b.open_cursor(&query, Some(&token)).unwrap_err();
-        assert_eq!(code_and_reason(err), (Code::InvalidCursor, "other_workspace".into()));
+        assert_eq!(
+            code_and_reason(err),
+            (Code::InvalidCursor, "other_workspace".into())
+        );
         let token_b = b.issue_cursor(&query, &Position::Path("x".into())).unwrap();
         let err = a.open_cursor(&query, Some(&token_b)).unwrap_err();
-        assert_eq!(code_and_reason(err), (Code::InvalidCursor, "signature".into()));
+        assert_eq!(
+            code_and_reason(err),
+            (Code::InvalidCursor, "signature".into())
+        );
     }
 
     #[test]

@@ -200,10 +200,7 @@ impl Workspace {
         let root = &self.inner.root;
         let start = root.resolve(path, Intent::Read)?;
         // The directory as resolved, so `docs` and `docs/` are one query.
-        let query = Query::new(
-            family,
-            &[&[start.rel.as_bytes()], arguments].concat(),
-        );
+        let query = Query::new(family, &[&[start.rel.as_bytes()], arguments].concat());
         let resume = self.open_cursor(&query, cursor)?;
         let prefix_len = if start.rel == "." {
             0

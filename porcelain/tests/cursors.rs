@@ -104,10 +104,17 @@ fn list_search_and_grep_pages_make_the_whole_answer() {
             break;
         }
     }
-    let expected: Vec<(String, u64)> = whole.matches.into_iter().map(|m| (m.path, m.line)).collect();
+    let expected: Vec<(String, u64)> = whole
+        .matches
+        .into_iter()
+        .map(|m| (m.path, m.line))
+        .collect();
     assert_eq!(lines.len(), 14);
     assert_eq!(lines, expected);
-    assert!(!root.join(".filekeeper").exists(), "a read creates no state");
+    assert!(
+        !root.join(".filekeeper").exists(),
+        "a read creates no state"
+    );
 }
 
 #[test]
@@ -170,5 +177,8 @@ fn the_whole_ledger_is_read_page_by_page() {
         }
     }
     assert_eq!(seqs.len(), 230);
-    assert!(seqs.windows(2).all(|w| w[0] > w[1]), "newest first, no repeat");
+    assert!(
+        seqs.windows(2).all(|w| w[0] > w[1]),
+        "newest first, no repeat"
+    );
 }

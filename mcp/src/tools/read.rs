@@ -151,14 +151,12 @@ impl Tool for FileSearch {
     type Output = Success<Listing>;
 
     fn run(self, cx: &Context) -> Result<Self::Output> {
-        let found = cx
-            .workspace
-            .search(
-                &self.path,
-                &self.pattern,
-                self.max_results,
-                self.cursor.as_deref(),
-            )?;
+        let found = cx.workspace.search(
+            &self.path,
+            &self.pattern,
+            self.max_results,
+            self.cursor.as_deref(),
+        )?;
         Ok(cx.success(found))
     }
 }
