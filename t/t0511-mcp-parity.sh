@@ -85,6 +85,27 @@ define_rows () {
 	row ro ok "history diff" history_diff "{\"operation_id\": \"$op_write\"}" \
 		history diff "$op_write" &&
 
+	# cursors: a page's next_cursor is the same token from either surface, and a cursor one
+	# surface issued continues on the other.
+	c_list=$(keeper --json --root "$TPL" file list . --recursive --max-entries 2 | jq -r .next_cursor) &&
+	c_search=$(keeper --json --root "$TPL" file search . "*" --max-results 2 | jq -r .next_cursor) &&
+	c_grep=$(keeper --json --root "$TPL" file grep . a --max-results 2 | jq -r .next_cursor) &&
+	c_history=$(keeper --json --root "$TPL" history list --limit 1 | jq -r .next_cursor) &&
+	row ro ok "a truncated list gives its cursor" directory_list '{"path": ".", "recursive": true, "max_entries": 2}' \
+		file list . --recursive --max-entries 2 &&
+	row ro ok "list, the next page" directory_list "{\"path\": \".\", \"recursive\": true, \"max_entries\": 2, \"cursor\": \"$c_list\"}" \
+		file list . --recursive --max-entries 2 --cursor "$c_list" &&
+	row ro ok "search, the next page" file_search "{\"path\": \".\", \"pattern\": \"*\", \"max_results\": 2, \"cursor\": \"$c_search\"}" \
+		file search . "*" --max-results 2 --cursor "$c_search" &&
+	row ro ok "grep, the next page" content_search "{\"path\": \".\", \"query\": \"a\", \"max_results\": 2, \"cursor\": \"$c_grep\"}" \
+		file grep . a --max-results 2 --cursor "$c_grep" &&
+	row ro ok "history list, the next page" history_list "{\"limit\": 1, \"cursor\": \"$c_history\"}" \
+		history list --limit 1 --cursor "$c_history" &&
+	row ro INVALID_CURSOR "a list cursor given to a search" file_search "{\"path\": \".\", \"pattern\": \"*\", \"cursor\": \"$c_list\"}" \
+		file search . "*" --cursor "$c_list" &&
+	row ro INVALID_CURSOR "a garbled cursor" history_list '{"cursor": "not-a-cursor"}' \
+		history list --cursor not-a-cursor &&
+
 	# read refusals
 	row ro PATH_NOT_FOUND "a missing path" file_read '{"path": "missing.txt"}' \
 		file read missing.txt &&

@@ -31,6 +31,7 @@ impl filekeeper::plumbing::Spelling for McpSpelling {
             BaseHash => "base_hash",
             Snapshot => "snapshot: true",
             Occurrence => "occurrence",
+            Cursor => "cursor",
         }
         .to_owned()
     }

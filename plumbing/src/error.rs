@@ -1,4 +1,4 @@
-//! The error contract: thirty stable codes, each with a fixed process exit code.
+//! The error contract: thirty-one stable codes, each with a fixed process exit code.
 //!
 //! Every failure that leaves Filekeeper is an [`Error`]: a [`Code`], a human message (not a
 //! contract), whether the identical request could succeed if retried, and structured details.
@@ -104,6 +104,10 @@ codes! {
     HistoryUnavailable => ("HISTORY_UNAVAILABLE", 29),
     /// A recognised request this build does not serve. Reserved: nothing returns it today.
     NotImplementedYet => ("NOT_IMPLEMENTED_YET", 30),
+    /// A cursor that this workspace did not issue for this query: from another query or
+    /// another workspace, changed, cut short, or signed with a key that is gone. Running the
+    /// query again without the cursor starts over.
+    InvalidCursor => ("INVALID_CURSOR", 31),
 }
 
 /// In JSON a code is its stable string.
@@ -206,6 +210,8 @@ pub enum Argument {
     Snapshot,
     /// Which match of a text replacement to replace (1-based, in file order).
     Occurrence,
+    /// The token that continues a bounded listing where the previous page ended.
+    Cursor,
 }
 
 impl Argument {
@@ -231,6 +237,7 @@ impl Argument {
             Argument::BaseHash => "base_hash",
             Argument::Snapshot => "snapshot",
             Argument::Occurrence => "occurrence",
+            Argument::Cursor => "cursor",
         }
     }
 }
@@ -536,12 +543,12 @@ mod tests {
     use std::collections::HashSet;
 
     #[test]
-    fn there_are_thirty_codes_with_distinct_names_and_exit_codes() {
-        assert_eq!(Code::ALL.len(), 30);
+    fn there_are_thirty_one_codes_with_distinct_names_and_exit_codes() {
+        assert_eq!(Code::ALL.len(), 31);
         let names: HashSet<_> = Code::ALL.iter().map(|c| c.as_str()).collect();
         let exits: HashSet<_> = Code::ALL.iter().map(|c| c.exit_code()).collect();
-        assert_eq!(names.len(), 30);
-        assert_eq!(exits.len(), 30);
+        assert_eq!(names.len(), 31);
+        assert_eq!(exits.len(), 31);
         assert!(!exits.contains(&0));
     }
 

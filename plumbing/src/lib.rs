@@ -11,6 +11,7 @@
 //! - [`lock`] and [`recover`]: one mutation at a time, and resolving what a crash left;
 //! - [`walk`] and [`ignore`]: sorted, confined tree walks honouring git's ignore rules;
 //! - [`home`] and [`workspace`]: the registry of workspaces and where their state lives;
+//! - [`cursor_key`]: the key that signs cursors, in the state directory or the home;
 //! - [`durable`]: fsync-ordered writes of Filekeeper's own files and directories;
 //! - [`fault`]: the crash, failure and fault-sweep hooks of the t/ tests (armed only by the
 //!   `crash-points` feature);
@@ -23,6 +24,7 @@
 
 pub mod commands;
 pub mod config;
+pub mod cursor_key;
 pub mod durable;
 pub mod error;
 pub mod fault;

@@ -141,8 +141,48 @@ pub struct Walk {
     /// ends the walk with an error.
     pub non_utf8_names: Vec<String>,
     report_non_utf8: bool,
+    /// Where a resumed walk picks up: entries up to this path are passed over (see
+    /// [`Walk::resume_after`]); cleared once the walk is past it.
+    resume: Option<Resume>,
     /// The start directory as the caller gave it, for errors.
     given: String,
+}
+
+struct Resume {
+    /// The path's components, compared one by one as the walk orders names.
+    parts: Vec<String>,
+    /// Whether the entry at the path itself is yielded again.
+    inclusive: bool,
+}
+
+/// Where an entry stands against a resume point, in the walk's order.
+#[derive(Debug, PartialEq, Eq)]
+enum Against {
+    /// Before it and not above it: it and everything below it were walked already.
+    Before,
+    /// The resume point itself, or a directory above it: walked already, but what is below
+    /// may not be.
+    Holds { itself: bool },
+    /// After it.
+    After,
+}
+
+fn against(rel: &str, resume: &[String]) -> Against {
+    let parts: Vec<&str> = rel.split('/').collect();
+    if parts.len() <= resume.len() && parts.iter().zip(resume).all(|(a, b)| *a == b.as_str()) {
+        return Against::Holds {
+            itself: parts.len() == resume.len(),
+        };
+    }
+    // Sorted names, a directory before its contents: the walk's order is the order of the
+    // component lists, each component compared as bytes.
+    let ours = parts.iter().map(|p| p.as_bytes());
+    let theirs = resume.iter().map(|p| p.as_bytes());
+    if ours.lt(theirs) {
+        Against::Before
+    } else {
+        Against::After
+    }
 }
 
 /// A path for people to read, never to pass back: each byte that is not part of valid UTF-8
@@ -218,6 +258,7 @@ pub fn walk(root: &Root, start: &Resolved, options: WalkOptions) -> Result<Walk>
         depth_limited: false,
         non_utf8_names: Vec::new(),
         report_non_utf8: false,
+        resume: None,
         given: start.given.clone(),
     };
     walk.enter(Arc::new(fd), base, 0)?;
@@ -248,6 +289,18 @@ impl Walk {
     /// an entry, so by default such a name is INVALID_ARGUMENT with `details.entry`.
     pub fn report_non_utf8_names(&mut self) {
         self.report_non_utf8 = true;
+    }
+
+    /// Passes over every entry up to the workspace-relative path `rel` in walk order (and the
+    /// entry at `rel` too unless `inclusive`), so a walk that stopped after `rel` goes on
+    /// exactly after it, whatever was added or removed before it meanwhile. Directories that
+    /// lie wholly before it are not descended, and what is passed over is not counted in
+    /// `ignored`, `unreadable` or `depth_limited`.
+    pub fn resume_after(&mut self, rel: &str, inclusive: bool) {
+        self.resume = Some(Resume {
+            parts: rel.split('/').map(str::to_owned).collect(),
+            inclusive,
+        });
     }
 
     fn enter(&mut self, dir: Arc<OwnedFd>, rel: String, depth: usize) -> Result<()> {
@@ -331,6 +384,22 @@ impl Iterator for Walk {
                 }
                 continue;
             };
+            let position = match &self.resume {
+                // A name that is not UTF-8 is placed by its lossy form: it is only reported,
+                // never returned, so no resume point names it.
+                Some(resume) => match against(
+                    &join(&frame.rel, &String::from_utf8_lossy(&name)),
+                    &resume.parts,
+                ) {
+                    Against::Before => continue,
+                    Against::Holds { itself } => Some(itself && resume.inclusive),
+                    Against::After => {
+                        self.resume = None;
+                        None
+                    }
+                },
+                None => None,
+            };
             let kind = match kind {
                 Some(kind) => kind,
                 None => match rustix::fs::statat(
@@ -383,7 +452,17 @@ impl Iterator for Walk {
                     continue;
                 }
             }
-            if kind == EntryKind::Directory && self.options.recursive {
+            let descend = kind == EntryKind::Directory && self.options.recursive;
+            if let Some(yield_it) = position {
+                // Walked already (or the resume point itself): go below it if it is a
+                // directory the walk enters, and yield it only when asked to.
+                if descend && depth < self.options.max_depth {
+                    self.descend = Some((Arc::clone(&frame.dir), name.clone(), rel.clone(), depth));
+                }
+                if !yield_it {
+                    continue;
+                }
+            } else if descend {
                 if depth < self.options.max_depth {
                     self.descend = Some((Arc::clone(&frame.dir), name.clone(), rel.clone(), depth));
                 } else {

@@ -171,11 +171,17 @@ impl ReadManyItem {
     }
 }
 
-/// `history list` and `history_list`: newest first.
+/// `history list` and `history_list`: newest first, a page at a time.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct HistoryList {
     /// The operations that pass the filter, at most its limit.
     pub operations: Vec<HistoryEntry>,
+    /// Older operations pass the filter too.
+    pub truncated: bool,
+    /// When truncated: the cursor that continues with the operations older than the last one
+    /// returned (pass it back with the same filter); null on the last page, or when no key to
+    /// sign it could be kept.
+    pub next_cursor: Option<String>,
 }
 
 /// `history show` and `history_get`.

@@ -1,6 +1,7 @@
 //! Finding content: `grep`. Literal by default, a regular expression on request; one result
 //! per matching line, in walk order, using every core.
 
+use crate::cursor::{Family, Position, Query, optional};
 use crate::listing::{bound, glob, glob_matches};
 use crate::text::{self, BINARY_SNIFF_BYTES};
 use crate::{Code, Error, Result, Workspace};
@@ -41,6 +42,8 @@ pub struct GrepOptions {
     /// The files' text encoding (default UTF-8), as `read` takes it. Files that do not decode
     /// in it are skipped and counted in `files_undecodable`.
     pub encoding: Option<String>,
+    /// A previous page's `next_cursor`: continue after its last matching line.
+    pub cursor: Option<String>,
 }
 
 /// One matching line.
@@ -75,8 +78,12 @@ pub struct GrepResult {
     pub matches: Vec<GrepMatch>,
     /// More lines matched than were returned.
     pub truncated: bool,
-    /// Files looked at, the skipped ones included; a truncated search counts only those up to
-    /// the one where it stopped.
+    /// When truncated: the cursor that continues exactly after the last line returned (pass
+    /// it back with the same query for the next page); null on the last page, or when no
+    /// key to sign it could be kept.
+    pub next_cursor: Option<String>,
+    /// Files this page looked at, the skipped ones included: from the cursor's file (searched
+    /// again) to the one where a truncated page stopped.
     pub files_searched: u64,
     /// Binary files, undecodable files, unreadable files and directories, and files with a
     /// line too long to search.
@@ -146,12 +153,27 @@ impl Workspace {
         let encoding = text::encoding_for(options.encoding.as_deref()).map_err(|e| e.path(path))?;
         let root = &self.inner.root;
         let start = root.resolve(path, Intent::Read)?;
+        let query_of_cursor = Query::new(
+            Family::Grep,
+            &[
+                start.rel.as_bytes(),
+                query.as_bytes(),
+                &[u8::from(options.regex), u8::from(options.ignore_case)],
+                &optional(options.glob.as_deref()),
+                encoding.name().as_bytes(),
+            ],
+        );
+        let resume = match self.open_cursor(&query_of_cursor, options.cursor.as_deref())? {
+            Some(Position::Line { path, line }) => Some((path, line)),
+            _ => None,
+        };
         let mut result = GrepResult {
             path: path.to_owned(),
             query: query.to_owned(),
             encoding: encoding.name().to_ascii_lowercase(),
             matches: Vec::new(),
             truncated: false,
+            next_cursor: None,
             files_searched: 0,
             files_skipped: 0,
             files_undecodable: 0,
@@ -163,11 +185,13 @@ impl Workspace {
             regex: &regex,
             encoding,
             wanted: max + 1,
+            resume: resume.as_ref().map(|(path, line)| (path.as_str(), *line)),
         };
         if start.kind == Some(Kind::File) {
             let file = start.open_file()?;
             let outcome = search.file(file, &start.rel, &mut vec![0u8; BLOCK]);
             absorb(&mut result, outcome, max);
+            self.finish(&mut result, &query_of_cursor);
             return Ok(result);
         }
         let prefix_len = if start.rel == "." {
@@ -185,6 +209,10 @@ impl Workspace {
             },
         )?;
         walk.report_non_utf8_names();
+        if let Some((path, _)) = &resume {
+            // The cursor's file again, for its lines after the cursor's.
+            walk.resume_after(path, true);
+        }
         let keep = |rel: &str| match (&matcher, options.glob.as_deref()) {
             (Some(m), Some(p)) => glob_matches(m, p, &rel[prefix_len..]),
             _ => true,
@@ -194,7 +222,21 @@ impl Workspace {
         result.files_skipped += tally.unreadable;
         result.depth_limited = tally.depth_limited;
         result.non_utf8_names = tally.non_utf8_names;
+        self.finish(&mut result, &query_of_cursor);
         Ok(result)
+    }
+
+    /// A truncated result's cursor, after its last line.
+    fn finish(&self, result: &mut GrepResult, query: &Query) {
+        if let (true, Some(last)) = (result.truncated, result.matches.last()) {
+            result.next_cursor = self.issue_cursor(
+                query,
+                &Position::Line {
+                    path: last.path.clone(),
+                    line: last.line,
+                },
+            );
+        }
     }
 }
 
@@ -322,6 +364,8 @@ struct Search<'a> {
     encoding: &'static Encoding,
     /// Matches wanted from one file: one more than can be returned, to know of truncation.
     wanted: usize,
+    /// A cursor's file and line: in that file only the lines after it count.
+    resume: Option<(&'a str, u64)>,
 }
 
 impl Search<'_> {
@@ -335,6 +379,10 @@ impl Search<'_> {
         // buf[..filled] holds bytes read but not yet searched (an unterminated tail).
         let mut filled = 0;
         let mut first = true;
+        let after_line = match self.resume {
+            Some((path, line)) if path == rel => line,
+            _ => 0,
+        };
         loop {
             if buf.len() - filled < BLOCK / 2 {
                 if buf.len() >= MAX_LINE_BYTES {
@@ -391,7 +439,7 @@ impl Search<'_> {
             if outcome.matches.len() < self.wanted {
                 line_no = search_lines(
                     text.as_bytes(),
-                    line_no,
+                    (line_no, after_line),
                     rel,
                     self.regex,
                     self.wanted,
@@ -416,20 +464,20 @@ impl Search<'_> {
     }
 }
 
-/// Finds matching lines in `region` (whole lines, starting at line `line_no`); returns the
-/// line number after the region. A match must lie within one line, and lines end where
+/// Finds matching lines in `region` (whole lines, starting at line `line_no`), leaving out
+/// lines up to `after_line` (a cursor's); returns the line number after the region. A match must lie within one line, and lines end where
 /// `read` says they do (`\n`, `\r\n` or a lone `\r`), so a reported line number can be passed
 /// straight to `read --from-line`.
 fn search_lines(
     region: &[u8],
-    line_no: u64,
+    (line_no, after_line): (u64, u64),
     rel: &str,
     regex: &Regex,
     wanted: usize,
     out: &mut Vec<GrepMatch>,
 ) -> u64 {
     if memchr::memchr(b'\r', region).is_some() {
-        return search_lines_with_cr(region, line_no, rel, regex, wanted, out);
+        return search_lines_with_cr(region, (line_no, after_line), rel, regex, wanted, out);
     }
     // Fast path, `\n` only: let the regex skip through the region, then confirm each
     // candidate on its own line (a candidate may span lines; the line's own match may not).
@@ -446,7 +494,9 @@ fn search_lines(
         line_no += memchr::memchr_iter(b'\n', &region[counted_to..line_start]).count() as u64;
         counted_to = line_start;
         let line = &region[line_start..line_end];
-        if let Some(found) = regex.find(line) {
+        if line_no > after_line
+            && let Some(found) = regex.find(line)
+        {
             out.push(matched_line(rel, line_no, line, found.start()));
         }
         at = line_end + 1;
@@ -457,7 +507,7 @@ fn search_lines(
 /// The general path: split at every terminator and try each line.
 fn search_lines_with_cr(
     region: &[u8],
-    mut line_no: u64,
+    (mut line_no, after_line): (u64, u64),
     rel: &str,
     regex: &Regex,
     wanted: usize,
@@ -468,6 +518,7 @@ fn search_lines_with_cr(
         let Some(i) = memchr::memchr2(b'\n', b'\r', &region[start..]) else {
             // An unterminated last line (only at the end of the file).
             if out.len() < wanted
+                && line_no > after_line
                 && let Some(found) = regex.find(&region[start..])
             {
                 out.push(matched_line(rel, line_no, &region[start..], found.start()));
@@ -482,6 +533,7 @@ fn search_lines_with_cr(
         };
         let line = &region[start..end];
         if out.len() < wanted
+            && line_no > after_line
             && let Some(found) = regex.find(line)
         {
             out.push(matched_line(rel, line_no, line, found.start()));
@@ -543,7 +595,7 @@ mod tests {
     fn lines_of(text: &[u8], query: &str) -> Vec<(u64, u64, String)> {
         let regex = Regex::new(&regex::escape(query)).unwrap();
         let mut out = Vec::new();
-        let end = search_lines(text, 1, "f", &regex, 100, &mut out);
+        let end = search_lines(text, (1, 0), "f", &regex, 100, &mut out);
         assert_eq!(end, 1 + text.iter().filter(|b| **b == b'\n').count() as u64);
         out.into_iter()
             .map(|m| (m.line, m.column, m.text))
@@ -563,7 +615,7 @@ mod tests {
         let regex = Regex::new("needle").unwrap();
         let found = |text: String| {
             let mut out = Vec::new();
-            search_lines(text.as_bytes(), 1, "f", &regex, 10, &mut out);
+            search_lines(text.as_bytes(), (1, 0), "f", &regex, 10, &mut out);
             out.remove(0)
         };
         // Far along: the window starts 100 characters before the match.
@@ -598,6 +650,7 @@ mod tests {
             regex: &regex,
             encoding: text::encoding_for(encoding).unwrap(),
             wanted: 2,
+            resume: None,
         };
         let file = std::fs::File::open(&path).unwrap();
         search.file(file, "f", &mut vec![0u8; BLOCK])

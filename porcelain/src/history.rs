@@ -6,6 +6,7 @@
 //! that operation recorded, and refuses as a whole (UNDO_CONFLICT, recorded as an
 //! `undo_refused` row) if any path has moved on.
 
+use crate::cursor::{Family, Position, Query, optional};
 use crate::mutate::{Change, Held, MutationOptions, MutationResult, Plan, Planned, Sides, Step};
 use crate::{Code, Error, Result, Workspace};
 use filekeeper_plumbing::journal::{
@@ -31,6 +32,8 @@ pub struct HistoryFilter {
     pub task_id: Option<String>,
     /// At most this many (default 20; ceiling `max_history_entries`, 200).
     pub limit: Option<u64>,
+    /// A previous page's `next_cursor`: continue with the operations older than its last.
+    pub cursor: Option<String>,
 }
 
 /// An operation as history shows it: the journal record without its internal `under_lock`,
@@ -119,8 +122,9 @@ impl Workspace {
         })
     }
 
-    /// Operations of this workspace, newest first.
-    pub fn list_history(&self, filter: &HistoryFilter) -> Result<Vec<HistoryEntry>> {
+    /// Operations of this workspace, newest first, one page at a time: `next_cursor` leads
+    /// to the older ones.
+    pub fn list_history(&self, filter: &HistoryFilter) -> Result<crate::documents::HistoryList> {
         let ceiling = self.inner.limits.max_history_entries;
         let limit =
             crate::listing::bound(filter.limit, ceiling, filekeeper_plumbing::Argument::Limit)?;
@@ -129,21 +133,52 @@ impl Workspace {
         } else {
             limit
         };
-        let Some(journal) = self.existing_journal()? else {
-            return Ok(Vec::new());
-        };
         let path = filter
             .path
             .as_deref()
             .map(|p| self.inner.root.relative(p))
             .transpose()?;
-        let ops = journal.list(&ListFilter {
+        let query = Query::new(
+            Family::History,
+            &[
+                &optional(path.as_deref()),
+                &optional(filter.actor.as_deref()),
+                &optional(filter.task_id.as_deref()),
+            ],
+        );
+        let before_seq = match self.open_cursor(&query, filter.cursor.as_deref())? {
+            Some(Position::Seq(seq)) => Some(seq),
+            _ => None,
+        };
+        let Some(journal) = self.existing_journal()? else {
+            return Ok(crate::documents::HistoryList {
+                operations: Vec::new(),
+                truncated: false,
+                next_cursor: None,
+            });
+        };
+        // One more than the page, to know whether there is another.
+        let mut ops = journal.list(&ListFilter {
             path,
             actor: filter.actor.clone(),
             task_id: filter.task_id.clone(),
-            limit,
+            limit: limit + 1,
+            before_seq,
         })?;
-        ops.iter().map(|op| self.entry(&journal, op)).collect()
+        let truncated = ops.len() as u64 > limit;
+        ops.truncate(limit as usize);
+        let next_cursor = match ops.last() {
+            Some(last) if truncated => self.issue_cursor(&query, &Position::Seq(last.seq)),
+            _ => None,
+        };
+        Ok(crate::documents::HistoryList {
+            operations: ops
+                .iter()
+                .map(|op| self.entry(&journal, op))
+                .collect::<Result<_>>()?,
+            truncated,
+            next_cursor,
+        })
     }
 
     /// One operation with its items.

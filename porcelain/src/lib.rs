@@ -43,8 +43,8 @@
 //!
 //! // Every change is an operation in the journal, newest first.
 //! let history = ws.list_history(&HistoryFilter::default())?;
-//! assert_eq!(history.len(), 1);
-//! assert!(history[0].undoable);
+//! assert_eq!(history.operations.len(), 1);
+//! assert!(history.operations[0].undoable);
 //!
 //! // Undo puts the old bytes back (and is itself an operation that can be undone).
 //! ws.undo_last(None, &options)?;
@@ -56,6 +56,7 @@
 pub use filekeeper_plumbing as plumbing;
 pub use plumbing::{Code, Error, ObjectId, Result};
 
+mod cursor;
 mod diff;
 pub mod documents;
 mod edit;

@@ -1,5 +1,6 @@
 //! Finding paths: `list` and `search`.
 
+use crate::cursor::{Family, Position, Query, optional};
 use crate::{Code, Error, Result, Workspace};
 use filekeeper_plumbing::resolve::{Intent, Kind};
 use filekeeper_plumbing::walk::{self, EntryKind, WalkOptions};
@@ -35,8 +36,12 @@ pub struct Listing {
     pub entries: Vec<ListEntry>,
     /// More entries matched than were returned.
     pub truncated: bool,
-    /// How many matching entries were seen before the walk stopped (at most one past the
-    /// bound: the walk stops as soon as it knows the answer is truncated).
+    /// When truncated: the cursor that continues exactly after the last entry returned (pass
+    /// it back with the same query for the next page); null on the last page, or when no
+    /// key to sign it could be kept.
+    pub next_cursor: Option<String>,
+    /// How many matching entries this page's walk saw before it stopped (at most one past
+    /// the bound: the walk stops as soon as it knows the answer is truncated).
     pub entries_seen: u64,
     /// Entries passed over by ignore rules (search only).
     pub ignored: u64,
@@ -60,6 +65,8 @@ pub struct ListOptions {
     pub glob: Option<String>,
     /// At most this many entries (default and ceiling: `max_directory_entries`).
     pub max_entries: Option<u64>,
+    /// A previous page's `next_cursor`: continue after its last entry.
+    pub cursor: Option<String>,
 }
 
 /// The longest glob accepted. globset compiles a glob to a regex and panics when that regex
@@ -134,6 +141,8 @@ impl Workspace {
             .map(glob)
             .transpose()
             .map_err(|e| e.path(path.unwrap_or(".")))?;
+        let recursive = [u8::from(options.recursive)];
+        let glob_part = optional(options.glob.as_deref());
         self.collect(
             path.unwrap_or("."),
             WalkOptions {
@@ -142,6 +151,8 @@ impl Workspace {
                 respect_ignore: false,
             },
             max,
+            (Family::List, &[&recursive, &glob_part]),
+            options.cursor.as_deref(),
             |below| match (&matcher, options.glob.as_deref()) {
                 (Some(m), Some(p)) => glob_matches(m, p, below),
                 _ => true,
@@ -151,7 +162,14 @@ impl Workspace {
 
     /// Finds paths under `path` whose path (or, for a pattern without `/`, whose name) matches
     /// `pattern`. Honours git's ignore rules and skips `.git/`.
-    pub fn search(&self, path: &str, pattern: &str, max_results: Option<u64>) -> Result<Listing> {
+    /// With `cursor` (a previous page's `next_cursor`), continues after that page.
+    pub fn search(
+        &self,
+        path: &str,
+        pattern: &str,
+        max_results: Option<u64>,
+        cursor: Option<&str>,
+    ) -> Result<Listing> {
         let limits = &self.inner.limits;
         let max = bound(max_results, limits.max_search_results, Argument::MaxResults)
             .map_err(|e| e.path(path))?;
@@ -164,6 +182,8 @@ impl Workspace {
                 respect_ignore: true,
             },
             max,
+            (Family::Search, &[pattern.as_bytes()]),
+            cursor,
             |below| glob_matches(&matcher, pattern, below),
         )
     }
@@ -173,10 +193,15 @@ impl Workspace {
         path: &str,
         options: WalkOptions,
         max: u64,
+        (family, arguments): (Family, &[&[u8]]),
+        cursor: Option<&str>,
         keep: impl Fn(&str) -> bool,
     ) -> Result<Listing> {
         let root = &self.inner.root;
         let start = root.resolve(path, Intent::Read)?;
+        // The directory as resolved, so `docs` and `docs/` are one query.
+        let query = Query::new(family, &[&[start.rel.as_bytes()], arguments].concat());
+        let resume = self.open_cursor(&query, cursor)?;
         let prefix_len = if start.rel == "." {
             0
         } else {
@@ -184,6 +209,9 @@ impl Workspace {
         };
         let mut walk = walk::walk(root, &start, options)?;
         walk.report_non_utf8_names();
+        if let Some(Position::Path(after)) = &resume {
+            walk.resume_after(after, false);
+        }
         let mut entries = Vec::new();
         let mut seen = 0u64;
         let mut progress = filekeeper_plumbing::progress::Task::new("walking", None);
@@ -210,10 +238,18 @@ impl Workspace {
                 target_kind,
             });
         }
+        let truncated = seen > max;
+        let next_cursor = match entries.last() {
+            Some(last) if truncated => {
+                self.issue_cursor(&query, &Position::Path(last.path.clone()))
+            }
+            _ => None,
+        };
         Ok(Listing {
             path: path.to_owned(),
             entries,
-            truncated: seen > max,
+            truncated,
+            next_cursor,
             entries_seen: seen,
             ignored: walk.ignored,
             depth_limited: walk.depth_limited,

@@ -95,7 +95,7 @@ fn every_limit_exceeded_carries_the_documented_details() {
             .map(drop),
         ),
         ("search above max_search_results", {
-            ws.search(".", "*", Some(3)).map(drop)
+            ws.search(".", "*", Some(3), None).map(drop)
         }),
         (
             "grep above max_search_results",

@@ -18,6 +18,8 @@ pub struct HistoryList {
     task_id: Option<String>,
     /// At most this many (default 20, ceiling 200).
     limit: Option<u64>,
+    /// A previous page's next_cursor, to continue with older operations (same filters).
+    cursor: Option<String>,
 }
 
 impl Tool for HistoryList {
@@ -27,13 +29,14 @@ impl Tool for HistoryList {
     type Output = Success<Operations>;
 
     fn run(self, cx: &Context) -> Result<Self::Output> {
-        let operations = cx.workspace.list_history(&HistoryFilter {
+        let page = cx.workspace.list_history(&HistoryFilter {
             path: self.path,
             actor: self.actor,
             task_id: self.task_id,
             limit: self.limit,
+            cursor: self.cursor,
         })?;
-        Ok(cx.success(Operations { operations }))
+        Ok(cx.success(page))
     }
 }
 

@@ -116,6 +116,8 @@ pub struct DirectoryList {
     glob: Option<String>,
     /// At most this many entries (default and ceiling 1000; above is LIMIT_EXCEEDED).
     max_entries: Option<u64>,
+    /// A previous page's next_cursor, to continue after it (same other arguments).
+    cursor: Option<String>,
 }
 
 impl Tool for DirectoryList {
@@ -129,6 +131,7 @@ impl Tool for DirectoryList {
             recursive: self.recursive,
             glob: self.glob,
             max_entries: self.max_entries,
+            cursor: self.cursor,
         };
         Ok(cx.success(cx.workspace.list(self.path.as_deref(), &options)?))
     }
@@ -160,6 +163,8 @@ pub struct FileSearch {
     pattern: String,
     /// At most this many (default and ceiling 200).
     max_results: Option<u64>,
+    /// A previous page's next_cursor, to continue after it (same other arguments).
+    cursor: Option<String>,
 }
 
 impl Tool for FileSearch {
@@ -169,9 +174,12 @@ impl Tool for FileSearch {
     type Output = Success<Listing>;
 
     fn run(self, cx: &Context) -> Result<Self::Output> {
-        let found = cx
-            .workspace
-            .search(&self.path, &self.pattern, self.max_results)?;
+        let found = cx.workspace.search(
+            &self.path,
+            &self.pattern,
+            self.max_results,
+            self.cursor.as_deref(),
+        )?;
         Ok(cx.success(found))
     }
 }
@@ -194,6 +202,8 @@ pub struct ContentSearch {
     max_results: Option<u64>,
     /// The files' encoding when it is not UTF-8 (e.g. latin1, shift_jis); files that do not decode in it are skipped and counted in files_undecodable.
     encoding: Option<String>,
+    /// A previous page's next_cursor, to continue after it (same other arguments).
+    cursor: Option<String>,
 }
 
 impl Tool for ContentSearch {
@@ -209,6 +219,7 @@ impl Tool for ContentSearch {
             ignore_case: self.ignore_case,
             max_results: self.max_results,
             encoding: self.encoding,
+            cursor: self.cursor,
         };
         Ok(cx.success(cx.workspace.grep(&self.path, &self.query, &options)?))
     }

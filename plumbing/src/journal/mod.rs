@@ -39,6 +39,8 @@ pub struct ListFilter {
     pub task_id: Option<String>,
     /// The most operations returned; the newest are kept.
     pub limit: u64,
+    /// Only operations older than this sequence number: the page after one that ended there.
+    pub before_seq: Option<i64>,
 }
 
 /// An open journal: one SQLite connection, given back for reuse when the handle is dropped.
@@ -220,6 +222,10 @@ impl Journal {
         if let Some(task) = &filter.task_id {
             clauses.push("task_id = ?");
             args.push(task);
+        }
+        if let Some(before) = &filter.before_seq {
+            clauses.push("seq < ?");
+            args.push(before);
         }
         let filter_sql = if clauses.is_empty() {
             String::new()

@@ -31,6 +31,7 @@ impl Spelling for CliSpelling {
             BaseHash => "--base",
             Snapshot => "--snapshot",
             Occurrence => "--occurrence",
+            Cursor => "--cursor",
         }
         .to_owned()
     }

@@ -45,6 +45,7 @@ impl Spelling for PythonSpelling {
             Argument::BaseHash => "base_hash",
             Argument::Snapshot => "snapshot=True",
             Argument::Occurrence => "occurrence",
+            Argument::Cursor => "cursor",
         }
         .to_owned()
     }

@@ -319,7 +319,8 @@ impl Workspace {
     }
 
     /// A directory's entries, sorted; symlinks reported, never followed.
-    #[pyo3(signature = (path = None, *, recursive = false, glob = None, max_entries = None))]
+    /// With `cursor` (a page's `next_cursor`), continues after that page.
+    #[pyo3(signature = (path = None, *, recursive = false, glob = None, max_entries = None, cursor = None))]
     fn list_directory(
         &self,
         py: Python<'_>,
@@ -327,11 +328,13 @@ impl Workspace {
         recursive: bool,
         glob: Option<String>,
         max_entries: Option<i64>,
+        cursor: Option<String>,
     ) -> PyResult<Py<PyAny>> {
         let options = ListOptions {
             recursive,
             glob,
             max_entries: checked(py, natural_opt("max_entries", max_entries))?,
+            cursor,
         };
         let listed = py.detach(|| self.inner.list(path, &options));
         answer(py, Class::Listing, listed)
@@ -361,22 +364,27 @@ impl Workspace {
     }
 
     /// Paths under `path` matching a glob, honouring the ignore files.
-    #[pyo3(signature = (path, pattern, *, max_results = None))]
+    /// With `cursor` (a page's `next_cursor`), continues after that page.
+    #[pyo3(signature = (path, pattern, *, max_results = None, cursor = None))]
     fn search_files(
         &self,
         py: Python<'_>,
         path: &str,
         pattern: &str,
         max_results: Option<i64>,
+        cursor: Option<String>,
     ) -> PyResult<Py<PyAny>> {
         let max_results = checked(py, natural_opt("max_results", max_results))?;
-        let found = py.detach(|| self.inner.search(path, pattern, max_results));
+        let found = py.detach(|| {
+            self.inner
+                .search(path, pattern, max_results, cursor.as_deref())
+        });
         answer(py, Class::Listing, found)
     }
 
     /// Lines matching `query` (literal text, or a regex with `regex=True`) in the text files
-    /// under `path`.
-    #[pyo3(signature = (path, query, *, regex = false, glob = None, ignore_case = false, max_results = None, encoding = None))]
+    /// under `path`. With `cursor` (a page's `next_cursor`), continues after that page.
+    #[pyo3(signature = (path, query, *, regex = false, glob = None, ignore_case = false, max_results = None, encoding = None, cursor = None))]
     #[allow(clippy::too_many_arguments)]
     fn search_content(
         &self,
@@ -388,6 +396,7 @@ impl Workspace {
         ignore_case: bool,
         max_results: Option<i64>,
         encoding: Option<String>,
+        cursor: Option<String>,
     ) -> PyResult<Py<PyAny>> {
         let options = GrepOptions {
             regex,
@@ -395,6 +404,7 @@ impl Workspace {
             ignore_case,
             max_results: checked(py, natural_opt("max_results", max_results))?,
             encoding,
+            cursor,
         };
         let found = py.detach(|| self.inner.grep(path, query, &options));
         answer(py, Class::GrepResult, found)
@@ -758,8 +768,9 @@ impl Workspace {
     }
 
     /// Operations, newest first: those touching `path`, recorded by `actor` or for
-    /// `task_id`; at most `limit` (default 20).
-    #[pyo3(signature = (*, path = None, actor = None, task_id = None, limit = None))]
+    /// `task_id`; at most `limit` (default 20). With `cursor` (a page's `next_cursor`), the
+    /// operations older than that page's.
+    #[pyo3(signature = (*, path = None, actor = None, task_id = None, limit = None, cursor = None))]
     fn list_history(
         &self,
         py: Python<'_>,
@@ -767,15 +778,17 @@ impl Workspace {
         actor: Option<String>,
         task_id: Option<String>,
         limit: Option<i64>,
+        cursor: Option<String>,
     ) -> PyResult<Py<PyAny>> {
         let filter = HistoryFilter {
             path,
             actor,
             task_id,
             limit: checked(py, natural_opt("limit", limit))?,
+            cursor,
         };
         let listed = py.detach(|| self.inner.list_history(&filter));
-        answer_list(py, Class::HistoryEntry, listed)
+        answer(py, Class::HistoryList, listed)
     }
 
     /// A unified diff per path of one operation, from the stored contents.

@@ -169,6 +169,8 @@ classes! {
     HunkReport {}
     /// A newer operation that `undo_last` passed over.
     PassedOver {}
+    /// A page of history, newest first.
+    HistoryList { "operations" => HistoryEntry }
     /// One operation as history lists it.
     HistoryEntry { "items" => OperationItem }
     /// One operation, as `get_operation` shows it.
@@ -196,6 +198,34 @@ impl ReadResult {
             .and_then(Value::as_u64)
             .unwrap_or(1);
         filekeeper::numbered(content, first)
+    }
+}
+
+/// A page of history reads like the list of its operations, as `list_history` returned
+/// before it had pages (and as the specification's example uses it): iterating, `len()` and
+/// indexing go to `operations`.
+#[pymethods]
+impl HistoryList {
+    fn __len__(slf: PyRef<'_, Self>) -> usize {
+        slf.as_super()
+            .fields
+            .get("operations")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len)
+    }
+
+    fn __iter__(slf: PyRef<'_, Self>, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let operations = slf.as_super().__getattr__(py, "operations")?;
+        Ok(operations.bind(py).try_iter()?.into_any().unbind())
+    }
+
+    fn __getitem__(
+        slf: PyRef<'_, Self>,
+        py: Python<'_>,
+        index: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyAny>> {
+        let operations = slf.as_super().__getattr__(py, "operations")?;
+        Ok(operations.bind(py).get_item(index)?.unbind())
     }
 }
 

@@ -547,3 +547,63 @@ def test_a_patch_on_a_snapshot_is_merged(ws: Workspace, root: Path) -> None:
     assert (root / "f.txt").read_text() == "top\na\nb\nc\nd\nE\n"
     assert applied.merged is not None
     assert applied.merged.landed[0].start_line == 6
+
+
+def test_a_listing_read_through_cursors_is_the_whole_listing(ws: Workspace, root: Path) -> None:
+    for i in range(25):
+        (root / f"f{i:02}.txt").write_text(f"needle {i}\nneedle again\n")
+    whole = [entry.path for entry in ws.list_directory().entries]
+    paged: list[str] = []
+    cursor: str | None = None
+    while True:
+        page = ws.list_directory(max_entries=4, cursor=cursor)
+        paged += [entry.path for entry in page.entries]
+        assert page.truncated == (page.next_cursor is not None)
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    assert paged == whole
+
+    lines: list[tuple[str, int]] = []
+    cursor = None
+    while True:
+        found = ws.search_content(".", "needle", max_results=3, cursor=cursor)
+        lines += [(match.path, match.line) for match in found.matches]
+        cursor = found.next_cursor
+        if cursor is None:
+            break
+    assert len(lines) == 50
+    assert lines == sorted(lines)
+    assert not (root / ".filekeeper").exists()
+
+
+def test_history_pages_reach_the_oldest_operation(ws: Workspace) -> None:
+    for i in range(5):
+        ws.write_file("log.txt", f"{i}\n")
+    first = ws.list_history(limit=2)
+    assert len(first) == 2
+    assert first.truncated
+    assert first[0].seq > first[1].seq
+    seqs = [entry.seq for entry in first]
+    cursor = first.next_cursor
+    while cursor is not None:
+        page = ws.list_history(limit=2, cursor=cursor)
+        seqs += [entry.seq for entry in page.operations]
+        cursor = page.next_cursor
+    assert seqs == sorted(seqs, reverse=True)
+    assert len(seqs) == 5
+
+
+def test_a_cursor_for_another_query_is_refused(ws: Workspace, root: Path) -> None:
+    for name in "abc":
+        (root / name).write_text("x\n")
+    token = ws.list_directory(max_entries=1).next_cursor
+    assert token is not None
+    with pytest.raises(FilekeeperError) as refused:
+        ws.search_files(".", "*", cursor=token)
+    assert refused.value.code == "INVALID_CURSOR"
+    assert refused.value.details["reason"] == "other_query"
+    assert "without cursor" in refused.value.details["recovery"]
+    with pytest.raises(FilekeeperError) as garbled:
+        ws.list_directory(max_entries=1, cursor=token[:-3])
+    assert garbled.value.code == "INVALID_CURSOR"

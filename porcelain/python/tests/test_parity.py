@@ -342,9 +342,32 @@ class Request:
     arguments: Callable[[Tree], Doc]
 
 
-def operations(entries: list[Any]) -> Doc:
-    """Python's history list, as the `operations` field of the other surfaces' document."""
-    return {"operations": [entry.to_dict() for entry in entries]}
+def cursor(page: Any) -> str:
+    """A truncated page's next_cursor."""
+    token = page.next_cursor
+    assert isinstance(token, str), page
+    return token
+
+
+def list_cursor(t: Tree) -> str:
+    return cursor(t.workspace.list_directory(".", recursive=True, max_entries=2))
+
+
+def search_cursor(t: Tree) -> str:
+    return cursor(t.workspace.search_files(".", "*", max_results=2))
+
+
+def grep_cursor(t: Tree) -> str:
+    return cursor(t.workspace.search_content(".", "a", max_results=1))
+
+
+def history_cursor(t: Tree) -> str:
+    return cursor(t.workspace.list_history(limit=1))
+
+
+def operations(page: Any) -> Doc:
+    """Python's history page, as the other surfaces' document."""
+    return dict(page.to_dict())
 
 
 def newest(tree: Tree, actor: str) -> str:
@@ -499,6 +522,43 @@ READS = [
         lambda t: ["--task-id", "T-2", "history", "list"],
         "history_list",
         lambda t: {"task_id": "T-2"},
+    ),
+    Request(
+        "list, the next page through a cursor",
+        "ok",
+        lambda ws, t: ws.list_directory(
+            ".", recursive=True, max_entries=2, cursor=list_cursor(t)
+        ).to_dict(),
+        lambda t: [
+            *["file", "list", ".", "--recursive", "--max-entries", "2"],
+            *["--cursor", list_cursor(t)],
+        ],
+        "directory_list",
+        lambda t: {"path": ".", "recursive": True, "max_entries": 2, "cursor": list_cursor(t)},
+    ),
+    Request(
+        "search files, the next page through a cursor",
+        "ok",
+        lambda ws, t: ws.search_files(".", "*", max_results=2, cursor=search_cursor(t)).to_dict(),
+        lambda t: ["file", "search", ".", "*", "--max-results", "2", "--cursor", search_cursor(t)],
+        "file_search",
+        lambda t: {"path": ".", "pattern": "*", "max_results": 2, "cursor": search_cursor(t)},
+    ),
+    Request(
+        "search content, the next page through a cursor",
+        "ok",
+        lambda ws, t: ws.search_content(".", "a", max_results=1, cursor=grep_cursor(t)).to_dict(),
+        lambda t: ["file", "grep", ".", "a", "--max-results", "1", "--cursor", grep_cursor(t)],
+        "content_search",
+        lambda t: {"path": ".", "query": "a", "max_results": 1, "cursor": grep_cursor(t)},
+    ),
+    Request(
+        "history list, the next page through a cursor",
+        "ok",
+        lambda ws, t: operations(ws.list_history(limit=1, cursor=history_cursor(t))),
+        lambda t: ["history", "list", "--limit", "1", "--cursor", history_cursor(t)],
+        "history_list",
+        lambda t: {"limit": 1, "cursor": history_cursor(t)},
     ),
     Request(
         "history get of the Python write",
@@ -1061,3 +1121,34 @@ def test_root_selection_agrees(tmp_path: Path, bin_dir: Path) -> None:
     }
     assert_same(documents, lambda document: document)
     assert python["content"] == NOTES
+
+
+# A cursor issued for another query: INVALID_CURSOR with the same details everywhere, and a
+# recovery that names the surface's own cursor argument.
+FOREIGN_CURSOR = Request(
+    "a list cursor given to a content search",
+    "INVALID_CURSOR",
+    lambda ws, t: ws.search_content(".", "a", cursor=list_cursor(t)).to_dict(),
+    lambda t: ["file", "grep", ".", "a", "--cursor", list_cursor(t)],
+    "content_search",
+    lambda t: {"path": ".", "query": "a", "cursor": list_cursor(t)},
+)
+
+
+def test_a_cursor_for_another_query_is_refused_alike(trees: dict[str, Tree], bin_dir: Path) -> None:
+    documents = run_on_surfaces(FOREIGN_CURSOR, trees, bin_dir)
+    assert {s: outcome(d) for s, d in documents.items()} == dict.fromkeys(
+        documents, "INVALID_CURSOR"
+    )
+
+    def without_recovery(document: Doc) -> Doc:
+        core = error_core(document)
+        details = {k: v for k, v in core["details"].items() if k != "recovery"}
+        return {**core, "details": details}
+
+    assert_same(documents, without_recovery)
+    assert documents["python"]["error"]["details"]["reason"] == "other_query"
+    recoveries = {s: d["error"]["details"]["recovery"] for s, d in documents.items()}
+    assert "without --cursor" in recoveries["cli"]
+    assert "without cursor" in recoveries["python"]
+    assert "without cursor" in recoveries["mcp"]

@@ -40,6 +40,7 @@ SCHEMA_OF: dict[str, tuple[str, str | None]] = {
     "PassedOver": ("mcp/undo_last.json", "PassedOver"),
     "MergeReport": ("mcp/file_replace_lines.json", "MergeReport"),
     "Landed": ("mcp/file_replace_lines.json", "Landed"),
+    "HistoryList": ("mcp/history_list.json", None),
     "HistoryEntry": ("mcp/history_list.json", "HistoryEntry"),
     "OperationRecord": ("mcp/history_get.json", None),
     "HistoryOperation": ("mcp/history_get.json", "HistoryOperation"),

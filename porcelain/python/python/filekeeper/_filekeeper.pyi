@@ -2,6 +2,7 @@
 # the CLI and the MCP server print for the same request, without the envelope's `ok` and
 # `workspace`; tests/test_stubs.py checks every class here against docs/schemas/.
 import os
+from collections.abc import Iterator
 from typing import Any, Literal, final
 
 __version__: str
@@ -91,6 +92,7 @@ class Listing(Record):
     path: str
     entries: list[ListEntry]
     truncated: bool
+    next_cursor: str | None
     entries_seen: int
     ignored: int
     depth_limited: bool
@@ -141,6 +143,7 @@ class GrepResult(Record):
     encoding: str
     matches: list[GrepMatch]
     truncated: bool
+    next_cursor: str | None
     files_searched: int
     files_skipped: int
     files_undecodable: int
@@ -265,6 +268,16 @@ class HistoryOperation(Record):
     metadata: Json | None
 
 @final
+class HistoryList(Record):
+    operations: list[HistoryEntry]
+    truncated: bool
+    next_cursor: str | None
+    # Reads like its operations: iterating, len() and indexing go to `operations`.
+    def __iter__(self) -> Iterator[HistoryEntry]: ...
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: int) -> HistoryEntry: ...
+
+@final
 class HistoryEntry(Record):
     id: str
     seq: int
@@ -352,12 +365,18 @@ class Workspace:
         recursive: bool = False,
         glob: str | None = None,
         max_entries: int | None = None,
+        cursor: str | None = None,
     ) -> Listing: ...
     def file_info(self, path: str) -> FileInfo: ...
     def hash_file(self, path: str) -> FileHash: ...
     def exists(self, path: str) -> Existence: ...
     def search_files(
-        self, path: str, pattern: str, *, max_results: int | None = None
+        self,
+        path: str,
+        pattern: str,
+        *,
+        max_results: int | None = None,
+        cursor: str | None = None,
     ) -> Listing: ...
     def search_content(
         self,
@@ -369,6 +388,7 @@ class Workspace:
         ignore_case: bool = False,
         max_results: int | None = None,
         encoding: str | None = None,
+        cursor: str | None = None,
     ) -> GrepResult: ...
 
     # Whole files and directories.
@@ -540,7 +560,8 @@ class Workspace:
         actor: str | None = None,
         task_id: str | None = None,
         limit: int | None = None,
-    ) -> list[HistoryEntry]: ...
+        cursor: str | None = None,
+    ) -> HistoryList: ...
     def diff_operation(self, operation_id: str) -> HistoryDiff: ...
     def undo(
         self,

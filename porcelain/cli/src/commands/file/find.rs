@@ -21,6 +21,9 @@ pub struct ListArgs {
     /// Return at most N entries (default and ceiling: max_directory_entries).
     #[arg(long, value_name = "N")]
     pub max_entries: Option<u64>,
+    /// Continue after the last entry of a previous page (its next_cursor), same query.
+    #[arg(long, value_name = "TOKEN")]
+    pub cursor: Option<String>,
 }
 
 /// Find paths by glob, honouring .gitignore and skipping .git/.
@@ -35,6 +38,9 @@ pub struct SearchArgs {
     /// Return at most N results (default and ceiling: max_search_results).
     #[arg(long, value_name = "N")]
     pub max_results: Option<u64>,
+    /// Continue after the last entry of a previous page (its next_cursor), same query.
+    #[arg(long, value_name = "TOKEN")]
+    pub cursor: Option<String>,
 }
 
 /// Find lines containing text (literal unless --regex), honouring .gitignore.
@@ -63,6 +69,9 @@ pub struct GrepArgs {
     /// files that do not decode in it are skipped and counted.
     #[arg(long, value_name = "E")]
     pub encoding: Option<String>,
+    /// Continue after the last line of a previous page (its next_cursor), same query.
+    #[arg(long, value_name = "TOKEN")]
+    pub cursor: Option<String>,
 }
 
 pub fn cmd_list(ws: &Workspace, args: &ListArgs) -> Result<Reply> {
@@ -70,13 +79,19 @@ pub fn cmd_list(ws: &Workspace, args: &ListArgs) -> Result<Reply> {
         recursive: args.recursive,
         glob: args.glob.clone(),
         max_entries: args.max_entries,
+        cursor: args.cursor.clone(),
     };
     let listing = ws.list(args.path.as_deref(), &options)?;
     Ok(listing_reply(ws, listing))
 }
 
 pub fn cmd_search(ws: &Workspace, args: &SearchArgs) -> Result<Reply> {
-    let listing = ws.search(&args.path, &args.glob, args.max_results)?;
+    let listing = ws.search(
+        &args.path,
+        &args.glob,
+        args.max_results,
+        args.cursor.as_deref(),
+    )?;
     Ok(listing_reply(ws, listing))
 }
 
@@ -87,6 +102,7 @@ pub fn cmd_grep(ws: &Workspace, args: &GrepArgs) -> Result<Reply> {
         ignore_case: args.ignore_case,
         max_results: args.max_results,
         encoding: args.encoding.clone(),
+        cursor: args.cursor.clone(),
     };
     let found = ws.grep(&args.path, &args.query, &options)?;
     let mut human = String::new();
@@ -107,7 +123,10 @@ pub fn cmd_grep(ws: &Workspace, args: &GrepArgs) -> Result<Reply> {
         ));
     }
     if found.truncated {
-        notes.push("truncated: more lines match; narrow the search or raise --max-results".into());
+        notes.push(match &found.next_cursor {
+            Some(cursor) => format!("truncated: more lines match; continue with --cursor {cursor}"),
+            None => "truncated: more lines match; narrow the search or raise --max-results".into(),
+        });
     }
     if found.depth_limited {
         notes.push("some directories were not searched: max_recursion_depth reached".into());
@@ -134,10 +153,16 @@ fn listing_reply(ws: &Workspace, listing: Listing) -> Reply {
     }
     let mut notes = Vec::new();
     if listing.truncated {
-        notes.push(format!(
-            "truncated after {} entries; narrow the request or raise the bound",
-            listing.entries.len()
-        ));
+        notes.push(match &listing.next_cursor {
+            Some(cursor) => format!(
+                "truncated after {} entries; continue with --cursor {cursor}",
+                listing.entries.len()
+            ),
+            None => format!(
+                "truncated after {} entries; narrow the request or raise the bound",
+                listing.entries.len()
+            ),
+        });
     }
     if listing.depth_limited {
         notes.push("some directories were not descended: max_recursion_depth reached".into());

@@ -2,7 +2,6 @@ use super::or_dash;
 use crate::commands::Context;
 use crate::output::{Reply, workspace_fields};
 use clap::Args;
-use filekeeper::documents::HistoryList;
 use filekeeper::{HistoryFilter, Result, Workspace};
 
 /// List operations of this workspace, newest first. The global --actor and --task-id
@@ -18,15 +17,20 @@ pub struct ListArgs {
     /// At most N operations (default 20, at most max_history_entries, 200).
     #[arg(long, value_name = "N")]
     pub limit: Option<u64>,
+    /// Continue with the operations older than a previous page's last (its next_cursor).
+    #[arg(long, value_name = "TOKEN")]
+    pub cursor: Option<String>,
 }
 
 pub fn cmd_list(cx: &Context, ws: &Workspace, args: &ListArgs) -> Result<Reply> {
-    let entries = ws.list_history(&HistoryFilter {
+    let page = ws.list_history(&HistoryFilter {
         path: args.path.clone(),
         actor: cx.global.actor.clone(),
         task_id: cx.global.task_id.clone(),
         limit: args.limit,
+        cursor: args.cursor.clone(),
     })?;
+    let entries = &page.operations;
     let rows: Vec<[String; 6]> = entries
         .iter()
         .map(|entry| {
@@ -54,10 +58,16 @@ pub fn cmd_list(cx: &Context, ws: &Workspace, args: &ListArgs) -> Result<Reply> 
     } else {
         human
     };
-    let document = HistoryList {
-        operations: entries,
+    let notes = match (&page.next_cursor, page.truncated) {
+        (Some(cursor), _) => vec![format!(
+            "older operations follow; continue with --cursor {cursor}"
+        )],
+        (None, true) => vec!["older operations follow; raise --limit to see more".to_owned()],
+        (None, false) => Vec::new(),
     };
-    Ok(Reply::new(workspace_fields(ws, document), human))
+    let mut reply = Reply::new(workspace_fields(ws, &page), human);
+    reply.notes = notes;
+    Ok(reply)
 }
 
 /// Left-aligned columns, two spaces apart.
