@@ -30,6 +30,9 @@ impl filekeeper::plumbing::Spelling for McpSpelling {
             BaseHash => "base_hash",
             Snapshot => "snapshot: true",
             Occurrence => "occurrence",
+            Name => "name",
+            Offset => "offset",
+            Length => "length",
         }
         .to_owned()
     }

@@ -204,6 +204,12 @@ pub enum Argument {
     Snapshot,
     /// Which match of a text replacement to replace (1-based, in file order).
     Occurrence,
+    /// The exact name `find-up` looks for.
+    Name,
+    /// Where a byte read starts.
+    Offset,
+    /// How many bytes a byte read returns at most.
+    Length,
 }
 
 impl Argument {
@@ -228,6 +234,9 @@ impl Argument {
             Argument::BaseHash => "base_hash",
             Argument::Snapshot => "snapshot",
             Argument::Occurrence => "occurrence",
+            Argument::Name => "name",
+            Argument::Offset => "offset",
+            Argument::Length => "length",
         }
     }
 }

@@ -30,6 +30,9 @@ impl Spelling for CliSpelling {
             BaseHash => "--base",
             Snapshot => "--snapshot",
             Occurrence => "--occurrence",
+            Name => "NAME",
+            Offset => "--offset",
+            Length => "--length",
         }
         .to_owned()
     }

@@ -44,6 +44,9 @@ impl Spelling for PythonSpelling {
             Argument::BaseHash => "base_hash",
             Argument::Snapshot => "snapshot=True",
             Argument::Occurrence => "occurrence",
+            Argument::Name => "name",
+            Argument::Offset => "offset",
+            Argument::Length => "length",
         }
         .to_owned()
     }
