@@ -102,19 +102,28 @@ impl Workspace {
             .resolve(path, Intent::Read)
             .and_then(|r| r.open_file())
             .map_err(|e| self.explain(e, true))?;
+        let size = file
+            .metadata()
+            .map_err(|e| Error::storage("inspecting file", &e))?
+            .len();
         let mut bytes = Vec::new();
         // One byte past the limit tells a file above it, even one that grew since it was
-        // opened.
-        file.take(limit.saturating_add(1))
+        // looked at.
+        (&file)
+            .take(limit.saturating_add(1))
             .read_to_end(&mut bytes)
             .map_err(|e| Error::storage("reading file", &e))?;
-        if bytes.len() as u64 > limit {
+        let len = size.max(bytes.len() as u64);
+        if len > limit {
             return Err(Error::new(
                 Code::LimitExceeded,
-                format!("the file is larger than max_read_bytes {limit}, the most a diff reads of each file"),
+                format!(
+                    "the file is {len} bytes, above max_read_bytes {limit}, the most a diff reads of each file"
+                ),
             )
             .path(path)
-            .with("limit", limit));
+            .with("limit", limit)
+            .with("requested", len));
         }
         Ok(bytes)
     }
