@@ -121,7 +121,7 @@ fill () {
 	*"|pos|GLOB" | *"|opt|PATTERN") echo "*.txt" ;;
 	*"|pos|QUERY") echo one ;;
 	*"|pos|ID" | *"|opt|ID") cat "$TRASH/blob.id" ;;
-	*"|pos|PATH" | *"|pos|PATHS" | *"|pos|SOURCE" | *"|pos|FILE") echo f.txt ;;
+	*"|pos|PATH" | *"|pos|PATHS" | *"|pos|SOURCE" | *"|pos|FILE" | *"|pos|OTHER") echo f.txt ;;
 	*"|opt|N" | *"|opt|M") echo 1 ;;
 	*"|opt|TEXT") echo one ;;
 	*"|opt|FILE") echo ../in/ok.txt ;;
