@@ -84,6 +84,20 @@ define_rows () {
 		history show "$op_write" &&
 	row ro ok "history diff" history_diff "{\"operation_id\": \"$op_write\"}" \
 		history diff "$op_write" &&
+	row ro ok "find up a file" file_find_up '{"path": "src/main.rs", "name": "notes.txt"}' \
+		file find-up src/main.rs notes.txt &&
+	row ro ok "find up, nothing found" file_find_up '{"path": "src", "name": "absent.cfg"}' \
+		file find-up src absent.cfg &&
+	row ro ok "diff two files" file_diff '{"path": "notes.txt", "other": "docs/readme.md"}' \
+		file diff notes.txt docs/readme.md &&
+	row ro ok "diff identical files" file_diff '{"path": "notes.txt", "other": "inside-link.txt"}' \
+		file diff notes.txt inside-link.txt &&
+	row ro ok "diff cut at max_bytes" file_diff '{"path": "notes.txt", "other": "docs/readme.md", "max_bytes": 40}' \
+		file diff notes.txt docs/readme.md --max-bytes 40 &&
+	row ro ok "read bytes of a binary file" file_read_bytes '{"path": "blob.bin", "offset": 1, "length": 4}' \
+		file read-bytes blob.bin --offset 1 --length 4 &&
+	row ro ok "read bytes at the end of a file" file_read_bytes '{"path": "blob.bin", "offset": 10}' \
+		file read-bytes blob.bin --offset 10 &&
 
 	# cursors: a page's next_cursor is the same token from either surface, and a cursor one
 	# surface issued continues on the other.
@@ -127,6 +141,22 @@ define_rows () {
 		file grep . beta --encoding latin1 &&
 	row ro INVALID_PATTERN "a bad regex" content_search '{"path": ".", "query": "(", "regex": true}' \
 		file grep . '(' --regex &&
+	row ro SYMLINK_ESCAPE_REFUSED "find up a link leading out" file_find_up '{"path": "src", "name": "escape.txt"}' \
+		file find-up src escape.txt &&
+	row ro INVALID_ARGUMENT "find up a name with a /" file_find_up '{"path": "src", "name": "a/b"}' \
+		file find-up src a/b &&
+	row ro PATH_IS_STATE_PATH "find up .filekeeper" file_find_up '{"path": "src", "name": ".filekeeper"}' \
+		file find-up src .filekeeper &&
+	row ro BINARY_CONTENT_REFUSED "diff a binary file" file_diff '{"path": "notes.txt", "other": "blob.bin"}' \
+		file diff notes.txt blob.bin &&
+	row ro NOT_A_FILE "diff a directory" file_diff '{"path": "docs", "other": "notes.txt"}' \
+		file diff docs notes.txt &&
+	row ro INVALID_ARGUMENT "read bytes beyond the end" file_read_bytes '{"path": "blob.bin", "offset": 11}' \
+		file read-bytes blob.bin --offset 11 &&
+	row ro NOT_A_FILE "read bytes of a directory" file_read_bytes '{"path": "docs"}' \
+		file read-bytes docs &&
+	row ro SYMLINK_ESCAPE_REFUSED "read bytes through a link leading out" file_read_bytes '{"path": "escape.txt"}' \
+		file read-bytes escape.txt &&
 	row ro OPERATION_NOT_FOUND "an unknown operation id" history_get '{"operation_id": "op_0123456789abcdef"}' \
 		history show op_0123456789abcdef &&
 
@@ -139,6 +169,10 @@ define_rows () {
 		file grep . a --max-results 201 &&
 	row ro LIMIT_EXCEEDED "1001 directory entries" directory_list '{"path": ".", "max_entries": 1001}' \
 		file list . --max-entries 1001 &&
+	row ro LIMIT_EXCEEDED "read bytes above max_read_bytes" file_read_bytes '{"path": "blob.bin", "length": 5242881}' \
+		file read-bytes blob.bin --length 5242881 &&
+	row ro LIMIT_EXCEEDED "a diff bound above max_read_bytes" file_diff '{"path": "notes.txt", "other": "blob.bin", "max_bytes": 5242881}' \
+		file diff notes.txt blob.bin --max-bytes 5242881 &&
 	row ro LIMIT_EXCEEDED "201 history entries" history_list '{"limit": 201}' \
 		history list --limit 201 &&
 	row rw LIMIT_EXCEEDED "a patch over 1 MiB" file_apply_patch "$(patch_args "$TRASH/huge.patch")" \

@@ -112,6 +112,7 @@ fill () {
 	"dir move|pos|DESTINATION") echo newdir ;;
 	"file list|pos|PATH" | "file search|pos|PATH" | "file grep|pos|PATH") echo . ;;
 	"workspace create|pos|NAME") echo other ;;
+	"file find-up|pos|NAME") echo f.txt ;;
 	"workspace create|pos|ROOT") echo ../other ;;
 	"journal-commit|pos|OPERATION_ID" | "journal-abort|pos|OPERATION_ID") cat "$TRASH/pending.id" ;;
 	*"|pos|OPERATION_ID") cat "$TRASH/committed.id" ;;
@@ -121,7 +122,7 @@ fill () {
 	*"|pos|GLOB" | *"|opt|PATTERN") echo "*.txt" ;;
 	*"|pos|QUERY") echo one ;;
 	*"|pos|ID" | *"|opt|ID") cat "$TRASH/blob.id" ;;
-	*"|pos|PATH" | *"|pos|PATHS" | *"|pos|SOURCE" | *"|pos|FILE") echo f.txt ;;
+	*"|pos|PATH" | *"|pos|PATHS" | *"|pos|SOURCE" | *"|pos|FILE" | *"|pos|OTHER") echo f.txt ;;
 	*"|opt|N" | *"|opt|M") echo 1 ;;
 	*"|opt|TEXT") echo one ;;
 	*"|opt|FILE") echo ../in/ok.txt ;;
@@ -650,9 +651,10 @@ test_expect_success 'no invocation hit INTERNAL_ERROR (a caught panic or a broke
 	test_must_be_empty out
 '
 
-test_expect_success 'every success exits 0 (file exists: 3 for an absent path)' '
+test_expect_success 'every success exits 0 (file exists and find-up: 3 for "not there")' '
 	offenders ".doc.ok == true and .rc != 0 and
-		(.leaf != \"file exists\" or .rc != 3 or .doc.exists != false)" >out &&
+		(.leaf != \"file exists\" or .rc != 3 or .doc.exists != false) and
+		(.leaf != \"file find-up\" or .rc != 3 or .doc.found != false)" >out &&
 	test_must_be_empty out
 '
 

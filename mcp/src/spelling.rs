@@ -32,6 +32,9 @@ impl filekeeper::plumbing::Spelling for McpSpelling {
             Snapshot => "snapshot: true",
             Occurrence => "occurrence",
             Cursor => "cursor",
+            Name => "name",
+            Offset => "offset",
+            Length => "length",
         }
         .to_owned()
     }

@@ -1,6 +1,6 @@
 //! Every tool's real structured result validates against its published schema.
 //!
-//! The real server is driven over stdio through all 25 tools (with a dry run, a truncated
+//! The real server is driven over stdio through all 28 tools (with a dry run, a truncated
 //! read, a read-many with a failing path, and a refusal), and each `structuredContent` is
 //! validated against the committed `docs/schemas/mcp/<tool>.json`, or `error.json` for a
 //! failure, closed to undeclared fields ([`filekeeper::schemas::closed`]). (The crate's unit
@@ -140,6 +140,18 @@ fn every_tool_result_matches_its_schema() {
     s.ok("directory_list", json!({"recursive": true}));
     s.ok("file_search", json!({"path": ".", "pattern": "*.txt"}));
     s.ok("content_search", json!({"path": ".", "query": "two"}));
+    let up = s.ok("file_find_up", json!({"path": "a.txt", "name": "link"}));
+    assert_eq!(up["found_path"], "link");
+    let none = s.ok("file_find_up", json!({"path": ".", "name": "absent"}));
+    assert_eq!(none["found"], false);
+    let same = s.ok("file_diff", json!({"path": "a.txt", "other": "link"}));
+    assert_eq!(same["identical"], true);
+    let bytes = s.ok(
+        "file_read_bytes",
+        json!({"path": "a.txt", "offset": 1, "length": 2}),
+    );
+    assert_eq!(bytes["content"], "bmU=");
+    assert_eq!(bytes["next_offset"], 3);
 
     let dry = s.ok(
         "file_create",

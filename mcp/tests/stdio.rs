@@ -22,13 +22,13 @@ fn lists_the_25_tools_with_honest_annotations() {
         .as_array()
         .unwrap()
         .clone();
-    assert_eq!(tools.len(), 25);
+    assert_eq!(tools.len(), 28);
     let read_only: Vec<&str> = tools
         .iter()
         .filter(|t| t["annotations"]["readOnlyHint"] == true)
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(read_only.len(), 11, "{read_only:?}");
+    assert_eq!(read_only.len(), 14, "{read_only:?}");
     assert!(
         tools
             .iter()

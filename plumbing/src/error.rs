@@ -212,6 +212,12 @@ pub enum Argument {
     Occurrence,
     /// The token that continues a bounded listing where the previous page ended.
     Cursor,
+    /// The exact name `find-up` looks for.
+    Name,
+    /// Where a byte read starts.
+    Offset,
+    /// How many bytes a byte read returns at most.
+    Length,
 }
 
 impl Argument {
@@ -238,6 +244,9 @@ impl Argument {
             Argument::Snapshot => "snapshot",
             Argument::Occurrence => "occurrence",
             Argument::Cursor => "cursor",
+            Argument::Name => "name",
+            Argument::Offset => "offset",
+            Argument::Length => "length",
         }
     }
 }

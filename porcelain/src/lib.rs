@@ -61,17 +61,22 @@ mod diff;
 pub mod documents;
 mod edit;
 pub mod envelope;
+mod file_diff;
+mod find_up;
 mod grep;
 mod history;
 mod listing;
 mod mutate;
 mod read;
+mod read_bytes;
 pub mod schemas;
 mod suggest;
 mod text;
 mod time;
 
 pub use edit::{EditGuards, FileReport, HunkReport, Landed, MergeReport, Policy, Position};
+pub use file_diff::{DiffOptions, FileDiff};
+pub use find_up::FoundUp;
 pub use grep::{GrepMatch, GrepOptions, GrepResult};
 pub use history::{HistoryDiff, HistoryEntry, HistoryFilter, HistoryOperation, PathDiff};
 pub use listing::{ListEntry, ListOptions, Listing};
@@ -79,6 +84,7 @@ pub use mutate::{
     Change, MutationDiff, MutationExtra, MutationItem, MutationOptions, MutationResult,
 };
 pub use read::{Existence, FileInfo, ManyItem, ReadOptions, ReadResult, numbered};
+pub use read_bytes::{ByteRange, ReadBytesOptions};
 
 use plumbing::home::{Home, Registration};
 use std::path::Path;

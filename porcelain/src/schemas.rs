@@ -23,8 +23,8 @@ use crate::plumbing::commands::{
     Fsck, HashedObject, JournalBegun, JournalEntry, Published, Recovered, ResolvedPath,
 };
 use crate::{
-    Existence, FileInfo, GrepResult, HistoryDiff, Listing, MutationExtra, MutationResult,
-    ReadResult,
+    ByteRange, Existence, FileDiff, FileInfo, FoundUp, GrepResult, HistoryDiff, Listing,
+    MutationExtra, MutationResult, ReadResult,
 };
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
@@ -43,10 +43,10 @@ pub fn all() -> Vec<(String, Value)> {
         ),
     )];
     for (command, shape) in cli() {
-        let exit = if command == "file exists" {
-            "exit 0, or 3 when the path does not exist"
-        } else {
-            "exit 0"
+        let exit = match command {
+            "file exists" => "exit 0, or 3 when the path does not exist",
+            "file find-up" => "exit 0, or 3 when no entry of that name was found",
+            _ => "exit 0",
         };
         out.push((
             format!("cli/{}.json", command.replace(' ', "-")),
@@ -82,6 +82,9 @@ fn cli() -> Vec<(&'static str, Value)> {
         ("file list", schema::<Success<Listing>>()),
         ("file search", schema::<Success<Listing>>()),
         ("file grep", schema::<Success<GrepResult>>()),
+        ("file find-up", schema::<Success<FoundUp>>()),
+        ("file diff", schema::<Success<FileDiff>>()),
+        ("file read-bytes", schema::<Success<ByteRange>>()),
         (
             "file replace-text",
             mutation(&["match_stage", "match_count"], &["merged"]),

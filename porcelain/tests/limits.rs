@@ -2,8 +2,8 @@
 //! that code, read from its row of the table, so the code and the table cannot drift apart.
 
 use filekeeper::{
-    Code, Error, Filekeeper, GrepOptions, HistoryFilter, ListOptions, MutationOptions, ReadOptions,
-    Workspace,
+    Code, DiffOptions, Error, Filekeeper, GrepOptions, HistoryFilter, ListOptions, MutationOptions,
+    ReadBytesOptions, ReadOptions, Workspace,
 };
 use std::fs;
 
@@ -73,6 +73,33 @@ fn every_limit_exceeded_carries_the_documented_details() {
         (
             "a line longer than a read may be",
             ws.read_file("long-line.txt", &ReadOptions::default())
+                .map(drop),
+        ),
+        (
+            "read-bytes above max_read_bytes",
+            ws.read_bytes(
+                "short.txt",
+                &ReadBytesOptions {
+                    length: Some(65),
+                    ..Default::default()
+                },
+            )
+            .map(drop),
+        ),
+        (
+            "a diff bound above max_read_bytes",
+            ws.diff_files(
+                "short.txt",
+                "short.txt",
+                &DiffOptions {
+                    max_bytes: Some(65),
+                },
+            )
+            .map(drop),
+        ),
+        (
+            "a file to diff above max_read_bytes",
+            ws.diff_files("short.txt", "long-line.txt", &DiffOptions::default())
                 .map(drop),
         ),
         (

@@ -125,7 +125,7 @@ def good(tool, name, schema, op_id):
         "path": "f.txt", "paths": ["f.txt"], "source": "f.txt", "destination": "new.txt",
         "content": "x\n", "old": "one", "new": "ONE", "replacement": "x\n", "patch": PATCH,
         "start": 1, "end": 1, "line": 1, "pattern": "*.txt", "query": "one",
-        "operation_id": op_id,
+        "operation_id": op_id, "name": "f.txt", "other": "f.txt",
     }
     if name in by_name:
         return by_name[name]

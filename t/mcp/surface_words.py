@@ -23,6 +23,7 @@ BASE = {
     "path": "f.txt", "paths": ["f.txt"], "content": "x\n", "source": "f.txt",
     "destination": "new.txt", "pattern": "*.txt", "query": "one", "old": "one", "new": "ONE",
     "policy": "first", "start": 1, "end": 1, "replacement": "x", "position": "end",
+    "name": "g.txt", "other": "g.txt",
     "operation_id": "op_0000000000000000",
     "patch": "--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-one\n+ONE\n",
 }

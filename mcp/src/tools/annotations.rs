@@ -39,7 +39,9 @@ fn files(root: &Path) -> BTreeMap<String, Vec<u8>> {
 /// The call most likely to replace or remove what is there, for each tool.
 fn probe(tool: &str, a_hash: &str) -> Value {
     match tool {
-        "file_read" | "file_info" => json!({"path": "a.txt"}),
+        "file_read" | "file_info" | "file_read_bytes" => json!({"path": "a.txt"}),
+        "file_find_up" => json!({"path": "d/x.txt", "name": "a.txt"}),
+        "file_diff" => json!({"path": "a.txt", "other": "b.txt"}),
         "file_read_many" => json!({"paths": ["a.txt"]}),
         "directory_list" => json!({"recursive": true}),
         "file_search" => json!({"path": ".", "pattern": "*.txt"}),

@@ -1,4 +1,4 @@
-//! The 25 tools, each one declaration in the module of its family: a struct whose fields are
+//! The 28 tools, each one declaration in the module of its family: a struct whose fields are
 //! the tool's arguments (each field's doc comment is the description `tools/list` shows) and
 //! its [`Tool`] implementation: name, description, effect, result type and the call into the
 //! `filekeeper` library that does the work. [`ALL`] lists them in the order `tools/list`
@@ -129,6 +129,9 @@ pub const ALL: &[Declared] = &[
     declare::<read::FileInfo>(),
     declare::<read::FileSearch>(),
     declare::<read::ContentSearch>(),
+    declare::<read::FileFindUp>(),
+    declare::<read::FileDiff>(),
+    declare::<read::FileReadBytes>(),
     declare::<history::HistoryList>(),
     declare::<history::HistoryGet>(),
     declare::<history::HistoryDiff>(),
@@ -337,7 +340,13 @@ mod tests {
         let quick: Vec<&str> = ALL.iter().filter(|t| t.quick).map(|t| t.name).collect();
         assert_eq!(
             quick,
-            ["workspace_info", "file_read", "file_info", "history_get"]
+            [
+                "workspace_info",
+                "file_read",
+                "file_info",
+                "file_read_bytes",
+                "history_get"
+            ]
         );
     }
 }

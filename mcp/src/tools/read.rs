@@ -5,7 +5,10 @@ use crate::spelling::name_argument;
 use crate::text::View;
 use filekeeper::documents::{ReadMany, ReadManyItem};
 use filekeeper::envelope::Success;
-use filekeeper::{GrepOptions, GrepResult, ListOptions, Listing, ReadOptions, ReadResult, Result};
+use filekeeper::{
+    ByteRange, DiffOptions, GrepOptions, GrepResult, ListOptions, Listing, ReadBytesOptions,
+    ReadOptions, ReadResult, Result,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -222,5 +225,74 @@ impl Tool for ContentSearch {
             cursor: self.cursor,
         };
         Ok(cx.success(cx.workspace.grep(&self.path, &self.query, &options)?))
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct FileFindUp {
+    /// Where to start: a directory, or a file (which starts at its directory).
+    path: String,
+    /// The exact entry name to look for, e.g. pyproject.toml or .git; one plain name, no '/'.
+    name: String,
+}
+
+impl Tool for FileFindUp {
+    const NAME: &str = "file_find_up";
+    const DESCRIPTION: &str = "Find the nearest entry named exactly name in path's directory or an ancestor, up to the workspace root. Not found is ok with found=false.";
+    const EFFECT: Effect = Effect::Read;
+    type Output = Success<filekeeper::FoundUp>;
+
+    fn run(self, cx: &Context) -> Result<Self::Output> {
+        Ok(cx.success(cx.workspace.find_up(&self.path, &self.name)?))
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct FileDiff {
+    /// The old side, workspace-relative.
+    path: String,
+    /// The new side, workspace-relative.
+    other: String,
+    /// Return at most this many bytes of diff, cut at a whole line with truncated=true (default and ceiling max_read_bytes).
+    max_bytes: Option<u64>,
+}
+
+impl Tool for FileDiff {
+    const NAME: &str = "file_diff";
+    const DESCRIPTION: &str = "Unified diff between two text files of the workspace; identical files give identical=true and an empty diff. Binary files and directories are refused.";
+    const EFFECT: Effect = Effect::Read;
+    type Output = Success<filekeeper::FileDiff>;
+
+    fn run(self, cx: &Context) -> Result<Self::Output> {
+        let options = DiffOptions {
+            max_bytes: self.max_bytes,
+        };
+        Ok(cx.success(cx.workspace.diff_files(&self.path, &self.other, &options)?))
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct FileReadBytes {
+    #[schemars(description = PATH)]
+    path: String,
+    /// First byte to return, 0-based (default 0).
+    offset: Option<u64>,
+    /// Return at most this many bytes (default and ceiling max_read_bytes).
+    length: Option<u64>,
+}
+
+impl Tool for FileReadBytes {
+    const NAME: &str = "file_read_bytes";
+    const DESCRIPTION: &str = "Read a byte range of any file, binary included, as base64 content, with size_bytes, content_hash and next_offset (null at the end).";
+    const EFFECT: Effect = Effect::Read;
+    const QUICK: bool = true;
+    type Output = Success<ByteRange>;
+
+    fn run(self, cx: &Context) -> Result<Self::Output> {
+        let options = ReadBytesOptions {
+            offset: self.offset,
+            length: self.length,
+        };
+        Ok(cx.success(cx.workspace.read_bytes(&self.path, &options)?))
     }
 }

@@ -32,6 +32,9 @@ impl Spelling for CliSpelling {
             Snapshot => "--snapshot",
             Occurrence => "--occurrence",
             Cursor => "--cursor",
+            Name => "NAME",
+            Offset => "--offset",
+            Length => "--length",
         }
         .to_owned()
     }

@@ -190,6 +190,27 @@ fn every_document_keeper_prints_matches_its_schema() {
     assert!(listed["entries"].as_array().unwrap().len() >= 3);
     s.ok("cli/file-search.json", &["file", "search", ".", "*.txt"]);
     s.ok("cli/file-grep.json", &["file", "grep", ".", "two"]);
+    let up = s.ok(
+        "cli/file-find-up.json",
+        &["file", "find-up", "inside-link", "a.txt"],
+    );
+    assert_eq!(up["kind"], "file");
+    s.expect(
+        3,
+        "cli/file-find-up.json",
+        &["file", "find-up", ".", "nothere"],
+        b"",
+    );
+    let diff = s.ok(
+        "cli/file-diff.json",
+        &["file", "diff", "a.txt", "inside-link"],
+    );
+    assert_eq!(diff["identical"], true);
+    let bytes = s.ok(
+        "cli/file-read-bytes.json",
+        &["file", "read-bytes", "a.txt", "--length", "3"],
+    );
+    assert_eq!(bytes["content"], "b25l");
 
     // Edits.
     let replaced = s.ok(

@@ -46,6 +46,9 @@ impl Spelling for PythonSpelling {
             Argument::Snapshot => "snapshot=True",
             Argument::Occurrence => "occurrence",
             Argument::Cursor => "cursor",
+            Argument::Name => "name",
+            Argument::Offset => "offset",
+            Argument::Length => "length",
         }
         .to_owned()
     }

@@ -15,8 +15,8 @@ use errors::{FilekeeperError, rendered, to_python};
 use filekeeper::documents::{self, ReadManyItem};
 use filekeeper::plumbing::config::StateLocation;
 use filekeeper::{
-    EditGuards, Error, GrepOptions, HistoryFilter, ListOptions, MutationOptions, Policy, Position,
-    ReadOptions, Result, WorkspaceEntry,
+    DiffOptions, EditGuards, Error, GrepOptions, HistoryFilter, ListOptions, MutationOptions,
+    Policy, Position, ReadBytesOptions, ReadOptions, Result, WorkspaceEntry,
 };
 use pyo3::prelude::*;
 use pyo3::types::PyList;
@@ -361,6 +361,46 @@ impl Workspace {
     fn exists(&self, py: Python<'_>, path: &str) -> PyResult<Py<PyAny>> {
         let existence = py.detach(|| self.inner.exists(path));
         answer(py, Class::Existence, existence)
+    }
+
+    /// The nearest entry called exactly `name` in `path`'s directory or above it, up to the
+    /// workspace root.
+    fn find_up(&self, py: Python<'_>, path: &str, name: &str) -> PyResult<Py<PyAny>> {
+        let found = py.detach(|| self.inner.find_up(path, name));
+        answer(py, Class::FoundUp, found)
+    }
+
+    /// The unified diff from `path` to `other`, two text files of the workspace.
+    #[pyo3(signature = (path, other, *, max_bytes = None))]
+    fn diff_files(
+        &self,
+        py: Python<'_>,
+        path: &str,
+        other: &str,
+        max_bytes: Option<i64>,
+    ) -> PyResult<Py<PyAny>> {
+        let options = DiffOptions {
+            max_bytes: checked(py, natural_opt("max_bytes", max_bytes))?,
+        };
+        let diff = py.detach(|| self.inner.diff_files(path, other, &options));
+        answer(py, Class::FileDiff, diff)
+    }
+
+    /// Up to `length` bytes of any file from `offset`; `content` is `bytes`.
+    #[pyo3(signature = (path, *, offset = None, length = None))]
+    fn read_bytes(
+        &self,
+        py: Python<'_>,
+        path: &str,
+        offset: Option<i64>,
+        length: Option<i64>,
+    ) -> PyResult<Py<PyAny>> {
+        let options = ReadBytesOptions {
+            offset: checked(py, natural_opt("offset", offset))?,
+            length: checked(py, natural_opt("length", length))?,
+        };
+        let range = py.detach(|| self.inner.read_bytes(path, &options));
+        answer(py, Class::ByteRange, range)
     }
 
     /// Paths under `path` matching a glob, honouring the ignore files.

@@ -4,13 +4,16 @@
 //! serialize it, and kept as that JSON object. Python sees it through a class per kind of
 //! result (`MutationResult`, `ReadResult`, ...), whose attributes are the object's fields:
 //! so a Python result can never hold a field, or a value, that the JSON documents do not,
-//! and `to_dict()` gives back exactly the document's fields. The classes' attribute types are
+//! and `to_dict()` gives back exactly the document's fields. One kind of value differs: bytes,
+//! which a document carries as base64 (`ByteRange.content`), are read as Python `bytes`;
+//! `to_dict()` keeps the document's base64 text. The classes' attribute types are
 //! declared in `python/filekeeper/_filekeeper.pyi`, and `tests/test_stubs.py` checks those
 //! declarations against the published JSON schemas.
 
+use base64::Engine;
 use pyo3::exceptions::PyAttributeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 use serde_json::{Map, Value};
 
 /// The base of every result class: a JSON object whose fields are read as attributes.
@@ -29,6 +32,17 @@ impl Record {
             _ => name,
         };
         match self.fields.get(field) {
+            // The JSON documents carry bytes as base64; Python gets them as `bytes`.
+            Some(Value::String(text)) if self.class.bytes(field) => {
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(text)
+                    .map_err(|e| {
+                        pyo3::exceptions::PyValueError::new_err(format!(
+                            "{field} is not base64: {e}"
+                        ))
+                    })?;
+                Ok(PyBytes::new(py, &bytes).into_any().unbind())
+            }
             Some(value) => convert(py, self.class.nested(field), value),
             None if self.class.optional(field) => Ok(py.None()),
             None => Err(PyAttributeError::new_err(format!(
@@ -183,6 +197,12 @@ classes! {
     HistoryDiff { "paths" => PathDiff }
     /// One path's diff.
     PathDiff {}
+    /// What `find_up` found.
+    FoundUp {}
+    /// The diff of two files.
+    FileDiff {}
+    /// A range of a file's bytes.
+    ByteRange {}
 }
 
 #[pymethods]
@@ -230,6 +250,11 @@ impl HistoryList {
 }
 
 impl Class {
+    /// Whether `field` holds bytes, base64 in the document and `bytes` in Python.
+    fn bytes(self, field: &str) -> bool {
+        self == Class::ByteRange && field == "content"
+    }
+
     /// Whether `field` is one a document of this class carries only where it applies (a
     /// dry run's preview, a text replacement's match count, ...): absent, it reads as None,
     /// and `to_dict()` leaves it out as the JSON document does.

@@ -3,15 +3,19 @@ codes and details, and bounded reads."""
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 import pytest
 
 import filekeeper
 from filekeeper import (
+    ByteRange,
     FailedPath,
+    FileDiff,
     Filekeeper,
     FilekeeperError,
+    FoundUp,
     MutationDiff,
     MutationResult,
     ReadResult,
@@ -442,6 +446,111 @@ def test_a_read_numbers_its_lines_on_request_and_takes_a_line_bound(
         ws.read_file("a.txt", max_lines=0)
     assert raised.value.code == "INVALID_ARGUMENT"
     assert raised.value.message == "max_lines must be at least 1"
+
+
+def test_find_up_finds_the_nearest_entry_and_says_where_it_looked(
+    ws: Workspace, root: Path
+) -> None:
+    (root / "a" / "b").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("[root]\n")
+    (root / "a" / "pyproject.toml").write_text("[a]\n")
+    (root / "a" / "b" / "leaf.py").write_text("x = 1\n")
+    found = ws.find_up("a/b/leaf.py", "pyproject.toml")
+    assert isinstance(found, FoundUp)
+    assert found.found is True
+    assert found.found_path == "a/pyproject.toml"
+    assert found.kind == "file"
+    assert found.searched == ["a/b", "a"]
+    missing = ws.find_up("a/b", "setup.cfg")
+    assert missing.found is False
+    assert missing.found_path is None
+    assert missing.kind is None
+    assert missing.searched == ["a/b", "a", "."]
+
+
+def test_find_up_refuses_a_name_that_is_a_path(ws: Workspace, root: Path) -> None:
+    for name in ["", "a/b", "..", "."]:
+        with pytest.raises(FilekeeperError) as raised:
+            ws.find_up(".", name)
+        assert raised.value.code == "INVALID_ARGUMENT"
+        assert raised.value.message.startswith("name ")
+    with pytest.raises(FilekeeperError) as raised:
+        ws.find_up(".", ".filekeeper")
+    assert raised.value.code == "PATH_IS_STATE_PATH"
+
+
+def test_diff_files_gives_a_unified_diff(ws: Workspace, root: Path) -> None:
+    (root / "old.txt").write_text("a\nb\nc\n")
+    (root / "new.txt").write_text("a\nB\nc\n")
+    diff = ws.diff_files("old.txt", "new.txt")
+    assert isinstance(diff, FileDiff)
+    assert diff.diff == "--- a/old.txt\n+++ b/new.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"
+    assert (diff.lines_added, diff.lines_removed) == (1, 1)
+    assert diff.identical is False
+    assert diff.truncated is False
+    assert diff.path_hash == ws.hash_file("old.txt").hash
+    same = ws.diff_files("old.txt", "old.txt")
+    assert same.identical is True
+    assert same.diff == ""
+    cut = ws.diff_files("old.txt", "new.txt", max_bytes=40)
+    assert cut.truncated is True
+    assert diff.diff.startswith(cut.diff)
+    assert cut.diff.endswith("\n")
+    assert len(cut.diff) <= 40
+
+
+def test_diff_files_refuses_binary_files_and_directories(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    (root / "blob.bin").write_bytes(b"\x00\x01")
+    (root / "d").mkdir()
+    with pytest.raises(FilekeeperError) as raised:
+        ws.diff_files("a.txt", "blob.bin")
+    assert raised.value.code == "BINARY_CONTENT_REFUSED"
+    assert raised.value.details["path"] == "blob.bin"
+    with pytest.raises(FilekeeperError) as raised:
+        ws.diff_files("d", "a.txt")
+    assert raised.value.code == "NOT_A_FILE"
+    with pytest.raises(FilekeeperError) as raised:
+        ws.diff_files("a.txt", "a.txt", max_bytes=-1)
+    assert raised.value.details["argument"] == "max_bytes"
+
+
+def test_read_bytes_gives_python_bytes(ws: Workspace, root: Path) -> None:
+    data = bytes(range(256)) * 4
+    (root / "all.bin").write_bytes(data)
+    head = ws.read_bytes("all.bin", offset=250, length=10)
+    assert isinstance(head, ByteRange)
+    assert isinstance(head.content, bytes)
+    assert head.content == data[250:260]
+    assert (head.offset, head.length, head.size_bytes) == (250, 10, 1024)
+    assert head.next_offset == 260
+    assert head.content_hash == ws.hash_file("all.bin").hash
+    # The document keeps the base64 the other surfaces print.
+    assert base64.b64decode(head.to_dict()["content"]) == data[250:260]
+    whole = b""
+    offset: int | None = 0
+    while offset is not None:
+        page = ws.read_bytes("all.bin", offset=offset, length=300)
+        whole += page.content
+        offset = page.next_offset
+    assert whole == data
+    end = ws.read_bytes("all.bin", offset=1024)
+    assert (end.content, end.length, end.next_offset) == (b"", 0, None)
+
+
+def test_read_bytes_refuses_an_offset_beyond_the_end(ws: Workspace, root: Path) -> None:
+    (root / "a.bin").write_bytes(b"abc")
+    with pytest.raises(FilekeeperError) as raised:
+        ws.read_bytes("a.bin", offset=4)
+    assert raised.value.code == "INVALID_ARGUMENT"
+    assert raised.value.message.startswith("offset 4 ")
+    assert raised.value.details["size_bytes"] == 3
+    with pytest.raises(FilekeeperError) as raised:
+        ws.read_bytes("a.bin", length=0)
+    assert raised.value.message.startswith("length ")
+    with pytest.raises(FilekeeperError) as raised:
+        ws.read_bytes("a.bin", length=5 * 1024 * 1024 + 1)
+    assert raised.value.code == "LIMIT_EXCEEDED"
 
 
 def test_workspace_info(ws: Workspace) -> None:

@@ -148,7 +148,7 @@ def check_spelling(keeper: Path, argv: list[str]) -> None:
 
 def run_keeper(bin_dir: Path, selection: list[str], argv: list[str]) -> Doc:
     """`keeper --json SELECTION ARGV`: the one JSON document it prints, checked against its
-    exit status (0 exactly when ok)."""
+    exit status (0 exactly when ok, but for find-up's 3 when nothing was found)."""
     keeper = bin_dir / "keeper"
     check_spelling(keeper, [*selection, *argv])
     env = {k: v for k, v in os.environ.items() if k != "FILEKEEPER_HOME"}
@@ -163,7 +163,9 @@ def run_keeper(bin_dir: Path, selection: list[str], argv: list[str]) -> Doc:
     assert done.stdout.count("\n") == 1, f"not one document: {done.stdout!r} {done.stderr!r}"
     document: Doc = json.loads(done.stdout)
     assert isinstance(document.get("ok"), bool), document
-    assert (done.returncode == 0) == document["ok"], (done.returncode, document)
+    # find-up is a shell predicate, as file exists is: exit 3 when nothing was found.
+    not_found = document["ok"] and document.get("found") is False and done.returncode == 3
+    assert (done.returncode == 0) == document["ok"] or not_found, (done.returncode, document)
     return document
 
 
@@ -591,6 +593,70 @@ READS = [
         lambda t: ["history", "diff", newest(t, "mcp-seed")],
         "history_diff",
         lambda t: {"operation_id": newest(t, "mcp-seed")},
+    ),
+    Request(
+        "find up a file",
+        "ok",
+        lambda ws, t: ws.find_up("src/main.rs", "notes.txt").to_dict(),
+        lambda t: ["file", "find-up", "src/main.rs", "notes.txt"],
+        "file_find_up",
+        lambda t: {"path": "src/main.rs", "name": "notes.txt"},
+    ),
+    Request(
+        "find up, nothing found",
+        "ok",
+        lambda ws, t: ws.find_up("docs", "absent.cfg").to_dict(),
+        lambda t: ["file", "find-up", "docs", "absent.cfg"],
+        "file_find_up",
+        lambda t: {"path": "docs", "name": "absent.cfg"},
+    ),
+    Request(
+        "find up a name with a /",
+        "INVALID_ARGUMENT",
+        lambda ws, t: ws.find_up("docs", "src/main.rs").to_dict(),
+        lambda t: ["file", "find-up", "docs", "src/main.rs"],
+        "file_find_up",
+        lambda t: {"path": "docs", "name": "src/main.rs"},
+    ),
+    Request(
+        "diff two files",
+        "ok",
+        lambda ws, t: ws.diff_files("notes.txt", "story.txt").to_dict(),
+        lambda t: ["file", "diff", "notes.txt", "story.txt"],
+        "file_diff",
+        lambda t: {"path": "notes.txt", "other": "story.txt"},
+    ),
+    Request(
+        "diff cut at max_bytes",
+        "ok",
+        lambda ws, t: ws.diff_files("notes.txt", "story.txt", max_bytes=50).to_dict(),
+        lambda t: ["file", "diff", "notes.txt", "story.txt", "--max-bytes", "50"],
+        "file_diff",
+        lambda t: {"path": "notes.txt", "other": "story.txt", "max_bytes": 50},
+    ),
+    Request(
+        "diff a directory",
+        "NOT_A_FILE",
+        lambda ws, t: ws.diff_files("docs", "notes.txt").to_dict(),
+        lambda t: ["file", "diff", "docs", "notes.txt"],
+        "file_diff",
+        lambda t: {"path": "docs", "other": "notes.txt"},
+    ),
+    Request(
+        "read bytes",
+        "ok",
+        lambda ws, t: ws.read_bytes("notes.txt", offset=2, length=5).to_dict(),
+        lambda t: ["file", "read-bytes", "notes.txt", "--offset", "2", "--length", "5"],
+        "file_read_bytes",
+        lambda t: {"path": "notes.txt", "offset": 2, "length": 5},
+    ),
+    Request(
+        "read bytes beyond the end",
+        "INVALID_ARGUMENT",
+        lambda ws, t: ws.read_bytes("notes.txt", offset=99).to_dict(),
+        lambda t: ["file", "read-bytes", "notes.txt", "--offset", "99"],
+        "file_read_bytes",
+        lambda t: {"path": "notes.txt", "offset": 99},
     ),
     Request(
         "history get of an unknown operation",

@@ -47,6 +47,9 @@ SCHEMA_OF: dict[str, tuple[str, str | None]] = {
     "OperationItem": ("mcp/history_get.json", "Item"),
     "HistoryDiff": ("mcp/history_diff.json", None),
     "PathDiff": ("mcp/history_diff.json", "PathDiff"),
+    "FoundUp": ("mcp/file_find_up.json", None),
+    "FileDiff": ("mcp/file_diff.json", None),
+    "ByteRange": ("mcp/file_read_bytes.json", None),
 }
 
 # A mutation's fields: every mutation tool's document together (each carries the extras of

@@ -19,14 +19,17 @@ Failures raise :class:`FilekeeperError`, whose ``code``, ``message``, ``retryabl
 """
 
 from ._filekeeper import (
+    ByteRange,
     ErrorBody,
     Existence,
     FailedPath,
+    FileDiff,
     FileHash,
     FileInfo,
     Filekeeper,
     FilekeeperError,
     FileReport,
+    FoundUp,
     GrepMatch,
     GrepResult,
     HistoryDiff,
@@ -55,14 +58,17 @@ from ._filekeeper import (
 )
 
 __all__ = [
+    "ByteRange",
     "ErrorBody",
     "Existence",
     "FailedPath",
+    "FileDiff",
     "FileHash",
     "FileInfo",
     "FileReport",
     "Filekeeper",
     "FilekeeperError",
+    "FoundUp",
     "GrepMatch",
     "GrepResult",
     "HistoryDiff",

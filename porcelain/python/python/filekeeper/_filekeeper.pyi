@@ -317,6 +317,38 @@ class HistoryDiff(Record):
     paths: list[PathDiff]
 
 @final
+class FoundUp(Record):
+    path: str
+    name: str
+    found: bool
+    found_path: str | None
+    kind: Literal["file", "directory", "symlink", "special"] | None
+    searched: list[str]
+
+@final
+class FileDiff(Record):
+    path: str
+    other: str
+    identical: bool
+    diff: str
+    lines_added: int
+    lines_removed: int
+    truncated: bool
+    path_hash: str
+    other_hash: str
+
+@final
+class ByteRange(Record):
+    path: str
+    # The document's base64, decoded: to_dict() keeps the base64 text.
+    content: bytes
+    offset: int
+    length: int
+    size_bytes: int
+    next_offset: int | None
+    content_hash: str
+
+@final
 class Filekeeper:
     """A handle on one Filekeeper home: the workspace registry."""
 
@@ -370,6 +402,11 @@ class Workspace:
     def file_info(self, path: str) -> FileInfo: ...
     def hash_file(self, path: str) -> FileHash: ...
     def exists(self, path: str) -> Existence: ...
+    def find_up(self, path: str, name: str) -> FoundUp: ...
+    def diff_files(self, path: str, other: str, *, max_bytes: int | None = None) -> FileDiff: ...
+    def read_bytes(
+        self, path: str, *, offset: int | None = None, length: int | None = None
+    ) -> ByteRange: ...
     def search_files(
         self,
         path: str,

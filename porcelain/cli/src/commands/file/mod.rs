@@ -1,13 +1,17 @@
 //! `keeper file …`: files in the workspace.
 //!
-//! The read-only commands are in `read` (read, read-many), `inspect` (info, hash, exists)
-//! and `find` (list, search, grep): nothing in them changes the workspace. The mutating ones
+//! The read-only commands are in `read` (read, read-many), `bytes` (read-bytes), `inspect`
+//! (info, hash, exists), `diff` (diff of two files), `find` (list, search, grep) and
+//! `find_up` (find-up): nothing in them changes the workspace. The mutating ones
 //! are in `write` (whole files: create, write, copy, move, delete), `edit` (in place:
 //! replace-text and the line edits) and `patch` (apply-patch); `input` reads the content
 //! they are given.
 
+mod bytes;
+mod diff;
 mod edit;
 mod find;
+mod find_up;
 mod input;
 mod inspect;
 mod patch;
@@ -34,12 +38,15 @@ pub enum FileCommand {
     Delete(write::DeleteArgs),
     Read(read::ReadArgs),
     ReadMany(read::ReadManyArgs),
+    ReadBytes(bytes::ReadBytesArgs),
     Info(inspect::InfoArgs),
     Hash(inspect::HashArgs),
     Exists(inspect::ExistsArgs),
+    Diff(diff::DiffArgs),
     List(find::ListArgs),
     Search(find::SearchArgs),
     Grep(find::GrepArgs),
+    FindUp(find_up::FindUpArgs),
 }
 
 pub fn run(cx: &Context, cmd: &FileCommand) -> Result<Reply> {
@@ -57,11 +64,14 @@ pub fn run(cx: &Context, cmd: &FileCommand) -> Result<Reply> {
         FileCommand::Delete(args) => write::cmd_delete(cx, &ws, args),
         FileCommand::Read(args) => read::cmd_read(&ws, args),
         FileCommand::ReadMany(args) => read::cmd_read_many(&ws, args),
+        FileCommand::ReadBytes(args) => bytes::cmd_read_bytes(&ws, args),
         FileCommand::Info(args) => inspect::cmd_info(&ws, args),
         FileCommand::Hash(args) => inspect::cmd_hash(&ws, args),
         FileCommand::Exists(args) => inspect::cmd_exists(&ws, args),
+        FileCommand::Diff(args) => diff::cmd_diff(&ws, args),
         FileCommand::List(args) => find::cmd_list(&ws, args),
         FileCommand::Search(args) => find::cmd_search(&ws, args),
         FileCommand::Grep(args) => find::cmd_grep(&ws, args),
+        FileCommand::FindUp(args) => find_up::cmd_find_up(&ws, args),
     }
 }
