@@ -102,6 +102,26 @@ fn tool_list() -> Vec<Tool> {
 }
 
 impl Server {
+    /// What the server tells an agent once, at `initialize`: the conventions every tool shares,
+    /// so that no tool's description repeats them (the tool list stays lean; `docs/mcp.md`).
+    fn instructions(&self) -> String {
+        format!(
+            "Safe file operations confined to one workspace. Paths are workspace-relative; lines are 1-based and inclusive. \
+             A read returns at most {lines} lines or {bytes} bytes unless it asks for more (max_lines, max_bytes); a bounded read \
+             or listing says truncated, and next_start_line or next_cursor (pass it back as cursor, other arguments unchanged) \
+             continues it. A read's text numbers its lines (number, tab, line); the numbers are not part of the file, so never \
+             copy them into old text or new content. Before you write, pass the read's content_hash as expected_hash (refused \
+             with CONTENT_CONFLICT if the file changed) or, for an edit, as base_hash (made on that version and merged into the \
+             current file). expected_content refuses unless the lines edited hold exactly that text. Every mutation takes dry_run \
+             (report the diff, change nothing), returns an operation_id that undo_operation reverses, and its reply shows what it \
+             changed in diffs, so a file need not be read back to check an edit. Credential-shaped paths (.env, *.pem, .ssh/, ...) are \
+             refused; set i_accept_secret_write_risk only when the user asked to write one. Errors carry a stable code and say \
+             what to do.",
+            lines = self.reads.max_lines,
+            bytes = self.reads.max_bytes,
+        )
+    }
+
     /// Runs a tool, catching any panic as INTERNAL_ERROR so the server keeps serving. A quick
     /// tool (`Tool::QUICK`, small reads) runs right here on the protocol thread: it takes
     /// less time than handing it to another thread and back would. Any other tool runs on a
@@ -169,14 +189,11 @@ impl Server {
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("filekeeper-mcp", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "Safe file operations confined to one workspace. Paths are workspace-relative; lines are 1-based and inclusive. \
-                 Read before you write and pass the read's content_hash as expected_hash. Every mutation returns an operation_id \
-                 that undo_operation can reverse, and takes dry_run. Errors carry a stable code. \
-                 A mutation's reply shows what it changed in diffs (a unified diff per path), so a file need not be read back to check an edit. \
-                 A read's text numbers its lines (number, tab, line); the numbers are not part of the file, so never copy them into old text or new content.",
-            )
+            .with_server_info(Implementation::new(
+                "filekeeper-mcp",
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(self.instructions())
     }
 
     async fn list_tools(
@@ -461,5 +478,113 @@ fn main() {
         && cli.log_level != "error"
     {
         eprintln!("filekeeper-mcp: the session ended: {reason}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a model reads of the tool list: each tool's name, description and input schema,
+    /// as compact JSON (output schemas and annotations are for the host, not the model).
+    fn model_visible_tool_list() -> String {
+        let tools: Vec<serde_json::Value> = tool_list()
+            .into_iter()
+            .map(|tool| {
+                serde_json::json!({
+                    "name": tool.name,
+                    "description": tool.description,
+                    "inputSchema": *tool.input_schema,
+                })
+            })
+            .collect();
+        serde_json::to_string(&tools).unwrap()
+    }
+
+    /// Every byte of the tool list is context an agent pays for on every turn; the shared
+    /// conventions are said once, in the instructions (`Server::instructions`).
+    #[test]
+    fn the_model_visible_tool_list_is_at_most_12000_bytes() {
+        let size = model_visible_tool_list().len();
+        assert!(size <= 12_000, "the tool list is {size} bytes");
+    }
+
+    /// An argument left without a description is one that the instructions explain, or
+    /// whose name and type say all (checked by hand when a tool is added: extend the list
+    /// only for a name that needs no words).
+    #[test]
+    fn every_undescribed_argument_is_explained_once_or_speaks_for_itself() {
+        let server = Server {
+            workspace: Arc::new(
+                Filekeeper::new(Some(std::path::Path::new("/nonexistent-home")))
+                    .and_then(|k| k.workspace(None, Some(std::env::temp_dir().as_path())))
+                    .unwrap(),
+            ),
+            audit: Arc::new(Audit {
+                actor: None,
+                task_id: None,
+            }),
+            reads: ReadBounds {
+                max_bytes: 1,
+                max_lines: 1,
+            },
+            debug: false,
+        };
+        let instructions = server.instructions();
+        let speaks_for_itself = [
+            "paths",
+            "from_line",
+            "to_line",
+            "max_bytes_per_file",
+            "max_lines_per_file",
+            "numbered",
+            "encoding",
+            "recursive",
+            "glob",
+            "max_entries",
+            "max_results",
+            "regex",
+            "ignore_case",
+            "name",
+            "other",
+            "offset",
+            "length",
+            "actor",
+            "task_id",
+            "limit",
+            "operation_id",
+            "content",
+            "allow_existing",
+            "remove_bom",
+            "source",
+            "destination",
+            "expected_destination_hash",
+            "overwrite",
+            "parents",
+            "new",
+            "policy",
+            "expected_match_count",
+            "start",
+            "end",
+            "replacement",
+            "position",
+            "line",
+            "patch",
+        ];
+        for tool in tool_list() {
+            let properties = tool.input_schema["properties"].as_object().unwrap().clone();
+            for (argument, schema) in properties {
+                if schema.get("description").is_some()
+                    || speaks_for_itself.contains(&argument.as_str())
+                {
+                    continue;
+                }
+                assert!(
+                    instructions.contains(&argument),
+                    "{}'s argument {argument} is explained nowhere",
+                    tool.name
+                );
+            }
+        }
     }
 }

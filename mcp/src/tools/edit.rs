@@ -1,6 +1,6 @@
 //! Edits inside files: text, line ranges and patches.
 
-use super::{Context, Effect, Guards, Mutation, PATH, Tool};
+use super::{Context, Effect, Guards, Mutation, Tool};
 use filekeeper::envelope::Success;
 use filekeeper::{MutationResult, Policy, Position, Result, schemas};
 use schemars::JsonSchema;
@@ -27,17 +27,16 @@ impl From<PolicyWord> for Policy {
 
 #[derive(Deserialize, JsonSchema)]
 pub struct FileReplaceText {
-    #[schemars(description = PATH)]
     path: String,
-    /// The exact text to find (literal, never a regex).
+    /// The exact text to find (never a regex).
     old: String,
-    /// The replacement (literal, no templates).
+    // The replacement (literal, no templates).
     new: String,
-    /// "first" (the one occurrence; refused when there are several unless occurrence names one or expected_match_count confirms the count) or "all".
+    // "first" (the one occurrence; refused when there are several unless occurrence names one or expected_match_count confirms the count) or "all".
     policy: PolicyWord,
-    /// Refuse with MATCH_COUNT_MISMATCH unless the old text occurs exactly this many times.
+    // Refuse with MATCH_COUNT_MISMATCH unless the old text occurs exactly this many times.
     expected_match_count: Option<u64>,
-    /// With policy "first": replace exactly the Nth match (1-based, in file order), as MATCH_COUNT_MISMATCH lists them in details.matches. Refused with policy "all".
+    /// Which match to replace, 1-based, as details.matches lists them.
     occurrence: Option<u64>,
     #[serde(flatten)]
     guards: Guards,
@@ -47,7 +46,7 @@ pub struct FileReplaceText {
 
 impl Tool for FileReplaceText {
     const NAME: &str = "file_replace_text";
-    const DESCRIPTION: &str = "Replace literal text. Matching is staged and reported in match_stage: exact; then normalised (indentation and trailing whitespace ignored, with a warning: lines the new text leaves unchanged stay as the file has them, changed lines take the file's indentation, and NO_MATCH with details.reason when a line's indentation cannot be inferred); else NO_MATCH with the nearest candidate lines, for each line of the old text too. match_count says how many occurrences were found; when there are several, MATCH_COUNT_MISMATCH lists them in details.matches and occurrence chooses one. Keeps newline convention, BOM and mode. Undoable.";
+    const DESCRIPTION: &str = "Replace literal text: exact, else ignoring indentation (match_stage says which). Several matches: pick one with occurrence, or policy all. None: NO_MATCH with the nearest lines.";
     const EFFECT: Effect = Effect::Change;
     type Output = Success<MutationResult>;
 
@@ -72,13 +71,12 @@ impl Tool for FileReplaceText {
 
 #[derive(Deserialize, JsonSchema)]
 pub struct FileReplaceLines {
-    #[schemars(description = PATH)]
     path: String,
-    /// First line to replace, 1-based.
+    // First line to replace, 1-based.
     start: u64,
-    /// Last line to replace, inclusive.
+    // Last line to replace, inclusive.
     end: u64,
-    /// The new lines (empty deletes the range).
+    // The new lines (empty deletes the range).
     replacement: String,
     #[serde(flatten)]
     guards: Guards,
@@ -88,7 +86,7 @@ pub struct FileReplaceLines {
 
 impl Tool for FileReplaceLines {
     const NAME: &str = "file_replace_lines";
-    const DESCRIPTION: &str = "Replace a 1-based inclusive line range. Out-of-range is INVALID_ARGUMENT with line_count, never clamped. New lines take the file's newline convention. Undoable.";
+    const DESCRIPTION: &str = "Replace lines start to end (inclusive) with replacement.";
     const EFFECT: Effect = Effect::Change;
     type Output = Success<MutationResult>;
 
@@ -132,13 +130,12 @@ impl From<PositionWord> for Position {
 
 #[derive(Deserialize, JsonSchema)]
 pub struct FileInsertLines {
-    #[schemars(description = PATH)]
     path: String,
-    /// "before" or "after" a line, or "end" (append; takes no line).
+    // "before" or "after" a line, or "end" (append; takes no line).
     position: PositionWord,
-    /// The line to insert before or after, 1-based.
+    // The line to insert before or after, 1-based.
     line: Option<u64>,
-    /// The lines to insert.
+    // The lines to insert.
     content: String,
     #[serde(flatten)]
     guards: Guards,
@@ -148,7 +145,7 @@ pub struct FileInsertLines {
 
 impl Tool for FileInsertLines {
     const NAME: &str = "file_insert_lines";
-    const DESCRIPTION: &str = "Insert lines before or after a line, or at the end of the file (position end, the only way to append). Keeps the newline convention and final-newline state. Undoable.";
+    const DESCRIPTION: &str = "Insert content before or after line, or at the end.";
     const EFFECT: Effect = Effect::Change;
     type Output = Success<MutationResult>;
 
@@ -172,11 +169,10 @@ impl Tool for FileInsertLines {
 
 #[derive(Deserialize, JsonSchema)]
 pub struct FileDeleteLines {
-    #[schemars(description = PATH)]
     path: String,
-    /// First line to delete, 1-based.
+    // First line to delete, 1-based.
     start: u64,
-    /// Last line to delete, inclusive.
+    // Last line to delete, inclusive.
     end: u64,
     #[serde(flatten)]
     guards: Guards,
@@ -186,8 +182,7 @@ pub struct FileDeleteLines {
 
 impl Tool for FileDeleteLines {
     const NAME: &str = "file_delete_lines";
-    const DESCRIPTION: &str =
-        "Delete a 1-based inclusive line range; out-of-range is refused, never clamped. Undoable.";
+    const DESCRIPTION: &str = "Delete lines start to end (inclusive).";
     const EFFECT: Effect = Effect::Change;
     type Output = Success<MutationResult>;
 
@@ -210,10 +205,10 @@ impl Tool for FileDeleteLines {
 
 #[derive(Deserialize, JsonSchema)]
 pub struct FileApplyPatch {
-    /// A unified diff (diff -u or git diff), or a Codex patch (first non-empty line
-    /// `*** Begin Patch`), at most 1 MiB.
+    // A unified diff (diff -u or git diff), or a Codex patch (first non-empty line
+    // `*** Begin Patch`), at most 1 MiB.
     patch: String,
-    /// For a patch of one existing file: the content_hash of the read its hunks come from. If the file changed since, the patch is applied to that version and merged (merged.landed says where), or refused with CONTENT_CONFLICT where both changed the same lines.
+    /// For a patch of one existing file: a read's content_hash to patch against; merged if the file changed since.
     base_hash: Option<String>,
     #[serde(flatten)]
     mutation: Mutation,
@@ -221,7 +216,7 @@ pub struct FileApplyPatch {
 
 impl Tool for FileApplyPatch {
     const NAME: &str = "file_apply_patch";
-    const DESCRIPTION: &str = "Apply a unified diff (diff -u or git diff) or a Codex patch (*** Begin Patch / *** Add File / *** Delete File / *** Update File with optional *** Move to / @@ hunks / *** End Patch) to one or more files. git's new, deleted, renamed and copied files and mode changes apply too, creating missing directories and removing emptied ones. Every hunk is checked before anything is written; a failed or ambiguous hunk, a binary, symlink or submodule section, or a line that belongs to no section rejects the whole patch and nothing changes. Unified hunks may apply at a unique offset (reported), never with fuzz; a Codex hunk applies only where its lines (after its @@ anchor line, if any) occur exactly once. patch_files reports every file and hunk. One operation; undo restores every file.";
+    const DESCRIPTION: &str = "Apply a unified diff (diff -u, git diff) or a Codex patch (*** Begin Patch) to any files: every hunk applies exactly, or nothing changes.";
     const EFFECT: Effect = Effect::Change;
     type Output = Success<MutationResult>;
 

@@ -1,6 +1,6 @@
 //! Whole files and directories: create, write, copy, move, delete.
 
-use super::{Context, EXPECTED_HASH, Effect, Mutation, PATH, Tool};
+use super::{Context, Effect, Mutation, Tool};
 use filekeeper::envelope::Success;
 use filekeeper::{MutationResult, Result, schemas};
 use schemars::JsonSchema;
@@ -9,11 +9,10 @@ use serde_json::Value;
 
 #[derive(Deserialize, JsonSchema)]
 pub struct FileCreate {
-    #[schemars(description = PATH)]
     path: String,
-    /// The file's whole content.
+    // The file's whole content.
     content: String,
-    /// Replace an existing file instead of refusing with ALREADY_EXISTS.
+    // Replace an existing file instead of refusing with ALREADY_EXISTS.
     #[serde(default)]
     allow_existing: bool,
     #[serde(flatten)]
@@ -22,7 +21,8 @@ pub struct FileCreate {
 
 impl Tool for FileCreate {
     const NAME: &str = "file_create";
-    const DESCRIPTION: &str = "Create a file atomically and durably; an existing file is ALREADY_EXISTS (never clobbered, even by a concurrent creator) unless allow_existing. Recorded and undoable: returns operation_id and undo_available.";
+    const DESCRIPTION: &str =
+        "Create a file; an existing one is ALREADY_EXISTS unless allow_existing.";
     const EFFECT: Effect = Effect::Overwrite;
     type Output = Success<MutationResult>;
 
@@ -42,13 +42,11 @@ impl Tool for FileCreate {
 
 #[derive(Deserialize, JsonSchema)]
 pub struct FileWrite {
-    #[schemars(description = PATH)]
     path: String,
-    /// The file's new whole content.
+    // The file's new whole content.
     content: String,
-    #[schemars(description = EXPECTED_HASH)]
     expected_hash: Option<String>,
-    /// Drop the file's UTF-8 byte-order mark. Without it, a file that starts with one keeps it when content has none (bom_kept says so).
+    // Drop the file's UTF-8 byte-order mark. Without it, a file that starts with one keeps it when content has none (bom_kept says so).
     #[serde(default)]
     remove_bom: bool,
     #[serde(flatten)]
@@ -57,7 +55,8 @@ pub struct FileWrite {
 
 impl Tool for FileWrite {
     const NAME: &str = "file_write";
-    const DESCRIPTION: &str = "Replace a file's whole content atomically (creating it when absent), keeping its mode and its UTF-8 byte-order mark. With expected_hash the write is refused with CONTENT_CONFLICT if the file changed since it was read. Recorded and undoable.";
+    const DESCRIPTION: &str =
+        "Replace a file's whole content, or create it; keeps its mode and BOM.";
     const EFFECT: Effect = Effect::Destroy;
     type Output = Success<MutationResult>;
 
@@ -80,11 +79,11 @@ impl Tool for FileWrite {
 
 #[derive(Deserialize, JsonSchema)]
 pub struct FileCopy {
-    /// The file to copy.
+    // The file to copy.
     source: String,
-    /// The new path.
+    // The new path.
     destination: String,
-    /// Replace an existing destination only if it holds exactly this content.
+    // Replace an existing destination only if it holds exactly this content.
     expected_destination_hash: Option<String>,
     #[serde(flatten)]
     mutation: Mutation,
@@ -92,7 +91,8 @@ pub struct FileCopy {
 
 impl Tool for FileCopy {
     const NAME: &str = "file_copy";
-    const DESCRIPTION: &str = "Copy a file. An existing destination is ALREADY_EXISTS unless its current hash is given. Recorded (with source_path) and undoable.";
+    const DESCRIPTION: &str =
+        "Copy a file; an existing destination is replaced only with expected_destination_hash.";
     const EFFECT: Effect = Effect::Overwrite;
     type Output = Success<MutationResult>;
 
@@ -114,11 +114,11 @@ impl Tool for FileCopy {
 
 #[derive(Deserialize, JsonSchema)]
 pub struct FileMove {
-    /// The file to move.
+    // The file to move.
     source: String,
-    /// The new path.
+    // The new path.
     destination: String,
-    /// Replace an existing destination.
+    // Replace an existing destination.
     #[serde(default)]
     overwrite: bool,
     #[serde(flatten)]
@@ -127,7 +127,8 @@ pub struct FileMove {
 
 impl Tool for FileMove {
     const NAME: &str = "file_move";
-    const DESCRIPTION: &str = "Move (rename) a file atomically. An existing destination is ALREADY_EXISTS unless overwrite. Recorded with both ends and undoable.";
+    const DESCRIPTION: &str =
+        "Move a file; an existing destination is replaced only with overwrite.";
     const EFFECT: Effect = Effect::Destroy;
     type Output = Success<MutationResult>;
 
@@ -146,9 +147,7 @@ impl Tool for FileMove {
 
 #[derive(Deserialize, JsonSchema)]
 pub struct FileDelete {
-    #[schemars(description = PATH)]
     path: String,
-    #[schemars(description = EXPECTED_HASH)]
     expected_hash: Option<String>,
     #[serde(flatten)]
     mutation: Mutation,
@@ -156,7 +155,7 @@ pub struct FileDelete {
 
 impl Tool for FileDelete {
     const NAME: &str = "file_delete";
-    const DESCRIPTION: &str = "Delete a file. Its bytes are kept in history, so undo_operation can restore it. With expected_hash, only while it holds exactly that content.";
+    const DESCRIPTION: &str = "Delete a file; undo_operation restores it from history.";
     const EFFECT: Effect = Effect::Destroy;
     type Output = Success<MutationResult>;
 
@@ -175,9 +174,8 @@ impl Tool for FileDelete {
 
 #[derive(Deserialize, JsonSchema)]
 pub struct DirectoryCreate {
-    #[schemars(description = PATH)]
     path: String,
-    /// Also create missing parent directories; an existing directory is then not an error.
+    // Also create missing parent directories; an existing directory is then not an error.
     #[serde(default)]
     parents: bool,
     #[serde(flatten)]
@@ -186,8 +184,7 @@ pub struct DirectoryCreate {
 
 impl Tool for DirectoryCreate {
     const NAME: &str = "directory_create";
-    const DESCRIPTION: &str =
-        "Create a directory (and with parents, every missing level). Recorded and undoable.";
+    const DESCRIPTION: &str = "Create a directory; with parents, every missing level.";
     const EFFECT: Effect = Effect::Write;
     type Output = Success<MutationResult>;
 
@@ -206,9 +203,8 @@ impl Tool for DirectoryCreate {
 
 #[derive(Deserialize, JsonSchema)]
 pub struct DirectoryDelete {
-    #[schemars(description = PATH)]
     path: String,
-    /// Delete everything inside too (every file's bytes are stored first, so it can be undone).
+    // Delete everything inside too (every file's bytes are stored first, so it can be undone).
     #[serde(default)]
     recursive: bool,
     #[serde(flatten)]
@@ -217,7 +213,7 @@ pub struct DirectoryDelete {
 
 impl Tool for DirectoryDelete {
     const NAME: &str = "directory_delete";
-    const DESCRIPTION: &str = "Delete an empty directory, or with recursive a whole tree, file by file. Trees holding symlinks are refused. Recorded and undoable.";
+    const DESCRIPTION: &str = "Delete an empty directory, or with recursive a whole tree.";
     const EFFECT: Effect = Effect::Destroy;
     type Output = Success<MutationResult>;
 

@@ -10,21 +10,22 @@ use serde_json::Value;
 
 #[derive(Deserialize, JsonSchema)]
 pub struct HistoryList {
-    /// Only operations that touched this path.
+    // Only operations that touched this path.
     path: Option<String>,
-    /// Only operations recorded with this actor.
+    // Only operations recorded with this actor.
     actor: Option<String>,
-    /// Only operations recorded with this task id.
+    // Only operations recorded with this task id.
     task_id: Option<String>,
-    /// At most this many (default 20, ceiling 200).
+    // At most this many (default 20, ceiling 200).
     limit: Option<u64>,
-    /// A previous page's next_cursor, to continue with older operations (same filters).
+    // A previous page's next_cursor, to continue with older operations (same filters).
     cursor: Option<String>,
 }
 
 impl Tool for HistoryList {
     const NAME: &str = "history_list";
-    const DESCRIPTION: &str = "This workspace's operations, newest first, each with its status, summary, paths, undone_by and whether it is undoable.";
+    const DESCRIPTION: &str =
+        "The operations, newest first: status, summary, paths, and whether each is undoable.";
     const EFFECT: Effect = Effect::Read;
     type Output = Success<Operations>;
 
@@ -42,13 +43,13 @@ impl Tool for HistoryList {
 
 #[derive(Deserialize, JsonSchema)]
 pub struct HistoryGet {
-    /// The operation id (op_ and 16 hex digits).
+    // The operation id (op_ and 16 hex digits).
     operation_id: String,
 }
 
 impl Tool for HistoryGet {
     const NAME: &str = "history_get";
-    const DESCRIPTION: &str = "One operation: status, actor, task, summary, and every path's change with hashes, modes and existence before and after.";
+    const DESCRIPTION: &str = "One operation in full: each path before and after.";
     const EFFECT: Effect = Effect::Read;
     const QUICK: bool = true;
     type Output = Success<HistoryShow>;
@@ -61,13 +62,13 @@ impl Tool for HistoryGet {
 
 #[derive(Deserialize, JsonSchema)]
 pub struct HistoryDiff {
-    /// The operation id.
+    // The operation id.
     operation_id: String,
 }
 
 impl Tool for HistoryDiff {
     const NAME: &str = "history_diff";
-    const DESCRIPTION: &str = "A unified diff per path of one operation, from the stored contents; binary, directory and history-skipped paths are named as such without a body.";
+    const DESCRIPTION: &str = "One operation's unified diff per path.";
     const EFFECT: Effect = Effect::Read;
     type Output = Success<filekeeper::HistoryDiff>;
 
@@ -78,7 +79,7 @@ impl Tool for HistoryDiff {
 
 #[derive(Deserialize, JsonSchema)]
 pub struct UndoOperation {
-    /// The operation to undo.
+    // The operation to undo.
     operation_id: String,
     #[serde(flatten)]
     mutation: Mutation,
@@ -86,7 +87,8 @@ pub struct UndoOperation {
 
 impl Tool for UndoOperation {
     const NAME: &str = "undo_operation";
-    const DESCRIPTION: &str = "Restore every path of an operation to its state before it. Safe, not best-effort: if any path changed since, nothing is modified and the result is UNDO_CONFLICT naming the blocking paths. The undo is itself an operation, so undoing it goes forward again.";
+    const DESCRIPTION: &str =
+        "Undo an operation; if any of its paths changed since, nothing changes (UNDO_CONFLICT).";
     const EFFECT: Effect = Effect::Change;
     type Output = Success<MutationResult>;
 
@@ -108,7 +110,7 @@ pub struct UndoLast {
 
 impl Tool for UndoLast {
     const NAME: &str = "undo_last";
-    const DESCRIPTION: &str = "Undo the newest operation of this workspace that is not an undo, not already undone, and whose history was stored, recorded by this server's actor when one was configured. Newer operations whose history was skipped are passed over and named in skipped_operations. Same safety as undo_operation.";
+    const DESCRIPTION: &str = "Undo this server's newest undoable operation.";
     const EFFECT: Effect = Effect::Change;
     type Output = Success<MutationResult>;
 

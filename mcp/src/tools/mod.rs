@@ -1,10 +1,15 @@
 //! The 28 tools, each one declaration in the module of its family: a struct whose fields are
-//! the tool's arguments (each field's doc comment is the description `tools/list` shows) and
-//! its [`Tool`] implementation: name, description, effect, result type and the call into the
+//! the tool's arguments and its [`Tool`] implementation: name, description, effect, result type and the call into the
 //! `filekeeper` library that does the work. [`ALL`] lists them in the order `tools/list`
 //! shows them. No filesystem behaviour lives here.
 //!
 //! Adding a tool is a struct and an impl in its family's module, and a line in [`ALL`].
+//!
+//! The tool list is what a model reads on every turn, so it is kept lean (`docs/mcp.md`, "The
+//! tool list, as a model sees it"): a field's doc comment becomes its description in
+//! `tools/list`, so a field has one only where its name and type leave a question; otherwise
+//! a plain comment explains it to maintainers. Conventions that several tools share belong
+//! in the server's instructions (`Server::instructions`), not in each tool.
 
 #[cfg(test)]
 mod annotations;
@@ -284,20 +289,13 @@ impl Context<'_> {
     }
 }
 
-/// The description of the `path` argument of a tool that works on one path.
-const PATH: &str =
-    "Workspace-relative path (absolute paths are accepted only inside the workspace root).";
-
-/// The description of `expected_hash`.
-const EXPECTED_HASH: &str = "Refuse with CONTENT_CONFLICT unless the file currently has exactly this sha256: hash (from a read).";
-
 /// The arguments every mutation takes, last.
 #[derive(Deserialize, JsonSchema)]
 struct Mutation {
-    /// Report what would change (with a unified diff) and change nothing.
+    // Report what would change (with a unified diff) and change nothing.
     #[serde(default)]
     dry_run: bool,
-    /// Allow a credential-shaped target (.env, *.pem, *.key, id_rsa, .ssh/, .aws/, ...). Only when the user asked for it.
+    // Allow a credential-shaped target (.env, *.pem, *.key, id_rsa, .ssh/, .aws/, ...). Only when the user asked for it.
     #[serde(default)]
     i_accept_secret_write_risk: bool,
 }
@@ -305,11 +303,10 @@ struct Mutation {
 /// The guards of an edit: what the file, or the region edited, must hold now.
 #[derive(Deserialize, JsonSchema)]
 struct Guards {
-    /// Refuse with CONTENT_CONFLICT unless the targeted region holds exactly this text.
+    // Refuse with CONTENT_CONFLICT unless the targeted region holds exactly this text.
     expected_content: Option<String>,
-    #[schemars(description = EXPECTED_HASH)]
     expected_hash: Option<String>,
-    /// The content_hash of the read your line numbers and text come from. If the file changed since, the edit is made on that version and merged into the current file (the reply's merged.landed says where), or refused with CONTENT_CONFLICT where both changed the same lines.
+    /// A read's content_hash to edit against; merged if the file changed since.
     base_hash: Option<String>,
 }
 

@@ -13,7 +13,7 @@ pub struct WorkspaceList {}
 
 impl Tool for WorkspaceList {
     const NAME: &str = "workspace_list";
-    const DESCRIPTION: &str = "List the workspace this server serves (its name, or null for a --root workspace). The server is bound to one workspace at start-up; no tool can switch it.";
+    const DESCRIPTION: &str = "The workspace this server serves; no tool can switch it.";
     const EFFECT: Effect = Effect::Read;
     /// Without a `workspace` field: the workspaces are the result.
     type Output = Document<ServedWorkspaces>;
@@ -36,7 +36,8 @@ pub struct WorkspaceInfo {}
 
 impl Tool for WorkspaceInfo {
     const NAME: &str = "workspace_info";
-    const DESCRIPTION: &str = "Show the served workspace: its name, the limits in force (read, write, search, listing and history bounds) and where its state lives. Never a host path.";
+    const DESCRIPTION: &str =
+        "The served workspace: its name, the limits in force and where its state lives.";
     const EFFECT: Effect = Effect::Read;
     const QUICK: bool = true;
     type Output = Success<documents::WorkspaceInfo>;
