@@ -3,7 +3,6 @@
 use crate::read_bytes::bound;
 use crate::{Code, Error, ObjectId, Result, Workspace};
 use filekeeper_plumbing::Argument;
-use filekeeper_plumbing::resolve::Intent;
 use schemars::JsonSchema;
 use serde::Serialize;
 use std::io::Read;
@@ -96,12 +95,7 @@ impl Workspace {
 
     /// The bytes of one side: a regular file of at most `limit` bytes.
     fn diff_side(&self, path: &str, limit: u64) -> Result<Vec<u8>> {
-        let file = self
-            .inner
-            .root
-            .resolve(path, Intent::Read)
-            .and_then(|r| r.open_file())
-            .map_err(|e| self.explain(e, true))?;
+        let file = self.open_to_read(path)?;
         let size = file
             .metadata()
             .map_err(|e| Error::storage("inspecting file", &e))?

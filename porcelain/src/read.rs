@@ -449,14 +449,20 @@ impl Workspace {
         }
     }
 
-    /// The content hash of a file, `sha256:<hex>` of its exact bytes.
-    pub fn hash_file(&self, path: &str) -> Result<(String, u64)> {
-        let file = self
-            .inner
+    /// Opens the regular file at `path` to read its bytes, resolved as every read resolves a
+    /// path (links inside the workspace followed, escapes refused), with the error explained
+    /// as a read's is.
+    pub(crate) fn open_to_read(&self, path: &str) -> Result<std::fs::File> {
+        self.inner
             .root
             .resolve(path, Intent::Read)
             .and_then(|r| r.open_file())
-            .map_err(|e| self.explain(e, true))?;
+            .map_err(|e| self.explain(e, true))
+    }
+
+    /// The content hash of a file, `sha256:<hex>` of its exact bytes.
+    pub fn hash_file(&self, path: &str) -> Result<(String, u64)> {
+        let file = self.open_to_read(path)?;
         let (id, size) =
             crate::ObjectId::of_reader(file).map_err(|e| Error::storage("reading file", &e))?;
         Ok((id.to_string(), size))

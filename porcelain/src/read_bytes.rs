@@ -4,7 +4,6 @@
 use crate::{Code, Error, ObjectId, Result, Workspace};
 use base64::Engine;
 use filekeeper_plumbing::oid::Hasher;
-use filekeeper_plumbing::resolve::Intent;
 use filekeeper_plumbing::{Argument, words};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -56,12 +55,7 @@ impl Workspace {
         )
         .map_err(|e| e.path(path))?;
         let offset = options.offset.unwrap_or(0);
-        let file = self
-            .inner
-            .root
-            .resolve(path, Intent::Read)
-            .and_then(|r| r.open_file())
-            .map_err(|e| self.explain(e, true))?;
+        let file = self.open_to_read(path)?;
         let (raw, hash, size) =
             collect(file, offset, length).map_err(|e| Error::storage("reading file", &e))?;
         if offset > size {

@@ -40,24 +40,10 @@ set -- --ours "$MCP_SERVER" --ours-root "$ours" \
 	--files "${PERF_MCP_FILES:-200}" --rounds "${PERF_MCP_ROUNDS:-5}"
 
 # The reference server, installed once and reused.
-refdir=${PERF_REFERENCE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/filekeeper-perf/server-filesystem}
-refpkg=$refdir/node_modules/@modelcontextprotocol/server-filesystem
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-	echo "skip: the comparison needs node and npm for @modelcontextprotocol/server-filesystem; our rates only"
-else
-	if ! test -f "$refpkg/dist/index.js"; then
-		echo "installing @modelcontextprotocol/server-filesystem into $refdir"
-		mkdir -p "$refdir" &&
-			npm install --prefix "$refdir" --no-audit --no-fund --loglevel=error \
-				"@modelcontextprotocol/server-filesystem@${PERF_REFERENCE_VERSION:-latest}" >&2 ||
-			echo "npm install failed" >&2
-	fi
-	if test -f "$refpkg/dist/index.js"; then
-		echo "reference: @modelcontextprotocol/server-filesystem $(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$refpkg/package.json"), node $(node --version)"
-		set -- "$@" --ref-js "$refpkg/dist/index.js" --ref-root "$ref" --node "$(command -v node)"
-	else
-		echo "skip: the comparison needs @modelcontextprotocol/server-filesystem, which did not install; our rates only"
-	fi
+reference_server "our rates"
+if test -n "$REFERENCE_JS"
+then
+	set -- "$@" --ref-js "$REFERENCE_JS" --ref-root "$ref" --node "$(command -v node)"
 fi
 
 if command -v cc >/dev/null && cc -O2 -o "$PERF_TRASH/mcp-replay" "$PERF_DIRECTORY/mcp-replay.c"; then

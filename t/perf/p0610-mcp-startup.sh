@@ -35,25 +35,11 @@ done
 set -- -- "ours --workspace" "$MCP_SERVER" --workspace bench \
 	-- "ours --root" "$MCP_SERVER" --root "$PERF_TRASH/rooted"
 
-# The reference server, installed once and reused (as in p0600).
-refdir=${PERF_REFERENCE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/filekeeper-perf/server-filesystem}
-refpkg=$refdir/node_modules/@modelcontextprotocol/server-filesystem
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-	echo "skip: the comparison needs node and npm for @modelcontextprotocol/server-filesystem; our times only"
-else
-	if ! test -f "$refpkg/dist/index.js"; then
-		echo "installing @modelcontextprotocol/server-filesystem into $refdir"
-		mkdir -p "$refdir" &&
-			npm install --prefix "$refdir" --no-audit --no-fund --loglevel=error \
-				"@modelcontextprotocol/server-filesystem@${PERF_REFERENCE_VERSION:-latest}" >&2 ||
-			echo "npm install failed" >&2
-	fi
-	if test -f "$refpkg/dist/index.js"; then
-		echo "reference: @modelcontextprotocol/server-filesystem $(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$refpkg/package.json"), node $(node --version)"
-		set -- "$@" -- reference "$(command -v node)" "$refpkg/dist/index.js" "$PERF_TRASH/reference"
-	else
-		echo "skip: the comparison needs @modelcontextprotocol/server-filesystem, which did not install; our times only"
-	fi
+# The reference server, installed once and reused.
+reference_server "our times"
+if test -n "$REFERENCE_JS"
+then
+	set -- "$@" -- reference "$(command -v node)" "$REFERENCE_JS" "$PERF_TRASH/reference"
 fi
 
 "$PERF_TRASH/mcp-startup" "$runs" 5 "$@" >"$PERF_TRASH/times" || {

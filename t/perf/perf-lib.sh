@@ -105,3 +105,32 @@ perf_memory () {
 	perf_header
 	printf '%-44s %10sKB %10sKB %8s\n' "$1 (peak RSS)" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a / b }')"
 }
+
+# reference_server WHAT: installs the reference MCP filesystem server
+# (@modelcontextprotocol/server-filesystem, from the npm registry) once, into a directory outside
+# the checkout (PERF_REFERENCE_DIR, default ~/.cache/filekeeper-perf/server-filesystem; version
+# PERF_REFERENCE_VERSION, default latest), and sets REFERENCE_JS to its entry point. Without
+# node or npm, or when the install fails, REFERENCE_JS is empty and a line says that only WHAT
+# ("our rates", "our times") is printed.
+reference_server () {
+	REFERENCE_JS=
+	refdir=${PERF_REFERENCE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/filekeeper-perf/server-filesystem}
+	refpkg=$refdir/node_modules/@modelcontextprotocol/server-filesystem
+	if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+		echo "skip: the comparison needs node and npm for @modelcontextprotocol/server-filesystem; $1 only"
+		return 0
+	fi
+	if ! test -f "$refpkg/dist/index.js"; then
+		echo "installing @modelcontextprotocol/server-filesystem into $refdir"
+		mkdir -p "$refdir" &&
+			npm install --prefix "$refdir" --no-audit --no-fund --loglevel=error \
+				"@modelcontextprotocol/server-filesystem@${PERF_REFERENCE_VERSION:-latest}" >&2 ||
+			echo "npm install failed" >&2
+	fi
+	if test -f "$refpkg/dist/index.js"; then
+		echo "reference: @modelcontextprotocol/server-filesystem $(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$refpkg/package.json"), node $(node --version)"
+		REFERENCE_JS=$refpkg/dist/index.js
+	else
+		echo "skip: the comparison needs @modelcontextprotocol/server-filesystem, which did not install; $1 only"
+	fi
+}
