@@ -154,6 +154,25 @@ fn the_default_read_bounds_are_configurable_and_a_call_may_ask_for_more() {
         "the default bounds apply per file"
     );
     assert_eq!(many["results"][1]["end_line"], 25);
+    let bytes = s.call("file_read_bytes", json!({"path": "a.txt"}));
+    assert_eq!(
+        (&bytes["length"], &bytes["next_offset"]),
+        (&json!(100), &json!(100)),
+        "a byte read takes the default byte bound"
+    );
+    let bytes = s.call("file_read_bytes", json!({"path": "a.txt", "length": 1000}));
+    assert_eq!(bytes["length"], 330);
+    let diff = s.call("file_diff", json!({"path": "a.txt", "other": "b.txt"}));
+    assert_eq!(
+        diff["truncated"], true,
+        "a diff takes the default byte bound"
+    );
+    assert!(diff["diff"].as_str().unwrap().len() <= 100);
+    let diff = s.call(
+        "file_diff",
+        json!({"path": "a.txt", "other": "b.txt", "max_bytes": 100_000}),
+    );
+    assert_eq!(diff["truncated"], false);
     let above = s.call("file_read", json!({"path": "a.txt", "max_bytes": 6 << 20}));
     assert_eq!(above["error"]["code"], "LIMIT_EXCEEDED");
     let zero = s.call("file_read", json!({"path": "a.txt", "max_lines": 0}));

@@ -262,8 +262,9 @@ impl Tool for FileDiff {
     type Output = Success<filekeeper::FileDiff>;
 
     fn run(self, cx: &Context) -> Result<Self::Output> {
+        // The server's read bound, as for a text read: a diff is read by a model too.
         let options = DiffOptions {
-            max_bytes: self.max_bytes,
+            max_bytes: Some(self.max_bytes.unwrap_or(cx.reads.max_bytes)),
         };
         Ok(cx.success(cx.workspace.diff_files(&self.path, &self.other, &options)?))
     }
@@ -286,9 +287,10 @@ impl Tool for FileReadBytes {
     type Output = Success<ByteRange>;
 
     fn run(self, cx: &Context) -> Result<Self::Output> {
+        // The server's read bound, as for a text read (the base64 text is a third longer).
         let options = ReadBytesOptions {
             offset: self.offset,
-            length: self.length,
+            length: Some(self.length.unwrap_or(cx.reads.max_bytes)),
         };
         Ok(cx.success(cx.workspace.read_bytes(&self.path, &options)?))
     }
