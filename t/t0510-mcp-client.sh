@@ -18,7 +18,7 @@ test_require_prereq MCP_SDK
 OUT=$TRASH/transcript
 mkdir -p "$OUT"
 
-READ_ONLY="workspace_list workspace_info file_read file_read_many directory_list file_info
+READ_ONLY="workspace_list workspace_info workspace_status file_read file_read_many directory_list file_info
 file_find_up file_diff file_read_bytes
 file_search content_search history_list history_get history_diff"
 MUTATING="file_create file_write file_copy file_move file_delete directory_create
