@@ -365,8 +365,14 @@ mod tests {
             ("[history]\nkeep_days = 1.5\n", "history.keep_days"),
             ("[history]\nkeep_last = \"100\"\n", "history.keep_last"),
             ("[history]\nkeep_last = 0\n", "history.keep_last"),
-            ("[history]\nmax_store_bytes = \"1G\"\n", "history.max_store_bytes"),
-            ("[history]\nmax_store_bytes = true\n", "history.max_store_bytes"),
+            (
+                "[history]\nmax_store_bytes = \"1G\"\n",
+                "history.max_store_bytes",
+            ),
+            (
+                "[history]\nmax_store_bytes = true\n",
+                "history.max_store_bytes",
+            ),
             ("[history]\nkeep_dayz = 3\n", "history.keep_dayz"),
         ] {
             let err = parse_config(text).unwrap_err();

@@ -96,9 +96,8 @@ pub fn journal_counts(path: &Path) -> Result<Option<JournalCounts>> {
     conn.execute_batch("BEGIN")?;
     let pruned_sql = pruned_marker(&conn)?.unwrap_or("0");
     let undoable_sql = UNDOABLE.replace("{pruned}", pruned_sql);
-    let count = |sql: &str| -> Result<u64> {
-        Ok(conn.query_row(sql, [], |r| r.get::<_, i64>(0))? as u64)
-    };
+    let count =
+        |sql: &str| -> Result<u64> { Ok(conn.query_row(sql, [], |r| r.get::<_, i64>(0))? as u64) };
     let counts = JournalCounts {
         schema_version: version,
         operations: count("SELECT count(*) FROM operations")?,

@@ -100,12 +100,12 @@ impl From<JournalCounts> for JournalStatus {
             undoable: counts.undoable,
             undone: counts.undone,
             pruned: counts.pruned,
-            oldest_undoable: counts
-                .oldest_undoable
-                .map(|(operation_id, created_at)| OldestUndoable {
+            oldest_undoable: counts.oldest_undoable.map(|(operation_id, created_at)| {
+                OldestUndoable {
                     operation_id,
                     created_at,
-                }),
+                }
+            }),
         }
     }
 }

@@ -72,7 +72,13 @@ fn human(name: Option<&str>, status: &WorkspaceStatus) -> String {
          oldest undoable: {oldest}\n\
          store:     {} objects, {} bytes compressed, {} bytes uncompressed{unknown}{strays}\n\
          retention: {retention}\n",
-        j.operations, j.pending, j.undoable, j.undone, j.pruned, s.objects, s.compressed_bytes,
+        j.operations,
+        j.pending,
+        j.undoable,
+        j.undone,
+        j.pruned,
+        s.objects,
+        s.compressed_bytes,
         s.uncompressed_bytes,
     )
 }
