@@ -18,7 +18,7 @@ test_require_prereq MCP_SDK
 OUT=$TRASH/transcript
 mkdir -p "$OUT"
 
-READ_ONLY="workspace_list workspace_info file_read file_read_many directory_list file_info
+READ_ONLY="workspace_list workspace_info workspace_status file_read file_read_many directory_list file_info
 file_find_up file_diff file_read_bytes
 file_search content_search history_list history_get history_diff"
 MUTATING="file_create file_write file_copy file_move file_delete directory_create
@@ -91,11 +91,11 @@ test_expect_success 'list_tools through the SDK' '
 	timeout 60 "$PY" "$MCP/client_session.py" tools "$OUT/tools.json"
 '
 
-test_expect_success 'list_tools returns exactly the 28 tools: the 25 of the specification and three reads' '
+test_expect_success 'list_tools returns exactly the 29 tools: the 25 of the specification, three reads and workspace_status' '
 	words "$READ_ONLY $MUTATING" >expect &&
 	jq -r ".[].name" "$OUT/tools.json" | LC_ALL=C sort >actual &&
 	test_cmp expect actual &&
-	test_line_count = 28 actual
+	test_line_count = 29 actual
 '
 
 test_expect_success 'every tool has a description and an input schema of type object' '
@@ -114,7 +114,7 @@ test_expect_success 'readOnlyHint is true exactly for the 11 read-only tools' '
 '
 
 test_expect_success 'openWorldHint is false for every tool' '
-	jq -e "length == 28 and all(.[]; .annotations.openWorldHint == false)" "$OUT/tools.json"
+	jq -e "length == 29 and all(.[]; .annotations.openWorldHint == false)" "$OUT/tools.json"
 '
 
 test_expect_success 'read-only tools are not destructive; deleting, moving and overwriting tools are' '

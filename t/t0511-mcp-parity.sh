@@ -80,6 +80,8 @@ define_rows () {
 		history list --actor tpl-agent &&
 	row ro ok "history list by task id and path" history_list '{"task_id": "T-1", "path": "log.txt"}' \
 		history list --task-id T-1 --path log.txt &&
+	row ro ok "workspace status" workspace_status '{}' \
+		status &&
 	row ro ok "history get" history_get "{\"operation_id\": \"$op_write\"}" \
 		history show "$op_write" &&
 	row ro ok "history diff" history_diff "{\"operation_id\": \"$op_write\"}" \

@@ -131,6 +131,8 @@ fn every_tool_result_matches_its_schema() {
         Value::Null,
         "no state before the first write"
     );
+    let status = s.ok("workspace_status", json!({}));
+    assert_eq!(status["journal"]["operations"], 0, "{status}");
     s.ok("file_read", json!({"path": "a.txt"}));
     let cut = s.ok("file_read", json!({"path": "a.txt", "max_bytes": 4}));
     assert_eq!(cut["truncated"], true);
@@ -164,6 +166,8 @@ fn every_tool_result_matches_its_schema() {
         json!({"path": "a.txt", "content": "one\ntwo\nthree\n"}),
     );
     s.ok("workspace_info", json!({}));
+    let status = s.ok("workspace_status", json!({}));
+    assert_eq!(status["state"], "project", "{status}");
     s.ok(
         "file_replace_text",
         json!({"path": "a.txt", "old": "two", "new": "TWO", "policy": "first"}),

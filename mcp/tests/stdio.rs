@@ -16,19 +16,19 @@ fn setup() -> (tempfile::TempDir, Session) {
 }
 
 #[test]
-fn lists_the_25_tools_with_honest_annotations() {
+fn lists_the_29_tools_with_honest_annotations() {
     let (_dir, mut s) = setup();
     let tools = s.request("tools/list", json!({}))["result"]["tools"]
         .as_array()
         .unwrap()
         .clone();
-    assert_eq!(tools.len(), 28);
+    assert_eq!(tools.len(), 29);
     let read_only: Vec<&str> = tools
         .iter()
         .filter(|t| t["annotations"]["readOnlyHint"] == true)
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(read_only.len(), 14, "{read_only:?}");
+    assert_eq!(read_only.len(), 15, "{read_only:?}");
     assert!(
         tools
             .iter()

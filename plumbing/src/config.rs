@@ -1,4 +1,5 @@
-//! `config.toml` in the Filekeeper home: limits under `[filekeeper]`.
+//! `config.toml` in the Filekeeper home: limits under `[filekeeper]`, the history retention
+//! policy under `[history]`.
 //!
 //! A missing file means every default. An unknown key is an error rather than silently
 //! ignored, so a misspelt limit is noticed.
@@ -71,12 +72,52 @@ impl Default for Limits {
     }
 }
 
+/// The history retention policy (`[history]` in `config.toml`): which operations a prune
+/// keeps. Each rule names a part of history to keep, always the newest operations; an
+/// operation may be pruned only when no rule set keeps it, so adding a rule never deletes
+/// more. With no rule set the policy is off and nothing is pruned unless a person asks.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Retention {
+    /// Keep the operations of the last this many days (by when each was recorded); null when
+    /// not set.
+    pub keep_days: Option<u64>,
+    /// Keep the newest this many operations, however old; null when not set.
+    pub keep_last: Option<u64>,
+    /// Keep the newest operations whose stored contents fit in this many bytes of the object
+    /// store (compressed, as on disk); null when not set.
+    pub max_store_bytes: Option<u64>,
+}
+
+impl Retention {
+    /// Whether any rule is set: with none, nothing is ever pruned automatically.
+    pub fn enabled(&self) -> bool {
+        self.keep_days.is_some() || self.keep_last.is_some() || self.max_store_bytes.is_some()
+    }
+}
+
+/// Everything `config.toml` sets.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Config {
+    /// `[filekeeper]`: the limits and the state location.
+    pub limits: Limits,
+    /// `[history]`: the retention policy.
+    pub retention: Retention,
+}
+
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
     #[serde(default)]
     filekeeper: Limits,
+    /// Read as a plain table and checked key by key, so that every bad value is an error
+    /// naming its key (serde's own messages name the expected type, not the key).
+    #[serde(default)]
+    history: Option<toml::Table>,
 }
+
+/// The most days `keep_days` accepts: a century. A larger number is surely a typo, and it
+/// keeps the cut-off time computable.
+const MAX_KEEP_DAYS: u64 = 36_500;
 
 /// The file `keeper init` writes: every limit with its default and what it bounds.
 pub const TEMPLATE: &str = r#"# Filekeeper configuration. Every value shown is the default.
@@ -115,21 +156,41 @@ max_diff_file_bytes = 262144
 # hold it (a read-only tree, or /). Uncomment to pin the choice; a pinned "project"
 # then fails loudly instead of falling back.
 # state_location = "project"
+
+[history]
+# The retention policy: which history a prune keeps. Off unless a rule is set below, so
+# history is never deleted unless you ask for it. Each rule keeps the newest operations;
+# an operation may be pruned only when no rule keeps it. A pruned operation stays in the
+# journal (who changed what, when), but it can no longer be undone and its stored
+# contents may be collected.
+# Keep the operations of the last this many days.
+# keep_days = 90
+# Keep the newest this many operations, however old (a floor under the other rules).
+# keep_last = 1000
+# Keep the newest operations whose stored contents fit in this many bytes on disk.
+# max_store_bytes = 1073741824
 "#;
 
 /// Reads the config file at `path`; a missing file is all defaults.
-pub fn load(path: &Path) -> Result<Limits> {
+pub fn load(path: &Path) -> Result<Config> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Limits::default()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
         Err(e) => return Err(Error::storage("reading config.toml", &e)),
     };
-    parse(&text)
+    parse_config(&text)
 }
 
-/// The limits `text` (a whole `config.toml`) sets. An unknown key, and a limit of 0 where
-/// that would refuse every request, are INVALID_ARGUMENT.
+/// The limits `text` (a whole `config.toml`) sets.
+#[cfg(test)]
 pub(crate) fn parse(text: &str) -> Result<Limits> {
+    parse_config(text).map(|config| config.limits)
+}
+
+/// What `text` (a whole `config.toml`) sets. An unknown key, a limit of 0 where that would
+/// refuse every request, and a retention rule that is not a whole number in its range are
+/// INVALID_ARGUMENT, with `details.key` naming the key where there is one.
+pub(crate) fn parse_config(text: &str) -> Result<Config> {
     let file: File = toml::from_str(text).map_err(|e| {
         Error::invalid(format!(
             "config.toml in the Filekeeper home is invalid: {}",
@@ -137,6 +198,7 @@ pub(crate) fn parse(text: &str) -> Result<Limits> {
         ))
     })?;
     let limits = file.filekeeper;
+    let retention = retention(file.history.unwrap_or_default())?;
     // A limit of 0 would parse, and then refuse every request it bounds. Only the history
     // cap and the diff bounds may be 0: they then keep no file's bytes (undo is off), or show
     // no diff, which is a choice.
@@ -157,7 +219,42 @@ pub(crate) fn parse(text: &str) -> Result<Limits> {
             .with("key", key));
         }
     }
-    Ok(limits)
+    Ok(Config { limits, retention })
+}
+
+/// The `[history]` table checked key by key. Every rule is a whole number of at least 1: 0
+/// would keep nothing at all, which is never what a retention policy means (pruning
+/// everything is something a person asks for by hand).
+fn retention(table: toml::Table) -> Result<Retention> {
+    let mut out = Retention::default();
+    for (key, value) in table {
+        let (slot, max, unit) = match key.as_str() {
+            "keep_days" => (&mut out.keep_days, MAX_KEEP_DAYS, "days"),
+            "keep_last" => (&mut out.keep_last, i64::MAX as u64, "operations"),
+            "max_store_bytes" => (&mut out.max_store_bytes, i64::MAX as u64, "bytes"),
+            _ => {
+                return Err(Error::invalid(format!(
+                    "config.toml in the Filekeeper home is invalid: history.{key} is not a setting; the keys of [history] are keep_days, keep_last and max_store_bytes"
+                ))
+                .with("key", format!("history.{key}")));
+            }
+        };
+        let number = match value {
+            toml::Value::Integer(n) if n >= 1 && n as u64 <= max => n as u64,
+            other => {
+                let shown = match &other {
+                    toml::Value::String(s) => format!("{s:?}"),
+                    v => v.to_string(),
+                };
+                return Err(Error::invalid(format!(
+                    "config.toml in the Filekeeper home is invalid: history.{key} is {shown}; it must be a whole number of {unit} from 1 to {max}, or left out to turn the rule off"
+                ))
+                .with("key", format!("history.{key}")));
+            }
+        };
+        *slot = Some(number);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -223,6 +320,79 @@ mod tests {
     #[test]
     fn the_template_ends_with_a_newline() {
         assert!(TEMPLATE.ends_with("\n"));
+    }
+
+    #[test]
+    fn retention_is_off_by_default_and_in_the_template() {
+        assert_eq!(parse_config("").unwrap().retention, Retention::default());
+        let template = parse_config(TEMPLATE).unwrap().retention;
+        assert!(!template.enabled(), "the template must not turn pruning on");
+        for key in ["keep_days", "keep_last", "max_store_bytes"] {
+            assert!(
+                TEMPLATE.contains(&format!("\n# {key} = ")),
+                "{key} undocumented"
+            );
+        }
+    }
+
+    #[test]
+    fn retention_rules_are_read() {
+        let config = parse_config(
+            "[filekeeper]\nmax_read_bytes = 10\n[history]\nkeep_days = 30\nkeep_last = 500\n",
+        )
+        .unwrap();
+        assert_eq!(config.limits.max_read_bytes, 10);
+        assert_eq!(
+            config.retention,
+            Retention {
+                keep_days: Some(30),
+                keep_last: Some(500),
+                max_store_bytes: None
+            }
+        );
+        assert!(config.retention.enabled());
+        let size = parse_config("[history]\nmax_store_bytes = 1073741824\n").unwrap();
+        assert_eq!(size.retention.max_store_bytes, Some(1 << 30));
+        assert_eq!(size.limits, Limits::default());
+    }
+
+    #[test]
+    fn a_bad_retention_value_is_refused_naming_its_key() {
+        for (text, key) in [
+            ("[history]\nkeep_days = 0\n", "history.keep_days"),
+            ("[history]\nkeep_days = -3\n", "history.keep_days"),
+            ("[history]\nkeep_days = 36501\n", "history.keep_days"),
+            ("[history]\nkeep_days = 1.5\n", "history.keep_days"),
+            ("[history]\nkeep_last = \"100\"\n", "history.keep_last"),
+            ("[history]\nkeep_last = 0\n", "history.keep_last"),
+            (
+                "[history]\nmax_store_bytes = \"1G\"\n",
+                "history.max_store_bytes",
+            ),
+            (
+                "[history]\nmax_store_bytes = true\n",
+                "history.max_store_bytes",
+            ),
+            ("[history]\nkeep_dayz = 3\n", "history.keep_dayz"),
+        ] {
+            let err = parse_config(text).unwrap_err();
+            assert_eq!(err.code, crate::error::Code::InvalidArgument, "{text}");
+            assert_eq!(err.details["key"], key, "{text}");
+            assert!(err.message.contains(key), "{text}: {}", err.message);
+        }
+        assert_eq!(
+            parse_config("[history]\nkeep_days = 36500\n")
+                .unwrap()
+                .retention
+                .keep_days,
+            Some(36_500)
+        );
+    }
+
+    #[test]
+    fn a_history_that_is_not_a_table_is_refused() {
+        let err = parse_config("history = 3\n").unwrap_err();
+        assert_eq!(err.code, crate::error::Code::InvalidArgument);
     }
 
     #[test]

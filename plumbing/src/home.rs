@@ -4,7 +4,7 @@
 //! `~/.local/share/filekeeper`. The registry is a small SQLite database, `registry.sqlite3`,
 //! mapping workspace names to canonical roots and remembering the default workspace.
 
-use crate::config::{self, Limits};
+use crate::config::{self, Config, Limits};
 use crate::durable::{replace_file, sync_dir};
 use crate::error::{Code, Error, Result};
 use rusqlite::{Connection, OptionalExtension, params};
@@ -99,6 +99,12 @@ impl Home {
 
     /// The limits from `config.toml`, or the defaults when there is none.
     pub fn limits(&self) -> Result<Limits> {
+        Ok(self.config()?.limits)
+    }
+
+    /// Everything `config.toml` sets (limits and retention policy), or the defaults when
+    /// there is none.
+    pub fn config(&self) -> Result<Config> {
         config::load(&self.dir.join(CONFIG_FILE))
     }
 

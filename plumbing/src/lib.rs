@@ -17,6 +17,7 @@
 //!   `crash-points` feature);
 //! - [`strict_json`]: JSON objects read strictly, refusing names they do not know;
 //! - [`progress`]: progress of long work, for a terminal to draw;
+//! - [`status`]: read-only counts of a workspace's journal and object store;
 //! - [`commands`]: the plumbing subcommands (`hash-object`, `cat-blob`, `journal-*`,
 //!   `publish`, `resolve-path`, `fsck`) as functions returning their JSON result.
 //!
@@ -43,6 +44,7 @@ pub mod resolve;
 pub mod retire;
 pub mod sensitive;
 mod sqlite;
+pub mod status;
 pub mod strict_json;
 pub mod walk;
 pub mod workspace;

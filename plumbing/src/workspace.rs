@@ -5,7 +5,7 @@
 //! host it and the location is not pinned, state falls back to `<home>/state/<id>/` and every
 //! response that touched it says so.
 
-use crate::config::{Limits, StateLocation};
+use crate::config::{Limits, Retention, StateLocation};
 use crate::durable::{create_dir_if_missing, sync_dir};
 use crate::error::{Code, Error, Result};
 use crate::home::{Home, workspace_not_found};
@@ -28,6 +28,8 @@ pub struct Workspace {
     pub home: Home,
     /// The limits from the home's `config.toml`, read when the workspace was selected.
     pub limits: Limits,
+    /// The history retention policy from the same file (`[history]`), read with the limits.
+    pub retention: Retention,
 }
 
 /// An existing state directory.
@@ -63,7 +65,7 @@ impl Workspace {
     /// Selects a workspace: an explicit name first, then an explicit root, then the default.
     /// Never guesses: with none of the three, NO_WORKSPACE_SELECTED.
     pub fn select(home: Home, name: Option<&str>, root: Option<&Path>) -> Result<Workspace> {
-        let limits = home.limits()?;
+        let config = home.config()?;
         let (name, root_path) = if let Some(name) = name {
             let reg = home
                 .registry(false)?
@@ -90,7 +92,8 @@ impl Workspace {
             name,
             root,
             home,
-            limits,
+            limits: config.limits,
+            retention: config.retention,
         })
     }
 

@@ -70,6 +70,7 @@ mod mutate;
 mod read;
 mod read_bytes;
 pub mod schemas;
+mod status;
 mod suggest;
 mod text;
 mod time;
@@ -85,6 +86,9 @@ pub use mutate::{
 };
 pub use read::{Existence, FileInfo, ManyItem, ReadOptions, ReadResult, numbered};
 pub use read_bytes::{ByteRange, ReadBytesOptions};
+pub use status::{
+    JournalStatus, OldestUndoable, RetentionStatus, StoreStatus, WorkspaceStatus, state_word,
+};
 
 use plumbing::home::{Home, Registration};
 use std::path::Path;

@@ -24,7 +24,7 @@ use crate::plumbing::commands::{
 };
 use crate::{
     ByteRange, Existence, FileDiff, FileInfo, FoundUp, GrepResult, HistoryDiff, Listing,
-    MutationExtra, MutationResult, ReadResult,
+    MutationExtra, MutationResult, ReadResult, WorkspaceStatus,
 };
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
@@ -97,6 +97,7 @@ fn cli() -> Vec<(&'static str, Value)> {
         ("history list", schema::<Success<HistoryList>>()),
         ("history show", schema::<Success<HistoryShow>>()),
         ("history diff", schema::<Success<HistoryDiff>>()),
+        ("status", schema::<Success<WorkspaceStatus>>()),
         (
             "hash-object",
             schema::<Document<WorkspaceIfOpened<HashedObject>>>(),

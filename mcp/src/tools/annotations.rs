@@ -46,7 +46,7 @@ fn probe(tool: &str, a_hash: &str) -> Value {
         "directory_list" => json!({"recursive": true}),
         "file_search" => json!({"path": ".", "pattern": "*.txt"}),
         "content_search" => json!({"path": ".", "query": "old"}),
-        "history_list" | "workspace_list" | "workspace_info" => json!({}),
+        "history_list" | "workspace_list" | "workspace_info" | "workspace_status" => json!({}),
         "history_get" | "history_diff" | "undo_operation" => json!({"operation_id": "LAST"}),
         "undo_last" => json!({}),
         "file_create" => json!({"path": "a.txt", "content": "new\n", "allow_existing": true}),

@@ -128,6 +128,7 @@ fn call<T: Tool>(cx: &Context, given: Option<JsonObject>) -> Result<Reply> {
 pub const ALL: &[Declared] = &[
     declare::<workspace::WorkspaceList>(),
     declare::<workspace::WorkspaceInfo>(),
+    declare::<workspace::WorkspaceStatus>(),
     declare::<read::FileRead>(),
     declare::<read::FileReadMany>(),
     declare::<read::DirectoryList>(),

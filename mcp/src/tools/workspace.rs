@@ -1,10 +1,11 @@
-//! The served workspace: which it is, its limits and where its state lives.
+//! The served workspace: which it is, its limits, where its state lives, and its history's
+//! status. Agents get the status, a read; never prune or gc, which erase the history that
+//! makes their own changes undoable (`docs/decisions.md`, "MCP").
 
 use super::{Context, Effect, Tool};
 use filekeeper::Result;
 use filekeeper::documents::{self, ServedWorkspace, ServedWorkspaces};
 use filekeeper::envelope::{Always, Document, Success};
-use filekeeper::plumbing::config::StateLocation;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -43,17 +44,27 @@ impl Tool for WorkspaceInfo {
     type Output = Success<documents::WorkspaceInfo>;
 
     fn run(self, cx: &Context) -> Result<Self::Output> {
-        let state = cx
-            .workspace
-            .state_location()?
-            .map(|location| match location {
-                StateLocation::Project => "project",
-                StateLocation::Global => "home",
-            });
+        let state = cx.workspace.state_location()?.map(filekeeper::state_word);
         Ok(cx.success(documents::WorkspaceInfo {
             name: cx.workspace.name().map(str::to_owned),
             state,
             limits: cx.workspace.plumbing().limits.clone(),
         }))
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct WorkspaceStatus {}
+
+impl Tool for WorkspaceStatus {
+    const NAME: &str = "workspace_status";
+    const DESCRIPTION: &str =
+        "The workspace's history: operations, how far back undo goes, stored bytes, retention.";
+    const EFFECT: Effect = Effect::Read;
+    /// Not quick: it walks the object store.
+    type Output = Success<filekeeper::WorkspaceStatus>;
+
+    fn run(self, cx: &Context) -> Result<Self::Output> {
+        Ok(cx.success(cx.workspace.status()?))
     }
 }

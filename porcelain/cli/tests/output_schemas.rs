@@ -345,6 +345,8 @@ fn every_document_keeper_prints_matches_its_schema() {
     s.ok("cli/journal-commit.json", &["journal-commit", &second]);
     s.ok("cli/journal-show.json", &["journal-show", &second]);
     s.ok("cli/fsck.json", &["fsck"]);
+    let status = s.ok("cli/status.json", &["status"]);
+    assert_eq!(status["state"], "project");
     s.ok("cli/recover.json", &["recover"]);
     let completions = s.ok("cli/completions.json", &["completions", "bash"]);
     assert_eq!(completions["shell"], "bash");

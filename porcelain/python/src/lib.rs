@@ -13,7 +13,6 @@ mod records;
 
 use errors::{FilekeeperError, rendered, to_python};
 use filekeeper::documents::{self, ReadManyItem};
-use filekeeper::plumbing::config::StateLocation;
 use filekeeper::{
     DiffOptions, EditGuards, Error, GrepOptions, HistoryFilter, ListOptions, MutationOptions,
     Policy, Position, ReadBytesOptions, ReadOptions, Result, WorkspaceEntry,
@@ -244,10 +243,7 @@ impl Workspace {
     /// while it has none).
     fn workspace_info(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let info = py.detach(|| {
-            let state = self.inner.state_location()?.map(|location| match location {
-                StateLocation::Project => "project",
-                StateLocation::Global => "home",
-            });
+            let state = self.inner.state_location()?.map(filekeeper::state_word);
             Ok(documents::WorkspaceInfo {
                 name: self.inner.name().map(str::to_owned),
                 state,
@@ -255,6 +251,14 @@ impl Workspace {
             })
         });
         answer(py, Class::WorkspaceInfo, info)
+    }
+
+    /// The workspace's history: operations (pending, undoable, undone, pruned), the oldest
+    /// undoable one, the object store's objects and bytes, and the retention policy. A read:
+    /// a workspace with no history reports zeros and none is created.
+    fn status(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let status = py.detach(|| self.inner.status());
+        answer(py, Class::WorkspaceStatus, status)
     }
 
     // Reads.

@@ -203,6 +203,20 @@ classes! {
     FileDiff {}
     /// A range of a file's bytes.
     ByteRange {}
+    /// What the workspace's history holds and costs, and the retention policy.
+    WorkspaceStatus {
+        "journal" => JournalStatus,
+        "store" => StoreStatus,
+        "retention" => RetentionStatus
+    }
+    /// The journal's operations, counted by what can still be done with them.
+    JournalStatus { "oldest_undoable" => OldestUndoable }
+    /// The oldest operation that can still be undone.
+    OldestUndoable {}
+    /// The object store's objects and bytes.
+    StoreStatus {}
+    /// The retention policy in force.
+    RetentionStatus {}
 }
 
 #[pymethods]

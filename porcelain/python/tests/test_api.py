@@ -559,6 +559,26 @@ def test_workspace_info(ws: Workspace) -> None:
     assert info.limits["max_read_bytes"] == 5 * 1024 * 1024
 
 
+def test_status_counts_history_and_creates_nothing(ws: Workspace, root: Path) -> None:
+    fresh = ws.status()
+    assert fresh.state is None
+    assert fresh.journal.operations == 0
+    assert fresh.journal.oldest_undoable is None
+    assert fresh.store.objects == 0
+    assert not fresh.retention.enabled
+    assert fresh.retention.keep_days is None
+    assert not (root / ".filekeeper").exists()
+    first = ws.write_file("a.txt", "one\n")
+    ws.write_file("a.txt", "two\n")
+    status = ws.status()
+    assert status.state == "project"
+    assert (status.journal.operations, status.journal.undoable) == (2, 2)
+    assert status.journal.oldest_undoable is not None
+    assert status.journal.oldest_undoable.operation_id == first.operation_id
+    assert status.store.objects == 2
+    assert status.store.uncompressed_bytes == 8
+
+
 def test_results_are_their_json_documents(ws: Workspace, root: Path) -> None:
     (root / "a.txt").write_text("a\n")
     read = ws.read_file("a.txt")

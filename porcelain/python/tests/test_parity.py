@@ -510,6 +510,14 @@ READS = [
         lambda t: {},
     ),
     Request(
+        "workspace status",
+        "ok",
+        lambda ws, t: ws.status().to_dict(),
+        lambda t: ["status"],
+        "workspace_status",
+        lambda t: {},
+    ),
+    Request(
         "history list, limited, by path",
         "ok",
         lambda ws, t: operations(ws.list_history(path="log.txt", limit=1)),

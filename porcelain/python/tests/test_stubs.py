@@ -50,6 +50,11 @@ SCHEMA_OF: dict[str, tuple[str, str | None]] = {
     "FoundUp": ("mcp/file_find_up.json", None),
     "FileDiff": ("mcp/file_diff.json", None),
     "ByteRange": ("mcp/file_read_bytes.json", None),
+    "WorkspaceStatus": ("mcp/workspace_status.json", None),
+    "JournalStatus": ("mcp/workspace_status.json", "JournalStatus"),
+    "OldestUndoable": ("mcp/workspace_status.json", "OldestUndoable"),
+    "StoreStatus": ("mcp/workspace_status.json", "StoreStatus"),
+    "RetentionStatus": ("mcp/workspace_status.json", "RetentionStatus"),
 }
 
 # A mutation's fields: every mutation tool's document together (each carries the extras of

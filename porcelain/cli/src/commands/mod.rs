@@ -14,6 +14,7 @@ mod init;
 mod man;
 mod mutation;
 mod plumbing;
+mod status;
 #[cfg(test)]
 mod tests;
 mod workspace;
@@ -109,6 +110,8 @@ pub enum Command {
     #[command(subcommand)]
     History(history::HistoryCommand),
 
+    Status(status::StatusArgs),
+
     HashObject(plumbing::hash_object::HashObjectArgs),
     CatBlob(plumbing::cat_blob::CatBlobArgs),
     ResolvePath(plumbing::resolve_path::ResolvePathArgs),
@@ -166,6 +169,7 @@ pub fn dispatch(cli: &Cli) -> Result<Reply> {
         Command::File(cmd) => file::run(&cx, cmd),
         Command::Dir(cmd) => dir::run(&cx, cmd),
         Command::History(cmd) => history::run(&cx, cmd),
+        Command::Status(args) => status::cmd_status(&cx, args),
         Command::HashObject(args) => plumbing::hash_object::cmd_hash_object(&cx, args),
         Command::CatBlob(args) => plumbing::cat_blob::cmd_cat_blob(&cx, args),
         Command::ResolvePath(args) => plumbing::resolve_path::cmd_resolve_path(&cx, args),

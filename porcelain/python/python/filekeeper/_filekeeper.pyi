@@ -47,6 +47,43 @@ class WorkspaceInfo(Record):
     limits: Json
 
 @final
+class OldestUndoable(Record):
+    operation_id: str
+    created_at: str
+
+@final
+class JournalStatus(Record):
+    schema_version: int | None
+    operations: int
+    pending: int
+    undoable: int
+    undone: int
+    pruned: int
+    oldest_undoable: OldestUndoable | None
+
+@final
+class StoreStatus(Record):
+    objects: int
+    compressed_bytes: int
+    uncompressed_bytes: int
+    objects_of_unknown_size: int
+    stray_files: int
+
+@final
+class RetentionStatus(Record):
+    enabled: bool
+    keep_days: int | None
+    keep_last: int | None
+    max_store_bytes: int | None
+
+@final
+class WorkspaceStatus(Record):
+    state: Literal["project", "home"] | None
+    journal: JournalStatus
+    store: StoreStatus
+    retention: RetentionStatus
+
+@final
 class ReadResult(Record):
     path: str
     content: str
@@ -368,6 +405,7 @@ class Workspace:
     @property
     def name(self) -> str | None: ...
     def workspace_info(self) -> WorkspaceInfo: ...
+    def status(self) -> WorkspaceStatus: ...
 
     # Reads.
     def read_file(
