@@ -69,6 +69,7 @@ mod listing;
 mod mutate;
 mod read;
 mod read_bytes;
+pub mod retention;
 pub mod schemas;
 mod suggest;
 mod text;
@@ -85,6 +86,7 @@ pub use mutate::{
 };
 pub use read::{Existence, FileInfo, ManyItem, ReadOptions, ReadResult, numbered};
 pub use read_bytes::{ByteRange, ReadBytesOptions};
+pub use retention::{GcResult, PruneResult, RetentionOptions};
 
 use plumbing::home::{Home, Registration};
 use std::path::Path;

@@ -26,6 +26,7 @@ use crate::{
     ByteRange, Existence, FileDiff, FileInfo, FoundUp, GrepResult, HistoryDiff, Listing,
     MutationExtra, MutationResult, ReadResult,
 };
+use crate::{GcResult, PruneResult};
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Value, json};
@@ -97,6 +98,8 @@ fn cli() -> Vec<(&'static str, Value)> {
         ("history list", schema::<Success<HistoryList>>()),
         ("history show", schema::<Success<HistoryShow>>()),
         ("history diff", schema::<Success<HistoryDiff>>()),
+        ("history prune", schema::<Success<PruneResult>>()),
+        ("gc", schema::<Success<GcResult>>()),
         (
             "hash-object",
             schema::<Document<WorkspaceIfOpened<HashedObject>>>(),

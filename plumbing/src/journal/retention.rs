@@ -308,7 +308,10 @@ mod tests {
 
     /// Records a committed write of a.txt from `before` to `after`, both stored; returns its id.
     fn write(f: &mut Fixture, before: &[u8], after: &[u8]) -> String {
-        let (b, a) = (f.store.write(before).unwrap(), f.store.write(after).unwrap());
+        let (b, a) = (
+            f.store.write(before).unwrap(),
+            f.store.write(after).unwrap(),
+        );
         let op = NewOperation {
             kind: "write".into(),
             items: vec![
@@ -343,13 +346,26 @@ mod tests {
     fn keep_last_marks_the_older_operations_and_records_the_prune() {
         let mut f = fixture();
         let ops: Vec<String> = (0..4)
-            .map(|i| write(&mut f, format!("v{i}").as_bytes(), format!("v{}", i + 1).as_bytes()))
+            .map(|i| {
+                write(
+                    &mut f,
+                    format!("v{i}").as_bytes(),
+                    format!("v{}", i + 1).as_bytes(),
+                )
+            })
             .collect();
         age_a_day(&f);
         let store = ObjectStore::at(f.store.dir());
         let pruned = f
             .journal
-            .prune(&PruneRule::KeepLast(1), "keep_last 1", HOUR, Some("me"), &store, false)
+            .prune(
+                &PruneRule::KeepLast(1),
+                "keep_last 1",
+                HOUR,
+                Some("me"),
+                &store,
+                false,
+            )
             .unwrap();
         assert_eq!(pruned.operations, 3);
         assert_eq!(pruned.protected, 0);
@@ -375,7 +391,14 @@ mod tests {
         assert_eq!((rule.as_str(), count), ("keep_last 1", 3));
         let again = f
             .journal
-            .prune(&PruneRule::KeepLast(1), "keep_last 1", HOUR, None, &store, false)
+            .prune(
+                &PruneRule::KeepLast(1),
+                "keep_last 1",
+                HOUR,
+                None,
+                &store,
+                false,
+            )
             .unwrap();
         assert_eq!(again.operations, 0, "pruned twice");
     }
@@ -407,7 +430,14 @@ mod tests {
         let store = ObjectStore::at(f.store.dir());
         let pruned = f
             .journal
-            .prune(&PruneRule::KeepLast(0), "keep_last 0", HOUR, None, &store, false)
+            .prune(
+                &PruneRule::KeepLast(0),
+                "keep_last 0",
+                HOUR,
+                None,
+                &store,
+                false,
+            )
             .unwrap();
         assert_eq!(pruned.operations, 1);
         assert_eq!(pruned.protected, 2);
@@ -423,16 +453,36 @@ mod tests {
         let store = ObjectStore::at(f.store.dir());
         let dry = f
             .journal
-            .prune(&PruneRule::OlderThan(HOUR), "older_than 1h", Duration::ZERO, None, &store, true)
+            .prune(
+                &PruneRule::OlderThan(HOUR),
+                "older_than 1h",
+                Duration::ZERO,
+                None,
+                &store,
+                true,
+            )
             .unwrap();
         assert_eq!(dry.operations, 2);
         assert!(dry.prune_id.is_none());
         // Every object is older than a zero grace period: all three are collectable now.
         assert_eq!(dry.released.objects, 3);
-        assert!(f.journal.all().unwrap().iter().all(|op| op.pruned_by.is_none()));
+        assert!(
+            f.journal
+                .all()
+                .unwrap()
+                .iter()
+                .all(|op| op.pruned_by.is_none())
+        );
         let real = f
             .journal
-            .prune(&PruneRule::OlderThan(HOUR), "older_than 1h", Duration::ZERO, None, &store, false)
+            .prune(
+                &PruneRule::OlderThan(HOUR),
+                "older_than 1h",
+                Duration::ZERO,
+                None,
+                &store,
+                false,
+            )
             .unwrap();
         assert_eq!(
             (real.operations, real.released.clone()),
@@ -449,7 +499,14 @@ mod tests {
         let store = ObjectStore::at(f.store.dir());
         let pruned = f
             .journal
-            .prune(&PruneRule::OlderThan(HOUR), "older_than 1h", Duration::ZERO, None, &store, false)
+            .prune(
+                &PruneRule::OlderThan(HOUR),
+                "older_than 1h",
+                Duration::ZERO,
+                None,
+                &store,
+                false,
+            )
             .unwrap();
         assert_eq!(pruned.operations, 1);
         assert!(f.journal.get(&old).unwrap().pruned_by.is_some());
@@ -462,7 +519,9 @@ mod tests {
     fn max_store_size_keeps_the_newest_operations_that_fit() {
         let mut f = fixture();
         let blobs: Vec<Vec<u8>> = (0..5).map(|i| vec![b'0' + i; 1000]).collect();
-        let ops: Vec<String> = (0..4).map(|i| write(&mut f, &blobs[i], &blobs[i + 1])).collect();
+        let ops: Vec<String> = (0..4)
+            .map(|i| write(&mut f, &blobs[i], &blobs[i + 1]))
+            .collect();
         age_a_day(&f);
         let size = f.store.stat(&ObjectId::of(&blobs[0])).unwrap().0;
         let store = ObjectStore::at(f.store.dir());
@@ -470,7 +529,14 @@ mod tests {
         // more); the third newest would need a fourth.
         let pruned = f
             .journal
-            .prune(&PruneRule::MaxStoreSize(3 * size), "max_store_size", Duration::ZERO, None, &store, false)
+            .prune(
+                &PruneRule::MaxStoreSize(3 * size),
+                "max_store_size",
+                Duration::ZERO,
+                None,
+                &store,
+                false,
+            )
             .unwrap();
         assert_eq!(pruned.operations, 2);
         let marked: Vec<bool> = ops
@@ -488,7 +554,14 @@ mod tests {
         write(&mut f, b"b", b"c");
         let store = ObjectStore::at(f.store.dir());
         f.journal
-            .prune(&PruneRule::KeepLast(1), "keep_last 1", Duration::ZERO, None, &store, false)
+            .prune(
+                &PruneRule::KeepLast(1),
+                "keep_last 1",
+                Duration::ZERO,
+                None,
+                &store,
+                false,
+            )
             .unwrap();
         let live = f.journal.live_objects().unwrap();
         assert!(!live.contains(&ObjectId::of(b"a")).unwrap());

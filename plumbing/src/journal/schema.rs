@@ -173,7 +173,10 @@ mod tests {
         assert_eq!(version, 2);
         let ops = journal.all().unwrap();
         assert_eq!(ops.len(), 2);
-        assert!(ops.iter().all(|op| op.pruned_at.is_none() && op.pruned_by.is_none()));
+        assert!(
+            ops.iter()
+                .all(|op| op.pruned_at.is_none() && op.pruned_by.is_none())
+        );
         assert_eq!(ops[0].items[0].before_hash.unwrap().hex(), "a".repeat(64));
         assert_eq!(ops[1].undoes.as_deref(), Some("op_00000000000000a1"));
         let prunes: i64 = journal

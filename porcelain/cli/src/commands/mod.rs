@@ -9,6 +9,7 @@
 mod completions;
 mod dir;
 pub(crate) mod file;
+mod gc;
 mod history;
 mod init;
 mod man;
@@ -105,9 +106,11 @@ pub enum Command {
     #[command(subcommand)]
     Dir(dir::DirCommand),
 
-    /// The operation log: list, show, diff, and safe undo.
+    /// The operation log: list, show, diff, safe undo, and prune.
     #[command(subcommand)]
     History(history::HistoryCommand),
+
+    Gc(gc::GcArgs),
 
     HashObject(plumbing::hash_object::HashObjectArgs),
     CatBlob(plumbing::cat_blob::CatBlobArgs),
@@ -166,6 +169,7 @@ pub fn dispatch(cli: &Cli) -> Result<Reply> {
         Command::File(cmd) => file::run(&cx, cmd),
         Command::Dir(cmd) => dir::run(&cx, cmd),
         Command::History(cmd) => history::run(&cx, cmd),
+        Command::Gc(args) => gc::cmd_gc(&cx, args),
         Command::HashObject(args) => plumbing::hash_object::cmd_hash_object(&cx, args),
         Command::CatBlob(args) => plumbing::cat_blob::cmd_cat_blob(&cx, args),
         Command::ResolvePath(args) => plumbing::resolve_path::cmd_resolve_path(&cx, args),
