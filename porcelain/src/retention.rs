@@ -259,7 +259,7 @@ pub fn parse_size(text: &str) -> Result<u64> {
 fn show_duration(d: Duration) -> String {
     let s = d.as_secs();
     for (unit, scale) in [("w", 7 * 86_400), ("d", 86_400), ("h", 3600), ("m", 60)] {
-        if s > 0 && s % scale == 0 {
+        if s > 0 && s.is_multiple_of(scale) {
             return format!("{}{unit}", s / scale);
         }
     }
