@@ -120,13 +120,15 @@ test_expect_success 'the store holds exactly one object per distinct content and
 
 test_expect_success 'writing the same content twice leaves one object and does not rewrite it' '
 	obj=$(object_path "$(sha256_id big.bin)") &&
-	stat -c "%i %s %y %z" "$obj" >before &&
+	stat -c "%i %s" "$obj" >before &&
+	sha256sum <"$obj" >>before &&
 	find .filekeeper/objects -type f | sort >files-before &&
 	keeper hash-object -w big.bin >/dev/null &&
 	keeper hash-object -w --stdin <big.bin >/dev/null &&
 	cp big.bin big-copy.bin &&
 	keeper hash-object -w big-copy.bin >/dev/null &&
-	stat -c "%i %s %y %z" "$obj" >after &&
+	stat -c "%i %s" "$obj" >after &&
+	sha256sum <"$obj" >>after &&
 	test_cmp before after &&
 	find .filekeeper/objects -type f | sort >files-after &&
 	test_cmp files-before files-after
@@ -135,11 +137,24 @@ test_expect_success 'writing the same content twice leaves one object and does n
 test_expect_success 'an existing read-only object is not rewritten by a second write' '
 	obj=$(object_path "$(sha256_id text.txt)") &&
 	chmod 400 "$obj" &&
-	stat -c "%i %a %y" "$obj" >before &&
+	stat -c "%i %a" "$obj" >before &&
+	sha256sum <"$obj" >>before &&
 	keeper hash-object -w text.txt >/dev/null &&
-	stat -c "%i %a %y" "$obj" >after &&
+	stat -c "%i %a" "$obj" >after &&
+	sha256sum <"$obj" >>after &&
 	test_cmp before after &&
 	chmod 644 "$obj"
+'
+
+test_expect_success 'storing an existing object again renews its modification time (gc counts its grace period from it)' '
+	obj=$(object_path "$(sha256_id text.txt)") &&
+	touch -d "2 days ago" "$obj" &&
+	old=$(stat -c %Y "$obj") &&
+	keeper hash-object -w text.txt >/dev/null &&
+	test "$(stat -c %Y "$obj")" -gt $((old + 86400)) &&
+	touch -d "2 days ago" "$obj" &&
+	keeper hash-object -w --stdin <text.txt >/dev/null &&
+	test "$(stat -c %Y "$obj")" -gt $((old + 86400))
 '
 
 test_expect_success 'cat-blob prints the exact bytes of every stored blob' '

@@ -160,6 +160,105 @@ for cmd in $COMMANDS; do
 	done
 done
 
+# Retention: history prune and gc, swept the same way on their own case. They change no
+# workspace file, so what must hold is about the state directory: the prune marks all its
+# operations or none (one transaction); whatever gc removed, every object an unpruned operation
+# names is there and verifies (fsck clean), and every unpruned operation still undoes; a clean
+# run afterwards completes the work.
+
+# retention_case DIR: five writes of doc.txt (version 1 to 5), a stray blob and a leftover temp
+# file of a dead writer; with the second argument "pruned", the three oldest writes pruned.
+retention_case () {
+	mkdir -p "$1/ws" &&
+	(
+		cd "$1" &&
+		for v in 1 2 3 4 5; do
+			in_case file write doc.txt --content "version $v
+" >/dev/null || exit 1
+		done &&
+		printf "stray\n" | in_case hash-object -w --stdin >/dev/null &&
+		printf x >ws/.filekeeper/objects/tmp_obj_0123456789abcdef &&
+		if test "${2:-}" = pruned; then
+			in_case history prune --keep-last 2 --grace-period 0 >/dev/null
+		fi
+	)
+}
+
+run_history_prune () { in_case history prune --keep-last 2 --grace-period 0; }
+run_gc () { in_case gc --grace-period 0; }
+
+# retention_intact: fsck finds nothing missing or damaged, and undo-last walks back through the
+# two unpruned writes to version 3; the prune is all or nothing.
+retention_intact () {
+	in_case --json fsck >fsck.json &&
+	json_get ".missing_objects == [] and .damaged_objects == []" fsck.json >/dev/null &&
+	pruned=$(rows "SELECT count(*) FROM operations WHERE pruned_by IS NOT NULL") &&
+	{ test "$pruned" = 0 || test "$pruned" = 3; } &&
+	in_case history undo-last >/dev/null &&
+	in_case history undo-last >/dev/null &&
+	test "$(cat ws/doc.txt)" = "version 3"
+}
+
+# retention_sweep CMD FAULT CALLS
+retention_sweep () {
+	n=1
+	while test $n -le $3; do
+		dir=$SWEEP/$1.$2.$n
+		case $1 in
+		gc) retention_case "$dir" pruned ;;
+		*) retention_case "$dir" ;;
+		esac &&
+		(
+			cd "$dir" &&
+			(FILEKEEPER_TEST_FAULT=$n:$2 IN_CASE_OPTIONS=--json && export FILEKEEPER_TEST_FAULT &&
+				"run_$1") >result
+			code=$?
+			case $2 in
+			die) test $code -eq 134 ;;
+			*) test $code -eq 0 || { test $code -eq 26 && test_error_code STORAGE_ERROR result; } ;;
+			esac || { echo >&2 "unexpected exit $code"; cat >&2 result; exit 1; }
+			# A clean run then finishes the work, and everything still holds.
+			"run_$1" >/dev/null &&
+			test "$(rows "SELECT count(*) FROM operations WHERE pruned_by IS NOT NULL")" = 3 || {
+				test $1 = gc || exit 1
+			}
+			retention_intact
+		) || { echo >&2 "failed at $1 with fault $n:$2"; return 1; }
+		rm -rf "$dir"
+		echo "$1 $2 $n" >>"$SWEEP/ran-retention"
+		n=$((n + 1))
+	done
+}
+
+# retention_calls CMD: the counted calls of a clean run of CMD on its case.
+retention_calls () {
+	rm -rf "$SWEEP/rcount" &&
+	case $1 in
+	gc) retention_case "$SWEEP/rcount" pruned ;;
+	*) retention_case "$SWEEP/rcount" ;;
+	esac &&
+	(cd "$SWEEP/rcount" && FILEKEEPER_TEST_FAULT_LOG=$SWEEP/rcount/log "run_$1" >/dev/null &&
+		wc -l <log | tr -d " ")
+}
+
+retention_expected=0
+for cmd in history_prune gc; do
+	calls=$(retention_calls $cmd) || calls=0
+	test_expect_success "$(echo $cmd | tr _ " "): a clean run makes counted calls ($calls)" '
+		test "$calls" -gt 0
+	'
+	for fault in eio enospc die; do
+		retention_expected=$((retention_expected + calls))
+		test_expect_success "$(echo $cmd | tr _ " "): $fault at each of its $calls calls loses nothing" '
+			retention_sweep $cmd $fault $calls
+		'
+	done
+done
+
+test_expect_success "the retention sweep ran every case ($retention_expected)" '
+	test_line_count = $retention_expected "$SWEEP/ran-retention"
+'
+
 test_expect_success "the sweep ran every case ($expected_cases)" '
 	test_line_count = $expected_cases "$SWEEP/ran" &&
 	cut -d" " -f1 "$SWEEP/ran" | sort -u >commands &&

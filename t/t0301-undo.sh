@@ -352,7 +352,7 @@ test_expect_success 'undo of an apply-patch that emptied a 700 directory brings 
 	test_cmp expect k-dpatch/only/f.txt
 '
 
-# A journal written before directory modes were recorded (schema 1 too, with null modes for
+# A journal written before directory modes were recorded (the same schema, with null modes for
 # every directory item) still undoes: the directories come back as a new directory would.
 
 test_expect_success 'setup: a dir delete whose directory modes are nulled, as an older build wrote it' '
@@ -362,7 +362,7 @@ test_expect_success 'setup: a dir delete whose directory modes are nulled, as an
 	op_of out >op.dold &&
 	journal "UPDATE operation_items SET before_mode = NULL, after_mode = NULL
 		WHERE kind = '"'"'directory'"'"' AND op_id = '"'"'$(cat op.dold)'"'"'" &&
-	test "$(journal "PRAGMA user_version")" = 1 &&
+	test "$(journal "PRAGMA user_version")" = 2 &&
 	keeper --json history show "$(cat op.dold)" >show.json &&
 	json_get "[.operation.items[] | select(.kind == \"directory\") | .before_mode] == [null, null]" show.json
 '

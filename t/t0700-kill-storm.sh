@@ -29,7 +29,11 @@ kills must have landed mid-operation (a pending record that the next process had
 in part two, keeper recover; in part one, the next write, which rolled it back), or the storm
 proved nothing.
 
-KEEPER_KILL_STORM=N sets the rounds of each part (66 by default, six per command; a release
+Part three kills history prune and gc (each round: three writes, a prune and a gc, each
+killed at random): after every round fsck finds nothing missing or damaged, every prune marked
+all of its operations or none, and undo of the newest write restores the version before it.
+
+KEEPER_KILL_STORM=N sets the rounds of each part (a third of them for part three) (66 by default, six per command; a release
 check runs 1700, see docs/reliability.md). KEEPER_KILL_STORM_SEED=S repeats the delays of a run.'
 . ./test-lib.sh
 . "$TEST_DIRECTORY"/lib-mutation-cases.sh
@@ -425,6 +429,72 @@ test_expect_success "every one of the $rounds rounds ran all its checks" '
 test_expect_success 'some kills landed mid-operation: a fresh start found a record pending' '
 	grep " mid-" "$STORM/tally" >"$STORM/mid";
 	test $(($(wc -l <"$STORM/mid") + $(cat "$TRASH/part-one-mid"))) -gt 0
+'
+
+# Part three: history prune and gc, killed. One workspace: each round writes three versions of
+# a file, then a prune (keeping the two newest, no grace period) and a gc (no grace period) are
+# each killed at a random moment. After every round fsck finds nothing missing or damaged, the
+# prune marked whole or nothing, and undo of the newest write restores the version before it.
+# The delays reuse the part-two fractions, scaled to the clean run times of prune and gc.
+R3=$TRASH/retention
+mkdir -p "$R3"
+printf "version 0\n" >"$R3/doc.txt"
+keeper --root "$R3" file write doc.txt --content "version 0
+" >/dev/null 2>&1
+for i in 1 2 3; do
+	for v in a b c; do
+		keeper --root "$R3" file write doc.txt --content "clean $i$v" >/dev/null 2>&1
+	done
+	"$STORM_KILL" "$TRASH/killed" -1 keeper --root "$R3" history prune --keep-last 2 --grace-period 0 >/dev/null 2>&1 &&
+	cut -d" " -f2 "$TRASH/killed" >>"$TRASH/prune-times"
+	"$STORM_KILL" "$TRASH/killed" -1 keeper --root "$R3" gc --grace-period 0 >/dev/null 2>&1 &&
+	cut -d" " -f2 "$TRASH/killed" >>"$TRASH/gc-times"
+done
+prune_ms=$(median <"$TRASH/prune-times")
+gc_ms=$(median <"$TRASH/gc-times")
+retention_rounds=$(( (rounds + 2) / 3 ))
+
+test_expect_success "setup: a clean prune takes about ${prune_ms:-?} ms, a clean gc ${gc_ms:-?} ms" '
+	test "$prune_ms" -gt 0 && test "$gc_ms" -gt 0 &&
+	keeper --root "$R3" fsck >/dev/null
+'
+
+# retention_round N F: the Nth round, with the random fraction F.
+retention_round () {
+	for v in a b c; do
+		keeper --root "$R3" file write doc.txt --content "round $1 version $v" >/dev/null || return 1
+	done &&
+	"$STORM_KILL" "$TRASH/killed" $(delay_of $2 $prune_ms) \
+		keeper --root "$R3" history prune --keep-last 2 --grace-period 0 >/dev/null 2>&1 &&
+	grep -qx "\(0\|137\) [0-9]*" "$TRASH/killed" &&
+	"$STORM_KILL" "$TRASH/killed" $(delay_of $2 $gc_ms) \
+		keeper --root "$R3" gc --grace-period 0 >/dev/null 2>&1 &&
+	grep -qx "\(0\|137\) [0-9]*" "$TRASH/killed" &&
+	keeper --root "$R3" --json fsck >"$TRASH/fsck.json" &&
+	json_get ".missing_objects == [] and .damaged_objects == []" "$TRASH/fsck.json" >/dev/null &&
+	sqlite3 "$R3/.filekeeper/journal.sqlite3" "SELECT p.operations = (SELECT count(*) FROM operations o
+		WHERE o.pruned_by = p.id) FROM prunes p" | grep -vx 1 >"$TRASH/torn-prunes";
+	test_line_count = 0 "$TRASH/torn-prunes" &&
+	keeper --root "$R3" history undo-last >/dev/null &&
+	test "$(cat "$R3/doc.txt")" = "round $1 version b" &&
+	echo "$1" >>"$TRASH/retention-ran"
+}
+
+: >"$TRASH/retention-ran"
+n=1
+while test $n -le $retention_rounds; do
+	f=$(sed -n "${n}p" "$TRASH/fractions")
+	test_expect_success "retention round $n: prune and gc killed after $(delay_of $f ${prune_ms:-0}) and $(delay_of $f ${gc_ms:-0}) ms lose nothing" '
+		retention_round $n $f
+	'
+	n=$((n + 1))
+done
+
+test_expect_success "every one of the $retention_rounds retention rounds ran all its checks, and gc then finds it clean" '
+	test_line_count = $retention_rounds "$TRASH/retention-ran" &&
+	keeper --root "$R3" gc --grace-period 0 >/dev/null &&
+	keeper --root "$R3" --json fsck >"$TRASH/fsck.json" &&
+	json_get ".temporary_files == []" "$TRASH/fsck.json"
 '
 
 test_done

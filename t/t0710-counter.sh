@@ -5,7 +5,9 @@ The lost-update guard at scale, on both surfaces:
 
   - CLI: WORKERS background processes each make ROUNDS guarded read-modify-write increments of
     one counter file: keeper --json file read (content and content_hash from one read), add
-    one, keeper --json file write --expected-hash.
+    one, keeper --json file write --expected-hash. Meanwhile a loop prunes all but the newest
+    20 operations and runs gc, both with no grace period: every one succeeds, gc removes
+    objects while the writers run, and the writers lose nothing.
   - MCP: ONE filekeeper-mcp server, driven by WORKERS concurrent asyncio tasks on one SDK
     session, each making ROUNDS attempts of file_read then file_write with expected_hash.
 
@@ -72,6 +74,18 @@ increment () {
 	done
 }
 
+# gc_loop: while the CLI race runs, prunes all but the newest 20 operations and collects
+# garbage, both with no grace period, again and again until LOGS/stop-gc appears; each exit
+# code goes to gc.codes and each gc document to gc.docs.
+gc_loop () {
+	while test ! -e "$LOGS/stop-gc"; do
+		keeper --json history prune --keep-last 20 --grace-period 0 >/dev/null
+		echo "prune $?" >>"$LOGS/gc.codes"
+		keeper --json gc --grace-period 0 >>"$LOGS/gc.docs"
+		echo "gc $?" >>"$LOGS/gc.codes"
+	done
+}
+
 test_expect_success 'setup: a counter file holding 0 in each workspace, created through keeper' '
 	keeper file create counter --content 0 >/dev/null &&
 	keeper --root "$M" file create counter --content 0 >/dev/null &&
@@ -79,13 +93,18 @@ test_expect_success 'setup: a counter file holding 0 in each workspace, created 
 	test "$(cat "$M/counter")" = 0
 '
 
-test_expect_success "CLI: $WORKERS processes race $ROUNDS guarded increments each" '
+test_expect_success "CLI: $WORKERS processes race $ROUNDS guarded increments each, while prune and gc loop" '
 	start=$(date +%s) &&
+	{ gc_loop & } &&
 	w=1 &&
+	pids= &&
 	while test $w -le $WORKERS; do
 		increment $w &
+		pids="$pids $!"
 		w=$((w + 1))
 	done &&
+	wait $pids &&
+	: >"$LOGS/stop-gc" &&
 	wait &&
 	echo $(($(date +%s) - start)) >"$LOGS/cli.seconds" &&
 	cat "$LOGS"/rmw.*.codes >"$LOGS/cli.codes" &&
@@ -103,7 +122,15 @@ test_expect_success 'CLI: every attempt printed one document, a success exactly 
 	test_line_count = $ATTEMPTS "$LOGS/cli.docs" &&
 	test "$(jq -c "select(.ok == true)" "$LOGS/cli.docs" | wc -l)" = "$(cat "$LOGS/cli.successes")"
 '
+test_expect_success 'CLI: every prune and gc of the loop succeeded, and gc removed objects while the writers ran' '
+	grep -c "^gc " "$LOGS/gc.codes" >gc.runs &&
+	test "$(cat gc.runs)" -gt 1 &&
+	! grep -v " 0$" "$LOGS/gc.codes" &&
+	jq -c "select(.ok and .removed_objects > 0)" "$LOGS/gc.docs" >removing &&
+	test "$(wc -l <removing)" -gt 0
+'
 echo "# CLI: $ATTEMPTS attempts, $(cat "$LOGS/cli.successes" 2>/dev/null) succeeded, in $(cat "$LOGS/cli.seconds" 2>/dev/null) s"
+echo "# CLI: prune and gc ran $(grep -c "^gc " "$LOGS/gc.codes" 2>/dev/null) times beside the writers"
 
 test_expect_success MCP_SDK "MCP: one server, $WORKERS concurrent tasks race $ROUNDS guarded increments each" '
 	start=$(date +%s) &&

@@ -15,7 +15,9 @@ then resolves as rolled back; fsck stays clean. A success is recorded committed,
 there was room for the change but not for its commit record, says so in a warning and keeper
 recover records it committed.
 
-Also: creating files until the disk is really full, then the identical failed request once
+Also: history prune on the full disk fails the same clean way until there is room for its one
+transaction and then marks all it cuts, gc succeeds with no byte free, and after both fsck is
+clean and the newest unpruned operation undoes. And: creating files until the disk is really full, then the identical failed request once
 space is freed; the first mutation of a fresh workspace, which must create the journal; a
 journal whose WAL and shared-memory files another SQLite client checkpointed away. At the end
 every operation that committed on the nearly full disk can still be undone.
@@ -400,6 +402,56 @@ test_expect_success 'every operation that committed on the nearly full disk can 
 	done <"$P/undoable" &&
 	(cd "$R" && tree_content) >"$P/after" &&
 	test_cmp "$TRASH/tree-before-sweeps" "$P/after"
+'
+
+# Retention on the full disk: a prune, which writes one journal transaction, fails cleanly
+# (STORAGE_ERROR, retryable, nothing marked) until there is room, then marks all it cuts; gc,
+# which only removes, succeeds with no byte free. Afterwards fsck is clean and the newest
+# unpruned operation still undoes.
+
+test_expect_success 'history prune fails cleanly at every stage of a full disk, then prunes all it cuts' '
+	journal_path=$D/.filekeeper/journal.sqlite3 &&
+	L=0 && done= &&
+	while test $L -le $MAX_FREE && test -z "$done"; do
+		fill $L &&
+		keeper --json history prune --keep-last 4 --grace-period 0 >"$P/out"
+		code=$?
+		unfill
+		pruned=$(disk_journal "SELECT count(*) FROM operations WHERE pruned_by IS NOT NULL") &&
+		leftovers >"$P/leftovers" &&
+		test_line_count = 0 "$P/leftovers" &&
+		fsck_clean &&
+		if test $code -eq 0; then
+			json_get ".pruned_operations > 0" "$P/out" >/dev/null &&
+			test "$pruned" = "$(json_get .pruned_operations "$P/out")" &&
+			done=yes
+		else
+			test $code -eq 26 &&
+			test_error_code STORAGE_ERROR "$P/out" &&
+			json_get ".error.retryable == true" "$P/out" >/dev/null &&
+			test "$pruned" = 0
+		fi || { echo >&2 "prune with $L bytes free: exit $code"; cat >&2 "$P/out"; return 1; }
+		L=$((L + STEP))
+	done &&
+	test -n "$done"
+'
+
+test_expect_success 'gc succeeds with no byte free and frees space' '
+	fill 0 &&
+	before=$(free_bytes) &&
+	keeper --json gc --grace-period 0 >"$P/out" &&
+	json_get ".removed_objects > 0" "$P/out" >/dev/null &&
+	test "$(free_bytes)" -gt "$before" &&
+	unfill &&
+	fsck_clean
+'
+
+test_expect_success 'the newest unpruned operation still undoes after the prune and gc' '
+	op=$(disk_journal "SELECT id FROM operations WHERE pruned_by IS NULL AND status = '\''committed'\''
+		ORDER BY seq DESC LIMIT 1") &&
+	keeper --json history undo $op >"$P/out" &&
+	json_get ".ok" "$P/out" >/dev/null &&
+	fsck_clean
 '
 
 # Beyond a journal that keeper itself left ready.

@@ -323,6 +323,13 @@ pub fn journal_begin(
     // Under the lock (which creates the state when this is the first record), so no recovery
     // takes this operation for a dead process's.
     let (state, _lock) = ws.lock()?;
+    // Checked again under the lock, which gc holds while it removes objects: a blob found
+    // above may have been collected since (stored long ago, named by nothing), and an
+    // operation must never be recorded naming a blob that is not there.
+    let store = state.store();
+    for item in &op.items {
+        check_blobs(Some(&store), item)?;
+    }
     let id = state.journal()?.begin(&op)?;
     Ok(JournalBegun {
         operation_id: id,
@@ -525,6 +532,10 @@ pub fn fsck(ws: &Workspace) -> Result<Fsck> {
             operations += 1;
             if op.status == Status::Pending {
                 pending.push(op.id.clone());
+            }
+            if op.pruned_by.is_some() {
+                // A pruned operation's objects are gc's to remove: none is missing.
+                continue;
             }
             let after_required = op.after_blobs_required();
             for item in op.items.iter().filter(|i| !i.history_skipped) {

@@ -30,6 +30,7 @@ pub mod durable;
 pub mod error;
 pub mod fault;
 pub mod fs_ops;
+pub mod gc;
 pub mod home;
 pub mod ignore;
 pub mod journal;
@@ -59,12 +60,12 @@ pub use oid::ObjectId;
 /// one version, so the plumbing's is the binaries' too.
 pub const VERSION_TEXT: &str = concat!(
     env!("CARGO_PKG_VERSION"),
-    " (journal schema 1, objects: sha256 + zstd loose)"
+    " (journal schema 2, objects: sha256 + zstd loose)"
 );
 
 // `concat!` takes literals only, so the schema above is written out; this stops the build
 // when a migration is added and the text is not updated with it.
 const _: () = assert!(
-    journal::SCHEMA_VERSION == 1,
+    journal::SCHEMA_VERSION == 2,
     "VERSION_TEXT must name the journal schema this build writes"
 );

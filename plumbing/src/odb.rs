@@ -50,10 +50,52 @@ impl ObjectStore {
         self.path_of(id).is_file()
     }
 
-    /// Stores `bytes`, returning their id. Existing objects are not rewritten.
+    /// The store's directory (normally `.filekeeper/objects`).
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// An object's size on disk (compressed) and the time it was last stored; `None` when it
+    /// is not in the store.
+    pub fn stat(&self, id: &ObjectId) -> Option<(u64, std::time::SystemTime)> {
+        let meta = fs::symlink_metadata(self.path_of(id)).ok()?;
+        Some((meta.len(), meta.modified().ok()?))
+    }
+
+    /// Whether an object with this id exists; if so, its modification time is set to now, so
+    /// that gc's grace period counts from this store and not from the first: a script that
+    /// stores an old, unreferenced blob again before naming it in the journal is protected as
+    /// one that stored a new blob is. The bytes are not touched, and a failure to set the
+    /// time (a store another user owns) is ignored: the object is there either way.
+    fn freshen(&self, id: &ObjectId) -> bool {
+        let path = self.path_of(id);
+        if !path.is_file() {
+            return false;
+        }
+        let now = rustix::fs::Timestamps {
+            last_access: rustix::fs::Timespec {
+                tv_sec: 0,
+                tv_nsec: rustix::fs::UTIME_OMIT,
+            },
+            last_modification: rustix::fs::Timespec {
+                tv_sec: 0,
+                tv_nsec: rustix::fs::UTIME_NOW,
+            },
+        };
+        let _ = rustix::fs::utimensat(
+            rustix::fs::CWD,
+            &path,
+            &now,
+            rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+        );
+        true
+    }
+
+    /// Stores `bytes`, returning their id. Existing objects are not rewritten (only their
+    /// modification time is renewed, for gc's grace period).
     pub fn write(&self, bytes: &[u8]) -> Result<ObjectId> {
         let id = ObjectId::of(bytes);
-        if self.contains(&id) {
+        if self.freshen(&id) {
             return Ok(id);
         }
         let fanout = self.ensure_fanout(&id)?;
@@ -120,7 +162,7 @@ impl ObjectStore {
                 return Err(e);
             }
         };
-        if self.contains(&id) {
+        if self.freshen(&id) {
             let _ = fs::remove_file(&tmp);
             return Ok((id, len));
         }
@@ -317,14 +359,23 @@ mod tests {
     }
 
     #[test]
-    fn writing_an_existing_blob_does_not_touch_it() {
+    fn writing_an_existing_blob_keeps_its_file_and_renews_its_time() {
+        use std::os::unix::fs::MetadataExt;
         let (_dir, store) = store();
         let id = store.write(b"same").unwrap();
         let path = store.path_of(&id);
-        let before = fs::metadata(&path).unwrap().modified().unwrap();
+        let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+        File::open(&path).unwrap().set_modified(old).unwrap();
         fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o400)).unwrap();
+        let (ino, bytes) = (fs::metadata(&path).unwrap().ino(), fs::read(&path).unwrap());
         assert_eq!(store.write(b"same").unwrap(), id);
-        assert_eq!(fs::metadata(&path).unwrap().modified().unwrap(), before);
+        let meta = fs::metadata(&path).unwrap();
+        assert_eq!(meta.ino(), ino, "the object was rewritten");
+        assert_eq!(fs::read(&path).unwrap(), bytes);
+        assert!(meta.modified().unwrap() > old, "the time was not renewed");
+        File::open(&path).unwrap().set_modified(old).unwrap();
+        assert_eq!(store.write_stream(&b"same"[..]).unwrap().0, id);
+        assert!(fs::metadata(&path).unwrap().modified().unwrap() > old);
     }
 
     #[test]

@@ -126,9 +126,9 @@ pub fn journal_counts(path: &Path) -> Result<Option<JournalCounts>> {
 }
 
 /// The SQL condition, on an `operations` row named `o`, that the operation is pruned; `None`
-/// while the journal has no pruned marker (a journal from before pruning existed, whose
-/// operations are all unpruned). The marker is taken to be a nullable `pruned_at` column of
-/// `operations`, set when the operation was pruned.
+/// for a journal of schema 1, from before pruning existed, whose operations are all unpruned
+/// (status reads a journal as it is, without migrating it). From schema 2 the marker is
+/// `operations.pruned_at`, set by `history prune` (`journal/retention.rs`).
 pub fn pruned_marker(conn: &Connection) -> Result<Option<&'static str>> {
     let has: bool = conn.query_row(
         "SELECT EXISTS (SELECT 1 FROM pragma_table_info('operations') WHERE name = 'pruned_at')",

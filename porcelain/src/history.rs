@@ -74,10 +74,11 @@ pub struct PathDiff {
     /// `file` or `directory`.
     #[schemars(extend("enum" = ["file", "directory"]))]
     pub kind: &'static str,
-    /// `text`, `binary`, `history_skipped`, `directory`, `unchanged`, or `never_stored`: the
-    /// operation was rolled back (or is still pending) before this path's new contents were
-    /// stored.
-    #[schemars(extend("enum" = ["text", "binary", "history_skipped", "directory", "unchanged", "never_stored"]))]
+    /// `text`, `binary`, `history_skipped`, `directory`, `unchanged`, `never_stored` (the
+    /// operation was rolled back, or is still pending, before this path's new contents were
+    /// stored), or `pruned` (the operation was pruned: its contents are gc's to remove, so
+    /// none is shown).
+    #[schemars(extend("enum" = ["text", "binary", "history_skipped", "directory", "unchanged", "never_stored", "pruned"]))]
     pub diff_kind: &'static str,
     /// The unified diff, for `text`; null otherwise.
     pub diff: Option<String>,
@@ -108,6 +109,7 @@ impl Workspace {
     fn entry(&self, journal: &Journal, op: &Operation) -> Result<HistoryEntry> {
         let undone_by = journal.undone_by(&op.id)?;
         let undoable = undone_by.is_none()
+            && op.pruned_by.is_none()
             && matches!(op.status, Status::Committed | Status::Partial)
             && op.items.iter().all(|i| !i.history_skipped);
         let record = op.record();
@@ -207,6 +209,8 @@ impl Workspace {
                 ("directory", None)
             } else if item.history_skipped {
                 ("history_skipped", None)
+            } else if op.pruned_by.is_some() {
+                ("pruned", None)
             } else if item.before_hash == item.after_hash && item.before_exists == item.after_exists
             {
                 ("unchanged", None)
@@ -310,6 +314,19 @@ impl Workspace {
                 .with("status", status.as_str()));
             }
         }
+        if let Some(prune) = &op.pruned_by {
+            return Err(Error::new(
+                Code::HistoryUnavailable,
+                format!(
+                    "{id} was pruned from the undoable history at {}; its previous contents may no longer be stored",
+                    op.pruned_at.as_deref().unwrap_or("an unrecorded time")
+                ),
+            )
+            .with("operation_id", id)
+            .with("reason", "pruned")
+            .with("pruned_at", op.pruned_at.clone())
+            .with("pruned_by", prune.as_str()));
+        }
         if let Some(by) = journal.undone_by(id)? {
             return Err(Error::invalid(format!("{id} was already undone by {by}"))
                 .with("operation_id", id)
@@ -328,6 +345,7 @@ impl Workspace {
                 "the operation's previous bytes were above the history cap and were not stored",
             )
             .with("operation_id", id)
+            .with("reason", "history_skipped")
             .with("paths", skipped));
         }
         // Check every path before planning any change.

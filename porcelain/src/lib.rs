@@ -69,6 +69,7 @@ mod listing;
 mod mutate;
 mod read;
 mod read_bytes;
+pub mod retention;
 pub mod schemas;
 mod status;
 mod suggest;
@@ -89,6 +90,7 @@ pub use read_bytes::{ByteRange, ReadBytesOptions};
 pub use status::{
     JournalStatus, OldestUndoable, RetentionStatus, StoreStatus, WorkspaceStatus, state_word,
 };
+pub use retention::{GcResult, PruneResult, RetentionOptions};
 
 use plumbing::home::{Home, Registration};
 use std::path::Path;

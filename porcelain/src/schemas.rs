@@ -26,6 +26,7 @@ use crate::{
     ByteRange, Existence, FileDiff, FileInfo, FoundUp, GrepResult, HistoryDiff, Listing,
     MutationExtra, MutationResult, ReadResult, WorkspaceStatus,
 };
+use crate::{GcResult, PruneResult};
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Value, json};
@@ -98,6 +99,8 @@ fn cli() -> Vec<(&'static str, Value)> {
         ("history show", schema::<Success<HistoryShow>>()),
         ("history diff", schema::<Success<HistoryDiff>>()),
         ("status", schema::<Success<WorkspaceStatus>>()),
+        ("history prune", schema::<Success<PruneResult>>()),
+        ("gc", schema::<Success<GcResult>>()),
         (
             "hash-object",
             schema::<Document<WorkspaceIfOpened<HashedObject>>>(),

@@ -10,11 +10,13 @@
 mod connection;
 mod json;
 mod record;
+mod retention;
 mod schema;
 
 pub use record::{
     Item, NewOperation, Operation, OperationHead, OperationRecord, PassedOver, Status,
 };
+pub use retention::{Cut, Live, PruneRule, Pruned, Released, is_young};
 pub use schema::{APPLICATION_ID, LATEST as SCHEMA_VERSION};
 
 use crate::durable::random_hex16;
@@ -276,6 +278,7 @@ impl Journal {
                             WHERE i.op_id = o.id AND i.history_skipped = 1)
              FROM operations o
              WHERE o.status IN ('committed', 'partial') AND o.kind != 'undo' {actor_clause}
+               AND o.pruned_by IS NULL
                AND NOT EXISTS (SELECT 1 FROM operations u WHERE u.undoes = o.id
                                AND u.kind = 'undo' AND u.status IN ('committed', 'partial'))
              ORDER BY o.seq DESC"
@@ -300,7 +303,8 @@ impl Journal {
     fn query<P: rusqlite::Params>(&self, filter: &str, args: P) -> Result<Vec<Operation>> {
         let sql = format!(
             "SELECT seq, id, kind, status, created_at, updated_at, actor, task_id, summary,
-                    target_path, source_path, undoes, metadata, under_lock FROM operations {filter}"
+                    target_path, source_path, undoes, metadata, under_lock, pruned_at, pruned_by
+             FROM operations {filter}"
         );
         let mut stmt = self.conn().prepare_cached(&sql)?;
         let rows = stmt.query_map(args, |r| {
@@ -328,6 +332,8 @@ impl Journal {
                 metadata: serde_json::from_str(&r.get::<_, String>(12)?).unwrap_or(Value::Null),
                 under_lock: r.get(13)?,
                 items: Vec::new(),
+                pruned_at: r.get(14)?,
+                pruned_by: r.get(15)?,
             })
         })?;
         let mut ops = Vec::new();

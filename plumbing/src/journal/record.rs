@@ -150,6 +150,11 @@ pub struct Operation {
     pub metadata: Value,
     /// Its items, in recorded order.
     pub items: Vec<Item>,
+    /// When a prune cut it from the undoable history (RFC 3339, UTC); `None` while it is not
+    /// pruned.
+    pub pruned_at: Option<String>,
+    /// The prune that cut it (`prune_` and 16 hex digits, a row of the `prunes` table).
+    pub pruned_by: Option<String>,
 }
 
 impl Item {
@@ -201,6 +206,11 @@ pub struct OperationHead {
     pub source_path: Option<String>,
     /// The operation this one undoes, for an undo.
     pub undoes: Option<String>,
+    /// When a prune cut it from the undoable history (its row stays, its blobs may be
+    /// collected, and it can no longer be undone); null while it is not pruned.
+    pub pruned_at: Option<String>,
+    /// The prune that cut it, `prune_` and 16 hex digits; null while it is not pruned.
+    pub pruned_by: Option<String>,
 }
 
 /// A journal record as the plumbing commands print it.
@@ -248,6 +258,8 @@ impl Operation {
             target_path: self.target_path.clone(),
             source_path: self.source_path.clone(),
             undoes: self.undoes.clone(),
+            pruned_at: self.pruned_at.clone(),
+            pruned_by: self.pruned_by.clone(),
         }
     }
 

@@ -63,6 +63,23 @@ const MIGRATIONS: &[&str] = &[
         expires_at   TEXT NOT NULL
     );
     "#,
+    // Version 2: history retention. A prune marks the operations it cut (`pruned_by`, the
+    // prune's row in `prunes`, and `pruned_at`); their rows stay as the audit trail, and the
+    // objects only they name become collectable by gc. Columns added to `operations` keep
+    // every existing row unpruned (NULL).
+    r#"
+    CREATE TABLE prunes (
+        id          TEXT PRIMARY KEY CHECK (id GLOB 'prune_[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]'),
+        created_at  TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+        actor       TEXT,
+        rule        TEXT NOT NULL,
+        cut_seq     INTEGER NOT NULL,
+        operations  INTEGER NOT NULL
+    );
+    ALTER TABLE operations ADD COLUMN pruned_at TEXT;
+    ALTER TABLE operations ADD COLUMN pruned_by TEXT REFERENCES prunes(id);
+    CREATE INDEX operations_by_pruned ON operations(pruned_by);
+    "#,
 ];
 
 /// The version this build writes.
@@ -114,4 +131,79 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
         tx.commit()?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{FILE_NAME, Journal};
+    use super::*;
+
+    /// A journal as a build of schema 1 left it: version 1's tables, with a committed operation
+    /// and the undo that reversed it.
+    fn schema_1_journal(path: &std::path::Path) {
+        let conn = Connection::open(path).unwrap();
+        conn.execute_batch(MIGRATIONS[0]).unwrap();
+        conn.pragma_update(None, "application_id", APPLICATION_ID)
+            .unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        let hash = |c: char| format!("sha256:{}", c.to_string().repeat(64));
+        conn.execute_batch(&format!(
+            "INSERT INTO operations (id, kind, status, summary, target_path)
+                 VALUES ('op_00000000000000a1', 'write', 'committed', 'Wrote a.txt.', 'a.txt');
+             INSERT INTO operation_items (op_id, ordinal, path, change, before_exists, after_exists, before_hash, after_hash)
+                 VALUES ('op_00000000000000a1', 0, 'a.txt', 'modified', 1, 1, '{a}', '{b}');
+             INSERT INTO operations (id, kind, status, summary, target_path, undoes)
+                 VALUES ('op_00000000000000a2', 'undo', 'committed', 'Undid it.', 'a.txt', 'op_00000000000000a1');",
+            a = hash('a'),
+            b = hash('b'),
+        ))
+        .unwrap();
+    }
+
+    #[test]
+    fn a_schema_1_journal_is_migrated_to_2_with_every_row_kept_and_unpruned() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        schema_1_journal(&path);
+        let journal = Journal::open(&path, false).unwrap().unwrap();
+        let version: i64 = journal
+            .conn()
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, 2);
+        let ops = journal.all().unwrap();
+        assert_eq!(ops.len(), 2);
+        assert!(
+            ops.iter()
+                .all(|op| op.pruned_at.is_none() && op.pruned_by.is_none())
+        );
+        assert_eq!(ops[0].items[0].before_hash.unwrap().hex(), "a".repeat(64));
+        assert_eq!(ops[1].undoes.as_deref(), Some("op_00000000000000a1"));
+        let prunes: i64 = journal
+            .conn()
+            .query_row("SELECT count(*) FROM prunes", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(prunes, 0);
+        assert_eq!(journal.integrity_check().unwrap(), Vec::<String>::new());
+        let fk: i64 = journal
+            .conn()
+            .query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(fk, 0);
+    }
+
+    #[test]
+    fn a_pruned_marker_must_name_a_recorded_prune() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        schema_1_journal(&path);
+        let journal = Journal::open(&path, false).unwrap().unwrap();
+        let err = journal.conn().execute(
+            "UPDATE operations SET pruned_by = 'prune_0000000000000000' WHERE seq = 1",
+            [],
+        );
+        assert!(err.is_err(), "a marker naming no prune was accepted");
+    }
 }

@@ -348,6 +348,28 @@ fn every_document_keeper_prints_matches_its_schema() {
     let status = s.ok("cli/status.json", &["status"]);
     assert_eq!(status["state"], "project");
     s.ok("cli/recover.json", &["recover"]);
+
+    // Retention, last: a prune with no grace period cuts every operation but the newest,
+    // and gc then removes what they alone named.
+    s.ok(
+        "cli/history-prune.json",
+        &["history", "prune", "--keep-last", "1", "--dry-run"],
+    );
+    s.ok(
+        "cli/history-prune.json",
+        &[
+            "history",
+            "prune",
+            "--keep-last",
+            "1",
+            "--grace-period",
+            "0",
+        ],
+    );
+    s.ok("cli/history-show.json", &["history", "show", &write_op]);
+    s.ok("cli/history-diff.json", &["history", "diff", &write_op]);
+    s.ok("cli/gc.json", &["gc", "--dry-run", "--grace-period", "0"]);
+    s.ok("cli/gc.json", &["gc"]);
     let completions = s.ok("cli/completions.json", &["completions", "bash"]);
     assert_eq!(completions["shell"], "bash");
     assert!(completions["script"].as_str().unwrap().contains("keeper"));

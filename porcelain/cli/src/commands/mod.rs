@@ -9,6 +9,7 @@
 mod completions;
 mod dir;
 pub(crate) mod file;
+mod gc;
 mod history;
 mod init;
 mod man;
@@ -106,11 +107,12 @@ pub enum Command {
     #[command(subcommand)]
     Dir(dir::DirCommand),
 
-    /// The operation log: list, show, diff, and safe undo.
+    /// The operation log: list, show, diff, safe undo, and prune.
     #[command(subcommand)]
     History(history::HistoryCommand),
 
     Status(status::StatusArgs),
+    Gc(gc::GcArgs),
 
     HashObject(plumbing::hash_object::HashObjectArgs),
     CatBlob(plumbing::cat_blob::CatBlobArgs),
@@ -170,6 +172,7 @@ pub fn dispatch(cli: &Cli) -> Result<Reply> {
         Command::Dir(cmd) => dir::run(&cx, cmd),
         Command::History(cmd) => history::run(&cx, cmd),
         Command::Status(args) => status::cmd_status(&cx, args),
+        Command::Gc(args) => gc::cmd_gc(&cx, args),
         Command::HashObject(args) => plumbing::hash_object::cmd_hash_object(&cx, args),
         Command::CatBlob(args) => plumbing::cat_blob::cmd_cat_blob(&cx, args),
         Command::ResolvePath(args) => plumbing::resolve_path::cmd_resolve_path(&cx, args),

@@ -22,6 +22,14 @@ pub fn cmd_diff(ws: &Workspace, args: &DiffArgs) -> Result<Reply> {
                 "{} {}: bytes above the history cap were not stored\n",
                 p.path, p.change
             )),
+            (None, "pruned") => human.push_str(&format!(
+                "{} {}: the operation was pruned; its contents are not shown\n",
+                p.path, p.change
+            )),
+            (None, "never_stored") => human.push_str(&format!(
+                "{} {}: the new contents were never stored\n",
+                p.path, p.change
+            )),
             (None, "directory") => human.push_str(&format!("directory {} {}\n", p.path, p.change)),
             (None, _) => human.push_str(&format!("{} unchanged\n", p.path)),
         }

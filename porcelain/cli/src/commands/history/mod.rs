@@ -2,6 +2,7 @@
 
 mod diff;
 mod list;
+mod prune;
 mod show;
 mod undo;
 
@@ -17,6 +18,7 @@ pub enum HistoryCommand {
     Diff(diff::DiffArgs),
     Undo(undo::UndoArgs),
     UndoLast(undo::UndoLastArgs),
+    Prune(prune::PruneArgs),
 }
 
 pub fn run(cx: &Context, cmd: &HistoryCommand) -> Result<Reply> {
@@ -27,6 +29,7 @@ pub fn run(cx: &Context, cmd: &HistoryCommand) -> Result<Reply> {
         HistoryCommand::Diff(args) => diff::cmd_diff(&ws, args),
         HistoryCommand::Undo(args) => undo::cmd_undo(cx, &ws, args),
         HistoryCommand::UndoLast(args) => undo::cmd_undo_last(cx, &ws, args),
+        HistoryCommand::Prune(args) => prune::cmd_prune(cx, &ws, args),
     }
 }
 

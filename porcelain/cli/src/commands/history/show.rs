@@ -26,10 +26,16 @@ pub fn cmd_show(ws: &Workspace, args: &ShowArgs) -> Result<Reply> {
 /// The operation, then each item with its state before and after.
 fn show(entry: &HistoryEntry) -> String {
     let op = &entry.operation.head;
-    let undone = match &entry.undone_by {
+    let mut undone = match &entry.undone_by {
         Some(undo) => format!(" (undone by {undo})"),
         None => String::new(),
     };
+    if let Some(prune) = &op.pruned_by {
+        undone.push_str(&format!(
+            " (pruned at {} by {prune}: no longer undoable)",
+            or_dash(&op.pruned_at)
+        ));
+    }
     let mut out = format!(
         "operation {}\nkind:     {}\nstatus:   {}{undone}\ncreated:  {}\nactor:    {}\ntask:     {}\nsummary:  {}\n",
         op.id,

@@ -1,0 +1,571 @@
+//! History retention in the journal: marking operations pruned, and the set of objects the
+//! unpruned ones still name, which gc keeps.
+//!
+//! Both build their sets of object ids as TEMP tables of this connection rather than in
+//! memory: SQLite keeps a temp table in a few pages of cache and spills the rest to a
+//! temporary file, so a journal of a million operations costs disk pages, not a hash set of a
+//! million ids. A lookup is one B-tree probe.
+
+use super::Journal;
+use crate::durable::random_hex16;
+use crate::error::{Error, Result};
+use crate::odb::ObjectStore;
+use crate::oid::ObjectId;
+use rusqlite::{OptionalExtension, TransactionBehavior, params};
+use std::time::{Duration, SystemTime};
+
+/// Where a prune cuts history.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PruneRule {
+    /// Every operation recorded before the first one recorded within this long of now.
+    OlderThan(Duration),
+    /// Every operation but the newest N.
+    KeepLast(u64),
+    /// Every operation older than the newest ones whose objects together take at most this
+    /// many bytes on disk.
+    MaxStoreSize(u64),
+}
+
+/// What a prune found, and what it marked (or, on a dry run, would have).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Pruned {
+    /// The prune's id (`prune_` and 16 hex digits), when it marked anything and was not a dry
+    /// run.
+    pub prune_id: Option<String>,
+    /// The cut: every operation with a sequence number up to this one was a candidate. `None`
+    /// when the rule cuts nothing.
+    pub cut: Option<Cut>,
+    /// The operations marked pruned.
+    pub operations: u64,
+    /// Operations at or before the cut left unpruned: still pending, or committed within the
+    /// grace period.
+    pub protected: u64,
+    /// The objects the pruned operations alone named.
+    pub released: Released,
+}
+
+/// The point a prune cut at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cut {
+    /// The sequence number of the newest operation at or before the cut.
+    pub seq: i64,
+}
+
+/// Objects a prune made collectable: named by the operations it pruned and by no operation
+/// left unpruned.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Released {
+    /// Those gc would remove now: older than the grace period.
+    pub objects: u64,
+    /// Their bytes on disk (compressed).
+    pub bytes: u64,
+    /// Those gc keeps until they are older than the grace period.
+    pub held_objects: u64,
+    /// Their bytes on disk.
+    pub held_bytes: u64,
+}
+
+/// The SQL time `seconds` before now, in the journal's timestamp format.
+const AGO: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || ?1 || ' seconds')";
+
+impl Journal {
+    /// Marks the operations `rule` cuts as pruned, in one transaction, except those still
+    /// pending or whose status changed within `grace`: recorded with one row in `prunes` and
+    /// `pruned_by`/`pruned_at` on each operation. With `dry_run` the transaction is rolled
+    /// back and the result says what it would have done.
+    pub fn prune(
+        &mut self,
+        rule: &PruneRule,
+        rule_text: &str,
+        grace: Duration,
+        actor: Option<&str>,
+        store: &ObjectStore,
+        dry_run: bool,
+    ) -> Result<Pruned> {
+        // IMMEDIATE: the write lock is taken before anything is read, so what the cut is
+        // computed from cannot change before the marks are written.
+        let tx = self
+            .conn_mut()
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let cut: Option<i64> = match rule {
+            PruneRule::OlderThan(age) => tx.query_row(
+                &format!(
+                    "SELECT CASE WHEN (SELECT count(*) FROM operations) = 0 THEN NULL
+                            ELSE coalesce((SELECT min(seq) FROM operations WHERE created_at >= {AGO}) - 1,
+                                          (SELECT max(seq) FROM operations)) END"
+                ),
+                [age.as_secs() as i64],
+                |r| r.get(0),
+            )?,
+            PruneRule::KeepLast(n) => tx
+                .query_row(
+                    "SELECT seq FROM operations ORDER BY seq DESC LIMIT 1 OFFSET ?1",
+                    [*n as i64],
+                    |r| r.get(0),
+                )
+                .optional()?,
+            PruneRule::MaxStoreSize(limit) => size_cut(&tx, store, *limit)?,
+        };
+        let Some(cut) = cut.filter(|seq| *seq > 0) else {
+            return Ok(Pruned::default());
+        };
+        let id = format!("prune_{}", random_hex16());
+        tx.execute(
+            "INSERT INTO prunes (id, actor, rule, cut_seq, operations) VALUES (?1, ?2, ?3, ?4, 0)",
+            params![id, actor, rule_text, cut],
+        )?;
+        let marked = tx.execute(
+            &format!(
+                "UPDATE operations SET pruned_by = ?2, pruned_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+                 WHERE seq <= ?3 AND pruned_by IS NULL AND status != 'pending' AND updated_at < {AGO}"
+            ),
+            params![grace.as_secs() as i64, id, cut],
+        )? as u64;
+        let protected: i64 = tx.query_row(
+            "SELECT count(*) FROM operations WHERE seq <= ?1 AND pruned_by IS NULL",
+            [cut],
+            |r| r.get(0),
+        )?;
+        let mut pruned = Pruned {
+            prune_id: None,
+            cut: Some(Cut { seq: cut }),
+            operations: marked,
+            protected: protected as u64,
+            released: Released::default(),
+        };
+        if marked == 0 {
+            // Nothing to record: a prune that marked nothing leaves no row.
+            return Ok(pruned);
+        }
+        fill_live(&tx)?;
+        {
+            let now = SystemTime::now();
+            let mut released = tx.prepare(
+                "SELECT DISTINCT h FROM (
+                     SELECT i.before_hash AS h FROM operation_items i JOIN operations o ON o.id = i.op_id
+                      WHERE o.pruned_by = ?1
+                     UNION ALL
+                     SELECT i.after_hash FROM operation_items i JOIN operations o ON o.id = i.op_id
+                      WHERE o.pruned_by = ?1)
+                 WHERE h IS NOT NULL AND h NOT IN (SELECT h FROM temp.fk_live)",
+            )?;
+            let mut rows = released.query([&id])?;
+            while let Some(row) = rows.next()? {
+                let Ok(oid) = ObjectId::parse(&row.get::<_, String>(0)?) else {
+                    continue;
+                };
+                let Some((size, modified)) = store.stat(&oid) else {
+                    continue;
+                };
+                if is_young(modified, now, grace) {
+                    pruned.released.held_objects += 1;
+                    pruned.released.held_bytes += size;
+                } else {
+                    pruned.released.objects += 1;
+                    pruned.released.bytes += size;
+                }
+            }
+        }
+        tx.execute_batch("DROP TABLE temp.fk_live")?;
+        tx.execute(
+            "UPDATE prunes SET operations = ?2 WHERE id = ?1",
+            params![id, marked as i64],
+        )?;
+        if dry_run {
+            tx.rollback()?;
+        } else {
+            crate::fault::counted("journal: prune operations", || {
+                tx.commit().map_err(Error::from)
+            })?;
+            pruned.prune_id = Some(id);
+        }
+        Ok(pruned)
+    }
+
+    /// The set of objects some unpruned operation names (before or after, any status), built
+    /// once as a TEMP table; [`Live::contains`] asks it. Call it under the workspace lock, so
+    /// that no operation naming a new object is recorded while it is in use.
+    pub fn live_objects(&mut self) -> Result<Live<'_>> {
+        fill_live(self.conn())?;
+        Ok(Live { journal: self })
+    }
+}
+
+/// The objects unpruned operations name; dropping it drops its TEMP table.
+pub struct Live<'a> {
+    journal: &'a Journal,
+}
+
+impl Live<'_> {
+    /// Whether an unpruned operation names `id`.
+    pub fn contains(&self, id: &ObjectId) -> Result<bool> {
+        Ok(self
+            .journal
+            .conn()
+            .prepare_cached("SELECT 1 FROM temp.fk_live WHERE h = ?1")?
+            .query_row([id.to_string()], |_| Ok(()))
+            .optional()?
+            .is_some())
+    }
+}
+
+impl Drop for Live<'_> {
+    fn drop(&mut self) {
+        let _ = self
+            .journal
+            .conn()
+            .execute_batch("DROP TABLE IF EXISTS temp.fk_live");
+    }
+}
+
+/// Whether a file last modified at `modified` is younger than `grace` at `now`. A time in the
+/// future (a clock set back) counts as young.
+pub fn is_young(modified: SystemTime, now: SystemTime, grace: Duration) -> bool {
+    match now.duration_since(modified) {
+        Ok(age) => age < grace,
+        Err(_) => true,
+    }
+}
+
+fn fill_live(conn: &rusqlite::Connection) -> Result<()> {
+    conn.execute_batch(
+        "DROP TABLE IF EXISTS temp.fk_live;
+         CREATE TEMP TABLE fk_live (h TEXT PRIMARY KEY) WITHOUT ROWID;
+         INSERT OR IGNORE INTO temp.fk_live
+             SELECT i.before_hash FROM operation_items i JOIN operations o ON o.id = i.op_id
+              WHERE o.pruned_by IS NULL AND i.before_hash IS NOT NULL;
+         INSERT OR IGNORE INTO temp.fk_live
+             SELECT i.after_hash FROM operation_items i JOIN operations o ON o.id = i.op_id
+              WHERE o.pruned_by IS NULL AND i.after_hash IS NOT NULL;",
+    )?;
+    Ok(())
+}
+
+/// The cut of `--max-store-size`: walking the unpruned operations newest first and adding the
+/// on-disk size of each object the first time one names it, the operation at which the total
+/// passes `limit`; `None` when it never does.
+fn size_cut(conn: &rusqlite::Connection, store: &ObjectStore, limit: u64) -> Result<Option<i64>> {
+    conn.execute_batch(
+        "DROP TABLE IF EXISTS temp.fk_seen;
+         CREATE TEMP TABLE fk_seen (h TEXT PRIMARY KEY) WITHOUT ROWID;",
+    )?;
+    let found = (|| -> Result<Option<i64>> {
+        let mut walk = conn.prepare(
+            "SELECT o.seq, i.before_hash, i.after_hash
+               FROM operations o JOIN operation_items i ON i.op_id = o.id
+              WHERE o.pruned_by IS NULL ORDER BY o.seq DESC",
+        )?;
+        let mut seen = conn.prepare("INSERT OR IGNORE INTO temp.fk_seen VALUES (?1)")?;
+        let mut rows = walk.query([])?;
+        let mut total = 0u64;
+        while let Some(row) = rows.next()? {
+            let seq: i64 = row.get(0)?;
+            for h in [row.get::<_, Option<String>>(1)?, row.get(2)?]
+                .into_iter()
+                .flatten()
+            {
+                if seen.execute([&h])? == 1
+                    && let Ok(id) = ObjectId::parse(&h)
+                    && let Some((size, _)) = store.stat(&id)
+                {
+                    total += size;
+                }
+            }
+            if total > limit {
+                return Ok(Some(seq));
+            }
+        }
+        Ok(None)
+    })();
+    conn.execute_batch("DROP TABLE IF EXISTS temp.fk_seen")?;
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{FILE_NAME, Item, NewOperation, Status};
+    use super::*;
+    use serde_json::json;
+
+    struct Fixture {
+        _dir: tempfile::TempDir,
+        journal: Journal,
+        store: ObjectStore,
+    }
+
+    fn fixture() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = Journal::open(&dir.path().join(FILE_NAME), true)
+            .unwrap()
+            .unwrap();
+        let store = ObjectStore::at(dir.path().join("objects"));
+        Fixture {
+            _dir: dir,
+            journal,
+            store,
+        }
+    }
+
+    /// Records a committed write of a.txt from `before` to `after`, both stored; returns its id.
+    fn write(f: &mut Fixture, before: &[u8], after: &[u8]) -> String {
+        let (b, a) = (
+            f.store.write(before).unwrap(),
+            f.store.write(after).unwrap(),
+        );
+        let op = NewOperation {
+            kind: "write".into(),
+            items: vec![
+                Item::from_json(&json!({
+                    "path": "a.txt", "before_hash": b.to_string(), "after_hash": a.to_string(),
+                }))
+                .unwrap(),
+            ],
+            ..Default::default()
+        };
+        let id = f.journal.begin(&op).unwrap();
+        f.journal
+            .set_status(&id, &[Status::Pending], Status::Committed)
+            .unwrap();
+        id
+    }
+
+    /// Moves every operation's times back a day, as if recorded then.
+    fn age_a_day(f: &Fixture) {
+        f.journal
+            .conn()
+            .execute_batch(
+                "UPDATE operations SET created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-1 day'),
+                                       updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-1 day')",
+            )
+            .unwrap();
+    }
+
+    const HOUR: Duration = Duration::from_secs(3600);
+
+    #[test]
+    fn keep_last_marks_the_older_operations_and_records_the_prune() {
+        let mut f = fixture();
+        let ops: Vec<String> = (0..4)
+            .map(|i| {
+                write(
+                    &mut f,
+                    format!("v{i}").as_bytes(),
+                    format!("v{}", i + 1).as_bytes(),
+                )
+            })
+            .collect();
+        age_a_day(&f);
+        let store = ObjectStore::at(f.store.dir());
+        let pruned = f
+            .journal
+            .prune(
+                &PruneRule::KeepLast(1),
+                "keep_last 1",
+                HOUR,
+                Some("me"),
+                &store,
+                false,
+            )
+            .unwrap();
+        assert_eq!(pruned.operations, 3);
+        assert_eq!(pruned.protected, 0);
+        // v0, v1 and v2 are named by the three pruned operations alone; v3 is still the
+        // before of the kept one. The objects were just written: young, held for now.
+        assert_eq!(pruned.released.held_objects, 3);
+        assert_eq!(pruned.released.objects, 0);
+        let id = pruned.prune_id.unwrap();
+        for (i, op) in ops.iter().enumerate() {
+            let op = f.journal.get(op).unwrap();
+            assert_eq!(op.pruned_by.is_some(), i < 3, "{i}");
+            assert_eq!(op.pruned_at.is_some(), i < 3, "{i}");
+        }
+        let (rule, count): (String, i64) = f
+            .journal
+            .conn()
+            .query_row(
+                "SELECT rule, operations FROM prunes WHERE id = ?1",
+                [&id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!((rule.as_str(), count), ("keep_last 1", 3));
+        let again = f
+            .journal
+            .prune(
+                &PruneRule::KeepLast(1),
+                "keep_last 1",
+                HOUR,
+                None,
+                &store,
+                false,
+            )
+            .unwrap();
+        assert_eq!(again.operations, 0, "pruned twice");
+    }
+
+    #[test]
+    fn pending_and_recent_operations_are_never_pruned() {
+        let mut f = fixture();
+        write(&mut f, b"a", b"b");
+        age_a_day(&f);
+        write(&mut f, b"b", b"c"); // recent
+        let pending = f
+            .journal
+            .begin(&NewOperation {
+                kind: "write".into(),
+                items: vec![
+                    Item::from_json(&json!({"path": "p.txt", "after_hash": f.store.write(b"p").unwrap().to_string()}))
+                        .unwrap(),
+                ],
+                ..Default::default()
+            })
+            .unwrap();
+        f.journal
+            .conn()
+            .execute(
+                "UPDATE operations SET created_at = '2000-01-01T00:00:00.000Z', updated_at = '2000-01-01T00:00:00.000Z' WHERE id = ?1",
+                [&pending],
+            )
+            .unwrap();
+        let store = ObjectStore::at(f.store.dir());
+        let pruned = f
+            .journal
+            .prune(
+                &PruneRule::KeepLast(0),
+                "keep_last 0",
+                HOUR,
+                None,
+                &store,
+                false,
+            )
+            .unwrap();
+        assert_eq!(pruned.operations, 1);
+        assert_eq!(pruned.protected, 2);
+        assert!(f.journal.get(&pending).unwrap().pruned_by.is_none());
+    }
+
+    #[test]
+    fn a_dry_run_marks_nothing_and_reports_the_same() {
+        let mut f = fixture();
+        write(&mut f, b"a", b"b");
+        write(&mut f, b"b", b"c");
+        age_a_day(&f);
+        let store = ObjectStore::at(f.store.dir());
+        let dry = f
+            .journal
+            .prune(
+                &PruneRule::OlderThan(HOUR),
+                "older_than 1h",
+                Duration::ZERO,
+                None,
+                &store,
+                true,
+            )
+            .unwrap();
+        assert_eq!(dry.operations, 2);
+        assert!(dry.prune_id.is_none());
+        // Every object is older than a zero grace period: all three are collectable now.
+        assert_eq!(dry.released.objects, 3);
+        assert!(
+            f.journal
+                .all()
+                .unwrap()
+                .iter()
+                .all(|op| op.pruned_by.is_none())
+        );
+        let real = f
+            .journal
+            .prune(
+                &PruneRule::OlderThan(HOUR),
+                "older_than 1h",
+                Duration::ZERO,
+                None,
+                &store,
+                false,
+            )
+            .unwrap();
+        assert_eq!(
+            (real.operations, real.released.clone()),
+            (dry.operations, dry.released)
+        );
+    }
+
+    #[test]
+    fn older_than_keeps_what_was_recorded_since() {
+        let mut f = fixture();
+        let old = write(&mut f, b"a", b"b");
+        age_a_day(&f);
+        let new = write(&mut f, b"b", b"c");
+        let store = ObjectStore::at(f.store.dir());
+        let pruned = f
+            .journal
+            .prune(
+                &PruneRule::OlderThan(HOUR),
+                "older_than 1h",
+                Duration::ZERO,
+                None,
+                &store,
+                false,
+            )
+            .unwrap();
+        assert_eq!(pruned.operations, 1);
+        assert!(f.journal.get(&old).unwrap().pruned_by.is_some());
+        assert!(f.journal.get(&new).unwrap().pruned_by.is_none());
+        // b is still the before of the kept write: only a is released.
+        assert_eq!(pruned.released.objects, 1);
+    }
+
+    #[test]
+    fn max_store_size_keeps_the_newest_operations_that_fit() {
+        let mut f = fixture();
+        let blobs: Vec<Vec<u8>> = (0..5).map(|i| vec![b'0' + i; 1000]).collect();
+        let ops: Vec<String> = (0..4)
+            .map(|i| write(&mut f, &blobs[i], &blobs[i + 1]))
+            .collect();
+        age_a_day(&f);
+        let size = f.store.stat(&ObjectId::of(&blobs[0])).unwrap().0;
+        let store = ObjectStore::at(f.store.dir());
+        // Room for three objects: the newest write (two objects) and the one before it (one
+        // more); the third newest would need a fourth.
+        let pruned = f
+            .journal
+            .prune(
+                &PruneRule::MaxStoreSize(3 * size),
+                "max_store_size",
+                Duration::ZERO,
+                None,
+                &store,
+                false,
+            )
+            .unwrap();
+        assert_eq!(pruned.operations, 2);
+        let marked: Vec<bool> = ops
+            .iter()
+            .map(|op| f.journal.get(op).unwrap().pruned_by.is_some())
+            .collect();
+        assert_eq!(marked, [true, true, false, false]);
+    }
+
+    #[test]
+    fn the_live_set_names_every_object_of_an_unpruned_operation_and_no_other() {
+        let mut f = fixture();
+        write(&mut f, b"a", b"b");
+        age_a_day(&f);
+        write(&mut f, b"b", b"c");
+        let store = ObjectStore::at(f.store.dir());
+        f.journal
+            .prune(
+                &PruneRule::KeepLast(1),
+                "keep_last 1",
+                Duration::ZERO,
+                None,
+                &store,
+                false,
+            )
+            .unwrap();
+        let live = f.journal.live_objects().unwrap();
+        assert!(!live.contains(&ObjectId::of(b"a")).unwrap());
+        assert!(live.contains(&ObjectId::of(b"b")).unwrap());
+        assert!(live.contains(&ObjectId::of(b"c")).unwrap());
+    }
+}
