@@ -96,6 +96,12 @@ test_expect_success 'history show and list say the operation is pruned and not u
 	json_get "[.operations[] | .undoable] == [true, true, false, false, false]" list.json
 '
 
+test_expect_success 'status counts the pruned operations and undo goes back to the oldest unpruned one' '
+	keeper --json status >status.json &&
+	json_get ".journal.pruned == 3 and .journal.undoable == 2" status.json &&
+	json_get ".journal.oldest_undoable.operation_id == \"$(sed -n 4p all-ops)\"" status.json
+'
+
 test_expect_success 'history diff of a pruned operation shows no contents, diff_kind pruned' '
 	op=$(sed -n 2p all-ops) &&
 	keeper --json history diff $op >diff.json &&
