@@ -87,10 +87,10 @@ pub use mutate::{
 };
 pub use read::{Existence, FileInfo, ManyItem, ReadOptions, ReadResult, numbered};
 pub use read_bytes::{ByteRange, ReadBytesOptions};
+pub use retention::{GcResult, PruneResult, RetentionOptions};
 pub use status::{
     JournalStatus, OldestUndoable, RetentionStatus, StoreStatus, WorkspaceStatus, state_word,
 };
-pub use retention::{GcResult, PruneResult, RetentionOptions};
 
 use plumbing::home::{Home, Registration};
 use std::path::Path;
