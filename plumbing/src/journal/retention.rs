@@ -442,6 +442,87 @@ mod tests {
 
     const HOUR: Duration = Duration::from_secs(3600);
 
+    fn policy(keep_days: Option<u64>, keep_last: Option<u64>) -> Retention {
+        Retention {
+            keep_days,
+            keep_last,
+            max_store_bytes: None,
+        }
+    }
+
+    #[test]
+    fn the_policy_check_says_due_only_when_every_rule_lets_go_of_an_old_operation() {
+        let mut f = fixture();
+        for i in 0..9 {
+            write(
+                &mut f,
+                format!("v{i}").as_bytes(),
+                format!("v{}", i + 1).as_bytes(),
+            );
+        }
+        let j = &f.journal;
+        // Off: never due.
+        assert!(!j.policy_due(&Retention::default(), HOUR).unwrap());
+        // Fresh operations are within the grace period, whatever the rules say.
+        assert!(!j.policy_due(&policy(None, Some(1)), HOUR).unwrap());
+        age_a_day(&f);
+        let j = &f.journal;
+        // keep_last 8 lets go of one operation, within the slack of 8/8 = 1: not yet.
+        assert!(!j.policy_due(&policy(None, Some(8)), HOUR).unwrap());
+        assert!(j.policy_due(&policy(None, Some(7)), HOUR).unwrap());
+        assert!(!j.policy_due(&policy(None, Some(9)), HOUR).unwrap());
+        // A day old is within keep_days 1 plus its slack of three hours.
+        assert!(!j.policy_due(&policy(Some(1), None), HOUR).unwrap());
+        assert!(!j.policy_due(&policy(Some(1), Some(1)), HOUR).unwrap());
+        assert!(!j.policy_due(&policy(None, Some(1)), 2 * 24 * HOUR).unwrap());
+        // After a prune by the policy the check starts from its cut and is quiet again.
+        let store = ObjectStore::at(f.store.dir());
+        let pruned = f
+            .journal
+            .prune(
+                &PruneRule::All(vec![PruneRule::KeepLast(3)]),
+                "policy keep_last 3",
+                HOUR,
+                None,
+                &store,
+                false,
+            )
+            .unwrap();
+        assert_eq!(pruned.operations, 6);
+        assert!(!f.journal.policy_due(&policy(None, Some(3)), HOUR).unwrap());
+        assert!(f.journal.policy_due(&policy(None, Some(1)), HOUR).unwrap());
+    }
+
+    #[test]
+    fn combined_rules_cut_where_the_one_keeping_most_cuts() {
+        let mut f = fixture();
+        for i in 0..6 {
+            write(
+                &mut f,
+                format!("v{i}").as_bytes(),
+                format!("v{}", i + 1).as_bytes(),
+            );
+        }
+        age_a_day(&f);
+        let store = ObjectStore::at(f.store.dir());
+        let both = PruneRule::All(vec![PruneRule::KeepLast(4), PruneRule::KeepLast(2)]);
+        let pruned = f
+            .journal
+            .prune(&both, "both", HOUR, None, &store, true)
+            .unwrap();
+        assert_eq!(pruned.operations, 2);
+        // A rule that keeps everything keeps everything, whatever the others let go.
+        let none = PruneRule::All(vec![
+            PruneRule::KeepLast(1),
+            PruneRule::OlderThan(48 * HOUR),
+        ]);
+        let pruned = f
+            .journal
+            .prune(&none, "none", HOUR, None, &store, true)
+            .unwrap();
+        assert_eq!(pruned.operations, 0);
+    }
+
     #[test]
     fn keep_last_marks_the_older_operations_and_records_the_prune() {
         let mut f = fixture();
