@@ -321,10 +321,9 @@ mod tests {
         drop(j);
         let conn = Connection::open(&path).unwrap();
         assert_eq!(pruned_count(&conn).unwrap(), 0);
-        // The shape the marker is expected to have: a nullable time on each operation.
+        // The journal has the marker since schema 2: a nullable time on each operation.
         conn.execute_batch(
-            "ALTER TABLE operations ADD COLUMN pruned_at TEXT;
-             UPDATE operations SET pruned_at = '2020-01-01T00:00:00.000Z' WHERE seq = 1;",
+            "UPDATE operations SET pruned_at = '2020-01-01T00:00:00.000Z' WHERE seq = 1;",
         )
         .unwrap();
         assert_eq!(pruned_count(&conn).unwrap(), 1);
