@@ -158,8 +158,10 @@ max_diff_file_bytes = 262144
 # state_location = "project"
 
 [history]
-# The retention policy: which history a prune keeps. Off unless a rule is set below, so
-# history is never deleted unless you ask for it. Each rule keeps the newest operations;
+# The retention policy: which history is kept. Off unless a rule is set below, so
+# history is never deleted unless you ask for it. When set, it is applied after each
+# change (a cheap check; a prune and gc only once a rule is exceeded by an eighth).
+# Each rule keeps the newest operations;
 # an operation may be pruned only when no rule keeps it. A pruned operation stays in the
 # journal (who changed what, when), but it can no longer be undone and its stored
 # contents may be collected.

@@ -18,6 +18,27 @@ pub struct WorkspaceLock {
 }
 
 impl Workspace {
+    /// Takes the workspace lock if it is free, without waiting: `None` when another process
+    /// holds it. The state directory must exist already; this never creates it.
+    pub fn try_lock(&self) -> Result<Option<(State, WorkspaceLock)>> {
+        let Some(state) = self.state(false)? else {
+            return Ok(None);
+        };
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(state.dir.join(LOCK_FILE))
+            .map_err(|e| Error::storage("opening the workspace lock", &e))?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some((state, WorkspaceLock { _file: file }))),
+            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+            Err(std::fs::TryLockError::Error(e)) => {
+                Err(Error::storage("taking the workspace lock", &e))
+            }
+        }
+    }
+
     /// Creates the state directory if needed and takes the workspace lock, waiting for the
     /// current holder to finish.
     pub fn lock(&self) -> Result<(State, WorkspaceLock)> {

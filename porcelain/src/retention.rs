@@ -197,6 +197,68 @@ impl Workspace {
     }
 }
 
+impl Workspace {
+    /// Applies the `[history]` policy after a committed mutation, as `git gc --auto` does: a
+    /// cheap check ([`Journal::policy_due`](filekeeper_plumbing::journal::Journal::policy_due)),
+    /// and only when it says the policy is exceeded a prune by the policy's rules combined
+    /// (with [`DEFAULT_GRACE`]) and a gc. It runs after the mutation released the lock, taking
+    /// it again without waiting: when another process holds it, nothing runs and the next
+    /// change checks again. With the policy off nothing is queried. A failure is returned as a
+    /// warning for the mutation's result; it never fails the mutation.
+    pub(crate) fn apply_policy(&self, actor: Option<&str>) -> Option<String> {
+        if !self.inner.retention.enabled() {
+            return None;
+        }
+        self.apply_policy_now(actor).err().map(|err| {
+            format!(
+                "the change is made, but applying the history retention policy after it failed ({}); history is kept as it was until a later change applies it",
+                err.message
+            )
+        })
+    }
+
+    fn apply_policy_now(&self, actor: Option<&str>) -> Result<()> {
+        let policy = &self.inner.retention;
+        let Some((state, _lock)) = self.inner.try_lock()? else {
+            return Ok(());
+        };
+        let Some(mut journal) = state.existing_journal()? else {
+            return Ok(());
+        };
+        if !journal.policy_due(policy, DEFAULT_GRACE)? {
+            return Ok(());
+        }
+        let mut rules = Vec::new();
+        let mut text = Vec::new();
+        if let Some(days) = policy.keep_days {
+            rules.push(PruneRule::OlderThan(Duration::from_secs(
+                days.saturating_mul(86_400),
+            )));
+            text.push(format!("keep_days {days}"));
+        }
+        if let Some(n) = policy.keep_last {
+            rules.push(PruneRule::KeepLast(n));
+            text.push(format!("keep_last {n}"));
+        }
+        if let Some(bytes) = policy.max_store_bytes {
+            rules.push(PruneRule::MaxStoreSize(bytes));
+            text.push(format!("max_store_bytes {bytes}"));
+        }
+        let pruned = journal.prune(
+            &PruneRule::All(rules),
+            &format!("policy {}", text.join(", ")),
+            DEFAULT_GRACE,
+            actor,
+            &state.store(),
+            false,
+        )?;
+        if pruned.operations > 0 {
+            filekeeper_plumbing::gc::collect(&state, Some(&mut journal), DEFAULT_GRACE, false)?;
+        }
+        Ok(())
+    }
+}
+
 /// Reads a duration: a whole number and a unit, `s`, `m`, `h`, `d` or `w` (`90s`, `12h`,
 /// `30d`, `2w`); `0` alone is zero.
 pub fn parse_duration(text: &str) -> Result<Duration> {

@@ -16,7 +16,7 @@ mod schema;
 pub use record::{
     Item, NewOperation, Operation, OperationHead, OperationRecord, PassedOver, Status,
 };
-pub use retention::{Cut, Live, PruneRule, Pruned, Released, is_young};
+pub use retention::{Cut, Live, PruneRule, Pruned, Released, SIZE_CHECK_EVERY, is_young};
 pub use schema::{APPLICATION_ID, LATEST as SCHEMA_VERSION};
 
 use crate::durable::random_hex16;

@@ -7,6 +7,7 @@
 //! million ids. A lookup is one B-tree probe.
 
 use super::Journal;
+use crate::config::Retention;
 use crate::durable::random_hex16;
 use crate::error::{Error, Result};
 use crate::odb::ObjectStore;
@@ -24,6 +25,9 @@ pub enum PruneRule {
     /// Every operation older than the newest ones whose objects together take at most this
     /// many bytes on disk.
     MaxStoreSize(u64),
+    /// Every operation no rule of the list keeps: the earliest of their cuts, and nothing
+    /// when one of them cuts nothing (the `[history]` policy's rules combined).
+    All(Vec<PruneRule>),
 }
 
 /// What a prune found, and what it marked (or, on a dry run, would have).
@@ -65,6 +69,10 @@ pub struct Released {
     pub held_bytes: u64,
 }
 
+/// The policy's `max_store_bytes` is looked at after every this many operations (by sequence
+/// number): judging it means walking the unpruned operations and their objects.
+pub const SIZE_CHECK_EVERY: i64 = 64;
+
 /// The SQL time `seconds` before now, in the journal's timestamp format.
 const AGO: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || ?1 || ' seconds')";
 
@@ -87,25 +95,7 @@ impl Journal {
         let tx = self
             .conn_mut()
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let cut: Option<i64> = match rule {
-            PruneRule::OlderThan(age) => tx.query_row(
-                &format!(
-                    "SELECT CASE WHEN (SELECT count(*) FROM operations) = 0 THEN NULL
-                            ELSE coalesce((SELECT min(seq) FROM operations WHERE created_at >= {AGO}) - 1,
-                                          (SELECT max(seq) FROM operations)) END"
-                ),
-                [age.as_secs() as i64],
-                |r| r.get(0),
-            )?,
-            PruneRule::KeepLast(n) => tx
-                .query_row(
-                    "SELECT seq FROM operations ORDER BY seq DESC LIMIT 1 OFFSET ?1",
-                    [*n as i64],
-                    |r| r.get(0),
-                )
-                .optional()?,
-            PruneRule::MaxStoreSize(limit) => size_cut(&tx, store, *limit)?,
-        };
+        let cut = rule_cut(&tx, rule, store)?;
         let Some(cut) = cut.filter(|seq| *seq > 0) else {
             return Ok(Pruned::default());
         };
@@ -182,6 +172,78 @@ impl Journal {
         Ok(pruned)
     }
 
+    /// Whether the `[history]` policy lets go of an operation a prune could mark now: the
+    /// cheap check run after each mutation, a few indexed queries and no walk. Every rule set
+    /// must let go (an operation is pruned only when no rule keeps it), each past a slack of
+    /// an eighth of its value, so that the prune and gc it starts run once per that many
+    /// operations or that much time rather than after every change. `max_store_bytes` needs a
+    /// walk of the operations, so it is only looked at when the newest operation's sequence
+    /// number is a multiple of [`SIZE_CHECK_EVERY`], and then by the prune itself. The
+    /// operation the check looks at, the oldest unpruned one after the newest prune's cut that
+    /// is not pending, must also be older than `grace`, or the prune would mark nothing.
+    pub fn policy_due(&self, policy: &Retention, grace: Duration) -> Result<bool> {
+        if !policy.enabled() {
+            return Ok(false);
+        }
+        let conn = self.conn();
+        // Starting after the newest prune's cut skips the pruned rows; operations at or before
+        // it that a prune left unpruned (pending, or then within the grace period) are marked
+        // by the next prune, whose cut covers them.
+        let floor: i64 =
+            conn.query_row("SELECT coalesce(max(cut_seq), 0) FROM prunes", [], |r| {
+                r.get(0)
+            })?;
+        let keep_secs = policy.keep_days.map(|d| {
+            d.saturating_mul(86_400)
+                .saturating_add(d.saturating_mul(86_400) / 8)
+        });
+        let oldest: Option<(i64, bool, bool)> = conn
+            .query_row(
+                "SELECT seq,
+                        created_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || ?2 || ' seconds'),
+                        updated_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || ?3 || ' seconds')
+                   FROM operations
+                  WHERE seq > ?1 AND pruned_by IS NULL AND status != 'pending'
+                  ORDER BY seq LIMIT 1",
+                params![
+                    floor,
+                    keep_secs.unwrap_or(0).min(i64::MAX as u64) as i64,
+                    grace.as_secs() as i64
+                ],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()?;
+        let Some((oldest, old_enough, out_of_grace)) = oldest else {
+            return Ok(false);
+        };
+        if !out_of_grace || (keep_secs.is_some() && !old_enough) {
+            return Ok(false);
+        }
+        if let Some(n) = policy.keep_last {
+            let slack = n.saturating_add(n / 8).min(i64::MAX as u64) as i64;
+            let beyond: Option<i64> = conn
+                .query_row(
+                    "SELECT seq FROM operations ORDER BY seq DESC LIMIT 1 OFFSET ?1",
+                    [slack],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            if beyond.is_none_or(|seq| seq < oldest) {
+                return Ok(false);
+            }
+        }
+        if policy.max_store_bytes.is_some() {
+            let newest: i64 =
+                conn.query_row("SELECT coalesce(max(seq), 0) FROM operations", [], |r| {
+                    r.get(0)
+                })?;
+            if newest % SIZE_CHECK_EVERY != 0 {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
     /// The set of objects some unpruned operation names (before or after, any status), built
     /// once as a TEMP table; [`Live::contains`] asks it. Call it under the workspace lock, so
     /// that no operation naming a new object is recorded while it is in use.
@@ -239,6 +301,44 @@ fn fill_live(conn: &rusqlite::Connection) -> Result<()> {
               WHERE o.pruned_by IS NULL AND i.after_hash IS NOT NULL;",
     )?;
     Ok(())
+}
+
+/// Where `rule` cuts: the sequence number of the newest operation it lets go, `None` when it
+/// keeps every operation.
+fn rule_cut(
+    conn: &rusqlite::Connection,
+    rule: &PruneRule,
+    store: &ObjectStore,
+) -> Result<Option<i64>> {
+    Ok(match rule {
+        PruneRule::OlderThan(age) => conn.query_row(
+            &format!(
+                "SELECT CASE WHEN (SELECT count(*) FROM operations) = 0 THEN NULL
+                        ELSE coalesce((SELECT min(seq) FROM operations WHERE created_at >= {AGO}) - 1,
+                                      (SELECT max(seq) FROM operations)) END"
+            ),
+            [age.as_secs() as i64],
+            |r| r.get(0),
+        )?,
+        PruneRule::KeepLast(n) => conn
+            .query_row(
+                "SELECT seq FROM operations ORDER BY seq DESC LIMIT 1 OFFSET ?1",
+                [*n as i64],
+                |r| r.get(0),
+            )
+            .optional()?,
+        PruneRule::MaxStoreSize(limit) => size_cut(conn, store, *limit)?,
+        PruneRule::All(rules) => {
+            let mut earliest: Option<i64> = None;
+            for rule in rules {
+                let Some(cut) = rule_cut(conn, rule, store)? else {
+                    return Ok(None);
+                };
+                earliest = Some(earliest.map_or(cut, |e| e.min(cut)));
+            }
+            earliest
+        }
+    })
 }
 
 /// The cut of `--max-store-size`: walking the unpruned operations newest first and adding the
@@ -341,6 +441,87 @@ mod tests {
     }
 
     const HOUR: Duration = Duration::from_secs(3600);
+
+    fn policy(keep_days: Option<u64>, keep_last: Option<u64>) -> Retention {
+        Retention {
+            keep_days,
+            keep_last,
+            max_store_bytes: None,
+        }
+    }
+
+    #[test]
+    fn the_policy_check_says_due_only_when_every_rule_lets_go_of_an_old_operation() {
+        let mut f = fixture();
+        for i in 0..9 {
+            write(
+                &mut f,
+                format!("v{i}").as_bytes(),
+                format!("v{}", i + 1).as_bytes(),
+            );
+        }
+        let j = &f.journal;
+        // Off: never due.
+        assert!(!j.policy_due(&Retention::default(), HOUR).unwrap());
+        // Fresh operations are within the grace period, whatever the rules say.
+        assert!(!j.policy_due(&policy(None, Some(1)), HOUR).unwrap());
+        age_a_day(&f);
+        let j = &f.journal;
+        // keep_last 8 lets go of one operation, within the slack of 8/8 = 1: not yet.
+        assert!(!j.policy_due(&policy(None, Some(8)), HOUR).unwrap());
+        assert!(j.policy_due(&policy(None, Some(7)), HOUR).unwrap());
+        assert!(!j.policy_due(&policy(None, Some(9)), HOUR).unwrap());
+        // A day old is within keep_days 1 plus its slack of three hours.
+        assert!(!j.policy_due(&policy(Some(1), None), HOUR).unwrap());
+        assert!(!j.policy_due(&policy(Some(1), Some(1)), HOUR).unwrap());
+        assert!(!j.policy_due(&policy(None, Some(1)), 2 * 24 * HOUR).unwrap());
+        // After a prune by the policy the check starts from its cut and is quiet again.
+        let store = ObjectStore::at(f.store.dir());
+        let pruned = f
+            .journal
+            .prune(
+                &PruneRule::All(vec![PruneRule::KeepLast(3)]),
+                "policy keep_last 3",
+                HOUR,
+                None,
+                &store,
+                false,
+            )
+            .unwrap();
+        assert_eq!(pruned.operations, 6);
+        assert!(!f.journal.policy_due(&policy(None, Some(3)), HOUR).unwrap());
+        assert!(f.journal.policy_due(&policy(None, Some(1)), HOUR).unwrap());
+    }
+
+    #[test]
+    fn combined_rules_cut_where_the_one_keeping_most_cuts() {
+        let mut f = fixture();
+        for i in 0..6 {
+            write(
+                &mut f,
+                format!("v{i}").as_bytes(),
+                format!("v{}", i + 1).as_bytes(),
+            );
+        }
+        age_a_day(&f);
+        let store = ObjectStore::at(f.store.dir());
+        let both = PruneRule::All(vec![PruneRule::KeepLast(4), PruneRule::KeepLast(2)]);
+        let pruned = f
+            .journal
+            .prune(&both, "both", HOUR, None, &store, true)
+            .unwrap();
+        assert_eq!(pruned.operations, 2);
+        // A rule that keeps everything keeps everything, whatever the others let go.
+        let none = PruneRule::All(vec![
+            PruneRule::KeepLast(1),
+            PruneRule::OlderThan(48 * HOUR),
+        ]);
+        let pruned = f
+            .journal
+            .prune(&none, "none", HOUR, None, &store, true)
+            .unwrap();
+        assert_eq!(pruned.operations, 0);
+    }
 
     #[test]
     fn keep_last_marks_the_older_operations_and_records_the_prune() {

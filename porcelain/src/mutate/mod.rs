@@ -351,6 +351,10 @@ impl Workspace {
         drop(lock);
         let mut result = self.result(&plan, Some(id), warnings)?;
         result.undo_available = result.history_skipped.is_empty();
+        // After the lock is released, so the change's own latency is not the policy's.
+        if let Some(warning) = self.apply_policy(options.actor.as_deref()) {
+            result.warnings.push(warning);
+        }
         Ok(result)
     }
 
