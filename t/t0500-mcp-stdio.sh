@@ -99,11 +99,11 @@ test_expect_success 'the instructions tell an agent that a reply shows its diff'
 	json_get ".result.instructions" init.json | grep -F "reply shows what it changed in diffs"
 '
 
-test_expect_success 'tools/list answers with the 28 tools' '
+test_expect_success 'tools/list answers with the 29 tools' '
 	printf "%s\n" "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}" |
 	mcp_raw list.out --root "$WS" &&
 	response 1 list.out >list.json &&
-	test "$(jq ".result.tools | length" list.json)" = 28
+	test "$(jq ".result.tools | length" list.json)" = 29
 '
 
 test_expect_success 'a mixed session: stdout carries only JSON-RPC messages, even at --log-level debug' '

@@ -369,7 +369,9 @@ def families(rng, name, text):
         wrong = wrong[:-1] + ("X" if not wrong.endswith("X") else "Y")
         old = block[0] + wrong + "\n" + block[2].rstrip("\n")
         new_block = [block[0].rstrip("\n") + " # remembered\n", block[1], block[2]]
-        new = "".join(new_block).rstrip("\n")
+        # Ends as old does: without the third line's newline only (a blank third line keeps
+        # the second's).
+        new = "".join(new_block[:2]) + block[2].rstrip("\n")
         out.append(
             Case(
                 f"{path}: a misremembered line in the old text",
@@ -561,6 +563,9 @@ async def run(case, root):
         if not second["is_error"] and not result["reached"]:
             # A second call that answers ok with another file is as wrong as a first.
             result["silent_wrong"] = True
+            print(f"{case.name}: first call {json.dumps(call[1])[:2000]}", file=sys.stderr)
+            print(f"refusal details {json.dumps(first['structured']['error']['details'])[:3000]}", file=sys.stderr)
+            print(f"second call {json.dumps(second_call[1])[:2000]}", file=sys.stderr)
         return result
 
 
