@@ -130,6 +130,8 @@ fill () {
 	*"|opt|POSITION") echo end ;;
 	*"|opt|KIND") echo write ;;
 	*"|opt|OCTAL") echo 644 ;;
+	*"|opt|DURATION") echo 30d ;;
+	*"|opt|SIZE") echo 1G ;;
 	*)
 		echo >&2 "fill: no good value for $1 $2 $3; teach fill about it"
 		return 1 ;;
@@ -137,9 +139,11 @@ fill () {
 }
 
 # extra LEAF: flags a base invocation needs beyond what the parser insists on: journal-begin
-# parses without an item but refuses an operation of none.
+# parses without an item but refuses an operation of none, and history prune needs one of
+# its three cuts (a group the help cannot show as required).
 extra () {
 	case $1 in
+	"history prune") printf '%s\n' "--keep-last=1000" ;;
 	journal-begin) printf '%s\n' "--item={\"path\":\"new.txt\",\"after_hash\":\"$(cat "$TRASH/blob.id")\"}" ;;
 	esac
 }
