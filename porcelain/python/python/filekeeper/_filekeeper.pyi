@@ -301,6 +301,8 @@ class HistoryOperation(Record):
     target_path: str | None
     source_path: str | None
     undoes: str | None
+    pruned_at: str | None
+    pruned_by: str | None
     items: list[OperationItem]
     metadata: Json | None
 
@@ -328,6 +330,8 @@ class HistoryEntry(Record):
     target_path: str | None
     source_path: str | None
     undoes: str | None
+    pruned_at: str | None
+    pruned_by: str | None
     items: list[OperationItem]
     metadata: Json | None
     undone_by: str | None
