@@ -28,6 +28,9 @@ mod line;
 #[allow(dead_code)]
 #[path = "../../../mcp/src/spelling.rs"]
 mod spelling;
+
+#[path = "../../../mcp/src/text.rs"]
+mod text;
 #[allow(dead_code)]
 #[path = "../../../mcp/src/tools/mod.rs"]
 mod tools;
@@ -201,9 +204,14 @@ fn call_tool(
             map.insert("dry_run".into(), Value::Bool(true));
         }
     }
+    // The server's default read bounds (filekeeper-mcp's --read-max-lines, --read-max-bytes).
     let cx = tools::Context {
         workspace: &f.workspace,
         audit: &f.audit,
+        reads: tools::ReadBounds {
+            max_bytes: 256 * 1024,
+            max_lines: 2000,
+        },
     };
     let result = tools::run(&cx, name, arguments);
     let after = snapshot(&f.root);
@@ -212,7 +220,7 @@ fn call_tool(
         "{name}: a dry run changed the workspace\n{line}"
     );
     let (document, is_error) = match result {
-        Ok(document) => (document, false),
+        Ok(reply) => (reply.document, false),
         Err(err) => {
             if !unknown.is_empty() {
                 assert_eq!(err.code, Code::InvalidArgument, "{name}: {}", err.message);
