@@ -4,8 +4,9 @@ test_description='the [history] retention policy is applied after each change
 After a mutation commits, a cheap check compares the policy with the journal; when every rule
 set lets go of an operation older than the grace period, a prune by the policy and a gc run.
 With no rule set nothing is pruned however old; a dry run never prunes; operations within the
-grace period are never pruned automatically; and the mutation reports what it would without
-the policy.'
+grace period are never pruned automatically; the mutation reports what it would without
+the policy; and when the policy's prune or gc fails (FILEKEEPER_TEST_FAIL_AT, test build
+only), the change stands, a warning says so, and every unpruned operation still undoes.'
 . ./test-lib.sh
 
 CONFIG=$FILEKEEPER_HOME/config.toml
@@ -153,6 +154,54 @@ test_expect_success 'the result of the write that triggers the policy is the one
 	jq -S "del(.operation_id)" off.json >expect &&
 	jq -S "del(.operation_id)" on.json >actual &&
 	test_cmp expect actual
+'
+
+test_expect_success 'a policy prune that fails leaves the change made, says so, and prunes nothing' '
+	policy "keep_last = 3\n" &&
+	fresh 5 && age_all && objects >before &&
+	FILEKEEPER_TEST_FAIL_AT="journal: prune operations" keeper --json file write a.txt --content "version 6
+" >out.json &&
+	jq -e ".ok == true" out.json &&
+	jq -r ".warnings[]" out.json >warnings &&
+	grep "the change is made, but applying the history retention policy after it failed" warnings &&
+	printf "version 6\n" >expect &&
+	test_cmp expect a.txt &&
+	test "$(pruned)" = 0 &&
+	test "$(journal "SELECT count(*) FROM prunes")" = 0 &&
+	objects >after &&
+	comm -23 before after >gone &&
+	test_line_count = 0 gone &&
+	keeper fsck >/dev/null &&
+	keeper history undo-last >/dev/null &&
+	printf "version 5\n" >expect &&
+	test_cmp expect a.txt
+'
+
+test_expect_success 'the next change applies the policy the failed one could not' '
+	keeper file write a.txt --content "version 7
+" >/dev/null &&
+	test "$(pruned)" -gt 0 &&
+	keeper fsck >/dev/null
+'
+
+test_expect_success 'a policy gc that fails after the prune leaves every unpruned operation undoable' '
+	policy "keep_last = 3\n" &&
+	fresh 5 && age_all &&
+	FILEKEEPER_TEST_FAIL_AT="remove object" keeper --json file write a.txt --content "version 6
+" >out.json &&
+	jq -e ".ok == true" out.json &&
+	jq -r ".warnings[]" out.json >warnings &&
+	grep "applying the history retention policy after it failed" warnings &&
+	test "$(pruned)" = 3 &&
+	printf "version 1\n" >v1 &&
+	test -e "$(object_path "$(sha v1)")" &&
+	keeper fsck >/dev/null &&
+	keeper history undo-last >/dev/null &&
+	printf "version 5\n" >expect &&
+	test_cmp expect a.txt &&
+	keeper gc >/dev/null &&
+	! test -e "$(object_path "$(sha v1)")" &&
+	keeper fsck >/dev/null
 '
 
 test_expect_success 'restore the config' '

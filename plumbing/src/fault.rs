@@ -31,8 +31,10 @@ pub fn crash_point(name: &str) {
 pub const FAIL_ENV: &str = "FILEKEEPER_TEST_FAIL_AT";
 
 /// Fails with an injected I/O error (EIO) when `FILEKEEPER_TEST_FAIL_AT` names this point, so
-/// tests can exercise the paths that handle a failing step (rollback, PARTIAL_RECOVERY). Like
-/// the crash points, only the `crash-points` build has them.
+/// tests can exercise the paths that handle a failing step (rollback, PARTIAL_RECOVERY). The
+/// same variable may name a [`counted`] call instead (`remove object`, say): every call of
+/// that name then fails with EIO, wherever it falls in the numbering. Like the crash points,
+/// only the `crash-points` build has them.
 pub fn fail_point(name: &str) -> std::io::Result<()> {
     #[cfg(feature = "crash-points")]
     if std::env::var_os(FAIL_ENV).is_some_and(|v| v == name) {
@@ -138,6 +140,9 @@ mod sweep {
                 .append(true)
                 .open(log)
                 .and_then(|mut f| f.write_all(line.as_bytes()));
+        }
+        if std::env::var_os(super::FAIL_ENV).is_some_and(|v| v == name) {
+            return Err(E::injected(name, 5));
         }
         match planned() {
             Some((at, Fault::Fail(errno))) if *at == n => Err(E::injected(name, *errno)),
