@@ -5,7 +5,7 @@ After a mutation commits, a cheap check compares the policy with the journal; wh
 set lets go of an operation older than the grace period, a prune by the policy and a gc run.
 With no rule set nothing is pruned however old; a dry run never prunes; operations within the
 grace period are never pruned automatically; the mutation reports what it would without
-the policy; and when the policy's prune or gc fails (FILEKEEPER_TEST_FAIL_AT, test build
+the policy; and when the prune or the gc of the policy fails (FILEKEEPER_TEST_FAIL_AT, test build
 only), the change stands, a warning says so, and every unpruned operation still undoes.'
 . ./test-lib.sh
 
@@ -191,7 +191,7 @@ test_expect_success 'a policy gc that fails after the prune leaves every unprune
 " >out.json &&
 	jq -e ".ok == true" out.json &&
 	jq -r ".warnings[]" out.json >warnings &&
-	grep "applying the history retention policy after it failed" warnings &&
+	grep "the history retention policy pruned history, but removing the objects the pruned operations released failed" warnings &&
 	test "$(pruned)" = 3 &&
 	printf "version 1\n" >v1 &&
 	test -e "$(object_path "$(sha v1)")" &&

@@ -3,7 +3,9 @@
 //! disk effect is the plumbing's (`journal::Journal::prune`, `gc::collect`).
 
 use crate::{Error, Result, Workspace};
-use filekeeper_plumbing::journal::PruneRule;
+use filekeeper_plumbing::journal::{Journal, PruneRule};
+use filekeeper_plumbing::lock::WorkspaceLock;
+use filekeeper_plumbing::workspace::State;
 use schemars::JsonSchema;
 use serde::Serialize;
 use std::time::Duration;
@@ -209,24 +211,44 @@ impl Workspace {
         if !self.inner.retention.enabled() {
             return None;
         }
-        self.apply_policy_now(actor).err().map(|err| {
-            format!(
+        match self.apply_policy_now(actor) {
+            Ok(()) => None,
+            Err(PolicyFailure::BeforePrune(err)) => Some(format!(
                 "the change is made, but applying the history retention policy after it failed ({}); history is kept as it was until a later change applies it",
                 err.message
-            )
-        })
+            )),
+            Err(PolicyFailure::AfterPrune(err)) => Some(format!(
+                "the change is made and the history retention policy pruned history, but removing the objects the pruned operations released failed ({}); they stay on disk until the policy's next gc removes them",
+                err.message
+            )),
+        }
     }
 
-    fn apply_policy_now(&self, actor: Option<&str>) -> Result<()> {
+    fn apply_policy_now(&self, actor: Option<&str>) -> std::result::Result<(), PolicyFailure> {
+        self.prune_by_policy(actor)
+            .map_err(PolicyFailure::BeforePrune)?
+            .map_or(Ok(()), |(state, mut journal, _lock)| {
+                filekeeper_plumbing::gc::collect(&state, Some(&mut journal), DEFAULT_GRACE, false)
+                    .map(|_| ())
+                    .map_err(PolicyFailure::AfterPrune)
+            })
+    }
+
+    /// The policy's check and prune: the state, journal and lock to collect with when the
+    /// prune marked anything.
+    fn prune_by_policy(
+        &self,
+        actor: Option<&str>,
+    ) -> Result<Option<(State, Journal, WorkspaceLock)>> {
         let policy = &self.inner.retention;
-        let Some((state, _lock)) = self.inner.try_lock()? else {
-            return Ok(());
+        let Some((state, lock)) = self.inner.try_lock()? else {
+            return Ok(None);
         };
         let Some(mut journal) = state.existing_journal()? else {
-            return Ok(());
+            return Ok(None);
         };
         if !journal.policy_due(policy, DEFAULT_GRACE)? {
-            return Ok(());
+            return Ok(None);
         }
         let mut rules = Vec::new();
         let mut text = Vec::new();
@@ -252,11 +274,15 @@ impl Workspace {
             &state.store(),
             false,
         )?;
-        if pruned.operations > 0 {
-            filekeeper_plumbing::gc::collect(&state, Some(&mut journal), DEFAULT_GRACE, false)?;
-        }
-        Ok(())
+        Ok((pruned.operations > 0).then_some((state, journal, lock)))
     }
+}
+
+/// Where applying the policy failed: before its prune committed (history is as it was), or
+/// in the gc after it (history is pruned, the released objects are still on disk).
+enum PolicyFailure {
+    BeforePrune(Error),
+    AfterPrune(Error),
 }
 
 /// Reads a duration: a whole number and a unit, `s`, `m`, `h`, `d` or `w` (`90s`, `12h`,
