@@ -68,15 +68,35 @@ perf_compare () {
 		echo $((t1 - t0)) >>"$PERF_TRASH/theirs"
 		i=$((i + 1))
 	done
-	a=$(median "$PERF_TRASH/ours")
-	b=$(median "$PERF_TRASH/theirs")
+	perf_row "$name" "$target" "$(median "$PERF_TRASH/ours")" "$(median "$PERF_TRASH/theirs")"
+}
+
+# perf_row NAME TARGET_RATIO OURS_NS THEIRS_NS: prints one row of medians and their ratio;
+# exit status 1 when the ratio misses the target ("-": for information only).
+perf_row () {
 	perf_header
-	awk -v n="$name" -v a="$a" -v b="$b" -v t="$target" 'BEGIN {
+	awk -v n="$1" -v t="$2" -v a="$3" -v b="$4" 'BEGIN {
 		r = a / b
-		if (t == "-") { printf "%-44s %10.1fms %10.1fms %8.2f %7s\n", n, a / 1e6, b / 1e6, r, "(info)"; exit 0 }
-		printf "%-44s %10.1fms %10.1fms %8.2f %7s%s\n", n, a / 1e6, b / 1e6, r, "<=" t, (r <= t ? "" : "  MISSED")
+		if (t == "-") { printf "%-44s %10.2fms %10.2fms %8.2f %7s\n", n, a / 1e6, b / 1e6, r, "(info)"; exit 0 }
+		printf "%-44s %10.2fms %10.2fms %8.2f %7s%s\n", n, a / 1e6, b / 1e6, r, "<=" t, (r <= t ? "" : "  MISSED")
 		exit (r <= t ? 0 : 1)
 	}'
+}
+
+# perf_compare_new NAME TARGET_RATIO OURS THEIRS: like perf_compare_exec, for commands that
+# must see new content on every run, such as a write: the driver exec-alternate.c spawns each
+# command directly (no shell), taking turns, after one untimed round, and replaces {N} in any
+# word by the run's number before starting the clock. OURS and THEIRS are words as the shell
+# splits them (quotes are honoured), the first an absolute path.
+perf_compare_new () {
+	name=$1 target=$2
+	if ! test -x "$PERF_TRASH/exec-alternate"; then
+		cc -O2 -o "$PERF_TRASH/exec-alternate" "$PERF_DIRECTORY/exec-alternate.c" || return 1
+	fi
+	eval "set -- $3 --- $4"
+	"$PERF_TRASH/exec-alternate" "$PERF_RUNS" "$PERF_TRASH/ours" "$PERF_TRASH/theirs" "$@" ||
+		return 1
+	perf_row "$name" "$target" "$(median "$PERF_TRASH/ours")" "$(median "$PERF_TRASH/theirs")"
 }
 
 # perf_compare_exec NAME TARGET_RATIO KEEPER_CMD BASELINE_CMD: like perf_compare, for commands
@@ -87,14 +107,8 @@ perf_compare_exec () {
 	name=$1 target=$2 ours=$3 theirs=$4
 	hyperfine -N --style none --warmup 20 --runs "$PERF_RUNS" \
 		--export-json "$PERF_TRASH/exec.json" "$ours" "$theirs" >/dev/null 2>&1 || return 1
-	a=$(jq '.results[0].median * 1e9' "$PERF_TRASH/exec.json")
-	b=$(jq '.results[1].median * 1e9' "$PERF_TRASH/exec.json")
-	perf_header
-	awk -v n="$name" -v a="$a" -v b="$b" -v t="$target" 'BEGIN {
-		r = a / b
-		printf "%-44s %10.2fms %10.2fms %8.2f %7s%s\n", n, a / 1e6, b / 1e6, r, "<=" t, (r <= t ? "" : "  MISSED")
-		exit (r <= t ? 0 : 1)
-	}'
+	perf_row "$name" "$target" "$(jq '.results[0].median * 1e9' "$PERF_TRASH/exec.json")" \
+		"$(jq '.results[1].median * 1e9' "$PERF_TRASH/exec.json")"
 }
 
 # perf_memory NAME KEEPER_CMD BASELINE_CMD: peak resident memory of one run of each (GNU time).
