@@ -63,9 +63,9 @@ WHEELS = target/wheels
 # keeper binary as its command) and filekeeper-mcp (the server binary).
 wheels: .venv/.tools
 	rm -rf $(WHEELS) porcelain/python/data
-	$(CARGO) build --profile wheel -p filekeeper-cli
+	$(CARGO) build --release -p filekeeper-cli
 	mkdir -p porcelain/python/data/scripts
-	cp target/wheel/keeper porcelain/python/data/scripts/keeper
+	cp target/release/keeper porcelain/python/data/scripts/keeper
 	.venv/bin/maturin build --quiet -m porcelain/python/Cargo.toml -o $(WHEELS)
 	.venv/bin/maturin build --quiet -m mcp/Cargo.toml -o $(WHEELS)
 
