@@ -121,35 +121,34 @@ impl Home {
                 sync_dir(parent).map_err(|e| Error::storage("creating the Filekeeper home", &e))?;
             }
         }
-        let conn = crate::sqlite::open(&path, true, |conn| {
-            let app: i64 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
-            let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-            match (app, version) {
-                (REGISTRY_APPLICATION_ID, 1) => Ok(()),
-                (0, 0) => conn
-                    .execute_batch(&format!(
-                        "BEGIN IMMEDIATE; {REGISTRY_SCHEMA} PRAGMA application_id = {REGISTRY_APPLICATION_ID}; PRAGMA user_version = 1; COMMIT;"
-                    ))
-                    .or_else(|e| {
-                        // Another process may have created it first; accept its schema.
-                        let _ = conn.execute_batch("ROLLBACK");
-                        let v: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-                        if v == 1 { Ok(()) } else { Err(e) }
-                    })
-                    .map_err(Error::from),
-                (REGISTRY_APPLICATION_ID, v) if v > 1 => Err(Error::new(
-                    Code::MigrationError,
-                    format!(
-                        "the workspace registry has schema version {v}, newer than this build's 1; upgrade keeper"
-                    ),
-                )),
-                _ => Err(Error::new(
-                    Code::MigrationError,
-                    "registry.sqlite3 in the Filekeeper home is not a Filekeeper registry",
-                )),
+        let conn = crate::sqlite::open(&path, true, crate::sqlite::Mode::Truncate, |conn| {
+            if registry_schema(conn)? {
+                return Ok(());
             }
+            conn.execute_batch(&format!(
+                "BEGIN IMMEDIATE; {REGISTRY_SCHEMA} PRAGMA application_id = {REGISTRY_APPLICATION_ID}; PRAGMA user_version = 1; COMMIT;"
+            ))
+            .or_else(|e| {
+                // Another process may have created it first; accept its schema.
+                let _ = conn.execute_batch("ROLLBACK");
+                let v: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+                if v == 1 { Ok(()) } else { Err(e) }
+            })
+            .map_err(Error::from)
         })?;
         Ok(Some(Registry { conn }))
+    }
+
+    /// Opens the registry to look a workspace up, the way every command that names no root
+    /// does: no pragma, no creation, no write; `None` when there is no registry, or only an
+    /// empty file. Changing the registry needs [`Home::registry`].
+    pub fn registry_to_read(&self) -> Result<Option<Registry>> {
+        let path = self.dir.join(REGISTRY_FILE);
+        if !path.exists() {
+            return Ok(None);
+        }
+        let conn = crate::sqlite::open_to_read(&path)?;
+        Ok(registry_schema(&conn)?.then_some(Registry { conn }))
     }
 
     /// Where a root's state lives when it is kept under the home.
@@ -157,6 +156,32 @@ impl Home {
         use std::os::unix::ffi::OsStrExt;
         let id = crate::oid::ObjectId::of(canonical_root.as_os_str().as_bytes()).hex();
         self.dir.join("state").join(&id[..16])
+    }
+}
+
+/// Whether the registry at `conn` has its tables (`false`: an empty file, not initialized
+/// yet); MIGRATION_ERROR for a newer schema or a file that is not a registry. One statement,
+/// so one shared lock: every command naming no root asks it.
+fn registry_schema(conn: &Connection) -> Result<bool> {
+    let (app, version): (i64, i64) = conn.query_row(
+        "SELECT a.application_id, v.user_version
+           FROM pragma_application_id() a, pragma_user_version() v",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    match (app, version) {
+        (REGISTRY_APPLICATION_ID, 1) => Ok(true),
+        (0, 0) => Ok(false),
+        (REGISTRY_APPLICATION_ID, v) if v > 1 => Err(Error::new(
+            Code::MigrationError,
+            format!(
+                "the workspace registry has schema version {v}, newer than this build's 1; upgrade keeper"
+            ),
+        )),
+        _ => Err(Error::new(
+            Code::MigrationError,
+            "registry.sqlite3 in the Filekeeper home is not a Filekeeper registry",
+        )),
     }
 }
 
@@ -289,6 +314,21 @@ impl Registry {
         Ok(found)
     }
 
+    /// The default workspace's registration; `None` when none is set. One query: every
+    /// command that names no workspace asks it.
+    pub fn default_registration(&self) -> Result<Option<Registration>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT w.name, w.root, w.created_at FROM settings s
+                   JOIN workspaces w ON w.name = s.value
+                  WHERE s.key = 'default_workspace'",
+                [],
+                registration,
+            )
+            .optional()?)
+    }
+
     /// The default workspace's name; `None` when none is set.
     pub fn default_name(&self) -> Result<Option<String>> {
         Ok(self
@@ -345,6 +385,107 @@ mod tests {
         );
         assert_eq!(home.limits().unwrap().max_read_bytes, 7);
         assert!(home.dir().join(REGISTRY_FILE).exists());
+    }
+
+    fn journal_mode(path: &Path) -> String {
+        Connection::open(path)
+            .unwrap()
+            .pragma_query_value(None, "journal_mode", |r| r.get(0))
+            .unwrap()
+    }
+
+    /// A registry as the previous release left it: in WAL mode, with a default workspace.
+    fn wal_registry(home: &Home, root: &Path) {
+        std::fs::create_dir_all(home.dir()).unwrap();
+        let conn = crate::sqlite::open(
+            &home.dir().join(REGISTRY_FILE),
+            true,
+            crate::sqlite::Mode::Wal,
+            |_| Ok(()),
+        )
+        .unwrap();
+        conn.execute_batch(&format!(
+            "{REGISTRY_SCHEMA} PRAGMA application_id = {REGISTRY_APPLICATION_ID}; PRAGMA user_version = 1;"
+        ))
+        .unwrap();
+        conn.execute(
+            "INSERT INTO workspaces (name, root) VALUES ('old', ?1)",
+            [root.to_str().unwrap()],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO settings (key, value) VALUES ('default_workspace', 'old')",
+            [],
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_new_registry_keeps_an_empty_rollback_journal_and_no_wal() {
+        let (dir, home) = home();
+        home.init().unwrap();
+        home.registry(true)
+            .unwrap()
+            .unwrap()
+            .create("notes", dir.path())
+            .unwrap();
+        let path = home.dir().join(REGISTRY_FILE);
+        assert_eq!(journal_mode(&path), "delete", "not in WAL mode");
+        assert!(!home.dir().join("registry.sqlite3-wal").exists());
+        let journal = std::fs::metadata(home.dir().join("registry.sqlite3-journal")).unwrap();
+        assert_eq!(
+            journal.len(),
+            0,
+            "truncated at commit, so a reader need not open it"
+        );
+    }
+
+    #[test]
+    fn a_wal_registry_of_the_previous_release_is_read_then_switched_when_alone() {
+        let (dir, home) = home();
+        wal_registry(&home, dir.path());
+        let path = home.dir().join(REGISTRY_FILE);
+        assert_eq!(journal_mode(&path), "wal");
+        // Read as it is while another connection keeps it in WAL mode.
+        let other = Connection::open(&path).unwrap();
+        let _: i64 = other
+            .query_row("SELECT count(*) FROM workspaces", [], |r| r.get(0))
+            .unwrap();
+        let found = home.registry_to_read().unwrap().unwrap();
+        assert_eq!(found.default_registration().unwrap().unwrap().name, "old");
+        drop(found);
+        {
+            let reg = home.registry(false).unwrap().unwrap();
+            assert_eq!(reg.default_name().unwrap().as_deref(), Some("old"));
+        }
+        drop(other);
+        // Alone, an open for changes switches it, keeping every row.
+        let reg = home.registry(false).unwrap().unwrap();
+        assert_eq!(reg.list().unwrap().len(), 1);
+        drop(reg);
+        assert_eq!(journal_mode(&path), "delete");
+        assert!(!home.dir().join("registry.sqlite3-wal").exists());
+        let found = home.registry_to_read().unwrap().unwrap();
+        assert_eq!(
+            found.default_registration().unwrap().unwrap().root,
+            dir.path()
+        );
+    }
+
+    #[test]
+    fn an_empty_registry_file_reads_as_none_and_a_foreign_one_is_refused() {
+        let (_dir, home) = home();
+        std::fs::create_dir_all(home.dir()).unwrap();
+        let path = home.dir().join(REGISTRY_FILE);
+        std::fs::write(&path, b"").unwrap();
+        assert!(home.registry_to_read().unwrap().is_none());
+        std::fs::remove_file(&path).unwrap();
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch("CREATE TABLE t (x); PRAGMA application_id = 7;")
+            .unwrap();
+        let err = home.registry_to_read().err().unwrap();
+        assert_eq!(err.code, Code::MigrationError);
     }
 
     #[test]

@@ -1,7 +1,13 @@
-//! Opening Filekeeper's SQLite databases (the journal and the registry) the one durable way.
+//! Opening Filekeeper's SQLite databases (the journal and the registry) the durable way.
 //!
-//! WAL mode with `synchronous=FULL`: a transaction is on disk when its commit returns, at one
-//! fsync of the WAL. SQLite is built with `SQLITE_DISABLE_DIRSYNC` (see `.cargo/config.toml`)
+//! The journal is in WAL mode with `synchronous=FULL`: a transaction is on disk when its
+//! commit returns, at one fsync of the WAL. The registry, written a few times in a home's
+//! life and read by every command that names no root, uses a rollback journal that is kept
+//! and truncated instead ([`Mode::Truncate`]): reading it then takes one shared lock and a
+//! few page reads,
+//! where the first connection of every process to a WAL database rebuilds the WAL index
+//! (truncating and rewriting `-shm`, reading the whole WAL), which cost a registered-workspace
+//! read about 0.7 ms. SQLite is built with `SQLITE_DISABLE_DIRSYNC` (see `.cargo/config.toml`)
 //! so it does not fsync the directory every time a process first syncs a WAL it opened;
 //! instead this module fsyncs the directory itself, once, whenever the database or its WAL file
 //! did not exist before the open: the only time a new directory entry needs it. The WAL is
@@ -15,9 +21,31 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 fn wal_path(path: &Path) -> PathBuf {
+    with_suffix(path, "-wal")
+}
+
+fn journal_path(path: &Path) -> PathBuf {
+    with_suffix(path, "-journal")
+}
+
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
-    name.push("-wal");
+    name.push(suffix);
     PathBuf::from(name)
+}
+
+/// How a database keeps its transactions atomic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// Write-ahead log, kept across processes: for the journal, written by every mutation.
+    Wal,
+    /// A rollback journal that is kept (truncated to nothing at each commit, fsynced) rather
+    /// than deleted, so no commit depends on a directory entry, and a reader that finds it
+    /// empty knows without opening it that there is nothing to roll back: for the registry,
+    /// read far more often than written. A database still in WAL mode (written by an earlier build) is
+    /// switched the first time it is opened with no other connection; until then it works in
+    /// WAL mode as before.
+    Truncate,
 }
 
 /// Opens (or with `create`, creates) the database at `path`. `check` runs before anything is
@@ -26,9 +54,13 @@ fn wal_path(path: &Path) -> PathBuf {
 pub(crate) fn open(
     path: &Path,
     create: bool,
+    mode: Mode,
     check: impl FnOnce(&mut Connection) -> Result<()>,
 ) -> Result<Connection> {
-    let fresh = !path.exists() || !wal_path(path).exists();
+    let fresh = match mode {
+        Mode::Wal => !path.exists() || !wal_path(path).exists(),
+        Mode::Truncate => !path.exists() || !journal_path(path).exists(),
+    };
     let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     if create {
         flags |= OpenFlags::SQLITE_OPEN_CREATE;
@@ -38,14 +70,56 @@ pub(crate) fn open(
     conn.pragma_update(None, "synchronous", "FULL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     check(&mut conn)?;
-    conn.pragma_update_and_check(None, "journal_mode", "WAL", |_| Ok(()))?;
-    conn.set_db_config(
-        rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
-        true,
-    )?;
+    match mode {
+        Mode::Wal => {
+            conn.pragma_update_and_check(None, "journal_mode", "WAL", |_| Ok(()))?;
+            conn.set_db_config(
+                rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+                true,
+            )?;
+        }
+        Mode::Truncate => {
+            // Leaving WAL mode needs the only connection: while another process has the
+            // database open SQLite answers "database is locked" at once, and the database
+            // stays in WAL mode, which works the same, until a later open finds it alone.
+            match conn.pragma_update_and_check(None, "journal_mode", "TRUNCATE", |_| Ok(())) {
+                Ok(()) => {}
+                Err(rusqlite::Error::SqliteFailure(e, _))
+                    if matches!(
+                        e.code,
+                        rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                    ) => {}
+                Err(e) => return Err(e.into()),
+            }
+            // The rollback journal must have a durable name before a transaction writes the
+            // database (SQLite is built not to sync directories itself): an empty one is not
+            // hot, so creating it here, before any write, is safe.
+            let journal = journal_path(path);
+            if !journal.exists() {
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .create(true)
+                    .truncate(false)
+                    .open(&journal)
+                    .map_err(|e| Error::storage("creating the database's journal", &e))?;
+            }
+        }
+    }
     if fresh && let Some(dir) = path.parent() {
         sync_dir(dir).map_err(|e| Error::storage("syncing the database directory", &e))?;
     }
+    Ok(conn)
+}
+
+/// Opens the existing database at `path` only to read it: no pragma (none matters to a
+/// reader, and each costs a parse), nothing created. Read-write rather than read-only so that
+/// a database still in WAL mode can be read whether or not its `-shm` exists.
+pub(crate) fn open_to_read(path: &Path) -> Result<Connection> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(Duration::from_secs(30))?;
     Ok(conn)
 }
 
@@ -75,7 +149,7 @@ mod tests {
     #[test]
     fn relaxed_writes_run_with_normal_sync_every_time_and_full_is_restored() {
         let dir = tempfile::tempdir().unwrap();
-        let conn = open(&dir.path().join("db.sqlite3"), true, |_| Ok(())).unwrap();
+        let conn = open(&dir.path().join("db.sqlite3"), true, Mode::Wal, |_| Ok(())).unwrap();
         assert_eq!(synchronous(&conn), 2, "FULL after opening");
         for _ in 0..3 {
             let inside = relaxed(&conn, |conn| Ok(synchronous(conn))).unwrap();

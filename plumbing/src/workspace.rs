@@ -68,7 +68,7 @@ impl Workspace {
         let config = home.config()?;
         let (name, root_path) = if let Some(name) = name {
             let reg = home
-                .registry(false)?
+                .registry_to_read()?
                 .ok_or_else(|| workspace_not_found(name))?;
             (Some(name.to_owned()), reg.get(name)?.root)
         } else if let Some(root) = root {
@@ -78,9 +78,9 @@ impl Workspace {
                 Error::new(Code::NoWorkspaceSelected, "no workspace selected and no default set")
                     .recovery("pass --workspace NAME or --root PATH, or set a default with `keeper workspace use NAME`")
             };
-            let reg = home.registry(false)?.ok_or_else(no_default)?;
-            let name = reg.default_name()?.ok_or_else(no_default)?;
-            (Some(name.clone()), reg.get(&name)?.root)
+            let reg = home.registry_to_read()?.ok_or_else(no_default)?;
+            let found = reg.default_registration()?.ok_or_else(no_default)?;
+            (Some(found.name), found.root)
         };
         // A root the caller named is the caller's own path, and an error about it says so; a
         // registered root is not repeated (the caller named the workspace, not the path).

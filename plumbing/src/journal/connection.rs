@@ -75,7 +75,7 @@ impl Journal {
         }
         // The schema is checked before anything writes to the file, so a database that is
         // refused is left byte-for-byte as it was.
-        let conn = crate::sqlite::open(path, create, schema::migrate)?;
+        let conn = crate::sqlite::open(path, create, crate::sqlite::Mode::Wal, schema::migrate)?;
         Ok(Some(Journal {
             conn: Some(conn),
             origin: Origin::of(path),
