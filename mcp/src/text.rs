@@ -245,6 +245,11 @@ fn diffs(out: &mut String, diffs: &Value) {
     }
 }
 
+/// `n` and the noun that goes with it: "1 entry", "2 entries".
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 fn listing(out: &mut String, rest: &mut Map<String, Value>) {
     let entries = take(rest, "entries");
     let entries = entries.as_array().map(Vec::as_slice).unwrap_or_default();
@@ -252,7 +257,7 @@ fn listing(out: &mut String, rest: &mut Map<String, Value>) {
         Value::String(path) if !path.is_empty() => format!(" under {path}"),
         _ => String::new(),
     };
-    let _ = writeln!(out, "{} entries{under}", entries.len());
+    let _ = writeln!(out, "{}{under}", counted(entries.len(), "entry", "entries"));
     for entry in entries {
         let path = text(&entry["path"]);
         let _ = match text(&entry["kind"]) {
@@ -269,8 +274,8 @@ fn grep(out: &mut String, rest: &mut Map<String, Value>) {
     let matches = matches.as_array().map(Vec::as_slice).unwrap_or_default();
     let _ = writeln!(
         out,
-        "{} matches of {} under {}",
-        matches.len(),
+        "{} of {} under {}",
+        counted(matches.len(), "match", "matches"),
         take(rest, "query"),
         text(&take(rest, "path"))
     );
@@ -458,6 +463,16 @@ mod tests {
     }
 
     /// A document no renderer knows still shows every field that says something.
+    #[test]
+    fn a_listing_and_a_grep_count_in_the_singular_too() {
+        let list = json!({"ok": true, "workspace": null, "path": "src",
+                          "entries": [{"path": "src/a.rs", "kind": "file", "size_bytes": 3}]});
+        assert!(success(&list, View::default()).starts_with("1 entry under src\n"));
+        let grep = json!({"ok": true, "workspace": null, "path": ".", "query": "x",
+                          "matches": []});
+        assert!(success(&grep, View::default()).starts_with("0 matches of \"x\" under .\n"));
+    }
+
     #[test]
     fn any_other_document_shows_its_fields() {
         let doc = json!({"ok": true, "workspace": "w", "found": "a/b/pyproject.toml",

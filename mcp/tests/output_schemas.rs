@@ -1,6 +1,6 @@
 //! Every tool's real structured result validates against its published schema.
 //!
-//! The real server is driven over stdio through all 28 tools (with a dry run, a truncated
+//! The real server is driven over stdio through every tool (with a dry run, a truncated
 //! read, a read-many with a failing path, and a refusal), and each `structuredContent` is
 //! validated against the committed `docs/schemas/mcp/<tool>.json`, or `error.json` for a
 //! failure, closed to undeclared fields ([`filekeeper::schemas::closed`]). (The crate's unit

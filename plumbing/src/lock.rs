@@ -24,12 +24,7 @@ impl Workspace {
         let Some(state) = self.state(false)? else {
             return Ok(None);
         };
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(state.dir.join(LOCK_FILE))
-            .map_err(|e| Error::storage("opening the workspace lock", &e))?;
+        let file = open_lock(&state)?;
         match file.try_lock() {
             Ok(()) => Ok(Some((state, WorkspaceLock { _file: file }))),
             Err(std::fs::TryLockError::WouldBlock) => Ok(None),
@@ -45,14 +40,19 @@ impl Workspace {
         let state = self
             .state(true)?
             .ok_or_else(|| Error::internal("state was not created"))?;
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(state.dir.join(LOCK_FILE))
-            .map_err(|e| Error::storage("opening the workspace lock", &e))?;
+        let file = open_lock(&state)?;
         crate::fault::counted("take workspace lock", || file.lock())
             .map_err(|e| Error::storage("taking the workspace lock", &e))?;
         Ok((state, WorkspaceLock { _file: file }))
     }
+}
+
+/// Opens (creating it if needed) the lock file of `state`; the lock is taken on the open file.
+fn open_lock(state: &State) -> Result<File> {
+    OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(state.dir.join(LOCK_FILE))
+        .map_err(|e| Error::storage("opening the workspace lock", &e))
 }

@@ -1,4 +1,4 @@
-//! The 28 tools, each one declaration in the module of its family: a struct whose fields are
+//! The tools, each one declaration in the module of its family: a struct whose fields are
 //! the tool's arguments and its [`Tool`] implementation: name, description, effect, result type and the call into the
 //! `filekeeper` library that does the work. [`ALL`] lists them in the order `tools/list`
 //! shows them. No filesystem behaviour lives here.
