@@ -3,7 +3,6 @@
 
 use crate::{Code, Error, ObjectId, Result, Workspace};
 use base64::Engine;
-use filekeeper_plumbing::oid::Hasher;
 use filekeeper_plumbing::{Argument, words};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -108,35 +107,40 @@ pub(crate) fn bound(requested: Option<u64>, ceiling: u64, argument: Argument) ->
 
 /// Reads `reader` to its end: the bytes in `[offset, offset + length)`, the hash of all of
 /// them and their count.
-fn collect(
-    mut reader: impl Read,
-    offset: u64,
-    length: u64,
-) -> io::Result<(Vec<u8>, ObjectId, u64)> {
-    let mut hasher = Hasher::default();
-    let mut buf = vec![0u8; 64 * 1024];
-    let end = offset.saturating_add(length);
+fn collect(reader: impl Read, offset: u64, length: u64) -> io::Result<(Vec<u8>, ObjectId, u64)> {
     let mut out = Vec::new();
-    let mut at: u64 = 0;
-    loop {
-        let n = match reader.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        let chunk = &buf[..n];
-        hasher.update(chunk);
-        let (lo, hi) = (at, at + n as u64);
-        if hi > offset && lo < end {
-            let from = offset.saturating_sub(lo) as usize;
-            let to = (end.min(hi) - lo) as usize;
-            out.extend_from_slice(&chunk[from..to]);
-        }
-        at = hi;
-    }
-    let (hash, size) = hasher.finish();
+    let (hash, size) = ObjectId::of_reader(Tee {
+        inner: reader,
+        at: 0,
+        offset,
+        end: offset.saturating_add(length),
+        out: &mut out,
+    })?;
     Ok((out, hash, size))
+}
+
+/// A reader that copies the bytes from `offset` to `end` of what passes through it into
+/// `out`, so that one pass both hashes the whole file and keeps the range.
+struct Tee<'a, R> {
+    inner: R,
+    at: u64,
+    offset: u64,
+    end: u64,
+    out: &'a mut Vec<u8>,
+}
+
+impl<R: Read> Read for Tee<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let (lo, hi) = (self.at, self.at + n as u64);
+        if hi > self.offset && lo < self.end {
+            let from = self.offset.saturating_sub(lo) as usize;
+            let to = (self.end.min(hi) - lo) as usize;
+            self.out.extend_from_slice(&buf[from..to]);
+        }
+        self.at = hi;
+        Ok(n)
+    }
 }
 
 #[cfg(test)]
