@@ -10,41 +10,6 @@ recovery. Reading through cursors never creates a workspace'"'"'s .filekeeper/: 
 state signs with a key in the home. (History'"'"'s cursors are in t0302.)'
 . ./test-lib.sh
 
-# pages [--from CURSOR] FILTER ARGS...: runs `keeper --json ARGS...` (from CURSOR), then again
-# with each page's next_cursor until there is none, printing every page's items through the jq
-# FILTER. Each page must say truncated exactly when it gives a cursor; the number of pages is
-# left in pages.count.
-pages () {
-	cursor= count=0
-	if test "$1" = --from
-	then
-		cursor=$2
-		shift 2
-	fi
-	filter=$1
-	shift
-	while :
-	do
-		if test -n "$cursor"
-		then
-			keeper --json "$@" --cursor "$cursor" >page.json || return 1
-		else
-			keeper --json "$@" >page.json || return 1
-		fi
-		count=$((count + 1))
-		jq -e '.truncated == (.next_cursor != null)' page.json >/dev/null || {
-			echo >&2 "truncated and next_cursor disagree:"
-			cat >&2 page.json
-			return 1
-		}
-		jq -r "$filter" page.json || return 1
-		cursor=$(jq -r '.next_cursor // empty' page.json)
-		test -n "$cursor" || break
-		test $count -lt 2000 || { echo >&2 "no end of pages"; return 1; }
-	done
-	echo $count >pages.count
-}
-
 # cursor_of ARGS...: the next_cursor of `keeper --json ARGS...`, which must have one.
 cursor_of () {
 	keeper --json "$@" >first.json &&

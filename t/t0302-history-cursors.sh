@@ -8,38 +8,6 @@ first, each operation once, also with operations recorded between two pages. A c
 for another filter, or changed, is INVALID_CURSOR.'
 . ./test-lib.sh
 
-# pages [--from CURSOR] ARGS...: the ids of `keeper --json ARGS...` and of each page its
-# next_cursor leads to, one a line; each page must say truncated exactly when it gives a
-# cursor. The number of pages is left in pages.count.
-pages () {
-	cursor= count=0
-	if test "$1" = --from
-	then
-		cursor=$2
-		shift 2
-	fi
-	while :
-	do
-		if test -n "$cursor"
-		then
-			keeper --json "$@" --cursor "$cursor" >page.json || return 1
-		else
-			keeper --json "$@" >page.json || return 1
-		fi
-		count=$((count + 1))
-		jq -e '.truncated == (.next_cursor != null)' page.json >/dev/null || {
-			echo >&2 "truncated and next_cursor disagree:"
-			cat >&2 page.json
-			return 1
-		}
-		jq -r ".operations[].id" page.json || return 1
-		cursor=$(jq -r '.next_cursor // empty' page.json)
-		test -n "$cursor" || break
-		test $count -lt 1000 || { echo >&2 "no end of pages"; return 1; }
-	done
-	echo $count >pages.count
-}
-
 test_expect_success 'setup: 230 operations, more than one request may return' '
 	i=0 &&
 	while test $i -lt 230; do
@@ -57,13 +25,13 @@ test_expect_success 'one request stops at 200 and says more are older' '
 '
 
 test_expect_success 'pages of 200 read the whole ledger, newest first, each operation once' '
-	pages history list --limit 200 >actual &&
+	pages ".operations[].id" history list --limit 200 >actual &&
 	test_cmp ledger actual &&
 	test "$(cat pages.count)" = 2
 '
 
 test_expect_success 'pages of the default size read the whole ledger too' '
-	pages history list >actual &&
+	pages ".operations[].id" history list >actual &&
 	test_cmp ledger actual &&
 	test "$(cat pages.count)" = 12
 '
@@ -81,13 +49,13 @@ test_expect_success 'operations recorded between pages do not shift the older pa
 	keeper file write log.txt --content newer >/dev/null &&
 	keeper file write other.txt --content newer >/dev/null &&
 	jq -r ".operations[].id" first.json >actual &&
-	pages --from "$c" history list --limit 50 >>actual &&
+	pages --from "$c" ".operations[].id" history list --limit 50 >>actual &&
 	test_cmp ledger actual
 '
 
 test_expect_success 'a filtered ledger pages too, and the cursor keeps to its filter' '
 	journal "SELECT id FROM operations WHERE target_path = '"'"'log.txt'"'"' ORDER BY seq DESC" >expect &&
-	pages history list --path log.txt --limit 100 >actual &&
+	pages ".operations[].id" history list --path log.txt --limit 100 >actual &&
 	test_cmp expect actual &&
 	c=$(keeper --json history list --path log.txt --limit 3 | jq -r .next_cursor) &&
 	refused 31 INVALID_CURSOR history list --path other.txt --cursor "$c" &&
