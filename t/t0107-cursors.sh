@@ -113,6 +113,35 @@ test_expect_success 'files added or removed between grep pages shift nothing els
 	test_cmp expect rest
 '
 
+test_expect_success 'a line inserted above a grep cursor in its file is INVALID_CURSOR (changed)' '
+	mkdir -p shift &&
+	printf "hit 1\nhit 2\nhit 3\nhit 4\n" >shift/a &&
+	c=$(cursor_of file grep shift hit --max-results 2) &&
+	printf "hit 0\nhit 1\nhit 2\nhit 3\nhit 4\n" >shift/a &&
+	refused 31 INVALID_CURSOR --naming shift/a file grep shift hit --max-results 2 --cursor "$c" &&
+	test "$(jq -r .error.details.reason refusal.json)" = changed
+'
+
+test_expect_success 'a grep cursor whose file changed only below its line goes on' '
+	printf "hit 1\nhit 2\nhit 3\nhit 4\n" >shift/a &&
+	c=$(cursor_of file grep shift hit --max-results 2) &&
+	printf "hit 1\nhit 2\nhit three\nhit 4\nhit 5\n" >shift/a &&
+	pages --from "$c" ".matches[].text" file grep shift hit --max-results 2 >rest &&
+	printf "hit three\nhit 4\nhit 5\n" >expect &&
+	test_cmp expect rest
+'
+
+test_expect_success 'a grep cursor whose line itself changed is refused, and one whose file is gone goes on' '
+	printf "hit 1\nhit 2\nhit 3\n" >shift/a && printf "hit b\n" >shift/b &&
+	c=$(cursor_of file grep shift hit --max-results 2) &&
+	printf "hit 1\nhit 2 changed\nhit 3\n" >shift/a &&
+	refused 31 INVALID_CURSOR file grep shift hit --max-results 2 --cursor "$c" &&
+	rm shift/a &&
+	pages --from "$c" ".matches[].text" file grep shift hit --max-results 2 >rest &&
+	echo "hit b" >expect &&
+	test_cmp expect rest
+'
+
 test_expect_success 'the human output names the cursor that continues' '
 	keeper file list big --max-entries 2 >out 2>err &&
 	c=$(keeper --json file list big --max-entries 2 | jq -r .next_cursor) &&

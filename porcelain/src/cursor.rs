@@ -15,9 +15,16 @@
 //! version (1) | family (1) | key place (1) | workspace (6) | query (8) | position | tag (16)
 //! ```
 //!
-//! `position` is the path's UTF-8 bytes for list and search, the line (8 bytes, big-endian)
-//! then the path for grep, and the sequence number (8 bytes, big-endian) for history. The tag
-//! is the first 16 bytes of the HMAC over everything before it.
+//! `position` is the path's UTF-8 bytes for list and search; for grep the line (8 bytes,
+//! big-endian), then the first 8 bytes of the SHA-256 of the file's bytes up to the end of
+//! that line, then the path; and the sequence number (8 bytes, big-endian) for history. The
+//! tag is the first 16 bytes of the HMAC over everything before it.
+//!
+//! A grep cursor is a line number, and a line number means something only in the file as it
+//! was: a line inserted or removed above it would make the next page repeat or skip a match.
+//! So the cursor also holds a digest of everything up to its line, and a file whose first
+//! lines changed since is INVALID_CURSOR (`changed`) instead of a page that is off by some
+//! lines.
 
 use crate::{Code, Error, Result, Workspace};
 use base64::Engine;
@@ -27,7 +34,7 @@ use filekeeper_plumbing::{Argument, words};
 use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
 const TAG_BYTES: usize = 16;
 const HEADER_BYTES: usize = 1 + 1 + 1 + 6 + 8;
 /// A token longer than this is refused before it is decoded: no position comes near it.
@@ -59,8 +66,13 @@ impl Family {
 pub(crate) enum Position {
     /// A workspace-relative path (list, search).
     Path(String),
-    /// A matching line (grep, which returns one result per line).
-    Line { path: String, line: u64 },
+    /// A matching line (grep, which returns one result per line), with the digest of its
+    /// file up to the end of that line ([`through_line`]).
+    Line {
+        path: String,
+        line: u64,
+        through: [u8; 8],
+    },
     /// An operation's sequence number (history, newest first).
     Seq(i64),
 }
@@ -113,6 +125,79 @@ fn mac(key: &[u8]) -> Hmac<Sha256> {
     <Hmac<Sha256> as Mac>::new_from_slice(key).expect("HMAC accepts every key length")
 }
 
+/// The first 8 bytes of the SHA-256 of `reader`'s bytes from the start through the end of
+/// line `line` (1-based; a line ends after `\n`, after `\r\n`, or after a lone `\r`, as `read`
+/// counts them, or at the end of the file); `None` when the file has fewer lines.
+pub(crate) fn through_line(
+    mut reader: impl std::io::Read,
+    line: u64,
+) -> std::io::Result<Option<[u8; 8]>> {
+    let mut hash = Sha256::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut ended: u64 = 0;
+    // A `\r` just seen: its line ends after it, with the `\n` that follows if one does.
+    let mut pending_cr = false;
+    // Bytes after the last line end: a last line without a terminator.
+    let mut tail = false;
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if n == 0 {
+            if pending_cr || tail {
+                ended += 1;
+            }
+            return Ok((ended == line).then(|| digest8(hash)));
+        }
+        for (i, &b) in buf[..n].iter().enumerate() {
+            if pending_cr {
+                pending_cr = false;
+                if b != b'\n' {
+                    // A lone `\r` ended its line before this byte.
+                    ended += 1;
+                    if ended == line {
+                        hash.update(&buf[..i]);
+                        return Ok(Some(digest8(hash)));
+                    }
+                }
+            }
+            match b {
+                b'\n' => {
+                    ended += 1;
+                    tail = false;
+                    if ended == line {
+                        hash.update(&buf[..=i]);
+                        return Ok(Some(digest8(hash)));
+                    }
+                }
+                b'\r' => {
+                    pending_cr = true;
+                    tail = false;
+                }
+                _ => tail = true,
+            }
+        }
+        hash.update(&buf[..n]);
+    }
+}
+
+fn digest8(hash: Sha256) -> [u8; 8] {
+    let mut out = [0u8; 8];
+    out.copy_from_slice(&hash.finalize()[..8]);
+    out
+}
+
+/// INVALID_CURSOR for a grep cursor whose file changed above its line since it was issued.
+pub(crate) fn changed_above(path: &str) -> Error {
+    refused(
+        "changed",
+        "stopped in a file whose lines up to the cursor's changed since, so its line number no longer names the same line",
+    )
+    .path(path)
+}
+
 fn refused(reason: &str, why: &str) -> Error {
     Error::worded(Code::InvalidCursor, words![format!("the cursor {why}")])
         .hint(words![
@@ -140,8 +225,13 @@ impl Workspace {
         bytes.extend_from_slice(&query.fingerprint);
         match position {
             Position::Path(path) => bytes.extend_from_slice(path.as_bytes()),
-            Position::Line { path, line } => {
+            Position::Line {
+                path,
+                line,
+                through,
+            } => {
                 bytes.extend_from_slice(&line.to_be_bytes());
+                bytes.extend_from_slice(through);
                 bytes.extend_from_slice(path.as_bytes());
             }
             Position::Seq(seq) => bytes.extend_from_slice(&seq.to_be_bytes()),
@@ -216,10 +306,12 @@ impl Workspace {
         };
         let position = match family {
             Family::List | Family::Search => Position::Path(text(rest)?),
-            Family::Grep => Position::Line {
+            Family::Grep if rest.len() >= 16 => Position::Line {
                 line: u64::from_be_bytes(number(rest)?),
-                path: text(&rest[8..])?,
+                through: number(&rest[8..])?,
+                path: text(&rest[16..])?,
             },
+            Family::Grep => return Err(malformed()),
             Family::History if rest.len() == 8 => Position::Seq(i64::from_be_bytes(number(rest)?)),
             Family::History => return Err(malformed()),
         };
@@ -254,10 +346,12 @@ mod tests {
             Position::Line {
                 path: "src/é.rs".into(),
                 line: 42,
+                through: *b"\x00\x01\x02\x03\x04\x05\x06\xff",
             },
             Position::Line {
                 path: String::new(),
                 line: u64::MAX,
+                through: [0; 8],
             },
         ] {
             let token = ws.issue_cursor(&query, &position).unwrap();
@@ -278,6 +372,34 @@ mod tests {
             Some(Position::Seq(7))
         );
         assert_eq!(ws.open_cursor(&query, None).unwrap(), None);
+    }
+
+    #[test]
+    fn through_line_digests_up_to_the_end_of_the_line_as_read_counts_lines() {
+        let d = |text: &[u8]| {
+            let mut out = [0u8; 8];
+            out.copy_from_slice(&Sha256::digest(text)[..8]);
+            out
+        };
+        let at = |text: &[u8], line| through_line(text, line).unwrap();
+        let text = b"one\ntwo\r\nthree\rfour";
+        assert_eq!(at(text, 1), Some(d(b"one\n")));
+        assert_eq!(at(text, 2), Some(d(b"one\ntwo\r\n")));
+        assert_eq!(at(text, 3), Some(d(b"one\ntwo\r\nthree\r")));
+        assert_eq!(
+            at(text, 4),
+            Some(d(text)),
+            "an unterminated last line ends the file"
+        );
+        assert_eq!(at(text, 5), None);
+        assert_eq!(at(b"a\r", 1), Some(d(b"a\r")), "a lone CR at the end");
+        assert_eq!(at(b"a\n", 2), None, "no line after the last newline");
+        assert_eq!(at(b"", 1), None);
+        // A CR at the end of one read and LF at the start of the next are one line end.
+        let mut long = vec![b'x'; 64 * 1024 - 1];
+        long.extend_from_slice(b"\r\nnext\n");
+        assert_eq!(at(&long, 1), Some(d(&long[..64 * 1024 + 1])));
+        assert_eq!(at(&long, 2), Some(d(&long)));
     }
 
     #[test]

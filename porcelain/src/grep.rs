@@ -1,7 +1,7 @@
 //! Finding content: `grep`. Literal by default, a regular expression on request; one result
 //! per matching line, in walk order, using every core.
 
-use crate::cursor::{Family, Position, Query, optional};
+use crate::cursor::{self, Family, Position, Query, optional};
 use crate::listing::{bound, glob, glob_matches};
 use crate::text::{self, BINARY_SNIFF_BYTES};
 use crate::{Code, Error, Result, Workspace};
@@ -164,7 +164,14 @@ impl Workspace {
             ],
         );
         let resume = match self.open_cursor(&query_of_cursor, options.cursor.as_deref())? {
-            Some(Position::Line { path, line }) => Some((path, line)),
+            Some(Position::Line {
+                path,
+                line,
+                through,
+            }) => {
+                self.check_cursor_file(&path, line, through)?;
+                Some((path, line))
+            }
             _ => None,
         };
         let mut result = GrepResult {
@@ -226,16 +233,47 @@ impl Workspace {
         Ok(result)
     }
 
-    /// A truncated result's cursor, after its last line.
+    /// A truncated result's cursor, after its last line. The digest of the file up to that
+    /// line is read again here, just after the search read it: a file rewritten in between
+    /// gets a cursor that its next page refuses, or none when it cannot be read (the page is
+    /// still exact; only the way on is missing).
     fn finish(&self, result: &mut GrepResult, query: &Query) {
         if let (true, Some(last)) = (result.truncated, result.matches.last()) {
+            let Some(through) = self.digest_through(&last.path, last.line) else {
+                return;
+            };
             result.next_cursor = self.issue_cursor(
                 query,
                 &Position::Line {
                     path: last.path.clone(),
                     line: last.line,
+                    through,
                 },
             );
+        }
+    }
+
+    /// The digest of the workspace file `rel` up to the end of line `line`
+    /// ([`cursor::through_line`]); `None` when it cannot be read or is shorter.
+    fn digest_through(&self, rel: &str, line: u64) -> Option<[u8; 8]> {
+        let target = self.inner.root.resolve(rel, Intent::Read).ok()?;
+        cursor::through_line(target.open_file().ok()?, line)
+            .ok()
+            .flatten()
+    }
+
+    /// Refuses a grep cursor whose file changed up to the cursor's line since it was issued.
+    /// A file that is gone (or is no longer a file) holds no line to repeat or skip: the walk
+    /// continues after it.
+    fn check_cursor_file(&self, rel: &str, line: u64, through: [u8; 8]) -> Result<()> {
+        let file = matches!(
+            self.inner.root.resolve(rel, Intent::Read),
+            Ok(t) if t.kind == Some(Kind::File)
+        );
+        if !file || self.digest_through(rel, line) == Some(through) {
+            Ok(())
+        } else {
+            Err(cursor::changed_above(rel))
         }
     }
 }
