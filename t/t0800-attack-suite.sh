@@ -38,7 +38,8 @@ mkdir -p "$R"
 # probe CODE OPS PATH DESCRIPTION: one line of the table. OPS is a comma-separated list of
 # read info list write create delete move-from move-to copy-from copy-to mkdir rmdir edit
 # patch (move-to and copy-to use src.txt as the source; patch is a unified diff whose header
-# names PATH). CODE is what the specification asks for.
+# names PATH). CODE is what the specification asks for. A read probe refused for where its
+# path leads also runs read-bytes and diff (all_ops, below).
 probe () {
 	jq -nc --arg code "$1" --arg ops "$2" --arg path "$3" --arg desc "$4" --arg surfaces both \
 		'{code: $code, desc: $desc,
@@ -290,6 +291,8 @@ JQ_RUN='
 def patch_for($p): "--- a/\($p)\n+++ b/\($p)\n@@ -1 +1 @@\n-outside\n+pwned\n";
 def cli_for($op; $p): {
 	read: ["file", "read", $p], info: ["file", "info", $p], list: ["file", "list", $p],
+	"read-bytes": ["file", "read-bytes", $p],
+	"diff-old": ["file", "diff", $p, "src.txt"], "diff-new": ["file", "diff", "src.txt", $p],
 	write: ["file", "write", $p, "--content", "pwned\n"],
 	create: ["file", "create", $p, "--content", "pwned\n"],
 	delete: ["file", "delete", $p],
@@ -303,6 +306,9 @@ def cli_for($op; $p): {
 def mcp_for($op; $p): {
 	read: {tool: "file_read", arguments: {path: $p}},
 	info: {tool: "file_info", arguments: {path: $p}},
+	"read-bytes": {tool: "file_read_bytes", arguments: {path: $p}},
+	"diff-old": {tool: "file_diff", arguments: {path: $p, other: "src.txt"}},
+	"diff-new": {tool: "file_diff", arguments: {path: "src.txt", other: $p}},
 	list: {tool: "directory_list", arguments: {path: $p}},
 	write: {tool: "file_write", arguments: {path: $p, content: "pwned\n"}},
 	create: {tool: "file_create", arguments: {path: $p, content: "pwned\n"}},
@@ -317,11 +323,16 @@ def mcp_for($op; $p): {
 	patch: {tool: "file_apply_patch", arguments: {patch: patch_for($p)}}
 }[$op];
 def creates: . as $op | ["write", "create", "move-to", "copy-to", "mkdir", "patch"] | index($op) != null;
+# A read probe that must be refused for where its path leads is run through the other reads
+# that take a path too: read-bytes, and diff with the path as either side.
+def all_ops: .ops + (if (.ops | index("read")) and (.code | IN("PATH_OUTSIDE_WORKSPACE",
+		"ABSOLUTE_PATH_OUTSIDE_WORKSPACE", "SYMLINK_ESCAPE_REFUSED"))
+	then ["read-bytes", "diff-old", "diff-new"] else [] end);
 '
 
 test_expect_success 'setup: every probe expanded into one run per operation and surface' '
 	jq -c -s --arg ws "$WS" "$JQ_RUN"'"'"'
-		to_entries[] | (.key + 1) as $probe | .value as $row | $row.ops[] as $op | $row | {
+		to_entries[] | (.key + 1) as $probe | .value as $row | ($row | all_ops)[] as $op | $row | {
 			probe: $probe, op: $op, path, code, desc, surfaces,
 			cli: (if $row.surfaces == "both" then cli_for($op; $row.path) else null end),
 			mcp: mcp_for($op; $row.path),
