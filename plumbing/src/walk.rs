@@ -15,6 +15,9 @@ use std::sync::Arc;
 
 /// `.gitignore` files larger than this are not read: a pathological file must not stall a walk.
 const MAX_GITIGNORE_BYTES: u64 = 1024 * 1024;
+/// The buffer each directory is read into: 32 KiB holds about a thousand short names, so
+/// most directories take one `getdents64` and the one that says the end.
+const DIR_BUF_BYTES: usize = 32 * 1024;
 
 /// How far a walk goes and what it skips.
 #[derive(Clone, Copy, Debug)]
@@ -305,9 +308,12 @@ impl Walk {
 
     fn enter(&mut self, dir: Arc<OwnedFd>, rel: String, depth: usize) -> Result<()> {
         let mut names = Vec::new();
-        let reader =
-            rustix::fs::Dir::read_from(&*dir).map_err(|e| io_error("listing a directory", e))?;
-        for entry in reader {
+        // Read straight from the descriptor just opened (its offset is 0, and nothing else
+        // reads it), into a buffer large enough for a few hundred entries a call: `Dir`
+        // would first open the directory a second time, and read it in smaller pieces.
+        let mut buf = Vec::<u8>::with_capacity(DIR_BUF_BYTES);
+        let mut reader = rustix::fs::RawDir::new(&*dir, buf.spare_capacity_mut());
+        while let Some(entry) = reader.next() {
             let entry = entry.map_err(|e| io_error("listing a directory", e))?;
             let name = entry.file_name().to_bytes();
             if name == b"." || name == b".." {
