@@ -3,11 +3,10 @@
 //! The journal is in WAL mode with `synchronous=FULL`: a transaction is on disk when its
 //! commit returns, at one fsync of the WAL. The registry, written a few times in a home's
 //! life and read by every command that names no root, uses a rollback journal that is kept
-//! and truncated instead ([`Mode::Truncate`]): reading it then takes one shared lock and a
-//! few page reads,
-//! where the first connection of every process to a WAL database rebuilds the WAL index
-//! (truncating and rewriting `-shm`, reading the whole WAL), which cost a registered-workspace
-//! read about 0.7 ms. SQLite is built with `SQLITE_DISABLE_DIRSYNC` (see `.cargo/config.toml`)
+//! and truncated instead ([`Mode::Truncate`]): reading it takes one shared lock and a few
+//! page reads, where the first connection of every process to a WAL database rebuilds the
+//! WAL index (truncating and rewriting `-shm`, reading the whole WAL), about 0.3 ms of a
+//! registered-workspace read. SQLite is built with `SQLITE_DISABLE_DIRSYNC` (see `.cargo/config.toml`)
 //! so it does not fsync the directory every time a process first syncs a WAL it opened;
 //! instead this module fsyncs the directory itself, once, whenever the database or its WAL file
 //! did not exist before the open: the only time a new directory entry needs it. The WAL is
@@ -42,9 +41,9 @@ pub(crate) enum Mode {
     /// A rollback journal that is kept (truncated to nothing at each commit, fsynced) rather
     /// than deleted, so no commit depends on a directory entry, and a reader that finds it
     /// empty knows without opening it that there is nothing to roll back: for the registry,
-    /// read far more often than written. A database still in WAL mode (written by an earlier build) is
-    /// switched the first time it is opened with no other connection; until then it works in
-    /// WAL mode as before.
+    /// read far more often than written. A database still in WAL mode (written by an earlier
+    /// build) is switched the first time it is opened with no other connection; until then it
+    /// works in WAL mode as before.
     Truncate,
 }
 

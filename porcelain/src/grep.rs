@@ -266,14 +266,19 @@ impl Workspace {
     /// A file that is gone (or is no longer a file) holds no line to repeat or skip: the walk
     /// continues after it.
     fn check_cursor_file(&self, rel: &str, line: u64, through: [u8; 8]) -> Result<()> {
-        let file = matches!(
-            self.inner.root.resolve(rel, Intent::Read),
-            Ok(t) if t.kind == Some(Kind::File)
-        );
-        if !file || self.digest_through(rel, line) == Some(through) {
-            Ok(())
-        } else {
-            Err(cursor::changed_above(rel))
+        match self.inner.root.resolve(rel, Intent::Read) {
+            Ok(target) if target.kind == Some(Kind::File) => {
+                let now = target
+                    .open_file()
+                    .ok()
+                    .and_then(|file| cursor::through_line(file, line).ok().flatten());
+                if now == Some(through) {
+                    Ok(())
+                } else {
+                    Err(cursor::changed_above(rel))
+                }
+            }
+            _ => Ok(()),
         }
     }
 }
