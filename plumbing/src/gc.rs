@@ -4,9 +4,10 @@
 //!
 //! The caller holds the workspace lock, which every writer of a journal record holds too
 //! (mutations, undo, recovery, `journal-begin`), so no operation naming an object can be
-//! recorded between the moment the set of named objects is built and the last removal. The
-//! store is walked one fan-out directory entry at a time and each object is looked up in the
-//! journal's TEMP table of named ids, so memory stays flat however many objects are kept.
+//! recorded between the moment the named objects are read and the last removal. The store is
+//! walked one fan-out directory entry at a time and each object is asked about in the journal
+//! ([`crate::journal::Live`]: one index probe), so memory stays flat however many objects are
+//! kept.
 //! Nothing is journaled: a removal interrupted by a crash leaves only unnamed objects behind,
 //! which the next gc removes.
 

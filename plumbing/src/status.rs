@@ -125,29 +125,31 @@ pub fn journal_counts(path: &Path) -> Result<Option<JournalCounts>> {
     Ok(Some(counts))
 }
 
-/// The SQL condition, on an `operations` row named `o`, that the operation is pruned; `None`
-/// for a journal of schema 1, from before pruning existed, whose operations are all unpruned
-/// (status reads a journal as it is, without migrating it). From schema 2 the marker is
-/// `operations.pruned_at`, set by `history prune` (`journal/retention.rs`).
+/// The SQL condition, on an `operations` row named `o`, that the operation is pruned, as the
+/// journal's schema records it; `None` for a journal of schema 1, from before pruning existed,
+/// whose operations are all unpruned (status reads a journal as it is, without migrating it).
+/// Schema 2 marked each pruned row (`operations.pruned_at`); from schema 3 a prune is a cut
+/// with exceptions ([`crate::journal::PRUNED`]).
 pub fn pruned_marker(conn: &Connection) -> Result<Option<&'static str>> {
-    let has: bool = conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM pragma_table_info('operations') WHERE name = 'pruned_at')",
-        [],
-        |r| r.get(0),
-    )?;
-    Ok(has.then_some("o.pruned_at IS NOT NULL"))
+    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    Ok(match version {
+        ..=1 => None,
+        2 => Some("o.pruned_at IS NOT NULL"),
+        _ => Some(crate::journal::PRUNED),
+    })
 }
 
-/// How many operations are marked pruned: 0 while the journal has no pruned marker.
+/// How many operations are pruned: 0 while the journal has no pruned marker. From schema 3
+/// each prune records how many operations it pruned, and no operation is pruned twice.
 pub fn pruned_count(conn: &Connection) -> Result<u64> {
-    match pruned_marker(conn)? {
-        Some(pruned) => Ok(conn.query_row(
-            &format!("SELECT count(*) FROM operations o WHERE {pruned}"),
-            [],
-            |r| r.get::<_, i64>(0),
-        )? as u64),
-        None => Ok(0),
-    }
+    let sql = match pruned_marker(conn)? {
+        None => return Ok(0),
+        Some(crate::journal::PRUNED) => {
+            "SELECT coalesce(sum(operations), 0) FROM prunes".to_string()
+        }
+        Some(pruned) => format!("SELECT count(*) FROM operations o WHERE {pruned}"),
+    };
+    Ok(conn.query_row(&sql, [], |r| r.get::<_, i64>(0))? as u64)
 }
 
 /// Counts the object store at `dir` by walking it; a missing store holds nothing.
@@ -321,9 +323,10 @@ mod tests {
         drop(j);
         let conn = Connection::open(&path).unwrap();
         assert_eq!(pruned_count(&conn).unwrap(), 0);
-        // The journal has the marker since schema 2: a nullable time on each operation.
+        // Since schema 3 a prune is a row of `prunes` cutting a range of sequence numbers.
         conn.execute_batch(
-            "UPDATE operations SET pruned_at = '2020-01-01T00:00:00.000Z' WHERE seq = 1;",
+            "INSERT INTO prunes (id, rule, cut_seq, first_seq, operations)
+                 VALUES ('prune_0000000000000000', 'keep_last 1', 1, 1, 1);",
         )
         .unwrap();
         assert_eq!(pruned_count(&conn).unwrap(), 1);

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 /// How long an object, a temp file or a committed operation is protected after it was last
 /// written: gc keeps objects and temp files younger than this whatever names them, and prune
-/// never marks an operation whose status changed within it. One day: a plumbing script names
+/// never prunes an operation whose status changed within it. One day: a plumbing script names
 /// its blobs in the journal within seconds, and an agent edits on a snapshot it read within
 /// its session.
 pub const DEFAULT_GRACE: Duration = Duration::from_secs(24 * 3600);
@@ -235,7 +235,7 @@ impl Workspace {
     }
 
     /// The policy's check and prune: the state, journal and lock to collect with when the
-    /// prune marked anything.
+    /// prune pruned anything.
     fn prune_by_policy(
         &self,
         actor: Option<&str>,

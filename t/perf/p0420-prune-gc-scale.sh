@@ -59,10 +59,12 @@ with db:
     db.executemany("INSERT INTO operation_items (op_id, ordinal, path, change, before_exists,"
                    " after_exists, before_hash, after_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", items())
 db.close()
-# Pruning all but the newest half leaves objects from (count/2)/10 - 1 on named.
+# Pruning all but the newest half leaves objects from (count/2)/10 - 1 on named. The paths
+# are relative to the workspace, so that the baseline removes them from the copy it is timed
+# on and never from the pristine state.
 with open(root + ".collectable", "w") as f:
     for h in hexes[: count // 2 // 10 - 1]:
-        f.write(os.path.join(store, h[:2], h[2:]) + "\n")
+        f.write(os.path.join(".filekeeper", "objects", h[:2], h[2:]) + "\n")
 PY
 }
 
@@ -73,23 +75,27 @@ echo "store: $(find "$big.pristine/.filekeeper/objects" -type f | wc -l) objects
 	"$(sqlite3 "$big.pristine/.filekeeper/journal.sqlite3" 'SELECT count(*) FROM operations') operations," \
 	"$(wc -l <"$big.pristine.collectable") collectable"
 
-# restore NAME: NAME's state as generated, untimed.
+# restore NAME: NAME's state as generated, untimed, written back to disk so that no side
+# pays for the copy's writeback.
 restore () {
-	rm -rf "$1" && cp -a "$1.pristine" "$1"
+	rm -rf "$1" && cp -a "$1.pristine" "$1" && sync
 }
 keep=$((operations / 2))
 PERF_BEFORE_OURS="restore '$big'"
 PERF_BEFORE_THEIRS="restore '$big'"
 perf_compare "history prune + gc, $objects objects" 2 \
 	"'$KEEPER' --root '$big' history prune --keep-last $keep && '$KEEPER' --root '$big' gc" \
-	"find '$big/.filekeeper/objects' -type f >/dev/null && xargs rm -f <'$big.pristine.collectable'" ||
+	"cd '$big' && find .filekeeper/objects -type f >/dev/null && xargs rm <'$big.pristine.collectable'" ||
 	status=1
 
-# The removals really happened on our side: the last run's store holds the other half.
+# The removals really happened on both sides, and never to the pristine state every run starts
+# from: the last run's store holds the other half (the baseline's `rm` without -f fails on a
+# file already gone).
 left=$(find "$big/.filekeeper/objects" -type f | wc -l)
 expected=$((objects - $(wc -l <"$big.pristine.collectable")))
-if test "$left" -ne "$expected"; then
-	echo "gc left $left objects, expected $expected" >&2
+pristine=$(find "$big.pristine/.filekeeper/objects" -type f | wc -l)
+if test "$left" -ne "$expected" || test "$pristine" -ne "$objects"; then
+	echo "gc left $left objects, expected $expected; the pristine state has $pristine" >&2
 	exit 1
 fi
 
@@ -127,7 +133,8 @@ undoable="SELECT count(*) FROM operations o WHERE o.status IN ('committed', 'par
 	AND NOT EXISTS (SELECT 1 FROM operations u WHERE u.undoes = o.id AND u.kind = 'undo'
 	AND u.status IN ('committed', 'partial'))
 	AND NOT EXISTS (SELECT 1 FROM operation_items i WHERE i.op_id = o.id AND i.history_skipped = 1)
-	AND o.pruned_at IS NULL"
+	AND NOT (o.seq <= (SELECT coalesce(max(cut_seq), 0) FROM prunes) AND NOT EXISTS
+	(SELECT 1 FROM prune_exceptions e WHERE e.op_id = o.id AND e.pruned_by IS NULL))"
 perf_compare "status, $operations operations" - \
 	"'$KEEPER' --root '$big' status" \
 	"sqlite3 '$big/.filekeeper/journal.sqlite3' \"$undoable\"" || status=1

@@ -16,7 +16,7 @@ mod schema;
 pub use record::{
     Item, NewOperation, Operation, OperationHead, OperationRecord, PassedOver, Status,
 };
-pub use retention::{Cut, Live, PruneRule, Pruned, Released, SIZE_CHECK_EVERY, is_young};
+pub use retention::{Cut, Live, PRUNED, PruneRule, Pruned, Released, SIZE_CHECK_EVERY, is_young};
 pub use schema::{APPLICATION_ID, LATEST as SCHEMA_VERSION};
 
 use crate::durable::random_hex16;
@@ -278,7 +278,7 @@ impl Journal {
                             WHERE i.op_id = o.id AND i.history_skipped = 1)
              FROM operations o
              WHERE o.status IN ('committed', 'partial') AND o.kind != 'undo' {actor_clause}
-               AND o.pruned_by IS NULL
+               AND NOT {PRUNED}
                AND NOT EXISTS (SELECT 1 FROM operations u WHERE u.undoes = o.id
                                AND u.kind = 'undo' AND u.status IN ('committed', 'partial'))
              ORDER BY o.seq DESC"
@@ -303,8 +303,10 @@ impl Journal {
     fn query<P: rusqlite::Params>(&self, filter: &str, args: P) -> Result<Vec<Operation>> {
         let sql = format!(
             "SELECT seq, id, kind, status, created_at, updated_at, actor, task_id, summary,
-                    target_path, source_path, undoes, metadata, under_lock, pruned_at, pruned_by
-             FROM operations {filter}"
+                    target_path, source_path, undoes, metadata, under_lock,
+                    (SELECT v.pruned_at FROM pruned_operations v WHERE v.id = o.id),
+                    (SELECT v.pruned_by FROM pruned_operations v WHERE v.id = o.id)
+             FROM operations o {filter}"
         );
         let mut stmt = self.conn().prepare_cached(&sql)?;
         let rows = stmt.query_map(args, |r| {

@@ -1,10 +1,14 @@
-//! History retention in the journal: marking operations pruned, and the set of objects the
-//! unpruned ones still name, which gc keeps.
+//! History retention in the journal: pruning operations, and which objects the unpruned ones
+//! still name, which gc keeps.
 //!
-//! Both build their sets of object ids as TEMP tables of this connection rather than in
-//! memory: SQLite keeps a temp table in a few pages of cache and spills the rest to a
-//! temporary file, so a journal of a million operations costs disk pages, not a hash set of a
-//! million ids. A lookup is one B-tree probe.
+//! A prune is a cut (schema 3): one `prunes` row for the range of sequence numbers it cut
+//! past the newest earlier cut, and one `prune_exceptions` row per operation of the range it
+//! kept, pending or not yet settled, which a later prune marks pruned. An operation is pruned
+//! when it is at or before the newest cut and is not an exception still kept ([`PRUNED`]).
+//! Which objects are still named is answered without visiting the operations: `object_refs`,
+//! kept by triggers on `operation_items`, holds each object's newest naming operation, so an
+//! object is named by an unpruned operation when that one is after the newest cut, or when an
+//! exception still kept names it (the few of those go in a TEMP table).
 
 use super::Journal;
 use crate::config::Retention;
@@ -30,16 +34,16 @@ pub enum PruneRule {
     All(Vec<PruneRule>),
 }
 
-/// What a prune found, and what it marked (or, on a dry run, would have).
+/// What a prune found, and what it pruned (or, on a dry run, would have).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Pruned {
-    /// The prune's id (`prune_` and 16 hex digits), when it marked anything and was not a dry
+    /// The prune's id (`prune_` and 16 hex digits), when it pruned anything and was not a dry
     /// run.
     pub prune_id: Option<String>,
     /// The cut: every operation with a sequence number up to this one was a candidate. `None`
     /// when the rule cuts nothing.
     pub cut: Option<Cut>,
-    /// The operations marked pruned.
+    /// The operations it pruned.
     pub operations: u64,
     /// Operations at or before the cut left unpruned: still pending, or committed within the
     /// grace period.
@@ -69,6 +73,12 @@ pub struct Released {
     pub held_bytes: u64,
 }
 
+/// The SQL condition, on an `operations` row named `o`, that the operation is pruned: at or
+/// before the newest cut, and not an exception a prune kept and no later one pruned. The
+/// view `pruned_operations` says, for the same operations, which prune and when.
+pub const PRUNED: &str = "(o.seq <= (SELECT coalesce(max(cut_seq), 0) FROM prunes)
+    AND NOT EXISTS (SELECT 1 FROM prune_exceptions e WHERE e.op_id = o.id AND e.pruned_by IS NULL))";
+
 /// The policy's `max_store_bytes` is looked at after every this many operations (by sequence
 /// number): judging it means walking the unpruned operations and their objects.
 pub const SIZE_CHECK_EVERY: i64 = 64;
@@ -77,10 +87,12 @@ pub const SIZE_CHECK_EVERY: i64 = 64;
 const AGO: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || ?1 || ' seconds')";
 
 impl Journal {
-    /// Marks the operations `rule` cuts as pruned, in one transaction, except those still
-    /// pending or whose status changed within `grace`: recorded with one row in `prunes` and
-    /// `pruned_by`/`pruned_at` on each operation. With `dry_run` the transaction is rolled
-    /// back and the result says what it would have done.
+    /// Prunes the operations `rule` cuts, in one transaction, except those still pending or
+    /// whose status changed within `grace`: one row in `prunes` for the range of sequence
+    /// numbers it cut past the newest earlier cut, one row in `prune_exceptions` for each
+    /// operation of that range it kept, and `pruned_by` set on the earlier exceptions at or
+    /// before the cut that have since settled. With `dry_run` the transaction is rolled back
+    /// and the result says what it would have done.
     pub fn prune(
         &mut self,
         rule: &PruneRule,
@@ -91,7 +103,7 @@ impl Journal {
         dry_run: bool,
     ) -> Result<Pruned> {
         // IMMEDIATE: the write lock is taken before anything is read, so what the cut is
-        // computed from cannot change before the marks are written.
+        // computed from cannot change before the prune is written.
         let tx = self
             .conn_mut()
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -99,54 +111,88 @@ impl Journal {
         let Some(cut) = cut.filter(|seq| *seq > 0) else {
             return Ok(Pruned::default());
         };
+        let before = newest_cut(&tx)?;
+        // One moment for the grace period, so that every statement below agrees on which
+        // operations have settled.
+        let settled: String =
+            tx.query_row(&format!("SELECT {AGO}"), [grace.as_secs() as i64], |r| {
+                r.get(0)
+            })?;
         let id = format!("prune_{}", random_hex16());
+        let first_seq = (cut > before).then_some(before + 1);
         tx.execute(
-            "INSERT INTO prunes (id, actor, rule, cut_seq, operations) VALUES (?1, ?2, ?3, ?4, 0)",
-            params![id, actor, rule_text, cut],
+            "INSERT INTO prunes (id, actor, rule, cut_seq, first_seq, operations)
+             VALUES (?1, ?2, ?3, ?4, ?5, 0)",
+            params![id, actor, rule_text, cut, first_seq],
         )?;
-        let marked = tx.execute(
-            &format!(
-                "UPDATE operations SET pruned_by = ?2, pruned_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-                 WHERE seq <= ?3 AND pruned_by IS NULL AND status != 'pending' AND updated_at < {AGO}"
-            ),
-            params![grace.as_secs() as i64, id, cut],
+        // Operations an earlier prune kept, at or before this cut, that have settled since:
+        // each exception still kept is looked at once, and the operations table only by id.
+        let late = tx.execute(
+            "UPDATE prune_exceptions SET pruned_by = ?1
+              WHERE pruned_by IS NULL
+                AND EXISTS (SELECT 1 FROM operations o
+                             WHERE o.id = prune_exceptions.op_id AND o.seq <= ?2
+                               AND o.status != 'pending' AND o.updated_at < ?3)",
+            params![id, cut, settled],
         )? as u64;
+        // The new range, and the operations of it that have not settled: both found by index
+        // (`+seq` keeps SQLite from walking the whole range by sequence number instead).
+        let (ranged, kept) = match first_seq {
+            Some(first) => (
+                tx.query_row(
+                    "SELECT count(*) FROM operations WHERE seq BETWEEN ?1 AND ?2",
+                    [first, cut],
+                    |r| r.get::<_, i64>(0),
+                )? as u64,
+                tx.execute(
+                    "INSERT INTO prune_exceptions (op_id, kept_by)
+                     SELECT id, ?1 FROM operations
+                      WHERE status = 'pending' AND +seq BETWEEN ?2 AND ?3
+                     UNION
+                     SELECT id, ?1 FROM operations
+                      WHERE updated_at >= ?4 AND +seq BETWEEN ?2 AND ?3",
+                    params![id, first, cut, settled],
+                )? as u64,
+            ),
+            None => (0, 0),
+        };
+        let pruned_now = ranged - kept + late;
         let protected: i64 = tx.query_row(
-            "SELECT count(*) FROM operations WHERE seq <= ?1 AND pruned_by IS NULL",
+            "SELECT count(*) FROM prune_exceptions e CROSS JOIN operations o
+              WHERE e.pruned_by IS NULL AND o.id = e.op_id AND o.seq <= ?1",
             [cut],
             |r| r.get(0),
         )?;
         let mut pruned = Pruned {
             prune_id: None,
             cut: Some(Cut { seq: cut }),
-            operations: marked,
+            operations: pruned_now,
             protected: protected as u64,
             released: Released::default(),
         };
-        if marked == 0 {
-            // Nothing to record: a prune that marked nothing leaves no row.
+        if pruned_now == 0 {
+            // Nothing to record: a prune that pruned nothing leaves no row.
             return Ok(pruned);
         }
-        fill_live(&tx)?;
-        // The objects the pruned operations name, each once, as a second TEMP table: one
-        // probe per item, where a DISTINCT over the union of two joins sorted them all.
-        tx.execute_batch(
-            "DROP TABLE IF EXISTS temp.fk_pruned;
-             CREATE TEMP TABLE fk_pruned (h TEXT PRIMARY KEY) WITHOUT ROWID;",
-        )?;
-        tx.execute(
-            &format!(
-                "INSERT OR IGNORE INTO temp.fk_pruned {}",
-                named_by("o.pruned_by = ?1")
-            ),
-            [&id],
-        )?;
+        fill_held(&tx)?;
         {
+            // Released: wanted before this prune (newest operation after the old cut, or named
+            // by an exception it pruned) and not now (newest operation at or before the new
+            // cut, and named by no exception still kept).
             let now = SystemTime::now();
             let mut released = tx.prepare(
-                "SELECT h FROM temp.fk_pruned WHERE h NOT IN (SELECT h FROM temp.fk_live)",
+                "SELECT hash FROM object_refs
+                  WHERE last_seq > ?1 AND last_seq <= ?2
+                    AND hash NOT IN (SELECT h FROM temp.fk_held)
+                 UNION
+                 SELECT r.hash FROM prune_exceptions e
+                  CROSS JOIN operation_items i
+                  CROSS JOIN object_refs r
+                  WHERE e.pruned_by = ?3 AND i.op_id = e.op_id
+                    AND r.hash IN (i.before_hash, i.after_hash) AND r.last_seq <= ?2
+                    AND r.hash NOT IN (SELECT h FROM temp.fk_held)",
             )?;
-            let mut rows = released.query([])?;
+            let mut rows = released.query(params![before, before.max(cut), id])?;
             while let Some(row) = rows.next()? {
                 let Ok(oid) = ObjectId::parse(&row.get::<_, String>(0)?) else {
                     continue;
@@ -163,10 +209,10 @@ impl Journal {
                 }
             }
         }
-        tx.execute_batch("DROP TABLE temp.fk_live; DROP TABLE temp.fk_pruned;")?;
+        tx.execute_batch("DROP TABLE temp.fk_held;")?;
         tx.execute(
             "UPDATE prunes SET operations = ?2 WHERE id = ?1",
-            params![id, marked as i64],
+            params![id, pruned_now as i64],
         )?;
         if dry_run {
             tx.rollback()?;
@@ -194,12 +240,9 @@ impl Journal {
         }
         let conn = self.conn();
         // Starting after the newest prune's cut skips the pruned rows; operations at or before
-        // it that a prune left unpruned (pending, or then within the grace period) are marked
-        // by the next prune, whose cut covers them.
-        let floor: i64 =
-            conn.query_row("SELECT coalesce(max(cut_seq), 0) FROM prunes", [], |r| {
-                r.get(0)
-            })?;
+        // it that a prune kept (pending, or then within the grace period) are pruned by the
+        // next prune, whose cut covers them.
+        let floor = newest_cut(conn)?;
         let keep_secs = policy.keep_days.map(|d| {
             d.saturating_mul(86_400)
                 .saturating_add(d.saturating_mul(86_400) / 8)
@@ -210,7 +253,7 @@ impl Journal {
                         created_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || ?2 || ' seconds'),
                         updated_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || ?3 || ' seconds')
                    FROM operations
-                  WHERE seq > ?1 AND pruned_by IS NULL AND status != 'pending'
+                  WHERE seq > ?1 AND status != 'pending'
                   ORDER BY seq LIMIT 1",
                 params![
                     floor,
@@ -251,18 +294,39 @@ impl Journal {
         Ok(true)
     }
 
-    /// The set of objects some unpruned operation names (before or after, any status), built
-    /// once as a TEMP table; [`Live::contains`] asks it. Call it under the workspace lock, so
-    /// that no operation naming a new object is recorded while it is in use.
+    /// The objects some unpruned operation names (before or after, any status): those whose
+    /// newest naming operation is after the newest cut, and those an exception a prune kept
+    /// names, gathered once as a TEMP table. [`Live::contains`] asks them. Call it under the
+    /// workspace lock, so that no operation naming a new object is recorded while it is in
+    /// use.
+    ///
+    /// Every question is asked inside one read transaction, which ends when the [`Live`] is
+    /// dropped: outside one, SQLite takes and releases its shared lock around each statement,
+    /// two `fcntl` calls per object asked about.
     pub fn live_objects(&mut self) -> Result<Live<'_>> {
-        fill_live(self.conn())?;
-        Ok(Live { journal: self })
+        let conn = self.conn();
+        let began = conn.is_autocommit();
+        if began {
+            conn.execute_batch("BEGIN")?;
+        }
+        // Made before the first question, so that an error ends the transaction on the way out.
+        let mut live = Live {
+            journal: self,
+            newest_cut: 0,
+            began,
+        };
+        fill_held(live.journal.conn())?;
+        live.newest_cut = newest_cut(live.journal.conn())?;
+        Ok(live)
     }
 }
 
 /// The objects unpruned operations name; dropping it drops its TEMP table.
 pub struct Live<'a> {
     journal: &'a Journal,
+    newest_cut: i64,
+    /// Whether [`Journal::live_objects`] began the read transaction, which the drop ends.
+    began: bool,
 }
 
 impl Live<'_> {
@@ -271,19 +335,21 @@ impl Live<'_> {
         Ok(self
             .journal
             .conn()
-            .prepare_cached("SELECT 1 FROM temp.fk_live WHERE h = ?1")?
-            .query_row([id.to_string()], |_| Ok(()))
-            .optional()?
-            .is_some())
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM object_refs WHERE hash = ?1 AND last_seq > ?2)
+                     OR EXISTS (SELECT 1 FROM temp.fk_held WHERE h = ?1)",
+            )?
+            .query_row(params![id.to_string(), self.newest_cut], |r| r.get(0))?)
     }
 }
 
 impl Drop for Live<'_> {
     fn drop(&mut self) {
-        let _ = self
-            .journal
-            .conn()
-            .execute_batch("DROP TABLE IF EXISTS temp.fk_live");
+        let conn = self.journal.conn();
+        let _ = conn.execute_batch("DROP TABLE IF EXISTS temp.fk_held");
+        if self.began {
+            let _ = conn.execute_batch("COMMIT");
+        }
     }
 }
 
@@ -296,30 +362,35 @@ pub fn is_young(modified: SystemTime, now: SystemTime, grace: Duration) -> bool 
     }
 }
 
-fn fill_live(conn: &rusqlite::Connection) -> Result<()> {
-    conn.execute_batch(&format!(
-        "DROP TABLE IF EXISTS temp.fk_live;
-         CREATE TEMP TABLE fk_live (h TEXT PRIMARY KEY) WITHOUT ROWID;
-         INSERT OR IGNORE INTO temp.fk_live {};",
-        named_by("o.pruned_by IS NULL")
-    ))?;
-    Ok(())
+/// The newest cut of any prune, 0 before the first: every operation after it is unpruned.
+fn newest_cut(conn: &rusqlite::Connection) -> Result<i64> {
+    Ok(
+        conn.query_row("SELECT coalesce(max(cut_seq), 0) FROM prunes", [], |r| {
+            r.get(0)
+        })?,
+    )
 }
 
-/// A SELECT of every object id, before or after, named by an item of the operations `o` that
-/// `filter` picks, in one pass: each operation is found once (by the index on `pruned_by`)
-/// and each of its items yields its two hashes, where a union of two joins found every
-/// operation twice.
-fn named_by(filter: &str) -> String {
-    format!(
-        "SELECT h FROM (
+/// The exceptions prunes kept and no later prune pruned, each operation once: a prune keeps
+/// only what has not settled, so there are few.
+const HELD_OPERATIONS: &str = "SELECT op_id FROM prune_exceptions WHERE pruned_by IS NULL";
+
+/// Fills the TEMP table `fk_held` with every object an unpruned exception names: wanted
+/// whatever newer operation names them or not.
+fn fill_held(conn: &rusqlite::Connection) -> Result<()> {
+    conn.execute_batch(&format!(
+        "DROP TABLE IF EXISTS temp.fk_held;
+         CREATE TEMP TABLE fk_held (h TEXT PRIMARY KEY) WITHOUT ROWID;
+         INSERT OR IGNORE INTO temp.fk_held
+         SELECT h FROM (
              SELECT CASE side.n WHEN 0 THEN i.before_hash ELSE i.after_hash END AS h
-               FROM operations o
+               FROM ({HELD_OPERATIONS}) e
               CROSS JOIN operation_items i
               CROSS JOIN (SELECT 0 AS n UNION ALL SELECT 1) side
-              WHERE {filter} AND i.op_id = o.id)
-          WHERE h IS NOT NULL"
-    )
+              WHERE i.op_id = e.op_id)
+          WHERE h IS NOT NULL;"
+    ))?;
+    Ok(())
 }
 
 /// Where `rule` cuts: the sequence number of the newest operation it lets go, `None` when it
@@ -363,41 +434,51 @@ fn rule_cut(
 /// The cut of `--max-store-size`: walking the unpruned operations newest first and adding the
 /// on-disk size of each object the first time one names it, the operation at which the total
 /// passes `limit`; `None` when it never does.
+///
+/// An object is first met, walking newest first, at its newest naming operation, which
+/// `object_refs` records: the walk after the newest cut is one pass over that table's index
+/// by `last_seq`. Below the cut only the exceptions a prune kept are unpruned; their objects
+/// not met already are added in their order.
 fn size_cut(conn: &rusqlite::Connection, store: &ObjectStore, limit: u64) -> Result<Option<i64>> {
-    conn.execute_batch(
-        "DROP TABLE IF EXISTS temp.fk_seen;
-         CREATE TEMP TABLE fk_seen (h TEXT PRIMARY KEY) WITHOUT ROWID;",
+    let floor = newest_cut(conn)?;
+    let size = |h: &str| {
+        ObjectId::parse(h)
+            .ok()
+            .and_then(|id| store.stat(&id))
+            .map_or(0, |(size, _)| size)
+    };
+    let mut total = 0u64;
+    let mut newest = conn.prepare(
+        "SELECT hash, last_seq FROM object_refs WHERE last_seq > ?1 ORDER BY last_seq DESC",
     )?;
-    let found = (|| -> Result<Option<i64>> {
-        let mut walk = conn.prepare(
-            "SELECT o.seq, i.before_hash, i.after_hash
-               FROM operations o JOIN operation_items i ON i.op_id = o.id
-              WHERE o.pruned_by IS NULL ORDER BY o.seq DESC",
-        )?;
-        let mut seen = conn.prepare("INSERT OR IGNORE INTO temp.fk_seen VALUES (?1)")?;
-        let mut rows = walk.query([])?;
-        let mut total = 0u64;
-        while let Some(row) = rows.next()? {
-            let seq: i64 = row.get(0)?;
-            for h in [row.get::<_, Option<String>>(1)?, row.get(2)?]
-                .into_iter()
-                .flatten()
-            {
-                if seen.execute([&h])? == 1
-                    && let Ok(id) = ObjectId::parse(&h)
-                    && let Some((size, _)) = store.stat(&id)
-                {
-                    total += size;
-                }
-            }
+    let mut rows = newest.query([floor])?;
+    while let Some(row) = rows.next()? {
+        total += size(&row.get::<_, String>(0)?);
+        if total > limit {
+            return Ok(Some(row.get(1)?));
+        }
+    }
+    let mut held = conn.prepare(&format!(
+        "SELECT o.seq, r.hash FROM ({HELD_OPERATIONS}) e
+          CROSS JOIN operations o
+          CROSS JOIN operation_items i
+          CROSS JOIN object_refs r
+          WHERE o.id = e.op_id AND i.op_id = o.id
+            AND r.hash IN (i.before_hash, i.after_hash) AND r.last_seq <= ?1
+          ORDER BY o.seq DESC"
+    ))?;
+    let mut rows = held.query([floor])?;
+    let mut seen = std::collections::HashSet::new();
+    while let Some(row) = rows.next()? {
+        let hash: String = row.get(1)?;
+        if seen.insert(hash.clone()) {
+            total += size(&hash);
             if total > limit {
-                return Ok(Some(seq));
+                return Ok(Some(row.get(0)?));
             }
         }
-        Ok(None)
-    })();
-    conn.execute_batch("DROP TABLE IF EXISTS temp.fk_seen")?;
-    found
+    }
+    Ok(None)
 }
 
 #[cfg(test)]
@@ -422,6 +503,22 @@ mod tests {
             _dir: dir,
             journal,
             store,
+        }
+    }
+
+    impl Fixture {
+        /// Prunes every operation it may (`--keep-last 0`) with a grace period of an hour.
+        fn keep_none(&mut self) -> Pruned {
+            self.journal
+                .prune(
+                    &PruneRule::KeepLast(0),
+                    "keep_last 0",
+                    HOUR,
+                    None,
+                    &self.store,
+                    false,
+                )
+                .unwrap()
         }
     }
 
@@ -543,7 +640,7 @@ mod tests {
     }
 
     #[test]
-    fn keep_last_marks_the_older_operations_and_records_the_prune() {
+    fn keep_last_prunes_the_older_operations_and_records_the_prune() {
         let mut f = fixture();
         let ops: Vec<String> = (0..4)
             .map(|i| {
@@ -627,25 +724,14 @@ mod tests {
                 [&pending],
             )
             .unwrap();
-        let store = ObjectStore::at(f.store.dir());
-        let pruned = f
-            .journal
-            .prune(
-                &PruneRule::KeepLast(0),
-                "keep_last 0",
-                HOUR,
-                None,
-                &store,
-                false,
-            )
-            .unwrap();
+        let pruned = f.keep_none();
         assert_eq!(pruned.operations, 1);
         assert_eq!(pruned.protected, 2);
         assert!(f.journal.get(&pending).unwrap().pruned_by.is_none());
     }
 
     #[test]
-    fn a_dry_run_marks_nothing_and_reports_the_same() {
+    fn a_dry_run_prunes_nothing_and_reports_the_same() {
         let mut f = fixture();
         write(&mut f, b"a", b"b");
         write(&mut f, b"b", b"c");
@@ -767,5 +853,47 @@ mod tests {
         assert!(!live.contains(&ObjectId::of(b"a")).unwrap());
         assert!(live.contains(&ObjectId::of(b"b")).unwrap());
         assert!(live.contains(&ObjectId::of(b"c")).unwrap());
+    }
+
+    #[test]
+    fn an_operation_a_prune_kept_is_pruned_by_a_later_one_once_settled_and_releases_then() {
+        let mut f = fixture();
+        let first = write(&mut f, b"a", b"b");
+        write(&mut f, b"b", b"c");
+        age_a_day(&f);
+        let recent = write(&mut f, b"c", b"d");
+        let one = f.keep_none();
+        assert_eq!((one.operations, one.protected), (2, 1));
+        // a and b were named by the pruned operations alone; c is still the recent one's
+        // before. All were just written: held by the grace period, not removable yet.
+        assert_eq!((one.released.held_objects, one.released.objects), (2, 0));
+        {
+            let live = f.journal.live_objects().unwrap();
+            let wanted: Vec<bool> = [b"a", b"b", b"c", b"d"]
+                .iter()
+                .map(|c| live.contains(&ObjectId::of(*c)).unwrap())
+                .collect();
+            assert_eq!(wanted, [false, false, true, true]);
+        }
+        assert!(f.journal.get(&recent).unwrap().pruned_by.is_none());
+        // Nothing has settled since: the same prune again prunes nothing and leaves no row.
+        assert_eq!(f.keep_none().operations, 0);
+        age_a_day(&f);
+        let two = f.keep_none();
+        assert_eq!((two.operations, two.protected), (1, 0));
+        assert_eq!(two.released.held_objects, 2, "c and d");
+        let recent = f.journal.get(&recent).unwrap();
+        assert_eq!(recent.pruned_by, two.prune_id);
+        assert!(recent.pruned_at.is_some());
+        assert_eq!(f.journal.get(&first).unwrap().pruned_by, one.prune_id);
+        let live = f.journal.live_objects().unwrap();
+        assert!(!live.contains(&ObjectId::of(b"d")).unwrap());
+        drop(live);
+        let total: i64 = f
+            .journal
+            .conn()
+            .query_row("SELECT sum(operations) FROM prunes", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(total, 3);
     }
 }

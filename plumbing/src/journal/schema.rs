@@ -80,6 +80,79 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE operations ADD COLUMN pruned_by TEXT REFERENCES prunes(id);
     CREATE INDEX operations_by_pruned ON operations(pruned_by);
     "#,
+    // Version 3: a prune is a cut, not a mark on every row. Marking half a million rows took
+    // a second, and gc then rebuilt the set of objects every unpruned operation names; now a
+    // prune writes one row in `prunes` (the range of sequence numbers it cut, `first_seq` to
+    // `cut_seq`) and one row in `prune_exceptions` per operation of that range it kept
+    // (pending, or changed within the grace period), which a later prune may prune
+    // (`pruned_by`). `object_refs` names, for every object an item names, the newest
+    // operation naming it; triggers keep it, so no writer can forget it. An object is wanted
+    // while that operation is after the newest cut, or an unpruned exception names it. The
+    // view `pruned_operations` lists what the dropped columns said: which prune pruned each
+    // operation, and when.
+    r#"
+    ALTER TABLE prunes ADD COLUMN first_seq INTEGER;
+    CREATE INDEX prunes_by_first_seq ON prunes(first_seq);
+    CREATE INDEX prunes_by_cut_seq ON prunes(cut_seq);
+    UPDATE prunes SET first_seq = ranged.first_seq
+      FROM (SELECT id, CASE WHEN cut_seq > coalesce(before, 0) THEN coalesce(before, 0) + 1 END AS first_seq
+              FROM (SELECT id, cut_seq,
+                           max(cut_seq) OVER (ORDER BY created_at, rowid
+                                              ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
+                      FROM prunes)) AS ranged
+     WHERE prunes.id = ranged.id;
+
+    CREATE TABLE prune_exceptions (
+        op_id      TEXT PRIMARY KEY REFERENCES operations(id),
+        kept_by    TEXT NOT NULL REFERENCES prunes(id),
+        pruned_by  TEXT REFERENCES prunes(id)
+    ) WITHOUT ROWID;
+    CREATE INDEX prune_exceptions_unpruned ON prune_exceptions(op_id) WHERE pruned_by IS NULL;
+    INSERT INTO prune_exceptions (op_id, kept_by, pruned_by)
+    SELECT o.id, r.id, o.pruned_by
+      FROM operations o JOIN prunes r ON o.seq BETWEEN r.first_seq AND r.cut_seq
+     WHERE o.pruned_by IS NOT r.id;
+
+    CREATE TABLE object_refs (
+        hash      TEXT PRIMARY KEY,
+        last_seq  INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE INDEX object_refs_by_last_seq ON object_refs(last_seq);
+    INSERT INTO object_refs (hash, last_seq)
+    SELECT h, max(seq) FROM (
+        SELECT i.before_hash AS h, o.seq FROM operation_items i JOIN operations o ON o.id = i.op_id
+        UNION ALL
+        SELECT i.after_hash, o.seq FROM operation_items i JOIN operations o ON o.id = i.op_id)
+     WHERE h IS NOT NULL GROUP BY h;
+    CREATE TRIGGER object_refs_on_insert AFTER INSERT ON operation_items BEGIN
+        INSERT INTO object_refs (hash, last_seq)
+        SELECT h, (SELECT seq FROM operations WHERE id = NEW.op_id)
+          FROM (SELECT NEW.before_hash AS h UNION ALL SELECT NEW.after_hash) WHERE h IS NOT NULL
+            ON CONFLICT (hash) DO UPDATE SET last_seq = max(last_seq, excluded.last_seq);
+    END;
+    CREATE TRIGGER object_refs_on_update AFTER UPDATE OF before_hash, after_hash ON operation_items BEGIN
+        INSERT INTO object_refs (hash, last_seq)
+        SELECT h, (SELECT seq FROM operations WHERE id = NEW.op_id)
+          FROM (SELECT NEW.before_hash AS h UNION ALL SELECT NEW.after_hash) WHERE h IS NOT NULL
+            ON CONFLICT (hash) DO UPDATE SET last_seq = max(last_seq, excluded.last_seq);
+    END;
+
+    CREATE INDEX operations_by_updated ON operations(updated_at);
+    DROP INDEX operations_by_pruned;
+    ALTER TABLE operations DROP COLUMN pruned_by;
+    ALTER TABLE operations DROP COLUMN pruned_at;
+
+    CREATE VIEW pruned_operations AS
+    SELECT o.seq, o.id, p.id AS pruned_by, p.created_at AS pruned_at
+      FROM operations o
+      JOIN prunes p ON p.id = CASE
+           WHEN EXISTS (SELECT 1 FROM prune_exceptions e WHERE e.op_id = o.id)
+             THEN (SELECT e.pruned_by FROM prune_exceptions e WHERE e.op_id = o.id)
+           ELSE (SELECT r.id FROM prunes r WHERE r.first_seq <= o.seq
+                  ORDER BY r.first_seq DESC LIMIT 1)
+           END
+     WHERE o.seq <= (SELECT max(cut_seq) FROM prunes);
+    "#,
 ];
 
 /// The version this build writes.
@@ -138,15 +211,17 @@ mod tests {
     use super::super::{FILE_NAME, Journal};
     use super::*;
 
-    /// A journal as a build of schema 1 left it: version 1's tables, with a committed operation
-    /// and the undo that reversed it.
-    fn schema_1_journal(path: &std::path::Path) {
+    /// A journal written by a build of schema `version` (1 or 2): those migrations' tables,
+    /// with a committed operation and the undo that reversed it.
+    fn old_journal(path: &std::path::Path, version: usize) -> Connection {
         let conn = Connection::open(path).unwrap();
-        conn.execute_batch(MIGRATIONS[0]).unwrap();
+        for sql in &MIGRATIONS[..version] {
+            conn.execute_batch(sql).unwrap();
+        }
         conn.pragma_update(None, "application_id", APPLICATION_ID)
             .unwrap();
-        conn.pragma_update(None, "user_version", 1).unwrap();
-        let hash = |c: char| format!("sha256:{}", c.to_string().repeat(64));
+        conn.pragma_update(None, "user_version", version as i64)
+            .unwrap();
         conn.execute_batch(&format!(
             "INSERT INTO operations (id, kind, status, summary, target_path)
                  VALUES ('op_00000000000000a1', 'write', 'committed', 'Wrote a.txt.', 'a.txt');
@@ -158,19 +233,52 @@ mod tests {
             b = hash('b'),
         ))
         .unwrap();
+        conn
+    }
+
+    fn hash(c: char) -> String {
+        format!("sha256:{}", c.to_string().repeat(64))
+    }
+
+    /// Every row `sql` selects, each read by `row`.
+    fn rows<T>(
+        conn: &Connection,
+        sql: &str,
+        row: impl FnMut(&rusqlite::Row) -> rusqlite::Result<T>,
+    ) -> Vec<T> {
+        conn.prepare(sql)
+            .unwrap()
+            .query_map([], row)
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap()
+    }
+
+    fn version(journal: &Journal) -> i64 {
+        journal
+            .conn()
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap()
+    }
+
+    fn assert_consistent(journal: &Journal) {
+        assert_eq!(journal.integrity_check().unwrap(), Vec::<String>::new());
+        let fk: i64 = journal
+            .conn()
+            .query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(fk, 0);
     }
 
     #[test]
-    fn a_schema_1_journal_is_migrated_to_2_with_every_row_kept_and_unpruned() {
+    fn a_schema_1_journal_is_migrated_with_every_row_kept_and_unpruned() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(FILE_NAME);
-        schema_1_journal(&path);
+        drop(old_journal(&path, 1));
         let journal = Journal::open(&path, false).unwrap().unwrap();
-        let version: i64 = journal
-            .conn()
-            .pragma_query_value(None, "user_version", |r| r.get(0))
-            .unwrap();
-        assert_eq!(version, 2);
+        assert_eq!(version(&journal), LATEST);
         let ops = journal.all().unwrap();
         assert_eq!(ops.len(), 2);
         assert!(
@@ -184,26 +292,142 @@ mod tests {
             .query_row("SELECT count(*) FROM prunes", [], |r| r.get(0))
             .unwrap();
         assert_eq!(prunes, 0);
-        assert_eq!(journal.integrity_check().unwrap(), Vec::<String>::new());
-        let fk: i64 = journal
-            .conn()
-            .query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| {
-                r.get(0)
+        assert_consistent(&journal);
+    }
+
+    /// Schema 2 marked every pruned row; schema 3 keeps the same answers as a cut per prune
+    /// and exceptions. The journal here has what makes the difference: a first prune that
+    /// kept a pending operation and one still within its grace period, and a second prune,
+    /// with a lower cut, that pruned the settled one of them; plus an operation never cut.
+    #[test]
+    fn a_schema_2_journal_keeps_every_pruned_answer_and_gains_the_object_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        let conn = old_journal(&path, 2);
+        conn.execute_batch(&format!(
+            "INSERT INTO operations (id, kind, status, summary, target_path)
+                 VALUES ('op_00000000000000a3', 'write', 'pending', 'Writing c.txt.', 'c.txt'),
+                        ('op_00000000000000a4', 'write', 'committed', 'Wrote d.txt.', 'd.txt'),
+                        ('op_00000000000000a5', 'write', 'committed', 'Wrote e.txt.', 'e.txt');
+             INSERT INTO operation_items (op_id, ordinal, path, change, before_exists, after_exists, before_hash, after_hash)
+                 VALUES ('op_00000000000000a3', 0, 'c.txt', 'added', 0, 1, NULL, '{c}'),
+                        ('op_00000000000000a4', 0, 'd.txt', 'added', 0, 1, NULL, '{a}'),
+                        ('op_00000000000000a5', 0, 'e.txt', 'added', 0, 1, NULL, '{e}');
+             INSERT INTO prunes (id, created_at, rule, cut_seq, operations)
+                 VALUES ('prune_00000000000000f1', '2026-01-01T00:00:00.000Z', 'keep_last 1', 4, 2),
+                        ('prune_00000000000000f2', '2026-01-02T00:00:00.000Z', 'keep_last 2', 4, 1);
+             UPDATE operations SET pruned_by = 'prune_00000000000000f1', pruned_at = '2026-01-01T00:00:00.000Z'
+              WHERE seq IN (1, 2);
+             UPDATE operations SET pruned_by = 'prune_00000000000000f2', pruned_at = '2026-01-02T00:00:00.000Z'
+              WHERE seq = 4;",
+            a = hash('a'),
+            c = hash('c'),
+            e = hash('e'),
+        ))
+        .unwrap();
+        let before: Vec<(i64, Option<String>, Option<String>)> = rows(
+            &conn,
+            "SELECT seq, pruned_by, pruned_at FROM operations ORDER BY seq",
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        );
+        drop(conn);
+
+        let mut journal = Journal::open(&path, false).unwrap().unwrap();
+        assert_eq!(version(&journal), LATEST);
+        let after: Vec<(i64, Option<String>, Option<String>)> = journal
+            .all()
+            .unwrap()
+            .into_iter()
+            .map(|op| (op.seq, op.pruned_by, op.pruned_at))
+            .collect();
+        assert_eq!(after, before);
+        let pruned: Vec<i64> = rows(
+            journal.conn(),
+            &format!(
+                "SELECT seq FROM operations o WHERE {} ORDER BY seq",
+                super::super::PRUNED
+            ),
+            |r| r.get(0),
+        );
+        assert_eq!(pruned, [1, 2, 4]);
+        // The second prune cut inside the first one's range: it owns no range of its own.
+        let ranges: Vec<(String, Option<i64>)> = rows(
+            journal.conn(),
+            "SELECT id, first_seq FROM prunes ORDER BY created_at",
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        );
+        assert_eq!(
+            ranges,
+            [
+                ("prune_00000000000000f1".into(), Some(1)),
+                ("prune_00000000000000f2".into(), None)
+            ]
+        );
+        // a is named by the first write (pruned) and the fourth (pruned): its newest naming
+        // operation is 4; c only by the pending one, which the first prune keeps.
+        let refs: Vec<(String, i64)> = rows(
+            journal.conn(),
+            "SELECT hash, last_seq FROM object_refs ORDER BY hash",
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        );
+        assert_eq!(
+            refs,
+            [
+                (hash('a'), 4),
+                (hash('b'), 1),
+                (hash('c'), 3),
+                (hash('e'), 5)
+            ]
+        );
+        let live = journal.live_objects().unwrap();
+        let wanted: Vec<bool> = "abce"
+            .chars()
+            .map(|c| {
+                live.contains(&crate::oid::ObjectId::parse(&hash(c)).unwrap())
+                    .unwrap()
             })
+            .collect();
+        assert_eq!(wanted, [false, false, true, true]);
+        drop(live);
+        assert_consistent(&journal);
+        // The triggers keep the object index as items are recorded from now on.
+        journal
+            .conn()
+            .execute_batch(&format!(
+                "INSERT INTO operations (id, kind, status) VALUES ('op_00000000000000a6', 'write', 'committed');
+                 INSERT INTO operation_items (op_id, ordinal, path, change, before_exists, after_exists, before_hash, after_hash)
+                     VALUES ('op_00000000000000a6', 0, 'a.txt', 'modified', 1, 1, '{b}', '{f}');",
+                b = hash('b'),
+                f = hash('f'),
+            ))
             .unwrap();
-        assert_eq!(fk, 0);
+        let newest: Vec<i64> = ['b', 'f']
+            .iter()
+            .map(|c| {
+                journal
+                    .conn()
+                    .query_row(
+                        "SELECT last_seq FROM object_refs WHERE hash = ?1",
+                        [hash(*c)],
+                        |r| r.get(0),
+                    )
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(newest, [6, 6]);
     }
 
     #[test]
-    fn a_pruned_marker_must_name_a_recorded_prune() {
+    fn an_exception_must_name_a_recorded_prune() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(FILE_NAME);
-        schema_1_journal(&path);
+        drop(old_journal(&path, 1));
         let journal = Journal::open(&path, false).unwrap().unwrap();
         let err = journal.conn().execute(
-            "UPDATE operations SET pruned_by = 'prune_0000000000000000' WHERE seq = 1",
+            "INSERT INTO prune_exceptions (op_id, kept_by)
+                 VALUES ('op_00000000000000a1', 'prune_0000000000000000')",
             [],
         );
-        assert!(err.is_err(), "a marker naming no prune was accepted");
+        assert!(err.is_err(), "an exception naming no prune was accepted");
     }
 }
