@@ -129,12 +129,14 @@ fi
 # sqlite3 running the same count, the query of plumbing/src/status.rs, alone.
 restore "$big"
 "$KEEPER" --root "$big" history prune --keep-last $keep >/dev/null || exit 1
-undoable="SELECT count(*) FROM operations o WHERE o.status IN ('committed', 'partial')
+unpruned_undoable="+o.status IN ('committed', 'partial')
 	AND NOT EXISTS (SELECT 1 FROM operations u WHERE u.undoes = o.id AND u.kind = 'undo'
 	AND u.status IN ('committed', 'partial'))
-	AND NOT EXISTS (SELECT 1 FROM operation_items i WHERE i.op_id = o.id AND i.history_skipped = 1)
-	AND NOT (o.seq <= (SELECT coalesce(max(cut_seq), 0) FROM prunes) AND NOT EXISTS
-	(SELECT 1 FROM prune_exceptions e WHERE e.op_id = o.id AND e.pruned_by IS NULL))"
+	AND NOT EXISTS (SELECT 1 FROM operation_items i WHERE i.op_id = o.id AND i.history_skipped = 1)"
+undoable="SELECT (SELECT count(*) FROM operations o
+	WHERE o.seq > (SELECT coalesce(max(cut_seq), 0) FROM prunes) AND $unpruned_undoable)
+	+ (SELECT count(*) FROM prune_exceptions e CROSS JOIN operations o
+	WHERE e.pruned_by IS NULL AND o.id = e.op_id AND $unpruned_undoable)"
 perf_compare "status, $operations operations" - \
 	"'$KEEPER' --root '$big' status" \
 	"sqlite3 '$big/.filekeeper/journal.sqlite3' \"$undoable\"" || status=1
