@@ -272,12 +272,14 @@ impl Journal {
         } else {
             "AND ?1 IS NULL"
         };
+        // `+o.status`: walked newest first by sequence number, stopping at the first undoable
+        // operation, rather than every committed one read through the status index and sorted.
         let mut stmt = self.conn().prepare_cached(&format!(
             "SELECT o.id, o.summary,
                     EXISTS (SELECT 1 FROM operation_items i
                             WHERE i.op_id = o.id AND i.history_skipped = 1)
              FROM operations o
-             WHERE o.status IN ('committed', 'partial') AND o.kind != 'undo' {actor_clause}
+             WHERE +o.status IN ('committed', 'partial') AND o.kind != 'undo' {actor_clause}
                AND NOT {PRUNED}
                AND NOT EXISTS (SELECT 1 FROM operations u WHERE u.undoes = o.id
                                AND u.kind = 'undo' AND u.status IN ('committed', 'partial'))
@@ -304,10 +306,16 @@ impl Journal {
         let sql = format!(
             "SELECT seq, id, kind, status, created_at, updated_at, actor, task_id, summary,
                     target_path, source_path, undoes, metadata, under_lock,
-                    (SELECT v.pruned_at FROM pruned_operations v WHERE v.id = o.id),
                     (SELECT v.pruned_by FROM pruned_operations v WHERE v.id = o.id)
              FROM operations o {filter}"
         );
+        // When each prune pruned, read once: the view is asked once per operation, for the
+        // prune, and the time is that prune's.
+        let pruned_at: std::collections::HashMap<String, String> = self
+            .conn()
+            .prepare_cached("SELECT id, coalesce(pruned_at, created_at) FROM prunes")?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
         let mut stmt = self.conn().prepare_cached(&sql)?;
         let rows = stmt.query_map(args, |r| {
             let status: String = r.get(3)?;
@@ -334,14 +342,18 @@ impl Journal {
                 metadata: serde_json::from_str(&r.get::<_, String>(12)?).unwrap_or(Value::Null),
                 under_lock: r.get(13)?,
                 items: Vec::new(),
-                pruned_at: r.get(14)?,
-                pruned_by: r.get(15)?,
+                pruned_at: None,
+                pruned_by: r.get(14)?,
             })
         })?;
         let mut ops = Vec::new();
         for row in rows {
             let mut op = row?;
             op.items = self.items(&op.id)?;
+            op.pruned_at = op
+                .pruned_by
+                .as_ref()
+                .and_then(|prune| pruned_at.get(prune).cloned());
             ops.push(op);
         }
         Ok(ops)

@@ -8,7 +8,8 @@
 //! Which objects are still named is answered without visiting the operations: `object_refs`,
 //! kept by triggers on `operation_items`, holds each object's newest naming operation, so an
 //! object is named by an unpruned operation when that one is after the newest cut, or when an
-//! exception still kept names it (the few of those go in a TEMP table).
+//! exception still kept names it (those go in a TEMP table: at most the operations of one
+//! grace period, since an exception is pruned by the next prune once it settles).
 
 use super::Journal;
 use crate::config::Retention;
@@ -372,7 +373,8 @@ fn newest_cut(conn: &rusqlite::Connection) -> Result<i64> {
 }
 
 /// The exceptions prunes kept and no later prune pruned, each operation once: a prune keeps
-/// only what has not settled, so there are few.
+/// only what has not settled, so there are at most the operations of one grace period and
+/// the pending ones.
 const HELD_OPERATIONS: &str = "SELECT op_id FROM prune_exceptions WHERE pruned_by IS NULL";
 
 /// Fills the TEMP table `fk_held` with every object an unpruned exception names: wanted

@@ -89,8 +89,11 @@ const MIGRATIONS: &[&str] = &[
     // operation naming it; triggers keep it, so no writer can forget it. An object is wanted
     // while that operation is after the newest cut, or an unpruned exception names it. The
     // view `pruned_operations` lists what the dropped columns said: which prune pruned each
-    // operation, and when.
+    // operation, and when (a prune of version 2 keeps the time it marked its rows, which its
+    // own row's time can precede by a millisecond, in `prunes.pruned_at`).
     r#"
+    ALTER TABLE prunes ADD COLUMN pruned_at TEXT;
+    UPDATE prunes SET pruned_at = (SELECT max(o.pruned_at) FROM operations o WHERE o.pruned_by = prunes.id);
     ALTER TABLE prunes ADD COLUMN first_seq INTEGER;
     CREATE INDEX prunes_by_first_seq ON prunes(first_seq);
     CREATE INDEX prunes_by_cut_seq ON prunes(cut_seq);
@@ -108,6 +111,7 @@ const MIGRATIONS: &[&str] = &[
         pruned_by  TEXT REFERENCES prunes(id)
     ) WITHOUT ROWID;
     CREATE INDEX prune_exceptions_unpruned ON prune_exceptions(op_id) WHERE pruned_by IS NULL;
+    CREATE INDEX prune_exceptions_by_pruned ON prune_exceptions(pruned_by) WHERE pruned_by IS NOT NULL;
     INSERT INTO prune_exceptions (op_id, kept_by, pruned_by)
     SELECT o.id, r.id, o.pruned_by
       FROM operations o JOIN prunes r ON o.seq BETWEEN r.first_seq AND r.cut_seq
@@ -130,10 +134,18 @@ const MIGRATIONS: &[&str] = &[
           FROM (SELECT NEW.before_hash AS h UNION ALL SELECT NEW.after_hash) WHERE h IS NOT NULL
             ON CONFLICT (hash) DO UPDATE SET last_seq = max(last_seq, excluded.last_seq);
     END;
-    CREATE TRIGGER object_refs_on_update AFTER UPDATE OF before_hash, after_hash ON operation_items BEGIN
+    CREATE TRIGGER object_refs_on_update AFTER UPDATE OF op_id, before_hash, after_hash ON operation_items BEGIN
         INSERT INTO object_refs (hash, last_seq)
         SELECT h, (SELECT seq FROM operations WHERE id = NEW.op_id)
           FROM (SELECT NEW.before_hash AS h UNION ALL SELECT NEW.after_hash) WHERE h IS NOT NULL
+            ON CONFLICT (hash) DO UPDATE SET last_seq = max(last_seq, excluded.last_seq);
+    END;
+    CREATE TRIGGER object_refs_on_renumber AFTER UPDATE OF seq, id ON operations BEGIN
+        INSERT INTO object_refs (hash, last_seq)
+        SELECT h, NEW.seq FROM (
+            SELECT before_hash AS h FROM operation_items WHERE op_id = NEW.id
+            UNION ALL SELECT after_hash FROM operation_items WHERE op_id = NEW.id)
+         WHERE h IS NOT NULL
             ON CONFLICT (hash) DO UPDATE SET last_seq = max(last_seq, excluded.last_seq);
     END;
 
@@ -143,7 +155,7 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE operations DROP COLUMN pruned_at;
 
     CREATE VIEW pruned_operations AS
-    SELECT o.seq, o.id, p.id AS pruned_by, p.created_at AS pruned_at
+    SELECT o.seq, o.id, p.id AS pruned_by, coalesce(p.pruned_at, p.created_at) AS pruned_at
       FROM operations o
       JOIN prunes p ON p.id = CASE
            WHEN EXISTS (SELECT 1 FROM prune_exceptions e WHERE e.op_id = o.id)
@@ -299,6 +311,8 @@ mod tests {
     /// and exceptions. The journal here has what makes the difference: a first prune that
     /// kept a pending operation and one still within its grace period, and a second prune,
     /// with a lower cut, that pruned the settled one of them; plus an operation never cut.
+    /// Version 2 wrote a prune's row, then its marks, in two statements: the first prune's
+    /// marks are a millisecond after its row, and keep that time.
     #[test]
     fn a_schema_2_journal_keeps_every_pruned_answer_and_gains_the_object_index() {
         let dir = tempfile::tempdir().unwrap();
@@ -316,7 +330,7 @@ mod tests {
              INSERT INTO prunes (id, created_at, rule, cut_seq, operations)
                  VALUES ('prune_00000000000000f1', '2026-01-01T00:00:00.000Z', 'keep_last 1', 4, 2),
                         ('prune_00000000000000f2', '2026-01-02T00:00:00.000Z', 'keep_last 2', 4, 1);
-             UPDATE operations SET pruned_by = 'prune_00000000000000f1', pruned_at = '2026-01-01T00:00:00.000Z'
+             UPDATE operations SET pruned_by = 'prune_00000000000000f1', pruned_at = '2026-01-01T00:00:00.001Z'
               WHERE seq IN (1, 2);
              UPDATE operations SET pruned_by = 'prune_00000000000000f2', pruned_at = '2026-01-02T00:00:00.000Z'
               WHERE seq = 4;",
@@ -415,6 +429,30 @@ mod tests {
             })
             .collect();
         assert_eq!(newest, [6, 6]);
+        // A hand edit that moves an item to a newer operation, or renumbers an operation,
+        // raises the newest naming operation too, so gc never takes what a newer one names.
+        journal
+            .conn()
+            .execute_batch(
+                "UPDATE operation_items SET op_id = 'op_00000000000000a6', ordinal = 1
+                  WHERE op_id = 'op_00000000000000a3';
+                 UPDATE operations SET seq = 100 WHERE id = 'op_00000000000000a5';",
+            )
+            .unwrap();
+        let raised = rows(
+            journal.conn(),
+            "SELECT hash, last_seq FROM object_refs WHERE last_seq > 5 ORDER BY hash",
+            |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)),
+        );
+        assert_eq!(
+            raised,
+            [
+                (hash('b'), 6),
+                (hash('c'), 6),
+                (hash('e'), 100),
+                (hash('f'), 6)
+            ]
+        );
     }
 
     #[test]
