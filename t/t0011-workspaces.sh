@@ -292,6 +292,44 @@ test_expect_success 'the home given by --home supplies its own default workspace
 	test "$(json_get .workspace out)" = only
 '
 
+test_expect_success 'workspace use writes default-workspace.json, the copy a lookup reads first' '
+	H=$TRASH/no-default-home &&
+	test "$(jq -r .default.name "$H/default-workspace.json")" = only &&
+	test "$(jq -r .default.root "$H/default-workspace.json")" = "$(cd "$TRASH/third" && pwd -P)"
+'
+
+test_expect_success 'a default changed with sqlite3 is honoured at once: the copy no longer matches' '
+	H=$TRASH/no-default-home &&
+	keeper --home "$H" workspace create other "$TRASH/second" &&
+	keeper --home "$H" workspace use only &&
+	sqlite3 "$H/registry.sqlite3" \
+		"UPDATE settings SET value = '"'other'"' WHERE key = '"'default_workspace'"'" &&
+	test "$(jq -r .default.name "$H/default-workspace.json")" = only &&
+	keeper --json --home "$H" resolve-path x >out &&
+	test "$(json_get .workspace out)" = other
+'
+
+test_expect_success 'a default removed with sqlite3 leaves no workspace selected' '
+	H=$TRASH/no-default-home &&
+	sqlite3 "$H/registry.sqlite3" "DELETE FROM settings" &&
+	(
+		cd "$TRASH/third" &&
+		test_expect_code 25 keeper --json --home "$H" resolve-path x >"$TRASH/out"
+	) &&
+	test_error_code NO_WORKSPACE_SELECTED "$TRASH/out"
+'
+
+test_expect_success 'a damaged copy is ignored: the registry answers' '
+	H=$TRASH/no-default-home &&
+	keeper --home "$H" workspace use only &&
+	printf "{not json" >"$H/default-workspace.json" &&
+	keeper --json --home "$H" resolve-path x >out &&
+	test "$(json_get .workspace out)" = only &&
+	rm "$H/default-workspace.json" &&
+	keeper --json --home "$H" resolve-path x >out &&
+	test "$(json_get .workspace out)" = only
+'
+
 # State: lazily created, git-ignored in a repository, and kept under the home when it must be.
 
 test_expect_success 'setup: a fresh workspace with a file' '

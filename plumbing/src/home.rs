@@ -5,6 +5,7 @@
 //! mapping workspace names to canonical roots and remembering the default workspace.
 
 use crate::config::{self, Config, Limits};
+use crate::default_cache;
 use crate::durable::{replace_file, sync_dir};
 use crate::error::{Code, Error, Result};
 use rusqlite::{Connection, OptionalExtension, params};
@@ -16,7 +17,7 @@ pub(crate) const CONFIG_FILE: &str = "config.toml";
 pub(crate) const REGISTRY_FILE: &str = "registry.sqlite3";
 
 /// "FKR1".
-const REGISTRY_APPLICATION_ID: i64 = 0x464B_5231;
+pub(crate) const REGISTRY_APPLICATION_ID: i64 = 0x464B_5231;
 
 const REGISTRY_SCHEMA: &str = r#"
 CREATE TABLE workspaces (
@@ -39,7 +40,7 @@ pub struct Home {
 }
 
 /// A registered workspace.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Registration {
     /// The workspace's name (see [`check_name`]).
     pub name: String,
@@ -93,7 +94,9 @@ impl Home {
                 .map_err(|e| Error::storage("writing config.toml", &e))?;
             true
         };
-        self.registry(true)?;
+        if let Some(registry) = self.registry(true)? {
+            registry.publish_default();
+        }
         Ok(wrote)
     }
 
@@ -136,7 +139,10 @@ impl Home {
             })
             .map_err(Error::from)
         })?;
-        Ok(Some(Registry { conn }))
+        Ok(Some(Registry {
+            conn,
+            home: self.dir.clone(),
+        }))
     }
 
     /// Opens the registry to look a workspace up, the way every command that names no root
@@ -148,7 +154,23 @@ impl Home {
             return Ok(None);
         }
         let conn = crate::sqlite::open_to_read(&path)?;
-        Ok(registry_schema(&conn)?.then_some(Registry { conn }))
+        Ok(registry_schema(&conn)?.then_some(Registry {
+            conn,
+            home: self.dir.clone(),
+        }))
+    }
+
+    /// The default workspace's registration, `None` when there is none: from the home's
+    /// derived copy (`default_cache`) when it describes the registry as it is now, else from
+    /// the registry. Every command that names neither a workspace nor a root asks this.
+    pub fn default_registration(&self) -> Result<Option<Registration>> {
+        if let Some(found) = default_cache::read(&self.dir, &self.dir.join(REGISTRY_FILE)) {
+            return Ok(found);
+        }
+        match self.registry_to_read()? {
+            Some(registry) => registry.default_registration(),
+            None => Ok(None),
+        }
     }
 
     /// Where a root's state lives when it is kept under the home.
@@ -189,6 +211,8 @@ fn registry_schema(conn: &Connection) -> Result<bool> {
 /// roots, and the name of the default workspace.
 pub struct Registry {
     conn: Connection,
+    /// The home it is in, where every change rewrites `default_cache`'s copy.
+    home: PathBuf,
 }
 
 /// Workspace names: a letter or digit, then letters, digits, `.`, `_` or `-`; at most 64.
@@ -264,6 +288,7 @@ impl Registry {
             params![name, root_text],
         )?;
         tx.commit()?;
+        self.publish_default();
         self.get(name)
     }
 
@@ -299,6 +324,7 @@ impl Registry {
             [name],
         )?;
         tx.commit()?;
+        self.publish_default();
         Ok(found)
     }
 
@@ -311,14 +337,18 @@ impl Registry {
              ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             [name],
         )?;
+        self.publish_default();
         Ok(found)
     }
 
     /// The default workspace's registration; `None` when none is set. One query: every
     /// command that names no workspace asks it.
     pub fn default_registration(&self) -> Result<Option<Registration>> {
-        Ok(self
-            .conn
+        Registry::default_in(&self.conn)
+    }
+
+    fn default_in(conn: &Connection) -> Result<Option<Registration>> {
+        Ok(conn
             .query_row(
                 "SELECT w.name, w.root, w.created_at FROM settings s
                    JOIN workspaces w ON w.name = s.value
@@ -327,6 +357,17 @@ impl Registry {
                 registration,
             )
             .optional()?)
+    }
+
+    /// Rewrites the home's copy of the default workspace (`default_cache`) for the registry
+    /// as it is now: after every change keeper makes to it.
+    fn publish_default(&self) {
+        default_cache::write(
+            &self.conn,
+            &self.home,
+            &self.home.join(REGISTRY_FILE),
+            Registry::default_in,
+        );
     }
 
     /// The default workspace's name; `None` when none is set.

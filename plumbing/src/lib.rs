@@ -26,6 +26,7 @@
 pub mod commands;
 pub mod config;
 pub mod cursor_key;
+mod default_cache;
 pub mod durable;
 pub mod error;
 pub mod fault;

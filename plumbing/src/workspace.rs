@@ -78,8 +78,7 @@ impl Workspace {
                 Error::new(Code::NoWorkspaceSelected, "no workspace selected and no default set")
                     .recovery("pass --workspace NAME or --root PATH, or set a default with `keeper workspace use NAME`")
             };
-            let reg = home.registry_to_read()?.ok_or_else(no_default)?;
-            let found = reg.default_registration()?.ok_or_else(no_default)?;
+            let found = home.default_registration()?.ok_or_else(no_default)?;
             (Some(found.name), found.root)
         };
         // A root the caller named is the caller's own path, and an error about it says so; a
