@@ -198,6 +198,18 @@ impl Journal {
         self.query("WHERE status = 'pending' ORDER BY seq", [])
     }
 
+    /// Whether an operation recorded under the workspace lock is still pending: what a
+    /// process holding the lock must recover before it plans a change. One index probe, where
+    /// [`Journal::pending`] prepares the full query (a tenth of a small write's instructions).
+    pub fn has_pending_under_lock(&self) -> Result<bool> {
+        Ok(self
+            .conn()
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM operations WHERE status = 'pending' AND under_lock = 1)",
+            )?
+            .query_row([], |r| r.get(0))?)
+    }
+
     /// Every operation, oldest first.
     pub fn all(&self) -> Result<Vec<Operation>> {
         self.query("ORDER BY seq", [])

@@ -42,10 +42,12 @@ pub(crate) use target::{Seen, guard, no_such_file, not_a_file, parse_expected_ha
 
 use crate::{Code, Error, ObjectId, Result, Workspace};
 use filekeeper_plumbing::journal::{Item, Journal, NewOperation, Status};
+use filekeeper_plumbing::odb::ObjectStore;
 use filekeeper_plumbing::path_state::{Side, mismatched_paths};
 use filekeeper_plumbing::progress::Task;
 use filekeeper_plumbing::publish::Staged;
 use filekeeper_plumbing::recover::{Resolution, recover};
+use filekeeper_plumbing::workspace::State;
 use filekeeper_plumbing::{Operation, words};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -169,6 +171,46 @@ const MAX_STAGED: usize = 64;
 /// Whether a plan's new files can be staged before its record: only when every step is a
 /// publication, since an earlier step of another kind (a mkdir, a rename) could change what a
 /// later path resolves to.
+/// What [`Workspace::prepare`] did.
+enum Prepared {
+    /// The operation is recorded, and the new contents and files are stored and staged.
+    Begun(Box<Begun>),
+    /// The journal holds an operation pending under the lock: recover it, then plan again.
+    RecoverFirst(Journal),
+}
+
+/// A recorded operation: the journal, the record's id (or why it could not be written) and
+/// the staged files (or why the new contents could not be stored or staged).
+struct Begun {
+    journal: Journal,
+    id: Result<String>,
+    staged: Result<Vec<Option<Staged>>>,
+}
+
+/// The journal record of `plan`, as begun pending.
+fn new_operation(plan: &Plan, options: &MutationOptions) -> NewOperation {
+    NewOperation {
+        kind: plan.kind.to_owned(),
+        actor: options.actor.clone(),
+        task_id: options.task_id.clone(),
+        summary: plan.summary.clone(),
+        target_path: Some(plan.target.clone()),
+        source_path: plan.source.clone(),
+        undoes: plan.undoes.clone(),
+        under_lock: true,
+        metadata: plan
+            .source
+            .as_ref()
+            .map(|s| {
+                let mut m = serde_json::Map::new();
+                m.insert("source_path".into(), s.clone().into());
+                m
+            })
+            .unwrap_or_default(),
+        items: plan.items.iter().map(|p| p.item.clone()).collect(),
+    }
+}
+
 fn stageable(plan: &Plan) -> bool {
     !plan.steps.is_empty()
         && plan
@@ -228,77 +270,45 @@ impl Workspace {
             plan(self)?;
         }
         let (state, lock) = self.inner.lock()?;
-        let mut journal = state.journal()?;
-        let recovered = recover(&self.inner, &mut journal, &lock)?;
-        let plan = plan(self)?;
-        let mut warnings: Vec<String> = state.notices.clone();
-        warnings.extend(recovery_warnings(&recovered));
         let store = state.store();
-        let mut storing = Task::new("storing old contents", Some(plan.blobs.len() as u64));
-        for blob in &plan.blobs {
-            store.write(blob)?;
-            storing.step(1);
-        }
-        drop(storing);
-        let op = NewOperation {
-            kind: plan.kind.to_owned(),
-            actor: options.actor.clone(),
-            task_id: options.task_id.clone(),
-            summary: plan.summary.clone(),
-            target_path: Some(plan.target.clone()),
-            source_path: plan.source.clone(),
-            undoes: plan.undoes.clone(),
-            under_lock: true,
-            metadata: plan
-                .source
-                .as_ref()
-                .map(|s| {
-                    let mut m = serde_json::Map::new();
-                    m.insert("source_path".into(), s.clone().into());
-                    m
-                })
-                .unwrap_or_default(),
-            items: plan.items.iter().map(|p| p.item.clone()).collect(),
-        };
-        // The new contents go to the store on a second thread while the operation is recorded:
-        // a rollback never needs them, so they need not precede the record, only the first
-        // step. Their fsyncs and inode creation overlap the journal's. They are joined before
-        // any step runs, so a full disk while storing them changes nothing (the operation is
-        // rolled back with nothing applied), and every path that reaches its after state has
-        // its blob. A crash between the record and the join leaves a pending operation whose
-        // after blobs may be missing and whose paths all hold their before state: recovery
-        // rolls it back.
-        //
-        // The new files are staged meanwhile too, written and fsynced as unnamed temp files
-        // beside their targets: only the rename at each step must follow the record, and a
-        // crash leaves nothing of an unnamed file to clean up.
-        let (begun, prepared) = std::thread::scope(|scope| {
-            let staging = stageable(&plan).then(|| scope.spawn(|| self.stage(&plan, options)));
-            let after = (!plan.after_blobs.is_empty()).then(|| {
-                scope.spawn(|| -> Result<()> {
-                    for blob in &plan.after_blobs {
-                        store.write(blob)?;
+        let mut warnings: Vec<String> = state.notices.clone();
+        // The journal, once opened and recovered; until then the plan is made and prepared
+        // while it opens (`prepare`), and made again if a change a dead process left pending
+        // had to be recovered first.
+        let mut recovered_journal = None;
+        let (plan, begun) = loop {
+            let plan = match plan(self) {
+                Ok(plan) => plan,
+                // A change left pending can be why the plan fails (a path half changed):
+                // recover, then plan again.
+                Err(err) if recovered_journal.is_none() => {
+                    let mut journal = state.journal()?;
+                    let recovered = recover(&self.inner, &mut journal, &lock)?;
+                    recovered_journal = Some(journal);
+                    if recovered.is_empty() {
+                        return Err(err);
                     }
-                    Ok(())
-                })
-            });
-            let begun = journal.begin(&op);
-            let died =
-                |what: &str| Error::new(Code::InternalError, format!("{what} failed unexpectedly"));
-            let stored = after.map_or(Ok(()), |handle| {
-                handle
-                    .join()
-                    .unwrap_or_else(|_| Err(died("storing the new contents")))
-            });
-            let staged = staging.map_or(Ok(Vec::new()), |handle| {
-                handle
-                    .join()
-                    .unwrap_or_else(|_| Err(died("writing the new files")))
-            });
-            (begun, stored.and(staged))
-        });
-        let id = begun?;
-        let mut staged = match prepared {
+                    warnings.extend(recovery_warnings(&recovered));
+                    continue;
+                }
+                Err(err) => return Err(err),
+            };
+            match self.prepare(&plan, options, &state, &store, recovered_journal.take())? {
+                Prepared::Begun(begun) => break (plan, *begun),
+                Prepared::RecoverFirst(mut journal) => {
+                    let recovered = recover(&self.inner, &mut journal, &lock)?;
+                    warnings.extend(recovery_warnings(&recovered));
+                    recovered_journal = Some(journal);
+                }
+            }
+        };
+        let Begun {
+            mut journal,
+            id,
+            staged,
+        } = begun;
+        let id = id?;
+        let mut staged = match staged {
             Ok(staged) => staged,
             Err(mut err) => {
                 let _ = journal.set_status(&id, &[Status::Pending], Status::RolledBack);
@@ -356,6 +366,83 @@ impl Workspace {
             result.warnings.push(warning);
         }
         Ok(result)
+    }
+
+    /// Records `plan` pending, with everything that must be durable before its first step.
+    ///
+    /// The new contents go to the store on a second thread, and the new files are staged on a
+    /// third (written and fsynced as unnamed temp files beside their targets), while this
+    /// thread opens the journal (when `journal` is `None`), stores the old contents and
+    /// records the operation. A rollback never needs the new contents, so they need not
+    /// precede the record, only the first step; a crash leaves nothing of an unnamed file to
+    /// clean up. Opening the journal (SQLite reading its schema and its log) is about a
+    /// millisecond of CPU that overlaps the threads' fsyncs this way.
+    ///
+    /// Both threads are joined before this returns, so no step runs before they are done: a
+    /// full disk while storing or staging changes nothing (the caller rolls the operation back
+    /// with nothing applied), and every path that reaches its after state has its blob. A
+    /// crash between the record and the join leaves a pending operation whose after blobs may
+    /// be missing and whose paths all hold their before state: recovery rolls it back.
+    ///
+    /// A journal opened here that holds an operation still pending under the lock is given
+    /// back unused (`RecoverFirst`), the threads' work dropped: the plan was made before that
+    /// operation was recovered, so it is made again after.
+    fn prepare(
+        &self,
+        plan: &Plan,
+        options: &MutationOptions,
+        state: &State,
+        store: &ObjectStore,
+        journal: Option<Journal>,
+    ) -> Result<Prepared> {
+        std::thread::scope(|scope| {
+            let staging = stageable(plan).then(|| scope.spawn(|| self.stage(plan, options)));
+            let after = (!plan.after_blobs.is_empty()).then(|| {
+                scope.spawn(|| -> Result<()> {
+                    for blob in &plan.after_blobs {
+                        store.write(blob)?;
+                    }
+                    Ok(())
+                })
+            });
+            let mut journal = match journal {
+                Some(journal) => journal,
+                None => {
+                    let journal = state.journal()?;
+                    if journal.has_pending_under_lock()? {
+                        // The threads are joined when the scope ends; what they made is
+                        // dropped (an unnamed file vanishes, a stored blob nothing names is
+                        // gc's).
+                        return Ok(Prepared::RecoverFirst(journal));
+                    }
+                    journal
+                }
+            };
+            let mut storing = Task::new("storing old contents", Some(plan.blobs.len() as u64));
+            for blob in &plan.blobs {
+                store.write(blob)?;
+                storing.step(1);
+            }
+            drop(storing);
+            let begun = journal.begin(&new_operation(plan, options));
+            let died =
+                |what: &str| Error::new(Code::InternalError, format!("{what} failed unexpectedly"));
+            let stored = after.map_or(Ok(()), |handle| {
+                handle
+                    .join()
+                    .unwrap_or_else(|_| Err(died("storing the new contents")))
+            });
+            let staged = staging.map_or(Ok(Vec::new()), |handle| {
+                handle
+                    .join()
+                    .unwrap_or_else(|_| Err(died("writing the new files")))
+            });
+            Ok(Prepared::Begun(Box::new(Begun {
+                journal,
+                id: begun,
+                staged: stored.and(staged),
+            })))
+        })
     }
 
     fn roll_back(

@@ -49,6 +49,42 @@ pub enum FileCommand {
     FindUp(find_up::FindUpArgs),
 }
 
+/// The definition of the one `keeper file` command named `name`, built alone: the same
+/// arguments as in the whole tree (the same `Args` types), without building the twenty other
+/// commands. `None` for a name that is not a `file` command. Used by `crate::parse` for the
+/// commands agents and scripts repeat; a name missing here only falls back to the whole tree.
+pub(crate) fn one_command(name: &str) -> Option<clap::Command> {
+    use clap::Args;
+    type Augment = fn(clap::Command) -> clap::Command;
+    const COMMANDS: &[(&str, Augment)] = &[
+        ("create", write::CreateArgs::augment_args),
+        ("write", write::WriteArgs::augment_args),
+        ("copy", write::CopyArgs::augment_args),
+        ("move", write::MoveArgs::augment_args),
+        ("replace-text", edit::ReplaceTextArgs::augment_args),
+        ("replace-lines", edit::ReplaceLinesArgs::augment_args),
+        ("insert-lines", edit::InsertLinesArgs::augment_args),
+        ("delete-lines", edit::DeleteLinesArgs::augment_args),
+        ("apply-patch", patch::ApplyPatchArgs::augment_args),
+        ("delete", write::DeleteArgs::augment_args),
+        ("read", read::ReadArgs::augment_args),
+        ("read-many", read::ReadManyArgs::augment_args),
+        ("read-bytes", bytes::ReadBytesArgs::augment_args),
+        ("info", inspect::InfoArgs::augment_args),
+        ("hash", inspect::HashArgs::augment_args),
+        ("exists", inspect::ExistsArgs::augment_args),
+        ("diff", diff::DiffArgs::augment_args),
+        ("list", find::ListArgs::augment_args),
+        ("search", find::SearchArgs::augment_args),
+        ("grep", find::GrepArgs::augment_args),
+        ("find-up", find_up::FindUpArgs::augment_args),
+    ];
+    COMMANDS
+        .iter()
+        .find(|(known, _)| *known == name)
+        .map(|(known, augment)| augment(clap::Command::new(*known)))
+}
+
 pub fn run(cx: &Context, cmd: &FileCommand) -> Result<Reply> {
     let ws = cx.workspace()?;
     match cmd {
