@@ -174,3 +174,124 @@ fn a_name_that_is_not_utf8_ends_a_walk_unless_reported() {
     assert_eq!(rels, ["t/a.txt", "t/sub", "t/z.txt"]);
     assert_eq!(reported.non_utf8_names, ["t/sub/bad\\xff"]);
 }
+
+/// A tree wide and deep enough that helpers read ahead of the walk: 12 directories of 12 of
+/// 6 files, ignore files at three levels, a `.git`, a name that is not UTF-8.
+fn wide_tree() -> (tempfile::TempDir, Root) {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    for a in 0..12 {
+        for b in 0..12 {
+            let d = ws.join(format!("d{a:02}/e{b:02}"));
+            fs::create_dir_all(d.join("sub")).unwrap();
+            for c in 0..6 {
+                fs::write(d.join(format!("f{c}.txt")), "x").unwrap();
+            }
+            fs::write(d.join("sub/s.log"), "x").unwrap();
+        }
+    }
+    fs::write(ws.join(".gitignore"), "*.log\n").unwrap();
+    fs::write(ws.join("d03/.gitignore"), "e0*/\n!e05/\n").unwrap();
+    fs::write(ws.join("d07/e07/.gitignore"), "f1.txt\nsub\n").unwrap();
+    fs::create_dir_all(ws.join(".git/objects/ab")).unwrap();
+    fs::create_dir_all(ws.join(".filekeeper/objects/cd")).unwrap();
+    fs::create_dir(ws.join("d05").join(std::ffi::OsStr::from_bytes(b"bad\xff"))).unwrap();
+    let root = Root::open(&ws).unwrap();
+    (dir, root)
+}
+
+/// Everything a walk reports, to compare two walks by: the entries (path, depth, kind), the
+/// ignored count, whether the depth bound stopped it, and the names that are not UTF-8.
+type Report = (Vec<(String, usize, EntryKind)>, u64, bool, Vec<String>);
+
+fn everything(
+    root: &Root,
+    start: &str,
+    options: WalkOptions,
+    resume: Option<&str>,
+    ahead: bool,
+) -> Report {
+    let start = root.resolve(start, Intent::Read).unwrap();
+    let mut walk = walk(root, &start, options).unwrap();
+    walk.report_non_utf8_names();
+    if let Some(rel) = resume {
+        walk.resume_after(rel, false);
+    }
+    if ahead {
+        walk.read_ahead();
+    }
+    let entries = walk
+        .by_ref()
+        .map(|e| {
+            let e = e.unwrap();
+            (e.rel, e.depth, e.kind)
+        })
+        .collect();
+    (
+        entries,
+        walk.ignored,
+        walk.depth_limited,
+        walk.non_utf8_names.clone(),
+    )
+}
+
+#[test]
+fn reading_ahead_changes_nothing_a_walk_reports() {
+    let (_dir, root) = wide_tree();
+    for respect_ignore in [false, true] {
+        for max_depth in [1, 2, 3, 64] {
+            let options = WalkOptions {
+                recursive: true,
+                max_depth,
+                respect_ignore,
+            };
+            for (start, resume) in [
+                (".", None),
+                (".", Some("d03/e05/f2.txt")),
+                (".", Some("d07")),
+                ("d03", None),
+                ("d07/e07", None),
+            ] {
+                let alone = everything(&root, start, options, resume, false);
+                let ahead = everything(&root, start, options, resume, true);
+                assert!(!alone.0.is_empty() || max_depth == 1);
+                assert_eq!(
+                    alone, ahead,
+                    "ignore {respect_ignore}, depth {max_depth}, from {start}, after {resume:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_walk_reading_ahead_can_be_left_early() {
+    let (_dir, root) = wide_tree();
+    for taken in [0, 1, 50, 700] {
+        let start = root.resolve(".", Intent::Read).unwrap();
+        let mut walk = walk(&root, &start, ALL).unwrap();
+        walk.report_non_utf8_names();
+        walk.read_ahead();
+        let got: Vec<String> = walk.by_ref().take(taken).map(|e| e.unwrap().rel).collect();
+        assert_eq!(got.len(), taken);
+        drop(walk);
+    }
+}
+
+/// More directories in one than the read-ahead keeps read at once (128), so its helpers stop
+/// and wait while the walk catches up, and the walk reads some itself.
+#[test]
+fn reading_ahead_a_directory_of_many_directories_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    for n in 0..400 {
+        let d = ws.join(format!("{n:03}"));
+        fs::create_dir_all(d.join("inner")).unwrap();
+        fs::write(d.join("inner/f.txt"), "x").unwrap();
+    }
+    let root = Root::open(&ws).unwrap();
+    let alone = everything(&root, ".", ALL, None, false);
+    assert_eq!(alone.0.len(), 1200);
+    assert_eq!(alone, everything(&root, ".", ALL, None, true));
+}

@@ -5,6 +5,8 @@
 //! cannot be redirected by a directory swapped for a link. Memory holds one sorted name list
 //! per directory on the current path, not the tree.
 
+mod ahead;
+
 use crate::error::{Error, Result};
 use crate::ignore::IgnoreRules;
 use crate::resolve::{Kind, Resolved, Root, STATE_DIR_NAME, io_error};
@@ -125,6 +127,71 @@ struct Frame {
     depth: usize,
     names: std::vec::IntoIter<(Vec<u8>, Option<EntryKind>)>,
     ignore_mark: usize,
+    /// The subdirectories given to the read-ahead, forgotten when the frame is left.
+    queued: Vec<Vec<u8>>,
+}
+
+/// A directory as read: its handle, its entries sorted by name, and its `.gitignore` when
+/// the walk applies ignore rules and it has one.
+pub(crate) struct Listing {
+    dir: Arc<OwnedFd>,
+    names: Vec<(Vec<u8>, Option<EntryKind>)>,
+    gitignore: Option<Vec<u8>>,
+}
+
+/// Opens the directory `name` in `parent` (never through a link) and reads it.
+fn read_listing(parent: &OwnedFd, name: &[u8], gitignore: bool) -> Result<Listing> {
+    let fd = rustix::fs::openat(
+        parent,
+        name,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| io_error("opening a directory", e))?;
+    list(fd, gitignore)
+}
+
+/// Reads the directory open as `dir`.
+fn list(dir: OwnedFd, gitignore: bool) -> Result<Listing> {
+    let mut names = Vec::new();
+    // Read straight from the descriptor just opened (its offset is 0, and nothing else
+    // reads it), into a buffer large enough for a few hundred entries a call: `Dir`
+    // would first open the directory a second time, and read it in smaller pieces.
+    let mut buf = Vec::<u8>::with_capacity(DIR_BUF_BYTES);
+    let mut reader = rustix::fs::RawDir::new(&dir, buf.spare_capacity_mut());
+    while let Some(entry) = reader.next() {
+        let entry = entry.map_err(|e| io_error("listing a directory", e))?;
+        let name = entry.file_name().to_bytes();
+        if name == b"." || name == b".." {
+            continue;
+        }
+        let kind = match entry.file_type() {
+            FileType::Unknown => None,
+            known => Some(EntryKind::of(known)),
+        };
+        names.push((name.to_vec(), kind));
+    }
+    names.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let gitignore = (gitignore
+        && names
+            .iter()
+            .any(|(n, k)| n == b".gitignore" && *k != Some(EntryKind::Directory)))
+    .then(|| {
+        rustix::fs::openat(
+            &dir,
+            ".gitignore",
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .ok()
+        .and_then(|fd| read_bounded(File::from(fd)))
+    })
+    .flatten();
+    Ok(Listing {
+        dir: Arc::new(dir),
+        names,
+        gitignore,
+    })
 }
 
 /// A lazy, sorted, pre-order walk.
@@ -149,6 +216,8 @@ pub struct Walk {
     resume: Option<Resume>,
     /// The start directory as the caller gave it, for errors.
     given: String,
+    /// Helpers reading directories ahead (see [`Walk::read_ahead`]).
+    ahead: Option<ahead::ReadAhead>,
 }
 
 struct Resume {
@@ -263,8 +332,10 @@ pub fn walk(root: &Root, start: &Resolved, options: WalkOptions) -> Result<Walk>
         report_non_utf8: false,
         resume: None,
         given: start.given.clone(),
+        ahead: None,
     };
-    walk.enter(Arc::new(fd), base, 0)?;
+    let listing = list(fd, walk.rules.is_some())?;
+    walk.enter(listing, base, 0);
     Ok(walk)
 }
 
@@ -306,72 +377,82 @@ impl Walk {
         });
     }
 
-    fn enter(&mut self, dir: Arc<OwnedFd>, rel: String, depth: usize) -> Result<()> {
-        let mut names = Vec::new();
-        // Read straight from the descriptor just opened (its offset is 0, and nothing else
-        // reads it), into a buffer large enough for a few hundred entries a call: `Dir`
-        // would first open the directory a second time, and read it in smaller pieces.
-        let mut buf = Vec::<u8>::with_capacity(DIR_BUF_BYTES);
-        let mut reader = rustix::fs::RawDir::new(&*dir, buf.spare_capacity_mut());
-        while let Some(entry) = reader.next() {
-            let entry = entry.map_err(|e| io_error("listing a directory", e))?;
-            let name = entry.file_name().to_bytes();
-            if name == b"." || name == b".." {
-                continue;
-            }
-            let kind = match entry.file_type() {
-                FileType::Unknown => None,
-                known => Some(EntryKind::of(known)),
-            };
-            names.push((name.to_vec(), kind));
+    /// Reads the directories the walk will enter on other threads, ahead of it (`ahead`):
+    /// for walks of a whole tree that only look at names (list, search). Nothing about the
+    /// walk's order or results changes.
+    pub fn read_ahead(&mut self) {
+        if !self.options.recursive || self.ahead.is_some() {
+            return;
         }
-        names.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        self.ahead = ahead::ReadAhead::start(self.rules.is_some());
+        if let Some(frame) = self.stack.pop() {
+            let names: Vec<_> = frame.names.collect();
+            let listing = Listing {
+                dir: frame.dir,
+                names,
+                gitignore: None,
+            };
+            // Entered again only to queue its subdirectories: its ignore rules stay pushed.
+            let mark = frame.ignore_mark;
+            self.push_frame(listing, frame.rel, frame.depth, mark);
+        }
+    }
+
+    fn enter(&mut self, listing: Listing, rel: String, depth: usize) {
         let ignore_mark = match self.rules.as_mut() {
-            Some(rules) => {
-                let gitignore = names
-                    .iter()
-                    .any(|(n, k)| n == b".gitignore" && *k != Some(EntryKind::Directory))
-                    .then(|| {
-                        rustix::fs::openat(
-                            &*dir,
-                            ".gitignore",
-                            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-                            Mode::empty(),
-                        )
-                        .ok()
-                        .and_then(|fd| read_bounded(File::from(fd)))
-                    })
-                    .flatten();
-                rules.push_dir(&rel, gitignore.as_deref())
-            }
+            Some(rules) => rules.push_dir(&rel, listing.gitignore.as_deref()),
             None => 0,
         };
+        self.push_frame(listing, rel, depth, ignore_mark);
+    }
+
+    fn push_frame(&mut self, listing: Listing, rel: String, depth: usize, ignore_mark: usize) {
+        let mut queued = Vec::new();
+        if let Some(ahead) = &self.ahead
+            && depth + 1 < self.options.max_depth
+        {
+            let children: Vec<(Vec<u8>, Vec<u8>)> = listing
+                .names
+                .iter()
+                .filter(|(name, kind)| {
+                    *kind == Some(EntryKind::Directory)
+                        && !(self.options.respect_ignore && name == b".git")
+                        && !(rel.is_empty() && name == STATE_DIR_NAME.as_bytes())
+                })
+                .map(|(name, _)| {
+                    let key = if rel.is_empty() {
+                        name.clone()
+                    } else {
+                        [rel.as_bytes(), b"/", name].concat()
+                    };
+                    (name.clone(), key)
+                })
+                .collect();
+            queued = children.iter().map(|(_, key)| key.clone()).collect();
+            ahead.queue(&listing.dir, children);
+        }
         self.stack.push(Frame {
-            dir,
+            dir: listing.dir,
             rel,
             depth,
-            names: names.into_iter(),
+            names: listing.names.into_iter(),
             ignore_mark,
+            queued,
         });
-        Ok(())
     }
 
     fn descend_pending(&mut self) {
         let Some((parent, name, rel, depth)) = self.descend.take() else {
             return;
         };
-        let opened = rustix::fs::openat(
-            &*parent,
-            name.as_slice(),
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::empty(),
-        );
-        let entered = match opened {
-            Ok(fd) => self.enter(Arc::new(fd), rel.clone(), depth),
-            Err(e) => Err(io_error("opening a directory", e)),
+        let gitignore = self.rules.is_some();
+        let listing = match &self.ahead {
+            Some(ahead) => ahead.take(rel.as_bytes(), &parent, &name),
+            None => read_listing(&parent, &name, gitignore).ok(),
         };
-        if entered.is_err() {
-            self.unreadable.push(rel);
+        match listing {
+            Some(listing) => self.enter(listing, rel, depth),
+            None => self.unreadable.push(rel),
         }
     }
 }
@@ -387,6 +468,11 @@ impl Iterator for Walk {
                 let frame = self.stack.pop()?;
                 if let Some(rules) = self.rules.as_mut() {
                     rules.pop_to(frame.ignore_mark);
+                }
+                if let Some(ahead) = &self.ahead
+                    && !frame.queued.is_empty()
+                {
+                    ahead.forget(frame.queued.into_iter());
                 }
                 continue;
             };

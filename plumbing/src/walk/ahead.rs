@@ -1,0 +1,213 @@
+//! Reading directories ahead of a walk, on other threads.
+//!
+//! A walk spends about half its time in the kernel opening and reading directories, and the
+//! other half deciding about each entry (ignore rules, the caller's glob). Both happened on
+//! one thread, where ripgrep's `--files` walks on every core: 1.9 times as long on a tree of
+//! 300,000 files. Here the walk's own thread still decides about every entry in the walk's
+//! order, while helper threads open and read (and sort) the directories it will enter next,
+//! in the order it will enter them.
+//!
+//! The order is kept by a stack: when the walk enters a directory, its subdirectories go on
+//! top, first one uppermost, so a helper always reads the directory the walk will need
+//! soonest of those not read yet. The walk takes a directory's listing when it gets there;
+//! one a helper has not started yet it reads itself (no waiting), one being read it waits
+//! for. At most [`MAX_READ_AHEAD`] listings wait to be taken, each holding its directory
+//! open, so a wide tree cannot exhaust descriptors. Listings of directories the walk passes
+//! over (ignored, or before a resume point) are dropped when the walk leaves their parent.
+//!
+//! Every directory is opened exactly as the walk opens it (relative to its parent's handle,
+//! `O_NOFOLLOW | O_DIRECTORY`), so reading ahead changes nothing about confinement.
+
+use super::{Listing, read_listing};
+use std::collections::HashMap;
+use std::os::fd::OwnedFd;
+use std::sync::{Arc, Condvar, Mutex};
+
+/// Listings read but not yet taken, at most.
+const MAX_READ_AHEAD: usize = 128;
+/// Helper threads, at most (one fewer than the cores, so the walk keeps one).
+const MAX_HELPERS: usize = 3;
+
+/// A directory to read: its parent's handle and its name.
+struct Job {
+    parent: Arc<OwnedFd>,
+    name: Vec<u8>,
+    /// The workspace-relative path, the key the walk asks by.
+    key: Vec<u8>,
+}
+
+enum State {
+    /// On the stack, not started.
+    Waiting,
+    /// A helper is reading it.
+    Reading,
+    /// Read (`None`: it could not be opened or read).
+    Done(Option<Listing>),
+    /// The walk took it, or dropped it, before a helper started it.
+    Gone,
+}
+
+struct Shared {
+    stack: Vec<Job>,
+    states: HashMap<Vec<u8>, State>,
+    /// How many `Done` listings wait to be taken.
+    done: usize,
+    closed: bool,
+}
+
+/// The read-ahead of one walk: its helpers stop when it is dropped.
+pub(super) struct ReadAhead {
+    shared: Arc<(Mutex<Shared>, Condvar)>,
+    gitignore: bool,
+}
+
+impl ReadAhead {
+    /// Starts helpers, or `None` on a machine with one core (the walk reads everything
+    /// itself). `gitignore`: whether listings include the directory's `.gitignore`.
+    pub(super) fn start(gitignore: bool) -> Option<ReadAhead> {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let helpers = cores.saturating_sub(1).min(MAX_HELPERS);
+        if helpers == 0 {
+            return None;
+        }
+        let shared = Arc::new((
+            Mutex::new(Shared {
+                stack: Vec::new(),
+                states: HashMap::new(),
+                done: 0,
+                closed: false,
+            }),
+            Condvar::new(),
+        ));
+        for _ in 0..helpers {
+            let shared = Arc::clone(&shared);
+            let spawned = std::thread::Builder::new()
+                .name("walk-read-ahead".into())
+                .spawn(move || help(&shared, gitignore));
+            if spawned.is_err() {
+                break;
+            }
+        }
+        Some(ReadAhead { shared, gitignore })
+    }
+
+    /// Queues the subdirectories of a directory just entered, given in the walk's order.
+    pub(super) fn queue(&self, parent: &Arc<OwnedFd>, children: Vec<(Vec<u8>, Vec<u8>)>) {
+        if children.is_empty() {
+            return;
+        }
+        let (lock, wake) = &*self.shared;
+        let mut shared = lock.lock().unwrap_or_else(|e| e.into_inner());
+        for (name, key) in children.into_iter().rev() {
+            shared.states.insert(key.clone(), State::Waiting);
+            shared.stack.push(Job {
+                parent: Arc::clone(parent),
+                name,
+                key,
+            });
+        }
+        wake.notify_all();
+    }
+
+    /// The listing of the directory at `key` (queued by [`ReadAhead::queue`] with `parent`
+    /// and `name`): a helper's, or read now when no helper has started it.
+    pub(super) fn take(&self, key: &[u8], parent: &OwnedFd, name: &[u8]) -> Option<Listing> {
+        let (lock, wake) = &*self.shared;
+        let mut shared = lock.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            match shared.states.remove(key) {
+                Some(State::Reading) => {
+                    shared.states.insert(key.to_vec(), State::Reading);
+                    shared = wake.wait(shared).unwrap_or_else(|e| e.into_inner());
+                }
+                Some(State::Done(listing)) => {
+                    shared.done -= 1;
+                    wake.notify_all();
+                    return listing;
+                }
+                Some(State::Waiting) => {
+                    // Left on the stack; a helper that pops it finds it gone.
+                    shared.states.insert(key.to_vec(), State::Gone);
+                    drop(shared);
+                    return read_listing(parent, name, self.gitignore).ok();
+                }
+                Some(State::Gone) | None => {
+                    drop(shared);
+                    return read_listing(parent, name, self.gitignore).ok();
+                }
+            }
+        }
+    }
+
+    /// Drops what was queued under these keys and not taken (a directory passed over).
+    pub(super) fn forget(&self, keys: impl Iterator<Item = Vec<u8>>) {
+        let (lock, wake) = &*self.shared;
+        let mut shared = lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mut freed = false;
+        for key in keys {
+            match shared.states.get(&key) {
+                Some(State::Done(_)) => {
+                    shared.states.remove(&key);
+                    shared.done -= 1;
+                    freed = true;
+                }
+                Some(State::Waiting) => {
+                    shared.states.insert(key, State::Gone);
+                }
+                // One being read is dropped by its helper when it finds nobody waits for it.
+                Some(State::Reading) => {
+                    shared.states.insert(key, State::Gone);
+                }
+                Some(State::Gone) | None => {}
+            }
+        }
+        if freed {
+            wake.notify_all();
+        }
+    }
+}
+
+impl Drop for ReadAhead {
+    fn drop(&mut self) {
+        let (lock, wake) = &*self.shared;
+        let mut shared = lock.lock().unwrap_or_else(|e| e.into_inner());
+        shared.closed = true;
+        shared.stack.clear();
+        shared.states.clear();
+        wake.notify_all();
+    }
+}
+
+/// A helper: reads the topmost waiting directory while fewer than [`MAX_READ_AHEAD`]
+/// listings wait to be taken, until the walk is dropped.
+fn help(shared: &(Mutex<Shared>, Condvar), gitignore: bool) {
+    let (lock, wake) = shared;
+    let mut guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        if guard.closed {
+            return;
+        }
+        if guard.done >= MAX_READ_AHEAD {
+            guard = wake.wait(guard).unwrap_or_else(|e| e.into_inner());
+            continue;
+        }
+        let Some(job) = guard.stack.pop() else {
+            guard = wake.wait(guard).unwrap_or_else(|e| e.into_inner());
+            continue;
+        };
+        if !matches!(guard.states.get(&job.key), Some(State::Waiting)) {
+            continue;
+        }
+        guard.states.insert(job.key.clone(), State::Reading);
+        drop(guard);
+        let listing = read_listing(&job.parent, &job.name, gitignore).ok();
+        guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+        if matches!(guard.states.get(&job.key), Some(State::Reading)) {
+            guard.states.insert(job.key, State::Done(listing));
+            guard.done += 1;
+        } else {
+            guard.states.remove(&job.key);
+        }
+        wake.notify_all();
+    }
+}
