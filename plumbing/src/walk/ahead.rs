@@ -200,7 +200,12 @@ fn help(shared: &(Mutex<Shared>, Condvar), gitignore: bool) {
         }
         guard.states.insert(job.key.clone(), State::Reading);
         drop(guard);
-        let listing = read_listing(&job.parent, &job.name, gitignore).ok();
+        // A panic here must not leave the walk waiting for this listing forever: it is then
+        // a directory that could not be read.
+        let listing = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            read_listing(&job.parent, &job.name, gitignore).ok()
+        }))
+        .unwrap_or(None);
         guard = lock.lock().unwrap_or_else(|e| e.into_inner());
         if matches!(guard.states.get(&job.key), Some(State::Reading)) {
             guard.states.insert(job.key, State::Done(listing));
