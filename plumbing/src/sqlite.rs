@@ -27,7 +27,13 @@ use std::time::Duration;
 /// (0.7 ms of a write on average, `docs/performance.md`). At 128 a checkpoint (two fsyncs, in
 /// the committing process) comes about every seventh write instead of every fiftieth, and the
 /// rebuild stays under 0.2 ms.
-const WAL_CHECKPOINT_PAGES: i64 = 128;
+pub(crate) const WAL_CHECKPOINT_PAGES: i64 = 128;
+
+/// The same for a connection a process uses again (the MCP server's: `journal::connection`
+/// keeps closed ones): it never rebuilds the index, so fewer, larger checkpoints cost it less.
+/// SQLite's default. The next short-lived process pays one rebuild of what it left, and its
+/// commit checkpoints.
+pub(crate) const WAL_CHECKPOINT_PAGES_KEPT: i64 = 1000;
 
 fn wal_path(path: &Path) -> PathBuf {
     with_suffix(path, "-wal")

@@ -68,6 +68,11 @@ impl Journal {
             // Another process may have migrated the file since: the schema is checked again
             // (two pragma reads when it is current).
             schema::migrate(&mut conn)?;
+            conn.pragma_update(
+                None,
+                "wal_autocheckpoint",
+                crate::sqlite::WAL_CHECKPOINT_PAGES_KEPT,
+            )?;
             return Ok(Some(Journal {
                 conn: Some(conn),
                 origin: Some(origin),
@@ -110,6 +115,30 @@ mod tests {
             )
             .unwrap()
             == 1
+    }
+
+    fn checkpoint_pages(j: &Journal) -> i64 {
+        j.conn()
+            .pragma_query_value(None, "wal_autocheckpoint", |r| r.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn a_new_connection_checkpoints_the_wal_sooner_than_a_kept_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        let j = Journal::open(&path, true).unwrap().unwrap();
+        assert_eq!(checkpoint_pages(&j), crate::sqlite::WAL_CHECKPOINT_PAGES);
+        j.conn()
+            .execute_batch("CREATE TEMP TABLE mark (x)")
+            .unwrap();
+        drop(j);
+        let j = Journal::open(&path, true).unwrap().unwrap();
+        assert!(marked(&j), "the same connection again");
+        assert_eq!(
+            checkpoint_pages(&j),
+            crate::sqlite::WAL_CHECKPOINT_PAGES_KEPT
+        );
     }
 
     #[test]
