@@ -295,3 +295,36 @@ fn reading_ahead_a_directory_of_many_directories_changes_nothing() {
     assert_eq!(alone.0.len(), 1200);
     assert_eq!(alone, everything(&root, ".", ALL, None, true));
 }
+
+/// A FIFO named `.gitignore` is not waited on (nothing would ever write to it): the walk goes
+/// on as if the directory had no ignore file, with the read-ahead's helpers as without.
+#[test]
+fn a_fifo_named_gitignore_does_not_stall_a_walk() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    fs::create_dir_all(ws.join("d/e")).unwrap();
+    fs::write(ws.join("d/e/f.txt"), "x").unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        ws.join("d/.gitignore").as_path(),
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o644),
+        0,
+    )
+    .unwrap();
+    let root = Root::open(&ws).unwrap();
+    let options = WalkOptions {
+        recursive: true,
+        max_depth: 64,
+        respect_ignore: true,
+    };
+    for ahead in [false, true] {
+        let (entries, ..) = everything(&root, ".", options, None, ahead);
+        let paths: Vec<&str> = entries.iter().map(|(p, ..)| p.as_str()).collect();
+        assert_eq!(
+            paths,
+            ["d", "d/.gitignore", "d/e", "d/e/f.txt"],
+            "ahead {ahead}"
+        );
+    }
+}

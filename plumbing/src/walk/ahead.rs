@@ -12,11 +12,15 @@
 //! soonest of those not read yet. The walk takes a directory's listing when it gets there;
 //! one a helper has not started yet it reads itself (no waiting), one being read it waits
 //! for. At most [`MAX_READ_AHEAD`] listings wait to be taken, each holding its directory
-//! open, so a wide tree cannot exhaust descriptors. Listings of directories the walk passes
-//! over (ignored, or before a resume point) are dropped when the walk leaves their parent.
+//! open, so a wide tree cannot exhaust descriptors. A directory the walk passes over
+//! (ignored, before a resume point, a name that is not UTF-8) is dropped as it passes it,
+//! read or not, and jobs it is done with are taken off the stack, so none keeps its parent
+//! open after the walk has left it.
 //!
 //! Every directory is opened exactly as the walk opens it (relative to its parent's handle,
-//! `O_NOFOLLOW | O_DIRECTORY`), so reading ahead changes nothing about confinement.
+//! `O_NOFOLLOW | O_DIRECTORY`), so reading ahead never reaches outside the workspace. What
+//! changes is when: a directory may be read some way ahead of the walk, so a directory moved
+//! meanwhile is listed as it was when read, as it would be by a slower walk that read it then.
 
 use super::{Listing, read_listing};
 use std::collections::HashMap;
@@ -53,6 +57,24 @@ struct Shared {
     /// How many `Done` listings wait to be taken.
     done: usize,
     closed: bool,
+}
+
+impl Shared {
+    /// Drops, from the top of the stack, the jobs the walk took or passed over, so that none
+    /// keeps its parent directory open once the walk is past it. The walk goes in the stack's
+    /// order, so what it is done with gathers on top.
+    fn drop_stale_top(&mut self) {
+        while let Some(job) = self.stack.last() {
+            match self.states.get(&job.key) {
+                Some(State::Waiting) => return,
+                Some(State::Gone) => {
+                    self.states.remove(&job.key);
+                }
+                _ => {}
+            }
+            self.stack.pop();
+        }
+    }
 }
 
 /// The read-ahead of one walk: its helpers stop when it is dropped.
@@ -126,8 +148,14 @@ impl ReadAhead {
                     return listing;
                 }
                 Some(State::Waiting) => {
-                    // Left on the stack; a helper that pops it finds it gone.
-                    shared.states.insert(key.to_vec(), State::Gone);
+                    // Usually on top of the stack (the walk takes them in the order they
+                    // were queued): taken off it here; else a helper drops it when it gets
+                    // there.
+                    if shared.stack.last().is_some_and(|job| job.key == key) {
+                        shared.stack.pop();
+                    } else {
+                        shared.states.insert(key.to_vec(), State::Gone);
+                    }
                     drop(shared);
                     return read_listing(parent, name, self.gitignore).ok();
                 }
@@ -139,31 +167,49 @@ impl ReadAhead {
         }
     }
 
-    /// Drops what was queued under these keys and not taken (a directory passed over).
+    /// Drops what was queued under these keys and not taken: a directory the walk passes
+    /// over (ignored, before a resume point, a name that is not UTF-8), as soon as it does,
+    /// so that its listing does not take a place among the [`MAX_READ_AHEAD`].
     pub(super) fn forget(&self, keys: impl Iterator<Item = Vec<u8>>) {
         let (lock, wake) = &*self.shared;
         let mut shared = lock.lock().unwrap_or_else(|e| e.into_inner());
         let mut freed = false;
         for key in keys {
-            match shared.states.get(&key) {
+            match shared.states.remove(&key) {
                 Some(State::Done(_)) => {
-                    shared.states.remove(&key);
                     shared.done -= 1;
                     freed = true;
                 }
-                Some(State::Waiting) => {
+                // Still on the stack, or being read: its helper drops it.
+                Some(State::Waiting | State::Reading | State::Gone) => {
                     shared.states.insert(key, State::Gone);
+                    freed = true;
                 }
-                // One being read is dropped by its helper when it finds nobody waits for it.
-                Some(State::Reading) => {
-                    shared.states.insert(key, State::Gone);
-                }
-                Some(State::Gone) | None => {}
+                None => {}
             }
         }
+        shared.drop_stale_top();
         if freed {
             wake.notify_all();
         }
+    }
+}
+
+#[cfg(test)]
+impl ReadAhead {
+    /// Once no helper is reading: how many jobs are on the stack, how many directories the
+    /// read-ahead still knows of (in any state), and how many listings wait to be taken.
+    pub(super) fn settled(&self) -> (usize, usize, usize) {
+        let (lock, wake) = &*self.shared;
+        let mut shared = lock.lock().unwrap();
+        while shared
+            .states
+            .values()
+            .any(|state| matches!(state, State::Reading))
+        {
+            shared = wake.wait(shared).unwrap();
+        }
+        (shared.stack.len(), shared.states.len(), shared.done)
     }
 }
 
@@ -187,17 +233,12 @@ fn help(shared: &(Mutex<Shared>, Condvar), gitignore: bool) {
         if guard.closed {
             return;
         }
-        if guard.done >= MAX_READ_AHEAD {
+        guard.drop_stale_top();
+        if guard.done >= MAX_READ_AHEAD || guard.stack.is_empty() {
             guard = wake.wait(guard).unwrap_or_else(|e| e.into_inner());
             continue;
         }
-        let Some(job) = guard.stack.pop() else {
-            guard = wake.wait(guard).unwrap_or_else(|e| e.into_inner());
-            continue;
-        };
-        if !matches!(guard.states.get(&job.key), Some(State::Waiting)) {
-            continue;
-        }
+        let job = guard.stack.pop().expect("a waiting job");
         guard.states.insert(job.key.clone(), State::Reading);
         drop(guard);
         // A panic here must not leave the walk waiting for this listing forever: it is then
@@ -211,6 +252,7 @@ fn help(shared: &(Mutex<Shared>, Condvar), gitignore: bool) {
             guard.states.insert(job.key, State::Done(listing));
             guard.done += 1;
         } else {
+            // Passed over while it was read (or the walk is gone): dropped.
             guard.states.remove(&job.key);
         }
         wake.notify_all();

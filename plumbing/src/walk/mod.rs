@@ -177,13 +177,19 @@ fn list(dir: OwnedFd, gitignore: bool) -> Result<Listing> {
             .iter()
             .any(|(n, k)| n == b".gitignore" && *k != Some(EntryKind::Directory)))
     .then(|| {
+        // Non-blocking, and only a regular file is read: a FIFO named .gitignore must not
+        // stall the walk.
         rustix::fs::openat(
             &dir,
             ".gitignore",
-            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
             Mode::empty(),
         )
         .ok()
+        .filter(|fd| {
+            rustix::fs::fstat(fd)
+                .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::RegularFile)
+        })
         .and_then(|fd| read_bounded(File::from(fd)))
     })
     .flatten();
@@ -348,6 +354,15 @@ fn read_bounded(file: File) -> Option<Vec<u8>> {
     Some(bytes)
 }
 
+/// The key the read-ahead knows a subdirectory by: its workspace-relative path, as bytes.
+fn queue_key(dir: &str, name: &[u8]) -> Vec<u8> {
+    if dir.is_empty() {
+        name.to_vec()
+    } else {
+        [dir.as_bytes(), b"/", name].concat()
+    }
+}
+
 fn join(dir: &str, name: &str) -> String {
     if dir.is_empty() {
         name.to_owned()
@@ -419,14 +434,7 @@ impl Walk {
                         && !(self.options.respect_ignore && name == b".git")
                         && !(rel.is_empty() && name == STATE_DIR_NAME.as_bytes())
                 })
-                .map(|(name, _)| {
-                    let key = if rel.is_empty() {
-                        name.clone()
-                    } else {
-                        [rel.as_bytes(), b"/", name].concat()
-                    };
-                    (name.clone(), key)
-                })
+                .map(|(name, _)| (name.clone(), queue_key(&rel, name)))
                 .collect();
             queued = children.iter().map(|(_, key)| key.clone()).collect();
             ahead.queue(&listing.dir, children);
@@ -483,7 +491,14 @@ impl Iterator for Walk {
                     &join(&frame.rel, &String::from_utf8_lossy(&name)),
                     &resume.parts,
                 ) {
-                    Against::Before => continue,
+                    Against::Before => {
+                        if let Some(ahead) = &self.ahead
+                            && kind == Some(EntryKind::Directory)
+                        {
+                            ahead.forget(std::iter::once(queue_key(&frame.rel, &name)));
+                        }
+                        continue;
+                    }
                     Against::Holds { itself } => Some(itself && resume.inclusive),
                     Against::After => {
                         self.resume = None;
@@ -510,6 +525,11 @@ impl Iterator for Walk {
                         escape_name(join(&frame.rel, "").as_bytes()) + &escape_name(e.as_bytes());
                     if self.report_non_utf8 {
                         self.non_utf8_names.push(shown);
+                        if let Some(ahead) = &self.ahead
+                            && kind == EntryKind::Directory
+                        {
+                            ahead.forget(std::iter::once(queue_key(&frame.rel, e.as_bytes())));
+                        }
                         continue;
                     }
                     self.stack.clear();
@@ -541,6 +561,11 @@ impl Iterator for Walk {
                     .is_some_and(|r| r.is_ignored(&rel, is_dir))
                 {
                     self.ignored += 1;
+                    if let Some(ahead) = &self.ahead
+                        && is_dir
+                    {
+                        ahead.forget(std::iter::once(queue_key(&frame.rel, &name)));
+                    }
                     continue;
                 }
             }
@@ -568,6 +593,54 @@ impl Iterator for Walk {
                 dir: Arc::clone(&frame.dir),
                 name,
             }));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resolve::Intent;
+
+    /// Directories the walk passes over (ignored ones, hundreds of them, more than the
+    /// read-ahead keeps) are let go as it passes them, and a finished walk leaves nothing
+    /// queued, waiting or known.
+    #[test]
+    fn a_walk_reading_ahead_lets_go_of_what_it_passes_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("ws");
+        for n in 0..300 {
+            std::fs::create_dir_all(ws.join(format!("b{n:03}/inner"))).unwrap();
+        }
+        for n in 0..50 {
+            std::fs::create_dir_all(ws.join(format!("zz/n{n:02}/x"))).unwrap();
+            std::fs::write(ws.join(format!("zz/n{n:02}/x/needle.txt")), "x").unwrap();
+        }
+        std::fs::write(ws.join(".gitignore"), "b*/\n").unwrap();
+        let root = Root::open(&ws).unwrap();
+        let start = root.resolve(".", Intent::Read).unwrap();
+        let options = WalkOptions {
+            recursive: true,
+            max_depth: 64,
+            respect_ignore: true,
+        };
+        let mut walk = walk(&root, &start, options).unwrap();
+        walk.read_ahead();
+        let mut needles = 0;
+        while let Some(entry) = walk.next() {
+            if entry.unwrap().rel.ends_with("needle.txt") {
+                needles += 1;
+            }
+            if let Some(ahead) = &walk.ahead {
+                let (_, _, waiting) = ahead.settled();
+                assert!(waiting <= 128, "{waiting} listings wait");
+            }
+        }
+        assert_eq!(needles, 50);
+        assert_eq!(walk.ignored, 300);
+        assert!(walk.unreadable.is_empty());
+        if let Some(ahead) = &walk.ahead {
+            assert_eq!(ahead.settled(), (0, 0, 0), "nothing left behind");
         }
     }
 }

@@ -168,9 +168,6 @@ pub struct MutationExtra {
 /// steps. Each staged file holds a descriptor until its step, and a plan may have thousands.
 const MAX_STAGED: usize = 64;
 
-/// Whether a plan's new files can be staged before its record: only when every step is a
-/// publication, since an earlier step of another kind (a mkdir, a rename) could change what a
-/// later path resolves to.
 /// What [`Workspace::prepare`] did.
 enum Prepared {
     /// The operation is recorded, and the new contents and files are stored and staged.
@@ -211,6 +208,9 @@ fn new_operation(plan: &Plan, options: &MutationOptions) -> NewOperation {
     }
 }
 
+/// Whether a plan's new files can be staged before its record: only when every step is a
+/// publication, since an earlier step of another kind (a mkdir, a rename) could change what a
+/// later path resolves to.
 fn stageable(plan: &Plan) -> bool {
     !plan.steps.is_empty()
         && plan
@@ -370,10 +370,10 @@ impl Workspace {
 
     /// Records `plan` pending, with everything that must be durable before its first step.
     ///
-    /// The new contents go to the store on a second thread, and the new files are staged on a
-    /// third (written and fsynced as unnamed temp files beside their targets), while this
-    /// thread opens the journal (when `journal` is `None`), stores the old contents and
-    /// records the operation. A rollback never needs the new contents, so they need not
+    /// The old contents are stored first. Then the new contents go to the store on a second
+    /// thread, and the new files are staged on a third (written and fsynced as unnamed temp
+    /// files beside their targets), while this thread opens the journal (when `journal` is
+    /// `None`) and records the operation. A rollback never needs the new contents, so they need not
     /// precede the record, only the first step; a crash leaves nothing of an unnamed file to
     /// clean up. Opening the journal (SQLite reading its schema and its log) is about a
     /// millisecond of CPU that overlaps the threads' fsyncs this way.
@@ -395,6 +395,15 @@ impl Workspace {
         store: &ObjectStore,
         journal: Option<Journal>,
     ) -> Result<Prepared> {
+        // The old contents first, before any thread starts: a rollback needs them, so each
+        // is durable, its directory synced, before a thread storing the same bytes as a new
+        // content could find it and skip syncing it again.
+        let mut storing = Task::new("storing old contents", Some(plan.blobs.len() as u64));
+        for blob in &plan.blobs {
+            store.write(blob)?;
+            storing.step(1);
+        }
+        drop(storing);
         std::thread::scope(|scope| {
             let staging = stageable(plan).then(|| scope.spawn(|| self.stage(plan, options)));
             let after = (!plan.after_blobs.is_empty()).then(|| {
@@ -405,42 +414,48 @@ impl Workspace {
                     Ok(())
                 })
             });
-            let mut journal = match journal {
-                Some(journal) => journal,
-                None => {
-                    let journal = state.journal()?;
-                    if journal.has_pending_under_lock()? {
-                        // The threads are joined when the scope ends; what they made is
-                        // dropped (an unnamed file vanishes, a stored blob nothing names is
-                        // gc's).
-                        return Ok(Prepared::RecoverFirst(journal));
-                    }
-                    journal
+            // Both threads are joined on every path, so a panic in one is an error here.
+            let joined = move || {
+                let died = |what: &str| {
+                    Error::new(Code::InternalError, format!("{what} failed unexpectedly"))
+                };
+                let stored = after.map_or(Ok(()), |handle| {
+                    handle
+                        .join()
+                        .unwrap_or_else(|_| Err(died("storing the new contents")))
+                });
+                let staged = staging.map_or(Ok(Vec::new()), |handle| {
+                    handle
+                        .join()
+                        .unwrap_or_else(|_| Err(died("writing the new files")))
+                });
+                stored.and(staged)
+            };
+            let opened = match journal {
+                Some(journal) => Ok((journal, false)),
+                None => state.journal().and_then(|journal| {
+                    let pending = journal.has_pending_under_lock()?;
+                    Ok((journal, pending))
+                }),
+            };
+            let (mut journal, recover_first) = match opened {
+                Ok(opened) => opened,
+                Err(err) => {
+                    let _ = joined();
+                    return Err(err);
                 }
             };
-            let mut storing = Task::new("storing old contents", Some(plan.blobs.len() as u64));
-            for blob in &plan.blobs {
-                store.write(blob)?;
-                storing.step(1);
+            if recover_first {
+                // What the threads made is dropped: an unnamed file vanishes, a stored blob
+                // nothing names is gc's.
+                let _ = joined();
+                return Ok(Prepared::RecoverFirst(journal));
             }
-            drop(storing);
             let begun = journal.begin(&new_operation(plan, options));
-            let died =
-                |what: &str| Error::new(Code::InternalError, format!("{what} failed unexpectedly"));
-            let stored = after.map_or(Ok(()), |handle| {
-                handle
-                    .join()
-                    .unwrap_or_else(|_| Err(died("storing the new contents")))
-            });
-            let staged = staging.map_or(Ok(Vec::new()), |handle| {
-                handle
-                    .join()
-                    .unwrap_or_else(|_| Err(died("writing the new files")))
-            });
             Ok(Prepared::Begun(Box::new(Begun {
                 journal,
                 id: begun,
-                staged: stored.and(staged),
+                staged: joined(),
             })))
         })
     }
