@@ -16,7 +16,7 @@
 //! The copy is written without an fsync: after a power cut it is the previous copy, an empty
 //! file or missing, and each of these fails the check above.
 
-use crate::home::Registration;
+use crate::home::{REGISTRY_FILE, Registration};
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
@@ -89,14 +89,14 @@ fn registry_state(path: &Path) -> Option<RegistryState> {
 
 /// The default workspace as the copy in `home` records it (`Some(None)`: the registry has
 /// no default), or `None` when the copy is missing, unreadable, or does not describe the
-/// registry at `registry` as it is now.
-pub(crate) fn read(home: &Path, registry: &Path) -> Option<Option<Registration>> {
+/// home's registry as it is now.
+pub(crate) fn read(home: &Path) -> Option<Option<Registration>> {
     let bytes = std::fs::read(home.join(FILE_NAME)).ok()?;
     let copy: Contents = serde_json::from_slice(&bytes).ok()?;
-    (registry_state(registry)? == copy.registry).then_some(copy.default)
+    (registry_state(&home.join(REGISTRY_FILE))? == copy.registry).then_some(copy.default)
 }
 
-/// Writes the copy for the registry open in `conn` at `registry`, as it is now. The default
+/// Writes the copy for the home's registry, open in `conn`, as it is now. The default
 /// and the file's state are read inside one read transaction: its shared lock keeps every
 /// writer from committing between the two, so the copy never pairs one state's default with
 /// another state's identity. Best effort: a copy that cannot be written is removed if it can
@@ -104,13 +104,12 @@ pub(crate) fn read(home: &Path, registry: &Path) -> Option<Option<Registration>>
 pub(crate) fn write(
     conn: &Connection,
     home: &Path,
-    registry: &Path,
     default: impl FnOnce(&Connection) -> crate::error::Result<Option<Registration>>,
 ) {
     let copy = (|| {
         let tx = conn.unchecked_transaction().ok()?;
         let default = default(&tx).ok()?;
-        let state = registry_state(registry)?;
+        let state = registry_state(&home.join(REGISTRY_FILE))?;
         tx.commit().ok()?;
         Some(Contents {
             registry: state,
@@ -135,7 +134,7 @@ pub(crate) fn write(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::home::{Home, REGISTRY_FILE};
+    use crate::home::Home;
 
     fn registered_home() -> (tempfile::TempDir, Home) {
         let dir = tempfile::tempdir().unwrap();
@@ -177,7 +176,7 @@ mod tests {
         conn.execute("DELETE FROM settings", []).unwrap();
         let after = registry_state(&home.dir().join(REGISTRY_FILE)).unwrap();
         assert_eq!(after.change_counter, before.change_counter + 1);
-        assert_eq!(read(home.dir(), &home.dir().join(REGISTRY_FILE)), None);
+        assert_eq!(read(home.dir()), None);
         assert_eq!(home.default_registration().unwrap(), None);
         // keeper's next change writes a copy that matches again.
         home.registry(false)
@@ -185,7 +184,7 @@ mod tests {
             .unwrap()
             .set_default("notes")
             .unwrap();
-        let found = read(home.dir(), &home.dir().join(REGISTRY_FILE)).unwrap();
+        let found = read(home.dir()).unwrap();
         assert_eq!(found.unwrap().root, dir.path().canonicalize().unwrap());
     }
 
@@ -197,10 +196,7 @@ mod tests {
             .unwrap()
             .remove("notes")
             .unwrap();
-        assert_eq!(
-            read(home.dir(), &home.dir().join(REGISTRY_FILE)),
-            Some(None)
-        );
+        assert_eq!(read(home.dir()), Some(None));
     }
 
     #[test]
@@ -213,7 +209,7 @@ mod tests {
             .pragma_update(None, "journal_mode", "WAL")
             .unwrap();
         assert_eq!(registry_state(&path), None, "WAL commits keep the counter");
-        assert_eq!(read(home.dir(), &path), None);
+        assert_eq!(read(home.dir()), None);
     }
 
     /// Reading the header must not release the locks SQLite holds on the registry in this

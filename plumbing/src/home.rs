@@ -164,7 +164,7 @@ impl Home {
     /// derived copy (`default_cache`) when it describes the registry as it is now, else from
     /// the registry. Every command that names neither a workspace nor a root asks this.
     pub fn default_registration(&self) -> Result<Option<Registration>> {
-        if let Some(found) = default_cache::read(&self.dir, &self.dir.join(REGISTRY_FILE)) {
+        if let Some(found) = default_cache::read(&self.dir) {
             return Ok(found);
         }
         match self.registry_to_read()? {
@@ -362,12 +362,7 @@ impl Registry {
     /// Rewrites the home's copy of the default workspace (`default_cache`) for the registry
     /// as it is now: after every change keeper makes to it.
     fn publish_default(&self) {
-        default_cache::write(
-            &self.conn,
-            &self.home,
-            &self.home.join(REGISTRY_FILE),
-            Registry::default_in,
-        );
+        default_cache::write(&self.conn, &self.home, Registry::default_in);
     }
 
     /// The default workspace's name; `None` when none is set.

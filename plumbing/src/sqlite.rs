@@ -25,9 +25,9 @@ use std::time::Duration;
 /// the WAL's index by reading and checksumming the whole WAL, and a mutation adds about 19
 /// pages to it: at 1,000 pages that was up to 1.2 ms of every command that opens the journal
 /// (0.7 ms of a write on average, `docs/performance.md`). At 128 a checkpoint (three
-/// fsync-class calls: the WAL, the database, and the WAL's new header when it is next
-/// written; in the committing process) comes about every seventh write instead of every fiftieth, and the
-/// rebuild stays under 0.2 ms.
+/// fsync-class calls in the committing process: the WAL, the database, and the WAL's new
+/// header when it is next written) comes about every seventh write instead of every
+/// fiftieth, and the rebuild stays under 0.2 ms.
 pub(crate) const WAL_CHECKPOINT_PAGES: i64 = 128;
 
 /// The same for a connection a process uses again (the MCP server's: `journal::connection`

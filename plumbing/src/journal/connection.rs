@@ -31,7 +31,7 @@ impl Origin {
 /// server) that costs more than the write. A kept connection is handed out again only for
 /// the same file (see [`Origin`]), so a journal deleted or replaced meanwhile is opened
 /// afresh.
-static IDLE: Mutex<Vec<(Origin, Connection)>> = Mutex::new(Vec::new());
+static IDLE: Mutex<Vec<(Origin, Connection, bool)>> = Mutex::new(Vec::new());
 const MAX_IDLE: usize = 4;
 
 impl Drop for Journal {
@@ -45,7 +45,7 @@ impl Drop for Journal {
             && let Ok(mut idle) = IDLE.lock()
             && idle.len() < MAX_IDLE
         {
-            idle.push((origin, conn));
+            idle.push((origin, conn, self.kept));
         }
     }
 }
@@ -60,22 +60,25 @@ impl Journal {
         let kept = Origin::of(path).and_then(|origin| {
             let mut idle = IDLE.lock().ok()?;
             // Connections kept for this path whose file changed are closed, not kept.
-            idle.retain(|(kept, _)| kept.path != origin.path || kept.file == origin.file);
-            let at = idle.iter().position(|(kept, _)| *kept == origin)?;
+            idle.retain(|(kept, ..)| kept.path != origin.path || kept.file == origin.file);
+            let at = idle.iter().position(|(kept, ..)| *kept == origin)?;
             Some(idle.swap_remove(at))
         });
-        if let Some((origin, mut conn)) = kept {
+        if let Some((origin, mut conn, tuned)) = kept {
             // Another process may have migrated the file since: the schema is checked again
             // (two pragma reads when it is current).
             schema::migrate(&mut conn)?;
-            conn.pragma_update(
-                None,
-                "wal_autocheckpoint",
-                crate::sqlite::WAL_CHECKPOINT_PAGES_KEPT,
-            )?;
+            if !tuned {
+                conn.pragma_update(
+                    None,
+                    "wal_autocheckpoint",
+                    crate::sqlite::WAL_CHECKPOINT_PAGES_KEPT,
+                )?;
+            }
             return Ok(Some(Journal {
                 conn: Some(conn),
                 origin: Some(origin),
+                kept: true,
             }));
         }
         // The schema is checked before anything writes to the file, so a database that is
@@ -84,6 +87,7 @@ impl Journal {
         Ok(Some(Journal {
             conn: Some(conn),
             origin: Origin::of(path),
+            kept: false,
         }))
     }
 
@@ -133,12 +137,15 @@ mod tests {
             .execute_batch("CREATE TEMP TABLE mark (x)")
             .unwrap();
         drop(j);
-        let j = Journal::open(&path, true).unwrap().unwrap();
-        assert!(marked(&j), "the same connection again");
-        assert_eq!(
-            checkpoint_pages(&j),
-            crate::sqlite::WAL_CHECKPOINT_PAGES_KEPT
-        );
+        // Kept, then kept again: set once, and still set.
+        for _ in 0..2 {
+            let j = Journal::open(&path, true).unwrap().unwrap();
+            assert!(marked(&j) && j.kept, "the same connection again");
+            assert_eq!(
+                checkpoint_pages(&j),
+                crate::sqlite::WAL_CHECKPOINT_PAGES_KEPT
+            );
+        }
     }
 
     #[test]

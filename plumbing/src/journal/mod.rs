@@ -51,6 +51,9 @@ pub struct Journal {
     /// connections `connection` keeps.
     conn: Option<Connection>,
     origin: Option<Origin>,
+    /// Whether the connection was handed out again and so set to checkpoint as a kept one
+    /// does (`sqlite::WAL_CHECKPOINT_PAGES_KEPT`): once per connection, not once per use.
+    kept: bool,
 }
 
 impl Journal {

@@ -136,62 +136,45 @@ impl ReadAhead {
     pub(super) fn take(&self, key: &[u8], parent: &OwnedFd, name: &[u8]) -> Option<Listing> {
         let (lock, wake) = &*self.shared;
         let mut shared = lock.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
-            match shared.states.remove(key) {
-                Some(State::Reading) => {
-                    shared.states.insert(key.to_vec(), State::Reading);
-                    shared = wake.wait(shared).unwrap_or_else(|e| e.into_inner());
-                }
-                Some(State::Done(listing)) => {
-                    shared.done -= 1;
-                    wake.notify_all();
-                    return listing;
-                }
-                Some(State::Waiting) => {
-                    // Usually on top of the stack (the walk takes them in the order they
-                    // were queued): taken off it here; else a helper drops it when it gets
-                    // there.
-                    if shared.stack.last().is_some_and(|job| job.key == key) {
-                        shared.stack.pop();
-                    } else {
-                        shared.states.insert(key.to_vec(), State::Gone);
-                    }
-                    drop(shared);
-                    return read_listing(parent, name, self.gitignore).ok();
-                }
-                Some(State::Gone) | None => {
-                    drop(shared);
-                    return read_listing(parent, name, self.gitignore).ok();
-                }
-            }
+        while matches!(shared.states.get(key), Some(State::Reading)) {
+            shared = wake.wait(shared).unwrap_or_else(|e| e.into_inner());
         }
+        match shared.states.remove(key) {
+            Some(State::Done(listing)) => {
+                shared.done -= 1;
+                wake.notify_all();
+                return listing;
+            }
+            // Usually on top of the stack (the walk takes them in the order they were
+            // queued): taken off it here; else a helper drops it when it gets there.
+            Some(State::Waiting) if shared.stack.last().is_some_and(|job| job.key == key) => {
+                shared.stack.pop();
+            }
+            Some(State::Waiting) => {
+                shared.states.insert(key.to_vec(), State::Gone);
+            }
+            _ => {}
+        }
+        drop(shared);
+        read_listing(parent, name, self.gitignore).ok()
     }
 
-    /// Drops what was queued under these keys and not taken: a directory the walk passes
-    /// over (ignored, before a resume point, a name that is not UTF-8), as soon as it does,
-    /// so that its listing does not take a place among the [`MAX_READ_AHEAD`].
-    pub(super) fn forget(&self, keys: impl Iterator<Item = Vec<u8>>) {
+    /// Drops what was queued under `key` and not taken: a directory the walk passes over
+    /// (ignored, before a resume point, a name that is not UTF-8), as soon as it does, so that
+    /// its listing does not take a place among the [`MAX_READ_AHEAD`].
+    pub(super) fn forget(&self, key: Vec<u8>) {
         let (lock, wake) = &*self.shared;
         let mut shared = lock.lock().unwrap_or_else(|e| e.into_inner());
-        let mut freed = false;
-        for key in keys {
-            match shared.states.remove(&key) {
-                Some(State::Done(_)) => {
-                    shared.done -= 1;
-                    freed = true;
-                }
-                // Still on the stack, or being read: its helper drops it.
-                Some(State::Waiting | State::Reading | State::Gone) => {
-                    shared.states.insert(key, State::Gone);
-                    freed = true;
-                }
-                None => {}
+        match shared.states.remove(&key) {
+            Some(State::Done(_)) => shared.done -= 1,
+            // Still on the stack, or being read: its helper drops it.
+            Some(_) => {
+                shared.states.insert(key, State::Gone);
             }
+            None => return,
         }
         shared.drop_stale_top();
-        if freed {
-            wake.notify_all();
-        }
+        wake.notify_all();
     }
 }
 

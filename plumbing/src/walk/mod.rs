@@ -127,8 +127,6 @@ struct Frame {
     depth: usize,
     names: std::vec::IntoIter<(Vec<u8>, Option<EntryKind>)>,
     ignore_mark: usize,
-    /// The subdirectories given to the read-ahead, forgotten when the frame is left.
-    queued: Vec<Vec<u8>>,
 }
 
 /// A directory as read: its handle, its entries sorted by name, and its `.gitignore` when
@@ -363,6 +361,16 @@ fn queue_key(dir: &str, name: &[u8]) -> Vec<u8> {
     }
 }
 
+/// Tells the read-ahead, if any, that the walk passed over the entry `name` of `dir`
+/// without entering it, so a directory read for it is let go at once.
+fn passed_over(ahead: Option<&ahead::ReadAhead>, kind: Option<EntryKind>, dir: &str, name: &[u8]) {
+    if let Some(ahead) = ahead
+        && kind == Some(EntryKind::Directory)
+    {
+        ahead.forget(queue_key(dir, name));
+    }
+}
+
 fn join(dir: &str, name: &str) -> String {
     if dir.is_empty() {
         name.to_owned()
@@ -400,16 +408,8 @@ impl Walk {
             return;
         }
         self.ahead = ahead::ReadAhead::start(self.rules.is_some());
-        if let Some(frame) = self.stack.pop() {
-            let names: Vec<_> = frame.names.collect();
-            let listing = Listing {
-                dir: frame.dir,
-                names,
-                gitignore: None,
-            };
-            // Entered again only to queue its subdirectories: its ignore rules stay pushed.
-            let mark = frame.ignore_mark;
-            self.push_frame(listing, frame.rel, frame.depth, mark);
+        if let Some(frame) = self.stack.last() {
+            self.queue_children(&frame.dir, &frame.rel, frame.depth, frame.names.as_slice());
         }
     }
 
@@ -418,35 +418,41 @@ impl Walk {
             Some(rules) => rules.push_dir(&rel, listing.gitignore.as_deref()),
             None => 0,
         };
-        self.push_frame(listing, rel, depth, ignore_mark);
-    }
-
-    fn push_frame(&mut self, listing: Listing, rel: String, depth: usize, ignore_mark: usize) {
-        let mut queued = Vec::new();
-        if let Some(ahead) = &self.ahead
-            && depth + 1 < self.options.max_depth
-        {
-            let children: Vec<(Vec<u8>, Vec<u8>)> = listing
-                .names
-                .iter()
-                .filter(|(name, kind)| {
-                    *kind == Some(EntryKind::Directory)
-                        && !(self.options.respect_ignore && name == b".git")
-                        && !(rel.is_empty() && name == STATE_DIR_NAME.as_bytes())
-                })
-                .map(|(name, _)| (name.clone(), queue_key(&rel, name)))
-                .collect();
-            queued = children.iter().map(|(_, key)| key.clone()).collect();
-            ahead.queue(&listing.dir, children);
-        }
+        self.queue_children(&listing.dir, &rel, depth, &listing.names);
         self.stack.push(Frame {
             dir: listing.dir,
             rel,
             depth,
             names: listing.names.into_iter(),
             ignore_mark,
-            queued,
         });
+    }
+
+    /// Gives the read-ahead, if any, the subdirectories of a directory just entered that the
+    /// walk may enter next (not below the depth bound, not `.git` or the state directory).
+    fn queue_children(
+        &self,
+        dir: &Arc<OwnedFd>,
+        rel: &str,
+        depth: usize,
+        names: &[(Vec<u8>, Option<EntryKind>)],
+    ) {
+        let Some(ahead) = &self.ahead else {
+            return;
+        };
+        if depth + 1 >= self.options.max_depth {
+            return;
+        }
+        let children = names
+            .iter()
+            .filter(|(name, kind)| {
+                *kind == Some(EntryKind::Directory)
+                    && !(self.options.respect_ignore && name == b".git")
+                    && !(rel.is_empty() && name == STATE_DIR_NAME.as_bytes())
+            })
+            .map(|(name, _)| (name.clone(), queue_key(rel, name)))
+            .collect();
+        ahead.queue(dir, children);
     }
 
     fn descend_pending(&mut self) {
@@ -477,11 +483,6 @@ impl Iterator for Walk {
                 if let Some(rules) = self.rules.as_mut() {
                     rules.pop_to(frame.ignore_mark);
                 }
-                if let Some(ahead) = &self.ahead
-                    && !frame.queued.is_empty()
-                {
-                    ahead.forget(frame.queued.into_iter());
-                }
                 continue;
             };
             let position = match &self.resume {
@@ -492,11 +493,7 @@ impl Iterator for Walk {
                     &resume.parts,
                 ) {
                     Against::Before => {
-                        if let Some(ahead) = &self.ahead
-                            && kind == Some(EntryKind::Directory)
-                        {
-                            ahead.forget(std::iter::once(queue_key(&frame.rel, &name)));
-                        }
+                        passed_over(self.ahead.as_ref(), kind, &frame.rel, &name);
                         continue;
                     }
                     Against::Holds { itself } => Some(itself && resume.inclusive),
@@ -525,11 +522,7 @@ impl Iterator for Walk {
                         escape_name(join(&frame.rel, "").as_bytes()) + &escape_name(e.as_bytes());
                     if self.report_non_utf8 {
                         self.non_utf8_names.push(shown);
-                        if let Some(ahead) = &self.ahead
-                            && kind == EntryKind::Directory
-                        {
-                            ahead.forget(std::iter::once(queue_key(&frame.rel, e.as_bytes())));
-                        }
+                        passed_over(self.ahead.as_ref(), Some(kind), &frame.rel, e.as_bytes());
                         continue;
                     }
                     self.stack.clear();
@@ -561,11 +554,7 @@ impl Iterator for Walk {
                     .is_some_and(|r| r.is_ignored(&rel, is_dir))
                 {
                     self.ignored += 1;
-                    if let Some(ahead) = &self.ahead
-                        && is_dir
-                    {
-                        ahead.forget(std::iter::once(queue_key(&frame.rel, &name)));
-                    }
+                    passed_over(self.ahead.as_ref(), Some(kind), &frame.rel, &name);
                     continue;
                 }
             }
@@ -603,10 +592,11 @@ mod tests {
     use crate::resolve::Intent;
 
     /// Directories the walk passes over (ignored ones, hundreds of them, more than the
-    /// read-ahead keeps) are let go as it passes them, and a finished walk leaves nothing
-    /// queued, waiting or known.
+    /// read-ahead keeps; ones before a resume point; one whose name is not UTF-8) are let go
+    /// as it passes them, and a finished walk leaves nothing queued, waiting or known.
     #[test]
     fn a_walk_reading_ahead_lets_go_of_what_it_passes_over() {
+        use std::os::unix::ffi::OsStrExt;
         let dir = tempfile::tempdir().unwrap();
         let ws = dir.path().join("ws");
         for n in 0..300 {
@@ -616,6 +606,7 @@ mod tests {
             std::fs::create_dir_all(ws.join(format!("zz/n{n:02}/x"))).unwrap();
             std::fs::write(ws.join(format!("zz/n{n:02}/x/needle.txt")), "x").unwrap();
         }
+        std::fs::create_dir_all(ws.join(std::ffi::OsStr::from_bytes(b"c\xff/inner"))).unwrap();
         std::fs::write(ws.join(".gitignore"), "b*/\n").unwrap();
         let root = Root::open(&ws).unwrap();
         let start = root.resolve(".", Intent::Read).unwrap();
@@ -624,23 +615,32 @@ mod tests {
             max_depth: 64,
             respect_ignore: true,
         };
-        let mut walk = walk(&root, &start, options).unwrap();
-        walk.read_ahead();
-        let mut needles = 0;
-        while let Some(entry) = walk.next() {
-            if entry.unwrap().rel.ends_with("needle.txt") {
-                needles += 1;
+        for (resume, needles_after) in [(None, 50), (Some("zz/n10/x/needle.txt"), 39)] {
+            let mut walk = walk(&root, &start, options).unwrap();
+            walk.report_non_utf8_names();
+            if let Some(rel) = resume {
+                walk.resume_after(rel, false);
+            }
+            walk.read_ahead();
+            let mut needles = 0;
+            while let Some(entry) = walk.next() {
+                if entry.unwrap().rel.ends_with("needle.txt") {
+                    needles += 1;
+                }
+                if let Some(ahead) = &walk.ahead {
+                    let (_, _, waiting) = ahead.settled();
+                    assert!(waiting <= 128, "{waiting} listings wait");
+                }
+            }
+            assert_eq!(needles, needles_after, "after {resume:?}");
+            assert!(walk.unreadable.is_empty());
+            if resume.is_none() {
+                assert_eq!(walk.ignored, 300);
+                assert_eq!(walk.non_utf8_names.len(), 1);
             }
             if let Some(ahead) = &walk.ahead {
-                let (_, _, waiting) = ahead.settled();
-                assert!(waiting <= 128, "{waiting} listings wait");
+                assert_eq!(ahead.settled(), (0, 0, 0), "nothing left after {resume:?}");
             }
-        }
-        assert_eq!(needles, 50);
-        assert_eq!(walk.ignored, 300);
-        assert!(walk.unreadable.is_empty());
-        if let Some(ahead) = &walk.ahead {
-            assert_eq!(ahead.settled(), (0, 0, 0), "nothing left behind");
         }
     }
 }
