@@ -26,7 +26,7 @@ else
 NO_SKIP =
 endif
 
-.PHONY: check test lint build rust-tests shell-tests quick-shell-tests venv ts-client wheels python-tests
+.PHONY: check test lint build rust-tests shell-tests quick-shell-tests venv ts-client release install wheels python-tests
 
 check: lint build venv ts-client rust-tests quick-shell-tests
 
@@ -49,6 +49,28 @@ $(TS_CLIENT)/node_modules/.installed: $(TS_CLIENT)/package.json $(TS_CLIENT)/pac
 	cd $(TS_CLIENT) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# keeper and filekeeper-mcp as a user runs them: the release profile, with the C library linked
+# in statically on Linux (a static PIE, so address randomisation stays). Loading glibc and
+# resolving its symbols was about a fifth of a small command's time (docs/decisions.md). Only
+# the two binaries get the flag: `cargo rustc` passes it to the final crate alone, and a
+# proc-macro crate cannot be built with it. A later plain `cargo build --release` links them
+# dynamically again.
+ifeq ($(shell uname -s),Linux)
+STATIC_LINK = -C target-feature=+crt-static
+else
+STATIC_LINK =
+endif
+# Where `make install` puts them: cargo's own bin directory, as `cargo install` does.
+BINDIR ?= $(or $(CARGO_HOME),$(HOME)/.cargo)/bin
+
+release:
+	$(CARGO) rustc --locked --release -p filekeeper-cli --bin keeper -- $(STATIC_LINK)
+	$(CARGO) rustc --locked --release -p filekeeper-mcp --bin filekeeper-mcp -- $(STATIC_LINK)
+
+install: release
+	install -d '$(BINDIR)'
+	install -m 755 target/release/keeper target/release/filekeeper-mcp '$(BINDIR)'
+
 # The tools that build and check the Python distributions, pinned: maturin builds the wheels,
 # uv is what the README's `uv tool install` uses, pytest, mypy and ruff check the Python
 # surface.
@@ -61,9 +83,8 @@ WHEELS = target/wheels
 
 # The two wheels, as a release would build them: filekeeper-cli (the filekeeper package, and the
 # keeper binary as its command) and filekeeper-mcp (the server binary).
-wheels: .venv/.tools
+wheels: .venv/.tools release
 	rm -rf $(WHEELS) porcelain/python/data
-	$(CARGO) build --release -p filekeeper-cli
 	mkdir -p porcelain/python/data/scripts
 	cp target/release/keeper porcelain/python/data/scripts/keeper
 	.venv/bin/maturin build --quiet -m porcelain/python/Cargo.toml -o $(WHEELS)

@@ -27,7 +27,7 @@
 . "$(dirname "$0")/perf-lib.sh"
 
 MCP_SERVER=$KEEPER_BUILD_DIR/filekeeper-mcp
-test -x "$MCP_SERVER" || { echo "no filekeeper-mcp in $KEEPER_BUILD_DIR; run 'cargo build --release' first" >&2; exit 1; }
+test -x "$MCP_SERVER" || { echo "no filekeeper-mcp in $KEEPER_BUILD_DIR; run 'make release' first" >&2; exit 1; }
 PY=${PERF_PYTHON:-$PERF_DIRECTORY/../../.venv/bin/python}
 if ! test -x "$PY" || ! "$PY" -c "import mcp" 2>/dev/null; then
 	echo "skip: $0 needs a Python with the MCP SDK at $PY (run 'make venv' or set PERF_PYTHON)" >&2

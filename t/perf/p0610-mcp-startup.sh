@@ -18,7 +18,7 @@
 . "$(dirname "$0")/perf-lib.sh"
 
 MCP_SERVER=$KEEPER_BUILD_DIR/filekeeper-mcp
-test -x "$MCP_SERVER" || { echo "no filekeeper-mcp in $KEEPER_BUILD_DIR; run 'cargo build --release' first" >&2; exit 1; }
+test -x "$MCP_SERVER" || { echo "no filekeeper-mcp in $KEEPER_BUILD_DIR; run 'make release' first" >&2; exit 1; }
 perf_need cc
 cc -O2 -o "$PERF_TRASH/mcp-startup" "$PERF_DIRECTORY/mcp-startup.c" || exit 1
 runs=${PERF_STARTUP_RUNS:-100}
