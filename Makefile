@@ -50,16 +50,14 @@ $(TS_CLIENT)/node_modules/.installed: $(TS_CLIENT)/package.json $(TS_CLIENT)/pac
 	touch $@
 
 # keeper and filekeeper-mcp as a user runs them: the release profile, with the C library linked
-# in statically on Linux (a static PIE, so address randomisation stays). Loading glibc and
+# in statically (a static PIE, so address randomisation stays) where the C toolchain can link
+# one: Linux with the C library's static archive (Debian's libc6-dev has it; Fedora needs
+# glibc-static). Elsewhere they are linked dynamically and behave the same. Loading glibc and
 # resolving its symbols was about a fifth of a small command's time (docs/decisions.md). Only
 # the two binaries get the flag: `cargo rustc` passes it to the final crate alone, and a
 # proc-macro crate cannot be built with it. A later plain `cargo build --release` links them
 # dynamically again.
-ifeq ($(shell uname -s),Linux)
-STATIC_LINK = -C target-feature=+crt-static
-else
-STATIC_LINK =
-endif
+STATIC_LINK = $(shell printf 'int main(void){return 0;}' | $(CC) -x c -static-pie -o /dev/null - >/dev/null 2>&1 && echo '-C target-feature=+crt-static')
 # Where `make install` puts them: cargo's own bin directory, as `cargo install` does.
 BINDIR ?= $(or $(CARGO_HOME),$(HOME)/.cargo)/bin
 
