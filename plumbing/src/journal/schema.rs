@@ -174,12 +174,17 @@ pub const LATEST: i64 = MIGRATIONS.len() as i64;
 pub fn migrate(conn: &mut Connection) -> Result<()> {
     let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
     let app: i64 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
-    let tables: i64 = conn.query_row(
-        "SELECT count(*) FROM sqlite_schema WHERE type = 'table'",
-        [],
-        |r| r.get(0),
-    )?;
-    if app != APPLICATION_ID && (app != 0 || version != 0 || tables != 0) {
+    // A journal that says it is one needs no count of its tables: the question (one more
+    // statement on every open) is asked only of a database that does not.
+    let foreign = app != APPLICATION_ID
+        && (app != 0
+            || version != 0
+            || conn.query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE type = 'table'",
+                [],
+                |r| r.get::<_, i64>(0),
+            )? != 0);
+    if foreign {
         return Err(Error::new(
             Code::MigrationError,
             "the journal database was not written by Filekeeper (unknown schema)",
