@@ -22,7 +22,7 @@ fi
 # does not (Makefile, `release`): about 0.4 ms more for every command. Say so rather than
 # report figures for a binary nobody installs.
 if command -v readelf >/dev/null 2>&1 && readelf -l "$KEEPER" 2>/dev/null | grep -q 'INTERP'; then
-	echo "note: $KEEPER is dynamically linked, not as 'make install' builds it; run 'make release'" >&2
+	echo "note: $KEEPER is dynamically linked; 'make release' links it statically where the C toolchain can, as 'make install' does" >&2
 fi
 
 PERF_TRASH=$(mktemp -d "${TMPDIR:-/tmp}/keeper-perf.XXXXXX")
