@@ -342,6 +342,69 @@ e();" --first &&
 	cmp expect crlfnorm.c
 '
 
+test_expect_success 'in a file that mixes line ends, --all replaces the occurrences of either ending' '
+	printf "x\ny\r\nx\r\ny\r\nz\r\n" >mixed-all.txt &&
+	replaced mixed-all.txt --old "x
+y" --new Q --all &&
+	test "$(json_get .match_stage out.json)" = exact &&
+	test "$(json_get .match_count out.json)" = 2 &&
+	printf "Q\r\nQ\r\nz\r\n" >expect &&
+	cmp expect mixed-all.txt
+'
+
+test_expect_success 'in a file that mixes line ends, old text that occurs with both is refused with --first' '
+	printf "x\r\ny\nfoo\nx\ny\nbar\n" >mixed-first.txt &&
+	save mixed-first.txt &&
+	refused 17 MATCH_COUNT_MISMATCH file replace-text mixed-first.txt --old "$(printf "x\r\ny")" \
+		--new Q --first &&
+	test "$(json_get .error.details.match_count refusal.json)" = 2 &&
+	untouched mixed-first.txt &&
+	replaced mixed-first.txt --old "$(printf "x\r\ny")" --new Q --occurrence 1 &&
+	printf "Q\nfoo\nx\ny\nbar\n" >expect &&
+	cmp expect mixed-first.txt
+'
+
+test_expect_success 'a replaced line keeps its own line end in a file that mixes them' '
+	printf "a\r\nb\nc\r\nd\r\n" >mixed-keep.txt &&
+	replaced mixed-keep.txt --old "b
+c" --new "b
+C" --first &&
+	test "$(json_get .match_stage out.json)" = exact &&
+	test "$(json_get ".warnings | length" out.json)" = 0 &&
+	printf "a\r\nb\nC\r\nd\r\n" >expect &&
+	cmp expect mixed-keep.txt
+'
+
+test_expect_success 'a normalised match keeps each kept line'"'"'s own line end in a file that mixes them' '
+	printf "a\r\n    b\n    c\r\nd\r\n" >mixed-norm.txt &&
+	replaced mixed-norm.txt --old "b
+c" --new "b
+C" --first &&
+	test "$(json_get .match_stage out.json)" = normalised &&
+	printf "a\r\n    b\n    C\r\nd\r\n" >expect &&
+	cmp expect mixed-norm.txt
+'
+
+test_expect_success 'mixed line ends replaced by another number of lines take the file'"'"'s convention, with a warning' '
+	printf "a\nb\r\nc\nd\ne\n" >mixed-count.txt &&
+	replaced mixed-count.txt --old "b
+c
+d" --new "B
+D" --first &&
+	test "$(json_get ".warnings | length" out.json)" = 1 &&
+	json_get ".warnings[0]" out.json | grep "mixed line ends" &&
+	printf "a\nB\nD\ne\n" >expect &&
+	cmp expect mixed-count.txt
+'
+
+test_expect_success 'deleting the line after a lone CR line end keeps the empty line that follows' '
+	printf "a\rX\n\nz\n" >lone-cr.txt &&
+	replaced lone-cr.txt --old "X
+" --new "" --first &&
+	printf "a\r\n\nz\n" >expect &&
+	cmp expect lone-cr.txt
+'
+
 test_expect_success 'a UTF-8 byte-order mark is kept when the first line is edited' '
 	printf "\357\273\277hello world\nsecond\n" >bom.txt &&
 	replaced bom.txt --old hello --new bye --first &&

@@ -128,11 +128,58 @@ impl<'a> Doc<'a> {
     /// final newline leaves the new last line without one too.
     pub fn splice(&mut self, start: usize, end: usize, new: Vec<String>) {
         let eol = self.eol();
+        self.splice_ended(
+            start,
+            end,
+            new.into_iter().map(|text| (text, eol)).collect(),
+        );
+    }
+
+    /// Like [`Doc::splice`], but a new line `j` with `keep[j] == Some(i)` ends as line
+    /// `start + i` (one of those replaced) did, so a line that stands for a file line keeps
+    /// its line end in a file that mixes them. The others take the line end the replaced
+    /// lines share, or the file's convention when they mix them. Only the last line of the
+    /// file may be left without one.
+    pub fn splice_keeping_ends(
+        &mut self,
+        start: usize,
+        end: usize,
+        new: Vec<String>,
+        keep: &[Option<usize>],
+    ) {
+        let replaced = || {
+            self.lines[start..end]
+                .iter()
+                .map(|l| l.eol)
+                .filter(|e| !e.is_empty())
+        };
+        let shared = replaced()
+            .next()
+            .filter(|&first| replaced().all(|e| e == first));
+        let fallback = shared.unwrap_or_else(|| self.eol());
+        let ended = new
+            .into_iter()
+            .enumerate()
+            .map(|(j, text)| {
+                let own = keep
+                    .get(j)
+                    .copied()
+                    .flatten()
+                    .map(|i| self.lines[start + i].eol)
+                    .filter(|e| !e.is_empty());
+                (text, own.unwrap_or(fallback))
+            })
+            .collect();
+        self.splice_ended(start, end, ended);
+    }
+
+    fn splice_ended(&mut self, start: usize, end: usize, new: Vec<(String, &'static str)>) {
+        let eol = self.eol();
         let at_end = end == self.lines.len();
         let final_newline = self.ends_with_newline();
         let mut lines: Vec<Line> = new
             .into_iter()
-            .map(|text| Line {
+            .map(|(text, eol)| Line {
                 text: text.into(),
                 eol,
             })

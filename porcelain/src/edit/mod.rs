@@ -6,6 +6,7 @@
 mod apply;
 mod codex;
 mod doc;
+mod exact;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod lines;

@@ -1,6 +1,7 @@
 //! Staged literal text replacement: exact, then normalised, then a useful NO_MATCH.
 
 use super::doc::{Doc, Editable, Line, caller_lines, split_lines};
+use super::exact::{self, Joined, Occurrence};
 use super::locate::{self, LINE_CHARS, MAX_LISTED};
 use crate::{Code, Error, Result};
 use filekeeper_plumbing::{Argument, words};
@@ -57,14 +58,12 @@ pub(crate) struct Replaced {
     pub warnings: Vec<String>,
 }
 
-/// `text` with its line endings in the file's convention, so caller text typed with `\n`
-/// matches a CRLF file and writes CRLF into it.
-fn in_convention(text: &str, eol: &str) -> String {
-    let lf = text.replace("\r\n", "\n");
-    if eol == "\n" {
-        lf
-    } else {
-        lf.replace('\n', eol)
+/// How a warning names a line end.
+fn eol_name(eol: &str) -> &'static str {
+    match eol {
+        "\r\n" => "CRLF",
+        "\r" => "CR",
+        _ => "LF",
     }
 }
 
@@ -74,11 +73,10 @@ fn leading_ws(s: &str) -> &str {
 
 /// The matches of one stage, for choosing among them and for listing them in an error.
 enum Found<'t> {
-    /// Byte offsets in the text as read of occurrences `len` bytes long.
+    /// Occurrences in the text as read.
     Exact {
         body: &'t str,
-        starts: &'t [usize],
-        len: usize,
+        found: &'t [Occurrence],
     },
     /// First lines (0-based) of matched windows `len` lines long.
     Normalised {
@@ -91,22 +89,23 @@ enum Found<'t> {
 impl Found<'_> {
     fn count(&self) -> usize {
         match self {
-            Found::Exact { starts, .. } | Found::Normalised { starts, .. } => starts.len(),
+            Found::Exact { found, .. } => found.len(),
+            Found::Normalised { starts, .. } => starts.len(),
         }
     }
 
     /// The first [`MAX_LISTED`] matches with their lines and the lines around them.
     fn listed(&self) -> Vec<serde_json::Value> {
         match *self {
-            Found::Exact { body, starts, len } => {
+            Found::Exact { body, found } => {
                 let lines = split_lines(body);
                 let offsets = locate::line_starts(&lines);
-                starts
+                found
                     .iter()
                     .take(MAX_LISTED)
-                    .map(|&at| {
-                        let from = locate::line_at(&offsets, at);
-                        let to = locate::line_at(&offsets, at + len - 1);
+                    .map(|o| {
+                        let from = locate::line_at(&offsets, o.start);
+                        let to = locate::line_at(&offsets, o.end - 1);
                         locate::listed_match(&lines, from, to)
                     })
                     .collect()
@@ -195,36 +194,63 @@ pub(crate) fn replace(
     }
     let policy = policy.checked(path)?;
     let eol = ed.eol();
-    let (old_c, new_c) = (in_convention(old, eol), in_convention(new, eol));
-    // Exact matches are replaced in the text as read, in one pass: no line is split.
+    // Exact matches are replaced in the text as read, in one pass: no line is split. A line
+    // end in the old text matches any line end of the file (`exact`).
     let body = ed.body();
-    let starts: Vec<usize> = body.match_indices(&old_c).map(|(i, _)| i).collect();
-    if !starts.is_empty() {
-        let found = Found::Exact {
+    let found = exact::occurrences(body, old);
+    if !found.is_empty() {
+        let chosen = Found::Exact {
             body,
-            starts: &starts,
-            len: old_c.len(),
-        };
-        let chosen = found.choose(path, policy, expected_count)?;
+            found: &found,
+        }
+        .choose(path, policy, expected_count)?;
+        let replacing = &found[chosen];
         if let Some(expected) = expected_content {
-            check_single(path, chosen.len(), policy)?;
-            guard_region(path, &old_c, expected, eol, || split_lines(body))?;
+            check_single(path, replacing.len(), policy)?;
+            let o = &replacing[0];
+            guard_region(path, &body[o.start..o.end], expected, || split_lines(body))?;
         }
-        let replacing = &starts[chosen];
-        let grown = replacing.len() * new_c.len().saturating_sub(old_c.len());
-        let mut text = ed.new_text(body.len() + grown);
+        let new_pieces = exact::pieces(new);
+        let grown = replacing.len() * new.len().saturating_sub(old.len());
+        let mut text = Joined {
+            text: ed.new_text(body.len() + grown + 1),
+        };
+        let mut mixed = Vec::new();
         let mut copied = 0;
-        for &at in replacing {
-            text.push_str(&body[copied..at]);
-            text.push_str(&new_c);
-            copied = at + old_c.len();
+        for o in replacing {
+            text.push(&body[copied..o.start]);
+            let (ends, fell_back) = exact::line_ends(&o.breaks, new_pieces.len() - 1, eol);
+            if fell_back {
+                mixed.push(o.start);
+            }
+            for (k, piece) in new_pieces.iter().enumerate() {
+                text.push(piece);
+                if let Some(end) = ends.get(k) {
+                    text.push(end);
+                }
+            }
+            copied = o.end;
         }
-        text.push_str(&body[copied..]);
-        ed.set_text(text);
+        text.push(&body[copied..]);
+        ed.set_text(text.text);
+        let mut warnings = Vec::new();
+        if !mixed.is_empty() {
+            let lines = split_lines(body);
+            let offsets = locate::line_starts(&lines);
+            let at: Vec<String> = mixed
+                .iter()
+                .map(|&start| (locate::line_at(&offsets, start) + 1).to_string())
+                .collect();
+            warnings.push(format!(
+                "the replaced text mixed line ends and the new text has another number of lines, so its lines end with the file's convention ({}) (match at line {}); check the result",
+                eol_name(eol),
+                at.join(", ")
+            ));
+        }
         return Ok(Replaced {
             stage: "exact",
-            count: starts.len(),
-            warnings: Vec::new(),
+            count: found.len(),
+            warnings,
         });
     }
     // Normalised: whole lines, equal once indentation and trailing whitespace are ignored.
@@ -251,7 +277,7 @@ pub(crate) fn replace(
     new_lines.truncate(new_lines.len() - new_trail);
     let mut chosen = windows(doc, &wanted);
     if chosen.is_empty() {
-        return Err(no_match(doc, body, path, old, eol));
+        return Err(no_match(doc, body, path, old));
     }
     let found = Found::Normalised {
         lines: &doc.lines,
@@ -268,7 +294,7 @@ pub(crate) fn replace(
             .map(|l| l.text.as_ref())
             .collect();
         let lines = &doc.lines;
-        guard_region(path, &region.join("\n"), expected, "\n", || lines.clone())?;
+        guard_region(path, &region.join("\n"), expected, || lines.clone())?;
     }
     chosen = chosen[picked].to_vec();
     // Every window is rewritten on its own, and all of them before any is written: a
@@ -295,7 +321,7 @@ pub(crate) fn replace(
         shift += rewrite.lines.len() as isize - wanted.len() as isize;
     }
     for (&at, rewrite) in chosen.iter().zip(rewrites).rev() {
-        doc.splice(at, at + wanted.len(), rewrite.lines);
+        doc.splice_keeping_ends(at, at + wanted.len(), rewrite.lines, &rewrite.ends);
     }
     Ok(Replaced {
         stage: "normalised",
@@ -392,6 +418,8 @@ fn pair_lines(old: &[String], new: &[String]) -> Vec<Source> {
 /// What one matched window becomes.
 struct Rewrite {
     lines: Vec<String>,
+    /// For each line, the window's line (0-based within it) whose line end it keeps.
+    ends: Vec<Option<usize>>,
     /// How many lines are the file's own lines, byte for byte.
     kept: usize,
     /// How many lines are the new text's lines exactly as the caller wrote them.
@@ -565,8 +593,18 @@ fn rewrite(
             reindented.push((j, amount(leading_ws(line))));
         }
     }
+    // A line that stands for a file line (equal to it, or changed in its place) keeps that
+    // line's line end; inserted lines take the window's.
+    let ends = sources
+        .iter()
+        .map(|source| match *source {
+            Source::Equal(i) | Source::Changed(i) => Some(i),
+            Source::Inserted => None,
+        })
+        .collect();
     Ok(Rewrite {
         lines,
+        ends,
         kept,
         given,
         reindented,
@@ -955,10 +993,10 @@ fn guard_region<'l>(
     path: &str,
     actual: &str,
     expected: &str,
-    eol: &str,
     lines: impl FnOnce() -> Vec<Line<'l>>,
 ) -> Result<()> {
-    if locate::plain(actual) != locate::plain(&in_convention(expected, eol)) {
+    // Compared with line ends flattened, as the old text is matched.
+    if locate::plain(actual) != locate::plain(expected) {
         let error = Error::new(
             Code::ContentConflict,
             "the target region does not hold the expected content",
@@ -992,7 +1030,7 @@ fn rounded(score: f32) -> f64 {
 /// NO_MATCH with the lines most like the old text's first line, the best file line for each
 /// line of the old text, and, when the old text was copied with line-number prefixes, which
 /// form they take and whether the text would match without them.
-fn no_match(doc: &Doc, body: &str, path: &str, old: &str, eol: &str) -> Error {
+fn no_match(doc: &Doc, body: &str, path: &str, old: &str) -> Error {
     let old_lines = caller_lines(old);
     let probe = old_lines
         .iter()
@@ -1035,9 +1073,9 @@ fn no_match(doc: &Doc, body: &str, path: &str, old: &str, eol: &str) -> Error {
         if ends_with_newline {
             stripped.push('\n');
         }
-        let exact = body.matches(&in_convention(&stripped, eol)).count();
-        let (stage, count) = if exact > 0 {
-            (Some("exact"), exact)
+        let exact_count = exact::occurrences(body, &stripped).len();
+        let (stage, count) = if exact_count > 0 {
+            (Some("exact"), exact_count)
         } else {
             let mut wanted = numbered.lines.clone();
             let (lead, trail) = blank_ends(&wanted);
@@ -1268,6 +1306,75 @@ mod tests {
         )
         .unwrap();
         assert_eq!(out, "1\r\n2\r\nthree\r\n");
+    }
+
+    #[test]
+    fn in_a_file_that_mixes_line_ends_every_occurrence_is_found_whatever_its_line_ends() {
+        // The old text's line end matches both an LF and a CRLF: both are replaced...
+        let (out, r) = run("x\ny\r\nx\r\ny\r\nz\r\n", "x\ny", "Q", Policy::All).unwrap();
+        assert_eq!(
+            (out.as_str(), r.stage, r.count),
+            ("Q\r\nQ\r\nz\r\n", "exact", 2)
+        );
+        // ...and `first` refuses to pick one, even when the caller typed one of the two.
+        let err = run("x\r\ny\nfoo\nx\ny\nbar\n", "x\r\ny", "Q", Policy::First)
+            .err()
+            .unwrap();
+        assert_eq!(err.code, Code::MatchCountMismatch);
+        assert_eq!(err.details["match_count"], 2);
+        let (out, _) = run(
+            "x\r\ny\nfoo\nx\ny\nbar\n",
+            "x\r\ny",
+            "Q",
+            Policy::Occurrence(1),
+        )
+        .unwrap();
+        assert_eq!(out, "Q\nfoo\nx\ny\nbar\n");
+    }
+
+    #[test]
+    fn a_replaced_line_end_is_kept_where_the_new_text_has_one_in_its_place() {
+        // Two lines with their own line ends, the second line changed: each keeps its end.
+        let (out, r) = run("a\r\nb\nc\r\nd\r\n", "b\nc", "b\nC", Policy::First).unwrap();
+        assert_eq!((out.as_str(), r.stage), ("a\r\nb\nC\r\nd\r\n", "exact"));
+        let (out, _) = run("x\r\ny\nz\nw\n", "x\r\ny", "x\r\nY", Policy::First).unwrap();
+        assert_eq!(out, "x\r\nY\nz\nw\n");
+        // More lines than the match had: the line end the match used throughout.
+        let (out, _) = run("a\nb\r\nc\r\nd\n", "b\nc", "b\nx\nc", Policy::First).unwrap();
+        assert_eq!(out, "a\nb\r\nx\r\nc\r\nd\n");
+        // Mixed and another number of lines: the file's convention, and the caller is told.
+        let (out, r) = run("a\nb\r\nc\nd\ne\n", "b\nc\nd", "B", Policy::First).unwrap();
+        assert_eq!((out.as_str(), r.warnings.len()), ("a\nB\ne\n", 0));
+        let (out, r) = run("a\nb\r\nc\nd\ne\n", "b\nc\nd", "B\nD", Policy::First).unwrap();
+        assert_eq!(out, "a\nB\nD\ne\n");
+        assert!(
+            r.warnings[0].contains("mixed line ends"),
+            "{:?}",
+            r.warnings
+        );
+    }
+
+    #[test]
+    fn a_lone_cr_line_end_never_merges_with_a_following_lf() {
+        // Deleting "X\n" would put the CR of line 1 before the LF of the empty line 3.
+        let (out, r) = run("a\rX\n\nz\n", "X\n", "", Policy::First).unwrap();
+        assert_eq!((out.as_str(), r.stage), ("a\r\n\nz\n", "exact"));
+    }
+
+    #[test]
+    fn the_normalised_stage_keeps_each_matched_lines_own_line_end() {
+        let (out, r) = run("a\r\n    b\n    c\r\nd\r\n", "b\nc", "b\nC", Policy::First).unwrap();
+        assert_eq!(r.stage, "normalised");
+        assert_eq!(out, "a\r\n    b\n    C\r\nd\r\n");
+        // An inserted line: the window mixes LF and CRLF, so the file's convention (CRLF).
+        let (out, _) = run(
+            "a\r\n    b\n    c\r\nd\r\n",
+            "b\nc",
+            "b\nX\nC",
+            Policy::First,
+        )
+        .unwrap();
+        assert_eq!(out, "a\r\n    b\n    X\r\n    C\r\nd\r\n");
     }
 
     #[test]

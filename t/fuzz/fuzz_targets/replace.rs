@@ -2,8 +2,11 @@
 //! policy, expected count and expected content.
 //!
 //! Invariants beyond "no panic":
-//! - exact stage: the result is the document with the chosen occurrence(s) of the old text
-//!   (in the file's newline convention) replaced by the new text, and nothing else changed;
+//! - exact stage: the result is the document with the chosen occurrence(s) of the old text (a
+//!   line end in it matching any line end) replaced by the new text, whose line ends are the
+//!   replaced ones place by place when it has as many, else the one the occurrence used
+//!   throughout, else the file's convention (with a warning when the occurrence mixed them);
+//!   nothing else changed, and no lone CR left to read back with a following LF as one CRLF;
 //! - normalised stage: every line outside the reported line ranges keeps its text, the matched
 //!   lines equal the old text's lines once whitespace is trimmed, each new line is the
 //!   caller's line up to its indentation, and each new line that the whitespace-insensitive
@@ -66,7 +69,8 @@ enum Old {
 #[derive(Arbitrary, Debug)]
 struct Input {
     doc: Vec<Piece>,
-    /// 0: LF, 1: CRLF, 2: CR, 3: whatever each piece says.
+    /// 0: LF, 1: CRLF, 2: CR, 3: whatever each piece says, 4: LF and CRLF in turn, 5: CRLF
+    /// and LF in turn (files that mix line ends).
     eol: u8,
     final_newline: bool,
     old: Old,
@@ -78,11 +82,16 @@ struct Input {
 }
 
 fn render(input: &Input) -> String {
-    let eol = ["\n", "\r\n", "\r", ""][usize::from(input.eol % 4)];
+    let kind = usize::from(input.eol % 6);
+    let eol_after = |i: usize| match kind {
+        4 | 5 => ["\n", "\r\n"][(i + kind) % 2],
+        _ => ["\n", "\r\n", "\r", ""][kind],
+    };
+    let eol = eol_after(0);
     let mut out = String::new();
     for (i, piece) in input.doc.iter().enumerate() {
         if i > 0 {
-            out.push_str(eol);
+            out.push_str(eol_after(i));
         }
         match piece {
             Piece::Pick(n) => out.push_str(ALPHABET[usize::from(*n) % ALPHABET.len()]),
@@ -169,14 +178,113 @@ fn old_text(input: &Input, doc: &str) -> String {
     }
 }
 
-/// Caller text in the file's convention, as the matcher compares it.
-fn in_convention(text: &str, eol: &str) -> String {
-    let lf = text.replace("\r\n", "\n");
-    if eol == "\n" {
-        lf
-    } else {
-        lf.replace('\n', eol)
+/// A text as characters and line ends, a CRLF being one line end: the oracle of the exact
+/// stage, written apart from the matcher (which flattens both texts and maps back).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tok {
+    Char(char),
+    End(&'static str),
+}
+
+fn tokens(text: &str) -> Vec<Tok> {
+    let mut out = Vec::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        out.push(match c {
+            '\r' if chars.peek() == Some(&'\n') => {
+                chars.next();
+                Tok::End("\r\n")
+            }
+            '\r' => Tok::End("\r"),
+            '\n' => Tok::End("\n"),
+            c => Tok::Char(c),
+        });
     }
+    out
+}
+
+/// Where `old` occurs in `body`, left to right and not overlapping, a line end of `old`
+/// matching any line end: (first token, past the last), by brute force.
+fn occurrences(body: &[Tok], old: &[Tok]) -> Vec<(usize, usize)> {
+    let same = |b: &Tok, o: &Tok| match (b, o) {
+        (Tok::End(_), Tok::End(_)) => true,
+        (b, o) => b == o,
+    };
+    let mut found = Vec::new();
+    let mut at = 0;
+    while !old.is_empty() && at + old.len() <= body.len() {
+        if body[at..at + old.len()]
+            .iter()
+            .zip(old)
+            .all(|(b, o)| same(b, o))
+        {
+            found.push((at, at + old.len()));
+            at += old.len();
+        } else {
+            at += 1;
+        }
+    }
+    found
+}
+
+/// The bytes of `toks`, where a lone CR line end right before an LF line end is written as
+/// CRLF (else the two would read back as one line end).
+fn bytes_of(toks: &[Tok]) -> String {
+    let mut out = String::new();
+    for (i, t) in toks.iter().enumerate() {
+        match t {
+            Tok::Char(c) => out.push(*c),
+            Tok::End(e) => {
+                out.push_str(e);
+                if *e == "\r" && toks.get(i + 1) == Some(&Tok::End("\n")) {
+                    out.push('\n');
+                }
+            }
+        }
+    }
+    out
+}
+
+/// What the exact stage must write for the chosen occurrences, and whether one of them mixed
+/// line ends that the new text could not keep place by place (then it warns). The new text's
+/// line ends: the replaced ones place by place when there are as many, else the one the
+/// occurrence used throughout, else the file's convention.
+fn exact_result(
+    body: &[Tok],
+    chosen: &[(usize, usize)],
+    new: &[Tok],
+    eol: &'static str,
+) -> (String, bool) {
+    let new_ends = new.iter().filter(|t| matches!(t, Tok::End(_))).count();
+    let mut out: Vec<Tok> = Vec::new();
+    let mut warned = false;
+    let mut copied = 0;
+    for &(from, to) in chosen {
+        out.extend_from_slice(&body[copied..from]);
+        let had: Vec<&'static str> = body[from..to]
+            .iter()
+            .filter_map(|t| match t {
+                Tok::End(e) => Some(*e),
+                Tok::Char(_) => None,
+            })
+            .collect();
+        let ends: Vec<&'static str> = if had.len() == new_ends {
+            had.clone()
+        } else if !had.is_empty() && had.iter().all(|&e| e == had[0]) {
+            vec![had[0]; new_ends]
+        } else {
+            warned |= !had.is_empty() && new_ends > 0;
+            vec![eol; new_ends]
+        };
+        let mut next = ends.into_iter();
+        out.extend(new.iter().map(|t| match t {
+            Tok::End(_) => Tok::End(next.next().expect("one end per line end")),
+            c => *c,
+        }));
+        copied = to;
+    }
+    out.extend_from_slice(&body[copied..]);
+    (bytes_of(&out), warned)
 }
 
 /// The line ranges a normalised warning names: "(lines 3-5, 9-11)".
@@ -297,13 +405,9 @@ fn check(case: Case) {
         Some(rest) => ("\u{feff}", rest),
         None => ("", doc.as_str()),
     };
-    let old_c = in_convention(&old, eol);
-    let new_c = in_convention(&new, eol);
-    let occurrences = if old.is_empty() {
-        0
-    } else {
-        body.matches(old_c.as_str()).count()
-    };
+    let (body_toks, old_toks, new_toks) = (tokens(body), tokens(&old), tokens(&new));
+    let found = occurrences(&body_toks, &old_toks);
+    let occurrences = found.len();
     let r = match result {
         Ok(r) => r,
         Err(e) => {
@@ -347,19 +451,14 @@ fn check(case: Case) {
     match r.stage {
         "exact" => {
             assert_eq!(r.count, occurrences);
-            assert!(r.warnings.is_empty());
-            let want = match policy {
-                Policy::All => body.replace(&old_c, &new_c),
-                Policy::First => body.replacen(&old_c, &new_c, 1),
-                Policy::Occurrence(n) => {
-                    // The Nth of the occurrences `count` counted, which never overlap.
-                    let (at, _) = body
-                        .match_indices(old_c.as_str())
-                        .nth(n as usize - 1)
-                        .expect("the occurrence was counted");
-                    format!("{}{new_c}{}", &body[..at], &body[at + old_c.len()..])
-                }
+            let chosen: &[(usize, usize)] = match policy {
+                Policy::All => &found,
+                Policy::First => &found[..1],
+                // The Nth of the occurrences `count` counted.
+                Policy::Occurrence(n) => &found[n as usize - 1..n as usize],
             };
+            let (want, warned) = exact_result(&body_toks, chosen, &new_toks, eol);
+            assert_eq!(r.warnings.len(), usize::from(warned), "{:?}", r.warnings);
             // Compared as lines with terminators, so a CR split from its LF by the
             // replacement is still the same bytes.
             assert_eq!(
@@ -428,7 +527,7 @@ fn check(case: Case) {
             // The lines the result must hold: the document's own outside the ranges (exactly),
             // the caller's new lines inside them (up to indentation).
             let mut expected: Vec<(&str, bool)> = Vec::new();
-            let mut unchanged: Vec<(usize, &str)> = Vec::new();
+            let mut unchanged: Vec<(usize, (&str, &str))> = Vec::new();
             let mut i = 0usize;
             for &(start, end) in &ranges {
                 assert_eq!(end - start + 1, wanted.len(), "{ranges:?}");
@@ -445,7 +544,7 @@ fn check(case: Case) {
                 }
                 for (j, n) in new_lines.iter().enumerate() {
                     if let Some(k) = kept[j] {
-                        unchanged.push((expected.len(), before[i + k].0));
+                        unchanged.push((expected.len(), before[i + k]));
                     }
                     expected.push((*n, false));
                 }
@@ -481,10 +580,17 @@ fn check(case: Case) {
                 }
                 assert_eq!(
                     after[k].0,
-                    file_line,
+                    file_line.0,
                     "line {} is unchanged in the new text but not the file's",
                     k + 1
                 );
+                // It keeps its own line end too (the last line of a file without a final
+                // newline has none, a line that becomes the last may lose it, and a lone CR
+                // before an empty LF line is written as CRLF).
+                let cr_kept_apart = file_line.1 == "\r" && after[k].1 == "\r\n";
+                if !file_line.1.is_empty() && !after[k].1.is_empty() && !cr_kept_apart {
+                    assert_eq!(after[k].1, file_line.1, "line {} lost its line end", k + 1);
+                }
             }
         }
         other => panic!("unknown stage {other}"),
