@@ -157,10 +157,14 @@ impl Workspace {
                     }
                     _ => b.patched(file, &path, &seen.1)?,
                 };
+                // Hunks whose lines are already as they ask leave the bytes as they were: the
+                // file is unchanged, as a write of the same content is, unless its mode changes.
+                let same = new.as_ref().is_some_and(|n| **n == *seen.1);
                 let change = match (deleting, file.has_hunks()) {
                     (true, _) => Change::Deleted,
-                    (false, true) => Change::Modified,
-                    (false, false) => Change::ModeChanged,
+                    (false, true) if !same => Change::Modified,
+                    (false, _) if file.executable().is_some() => Change::ModeChanged,
+                    (false, _) => Change::Unchanged,
                 };
                 // A deletion must leave nothing: its hunks remove every line, or the file was
                 // empty to begin with. A Codex `*** Delete File` deletes the file as it is.
@@ -607,19 +611,22 @@ impl Builder {
         if new.len() as u64 <= self.cap {
             self.after_blobs.push(Arc::clone(&new));
         }
+        let after_hash = ObjectId::of(&new);
         let item = Item {
             path: rel.to_owned(),
-            change: if seen.is_some() {
-                Change::Modified
-            } else {
-                Change::Created
+            change: match seen {
+                None => Change::Created,
+                Some(s) if s.hash == after_hash && mode.is_none_or(|m| m == s.mode) => {
+                    Change::Unchanged
+                }
+                Some(_) => Change::Modified,
             }
             .into(),
             kind: Kind::File,
             before_exists: seen.is_some(),
             after_exists: true,
             before_hash: seen.map(|s| s.hash),
-            after_hash: Some(ObjectId::of(&new)),
+            after_hash: Some(after_hash),
             before_mode: seen.map(|s| s.mode),
             after_mode: mode.or(seen.map(|s| s.mode)),
             history_skipped: seen.is_some_and(|s| s.bytes.is_none()) || new.len() as u64 > self.cap,

@@ -309,10 +309,11 @@ pub struct FileReport {
     /// Workspace-relative path: the file written (for a rename or copy, its new name), or
     /// the file deleted.
     pub path: String,
-    /// `modified` (content, and possibly mode), `created`, `deleted`, `renamed`, `copied`, or
-    /// `mode_changed` (the mode alone).
+    /// `modified` (content, and possibly mode), `created`, `deleted`, `renamed`, `copied`,
+    /// `mode_changed` (the mode alone), or `unchanged` (hunks that leave the file's bytes as
+    /// they were, and no mode change).
     #[schemars(with = "String")]
-    #[schemars(extend("enum" = ["modified", "created", "deleted", "renamed", "copied", "mode_changed"]))]
+    #[schemars(extend("enum" = ["modified", "created", "deleted", "renamed", "copied", "mode_changed", "unchanged"]))]
     pub change: crate::Change,
     /// For `renamed` and `copied`: the path the content came from.
     #[serde(skip_serializing_if = "Option::is_none")]
