@@ -3,8 +3,10 @@
 //! Accepts `diff -u` and `git diff` output: `a/` and `b/` prefixes, `/dev/null` for created and
 //! deleted files, `\ No newline at end of file`, several files in one patch. A hunk applies at
 //! its stated line or at one unique offset (reported); its context must match exactly (no
-//! fuzz). Line terminators in the patch are ignored when matching: new lines take the file's
-//! convention, so a CRLF file stays CRLF.
+//! fuzz), and so must the old side's final-newline marker; hunks must come in the order of
+//! their lines. Line terminators in the patch are ignored when matching: new lines take the
+//! file's convention, so a CRLF file stays CRLF, and a hunk that shows the file's own line ends
+//! and asks for others is refused rather than applied with the file's.
 
 use super::doc::{Doc, Line};
 use crate::{Code, Error, Result};
