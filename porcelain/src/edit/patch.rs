@@ -1113,9 +1113,10 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
         };
         // The final newline, where the lines are: a line marked `\ No newline` must be the
         // file's unterminated last line, and that line must be marked.
-        let newline = want_eols.iter().enumerate().find(|(k, e)| {
-            (**e == Some("")) != old[at + k].eol.is_empty()
-        });
+        let newline = want_eols
+            .iter()
+            .enumerate()
+            .find(|(k, e)| (**e == Some("")) != old[at + k].eol.is_empty());
         if let Some((k, e)) = newline {
             let line = at + k + 1;
             let clause = if *e == Some("") {
@@ -1258,8 +1259,16 @@ mod tests {
         let files = parse(patch).unwrap();
         let mut doc = Doc::parse_for_patch("f", old.as_bytes()).unwrap();
         let (ok, reports) = apply(&files[0], &mut doc);
-        assert!(!ok, "applied: {:?}", String::from_utf8_lossy(&doc.to_bytes()));
-        assert_eq!(doc.to_bytes(), old.as_bytes(), "a refused patch changed the document");
+        assert!(
+            !ok,
+            "applied: {:?}",
+            String::from_utf8_lossy(&doc.to_bytes())
+        );
+        assert_eq!(
+            doc.to_bytes(),
+            old.as_bytes(),
+            "a refused patch changed the document"
+        );
         let bad = reports
             .iter()
             .find(|r| r.status != "applies" && r.status != "applies_at_offset")
@@ -1274,15 +1283,18 @@ mod tests {
         // The second hunk states line 1, before the first hunk's lines 6-8; its lines occur
         // once more after them, at line 10, where it was once applied.
         let old = "p\nq\nr\n1\n2\ns\nt\nu\n3\np\nq\nr\n";
-        let patch = "--- f\n+++ f\n@@ -6,3 +6,3 @@\n s\n-t\n+T\n u\n@@ -1,3 +1,3 @@\n p\n-q\n+Q\n r\n";
+        let patch =
+            "--- f\n+++ f\n@@ -6,3 +6,3 @@\n s\n-t\n+T\n u\n@@ -1,3 +1,3 @@\n p\n-q\n+Q\n r\n";
         let (reason, clause, hunk) = refusal(old, patch);
         assert_eq!((reason, hunk), ("misordered", 2));
         assert!(clause.contains("hunk 1"), "{clause}");
         // Overlapping stated ranges are out of order too.
-        let patch = "--- f\n+++ f\n@@ -1,3 +1,3 @@\n p\n-q\n+Q\n r\n@@ -3,2 +3,2 @@\n r\n-1\n+one\n";
+        let patch =
+            "--- f\n+++ f\n@@ -1,3 +1,3 @@\n p\n-q\n+Q\n r\n@@ -3,2 +3,2 @@\n r\n-1\n+one\n";
         assert_eq!(refusal(old, patch).0, "misordered");
         // In order, both apply.
-        let patch = "--- f\n+++ f\n@@ -1,3 +1,3 @@\n p\n-q\n+Q\n r\n@@ -6,3 +6,3 @@\n s\n-t\n+T\n u\n";
+        let patch =
+            "--- f\n+++ f\n@@ -1,3 +1,3 @@\n p\n-q\n+Q\n r\n@@ -6,3 +6,3 @@\n s\n-t\n+T\n u\n";
         assert_eq!(
             patch_one(old, patch).unwrap(),
             "p\nQ\nr\n1\n2\ns\nT\nu\n3\np\nq\nr\n"
@@ -1290,8 +1302,7 @@ mod tests {
     }
 
     #[test]
-    fn a_hunk_whose_lines_are_at_its_stated_line_before_the_previous_hunk_is_not_moved_after_it()
-    {
+    fn a_hunk_whose_lines_are_at_its_stated_line_before_the_previous_hunk_is_not_moved_after_it() {
         // Hunk 1 applies at offset 9; hunk 2's lines are at its own line 4, which is before
         // that, and once more at line 14, after it: never applied there.
         let old = "a\nb\nc\nk\nl\nm\nn\no\np\nx\ny\nz\nq\nk\nl\nr\n";
@@ -1339,12 +1350,18 @@ mod tests {
     fn a_patch_whose_line_ends_were_mangled_in_transport_keeps_the_files_convention() {
         // All LF against a CRLF file, all CRLF against an LF file: the file's convention wins.
         let patch = "--- f\n+++ f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n";
-        assert_eq!(patch_one("a\r\nb\r\nc\r\n", patch).unwrap(), "a\r\nB\r\nc\r\n");
+        assert_eq!(
+            patch_one("a\r\nb\r\nc\r\n", patch).unwrap(),
+            "a\r\nB\r\nc\r\n"
+        );
         let patch = "--- f\n+++ f\n@@ -1,3 +1,3 @@\n a\r\n-b\r\n+B\r\n c\r\n";
         assert_eq!(patch_one("a\nb\nc\n", patch).unwrap(), "a\nB\nc\n");
         // A faithful CRLF patch against a CRLF file is exact.
         let patch = "--- f\n+++ f\n@@ -1,3 +1,3 @@\n a\r\n-b\r\n+B\r\n c\r\n";
-        assert_eq!(patch_one("a\r\nb\r\nc\r\n", patch).unwrap(), "a\r\nB\r\nc\r\n");
+        assert_eq!(
+            patch_one("a\r\nb\r\nc\r\n", patch).unwrap(),
+            "a\r\nB\r\nc\r\n"
+        );
         // Line ends only, mangled: nothing to change, and nothing refused.
         let patch = "--- f\n+++ f\n@@ -1,2 +1,2 @@\n-a\n-b\n+a\n+b\n";
         assert_eq!(patch_one("a\r\nb\r\n", patch).unwrap(), "a\r\nb\r\n");
