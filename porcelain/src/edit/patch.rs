@@ -1014,8 +1014,10 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
     // The previous hunk that applied: its number, the end of its stated old lines (0-based,
     // exclusive), and where its old lines are in the file.
     let mut previous: Option<(usize, usize, usize)> = None;
+    // A refused hunk applies nowhere: no offset, as for any failed hunk.
     let refused = |mut report: HunkReport, refusal: Refusal| {
         report.status = "failed";
+        report.offset = 0;
         report.refusal = Some(Box::new(refusal));
         report
     };
@@ -1273,7 +1275,7 @@ mod tests {
             .iter()
             .find(|r| r.status != "applies" && r.status != "applies_at_offset")
             .expect("a refused hunk");
-        assert_eq!(bad.status, "failed");
+        assert_eq!((bad.status, bad.offset), ("failed", 0));
         let refusal = bad.refusal.as_ref().expect("a refusal");
         (refusal.reason, refusal.clause.clone(), bad.hunk)
     }
@@ -1407,6 +1409,10 @@ mod tests {
         let (reason, clause, _) = refusal("a\nb\nc\n", patch);
         assert_eq!(reason, "final_newline");
         assert!(clause.contains("not the file's last line"), "{clause}");
+        // Found at an offset, and refused there: no offset is reported (the `patch` fuzz
+        // target's finding).
+        let moved = "--- f\n+++ f\n@@ -5 +5 @@\n-b\n\\ No newline at end of file\n+B\n";
+        assert_eq!(refusal("a\nb\nc\n", moved).0, "final_newline");
         // Where the marker agrees with the file, the hunk applies.
         assert_eq!(patch_one("a\nb", patch).unwrap(), "A\nb");
     }
