@@ -309,6 +309,52 @@ test_expect_success 'a hunk is never applied with fuzz: one changed context line
 	cmp fuzz.orig fuzz.txt
 '
 
+# hunk order
+
+test_expect_success 'setup: a file whose first three lines occur again at its end' '
+	printf "p\nq\nr\n1\n2\ns\nt\nu\n3\np\nq\nr\n" >order.txt &&
+	save order.txt
+'
+
+test_expect_success 'hunks out of order are PATCH_FAILED (misordered), not applied where their lines occur again' '
+	printf -- "--- a/order.txt\n+++ b/order.txt\n@@ -6,3 +6,3 @@\n s\n-t\n+T\n u\n@@ -1,3 +1,3 @@\n p\n-q\n+Q\n r\n" \
+		>misordered.patch &&
+	refused 18 PATCH_FAILED file apply-patch misordered.patch &&
+	test "$(json_get .error.details.reason refusal.json)" = misordered &&
+	test "$(json_get .error.details.hunk refusal.json)" = 2 &&
+	test "$(json_get .error.details.previous_hunk refusal.json)" = 1 &&
+	json_get .error.message refusal.json | grep "hunk 2 of order.txt is out of order" &&
+	json_get .error.message refusal.json | grep "hunk 1" &&
+	json_get .error.details.recovery refusal.json | grep "separate patches" &&
+	untouched order.txt
+'
+
+test_expect_success 'hunks whose stated lines overlap are PATCH_FAILED (misordered)' '
+	printf -- "--- a/order.txt\n+++ b/order.txt\n@@ -1,3 +1,3 @@\n p\n-q\n+Q\n r\n@@ -3,2 +3,2 @@\n r\n-1\n+one\n" \
+		>overlap.patch &&
+	refused 18 PATCH_FAILED file apply-patch overlap.patch &&
+	test "$(json_get .error.details.reason refusal.json)" = misordered &&
+	untouched order.txt
+'
+
+test_expect_success 'a hunk whose lines are at its stated line, before where the previous hunk applied, is misordered' '
+	printf "a\nb\nc\nk\nl\nm\nn\no\np\nx\ny\nz\nq\nk\nl\nr\n" >moved.txt &&
+	save moved.txt &&
+	printf -- "--- a/moved.txt\n+++ b/moved.txt\n@@ -1,3 +1,3 @@\n x\n-y\n+Y\n z\n@@ -4,2 +4,2 @@\n-k\n+K\n l\n" \
+		>moved.patch &&
+	refused 18 PATCH_FAILED file apply-patch moved.patch &&
+	test "$(json_get .error.details.reason refusal.json)" = misordered &&
+	untouched moved.txt
+'
+
+test_expect_success 'the same hunks in order apply' '
+	printf -- "--- a/order.txt\n+++ b/order.txt\n@@ -1,3 +1,3 @@\n p\n-q\n+Q\n r\n@@ -6,3 +6,3 @@\n s\n-t\n+T\n u\n" \
+		>ordered.patch &&
+	patched ordered.patch &&
+	printf "p\nQ\nr\n1\n2\ns\nT\nu\n3\np\nq\nr\n" >expect &&
+	cmp expect order.txt
+'
+
 # final newline, CRLF, BOM, mode
 
 test_expect_success 'a patch adding the final newline ("\ No newline" on the old side) applies' '
@@ -375,6 +421,83 @@ test_expect_success 'a CRLF file patched with a CRLF patch (diff -u of CRLF file
 		crlf2.old crlf2.new >crlf2.patch) &&
 	patched "$SCRATCH/crlf2.patch" &&
 	cmp "$SCRATCH/crlf2.new" crlf2.txt
+'
+
+test_expect_success 'an old side marked "\ No newline" against a file that ends with one is PATCH_FAILED (final_newline)' '
+	printf "a\nb\n" >nl1.txt &&
+	save nl1.txt &&
+	printf -- "--- a/nl1.txt\n+++ b/nl1.txt\n@@ -1,2 +1,2 @@\n a\n-b\n\\\\ No newline at end of file\n+B\n\\\\ No newline at end of file\n" \
+		>nl1.patch &&
+	refused 18 PATCH_FAILED file apply-patch nl1.patch &&
+	test "$(json_get .error.details.reason refusal.json)" = final_newline &&
+	test "$(json_get .error.details.final_newline.file_has_newline refusal.json)" = true &&
+	test "$(json_get .error.details.final_newline.hunk_has_newline refusal.json)" = false &&
+	test "$(json_get .error.details.mismatch.hunk refusal.json)" = 1 &&
+	untouched nl1.txt
+'
+
+test_expect_success 'a context line marked "\ No newline" against a file that ends with one is PATCH_FAILED (final_newline)' '
+	printf "a\nb\n" >nl2.txt &&
+	save nl2.txt &&
+	printf -- "--- a/nl2.txt\n+++ b/nl2.txt\n@@ -1,2 +1,2 @@\n-a\n+A\n b\n\\\\ No newline at end of file\n" \
+		>nl2.patch &&
+	refused 18 PATCH_FAILED file apply-patch nl2.patch &&
+	test "$(json_get .error.details.reason refusal.json)" = final_newline &&
+	untouched nl2.txt
+'
+
+test_expect_success 'an unmarked old side reaching the last line of a file without a final newline is PATCH_FAILED (final_newline)' '
+	printf "a\nb" >nl3.txt &&
+	save nl3.txt &&
+	printf -- "--- a/nl3.txt\n+++ b/nl3.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n" >nl3.patch &&
+	refused 18 PATCH_FAILED file apply-patch nl3.patch &&
+	test "$(json_get .error.details.reason refusal.json)" = final_newline &&
+	test "$(json_get .error.details.final_newline.file_has_newline refusal.json)" = false &&
+	untouched nl3.txt
+'
+
+test_expect_success 'a diff -u that shows a CRLF file as it is and converts it to LF is PATCH_FAILED (line_ends)' '
+	printf "a\r\nb\r\n" >d2u.txt &&
+	save d2u.txt &&
+	printf -- "--- a/d2u.txt\n+++ b/d2u.txt\n@@ -1,2 +1,2 @@\n-a\r\n-b\r\n+a\n+b\n" >d2u.patch &&
+	refused 18 PATCH_FAILED file apply-patch d2u.patch &&
+	test "$(json_get .error.details.reason refusal.json)" = line_ends &&
+	test "$(json_get .error.details.hunk refusal.json)" = 1 &&
+	json_get .error.message refusal.json | grep "changes line ends from CRLF to LF" &&
+	json_get .error.details.recovery refusal.json | grep "keeper file write" &&
+	untouched d2u.txt
+'
+
+test_expect_success 'a diff -u that shows an LF file as it is and converts it to CRLF is PATCH_FAILED (line_ends)' '
+	printf "a\nb\n" >u2d.txt &&
+	save u2d.txt &&
+	printf -- "--- a/u2d.txt\n+++ b/u2d.txt\n@@ -1,2 +1,2 @@\n-a\n-b\n+a\r\n+b\r\n" >u2d.patch &&
+	refused 18 PATCH_FAILED file apply-patch u2d.patch &&
+	test "$(json_get .error.details.reason refusal.json)" = line_ends &&
+	json_get .error.message refusal.json | grep "changes line ends from LF to CRLF" &&
+	untouched u2d.txt
+'
+
+test_expect_success 'a CRLF patch against an LF file (mangled in transport) applies and keeps LF' '
+	printf "a\nb\nc\n" >mangled.txt &&
+	printf -- "--- a/mangled.txt\n+++ b/mangled.txt\n@@ -1,3 +1,3 @@\n a\r\n-b\r\n+B\r\n c\r\n" >mangled.patch &&
+	patched mangled.patch &&
+	printf "a\nB\nc\n" >expect &&
+	cmp expect mangled.txt
+'
+
+test_expect_success 'a patch whose only change is mangled line ends reports the file unchanged' '
+	printf "a\r\nb\r\n" >same.txt &&
+	cp same.txt same.orig &&
+	printf -- "--- a/same.txt\n+++ b/same.txt\n@@ -1,2 +1,2 @@\n-a\n-b\n+a\n+b\n" >same.patch &&
+	patched same.patch &&
+	cmp same.orig same.txt &&
+	test "$(json_get .changed out.json)" = false &&
+	test "$(json_get ".items[0].change" out.json)" = unchanged &&
+	test "$(json_get ".patch_files[0].change" out.json)" = unchanged &&
+	json_get .summary out.json >summary &&
+	! grep modified summary &&
+	grep "1 unchanged" summary
 '
 
 # new_file_patch NAME NEW: diff -u of /dev/null against NEW, creating NAME (b/NAME).

@@ -157,10 +157,14 @@ impl Workspace {
                     }
                     _ => b.patched(file, &path, &seen.1)?,
                 };
+                // Hunks whose lines are already as they ask leave the bytes as they were: the
+                // file is unchanged, as a write of the same content is, unless its mode changes.
+                let same = new.as_ref().is_some_and(|n| **n == *seen.1);
                 let change = match (deleting, file.has_hunks()) {
                     (true, _) => Change::Deleted,
-                    (false, true) => Change::Modified,
-                    (false, false) => Change::ModeChanged,
+                    (false, true) if !same => Change::Modified,
+                    (false, _) if file.executable().is_some() => Change::ModeChanged,
+                    (false, _) => Change::Unchanged,
                 };
                 // A deletion must leave nothing: its hunks remove every line, or the file was
                 // empty to begin with. A Codex `*** Delete File` deletes the file as it is.
@@ -607,19 +611,22 @@ impl Builder {
         if new.len() as u64 <= self.cap {
             self.after_blobs.push(Arc::clone(&new));
         }
+        let after_hash = ObjectId::of(&new);
         let item = Item {
             path: rel.to_owned(),
-            change: if seen.is_some() {
-                Change::Modified
-            } else {
-                Change::Created
+            change: match seen {
+                None => Change::Created,
+                Some(s) if s.hash == after_hash && mode.is_none_or(|m| m == s.mode) => {
+                    Change::Unchanged
+                }
+                Some(_) => Change::Modified,
             }
             .into(),
             kind: Kind::File,
             before_exists: seen.is_some(),
             after_exists: true,
             before_hash: seen.map(|s| s.hash),
-            after_hash: Some(ObjectId::of(&new)),
+            after_hash: Some(after_hash),
             before_mode: seen.map(|s| s.mode),
             after_mode: mode.or(seen.map(|s| s.mode)),
             history_skipped: seen.is_some_and(|s| s.bytes.is_none()) || new.len() as u64 > self.cap,
@@ -707,6 +714,11 @@ impl Builder {
             .hunks
             .iter()
             .find(|h| h.status != "applies" && h.status != "applies_at_offset");
+        if let Some(h) = bad_hunk
+            && let Some(refusal) = &h.refusal
+        {
+            return Some(self.refusal_failure(first, h, refusal));
+        }
         let message = match bad_hunk {
             Some(h) => format!(
                 "hunk {} of {} does not apply ({}){}; nothing was written",
@@ -742,6 +754,49 @@ impl Builder {
                 )
                 .recovery("regenerate the patch against the files' current content"),
         )
+    }
+
+    /// PATCH_FAILED for a hunk refused for a reason of its own: hunks out of order, line ends
+    /// the file would not get, a final newline the file does not have.
+    fn refusal_failure(
+        &self,
+        first: &FileReport,
+        hunk: &patch::HunkReport,
+        refusal: &patch::Refusal,
+    ) -> Error {
+        let mut error = Error::new(
+            Code::PatchFailed,
+            format!(
+                "hunk {} of {} {}; nothing was written",
+                hunk.hunk, first.path, refusal.clause
+            ),
+        )
+        .with("path", first.path.clone())
+        .with("reason", refusal.reason)
+        .with("hunk", hunk.hunk);
+        for (key, value) in &refusal.details {
+            error = error.with(key, value.clone());
+        }
+        if let Some(mismatch) = &hunk.mismatch {
+            error = error.with("mismatch", mismatch.to_json(hunk.hunk));
+        }
+        error = error.with(
+            "patch_files",
+            serde_json::to_value(&self.reports).unwrap_or_default(),
+        );
+        match refusal.reason {
+            "misordered" => error.recovery(
+                "order the hunks by line, each after the lines of the one before it, or send them as separate patches",
+            ),
+            "line_ends" => error.hint(filekeeper_plumbing::words![
+                "to convert a file's line ends, write its whole converted content with ",
+                filekeeper_plumbing::Operation::WriteFile,
+                "; a patch's added lines always take the file's convention"
+            ]),
+            _ => error.recovery(
+                "regenerate the patch against the file's current content: a hunk that reaches the end of the file marks its last old line with `\\ No newline at end of file` exactly when the file does not end with a newline",
+            ),
+        }
     }
 
     /// PATCH_FAILED for a Codex section, whose hunk says where in the patch it is and why it
@@ -853,4 +908,116 @@ fn patch_base(files: &[FilePatch], hash: &str) -> Result<ObjectId> {
         ));
     }
     ObjectId::parse(hash).map_err(|e| e.path(files[0].path()))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Code, Filekeeper, MutationOptions, Workspace};
+    use std::fs;
+
+    fn workspace(files: &[(&str, &[u8])]) -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ws");
+        fs::create_dir(&root).unwrap();
+        for (path, bytes) in files {
+            fs::write(root.join(path), bytes).unwrap();
+        }
+        let keeper = Filekeeper::new(Some(&dir.path().join("home"))).unwrap();
+        let ws = keeper.workspace(None, Some(&root)).unwrap();
+        (dir, ws)
+    }
+
+    #[test]
+    fn a_patch_that_leaves_the_bytes_as_they_were_reports_the_file_unchanged() {
+        // An LF patch whose only change is line ends, against a CRLF file: it applies (its
+        // line ends were mangled, the file's convention wins) and changes nothing.
+        let (dir, ws) = workspace(&[("p.txt", b"a\r\nb\r\n")]);
+        let patch = "--- a/p.txt\n+++ b/p.txt\n@@ -1,2 +1,2 @@\n-a\n-b\n+a\n+b\n";
+        let result = ws.apply_patch(patch, &MutationOptions::default()).unwrap();
+        assert!(!result.changed);
+        assert_eq!(result.items[0].change, "unchanged");
+        let files = result.extra.patch_files.as_ref().unwrap();
+        assert_eq!(files[0].change.as_str(), "unchanged");
+        assert!(!result.summary.contains("modified"), "{}", result.summary);
+        assert!(result.summary.contains("1 unchanged"), "{}", result.summary);
+        assert_eq!(
+            fs::read(dir.path().join("ws/p.txt")).unwrap(),
+            b"a\r\nb\r\n"
+        );
+    }
+
+    /// The PATCH_FAILED error of `patch` against the files, which stay as they were.
+    fn refused(files: &[(&str, &[u8])], patch: &str) -> crate::Error {
+        let (dir, ws) = workspace(files);
+        let err = ws
+            .apply_patch(patch, &MutationOptions::default())
+            .unwrap_err();
+        assert_eq!(err.code, Code::PatchFailed, "{err:?}");
+        for (path, bytes) in files {
+            assert_eq!(&fs::read(dir.path().join("ws").join(path)).unwrap(), bytes);
+        }
+        err
+    }
+
+    #[test]
+    fn refusals_of_their_own_name_their_reason_hunk_and_recovery() {
+        let err = refused(
+            &[("o.txt", b"p\nq\nr\n1\n2\ns\nt\nu\n3\np\nq\nr\n")],
+            "--- a/o.txt\n+++ b/o.txt\n@@ -6,3 +6,3 @@\n s\n-t\n+T\n u\n@@ -1,3 +1,3 @@\n p\n-q\n+Q\n r\n",
+        );
+        assert_eq!(err.details["reason"], "misordered");
+        assert_eq!(err.details["hunk"], 2);
+        assert_eq!(err.details["previous_hunk"], 1);
+        assert!(
+            err.message.starts_with("hunk 2 of o.txt is out of order")
+                && err.message.contains("hunk 1")
+                && err.message.ends_with("nothing was written"),
+            "{}",
+            err.message
+        );
+        assert!(
+            err.details["recovery"]
+                .as_str()
+                .unwrap()
+                .contains("separate patches")
+        );
+        let statuses: Vec<_> = err.details["patch_files"][0]["hunks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["status"].as_str().unwrap())
+            .collect();
+        assert_eq!(statuses, ["applies", "failed"]);
+
+        let err = refused(
+            &[("p.txt", b"a\r\nb\r\n")],
+            "--- a/p.txt\n+++ b/p.txt\n@@ -1,2 +1,2 @@\n-a\r\n-b\r\n+a\n+b\n",
+        );
+        assert_eq!(err.details["reason"], "line_ends");
+        assert_eq!(err.details["hunk"], 1);
+        assert_eq!(err.details["patch_line_end"], "LF");
+        assert_eq!(err.details["file_line_end"], "CRLF");
+        assert_eq!(
+            err.message,
+            "hunk 1 of p.txt changes line ends from CRLF to LF; added lines take the file's convention (CRLF), so this patch cannot be applied exactly; nothing was written"
+        );
+        assert!(
+            err.details["recovery"]
+                .as_str()
+                .unwrap()
+                .contains("write_file"),
+            "{:?}",
+            err.details["recovery"]
+        );
+
+        let err = refused(
+            &[("q.txt", b"a\nb\n")],
+            "--- a/q.txt\n+++ b/q.txt\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+B\n\\ No newline at end of file\n",
+        );
+        assert_eq!(err.details["reason"], "final_newline");
+        assert_eq!(err.details["final_newline"]["line"], 2);
+        assert_eq!(err.details["final_newline"]["file_has_newline"], true);
+        assert_eq!(err.details["final_newline"]["hunk_has_newline"], false);
+        assert_eq!(err.details["mismatch"]["hunk"], 1);
+    }
 }

@@ -646,6 +646,7 @@ pub(crate) fn apply(file: &FilePatch, path: &str, doc: &mut Doc) -> Applied {
             // A Codex hunk that does not apply says so in PATCH_FAILED's own details
             // (`matches`, `line`); the unified-diff comparison does not fit its placement.
             mismatch: None,
+            refusal: None,
         };
         let mut stage = Stage::Exact;
         let mut found = places(&old, chunk, &want, cursor, stage);

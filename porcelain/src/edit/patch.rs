@@ -3,8 +3,10 @@
 //! Accepts `diff -u` and `git diff` output: `a/` and `b/` prefixes, `/dev/null` for created and
 //! deleted files, `\ No newline at end of file`, several files in one patch. A hunk applies at
 //! its stated line or at one unique offset (reported); its context must match exactly (no
-//! fuzz). Line terminators in the patch are ignored when matching: new lines take the file's
-//! convention, so a CRLF file stays CRLF.
+//! fuzz), and so must the old side's final-newline marker; hunks must come in the order of
+//! their lines. Line terminators in the patch are ignored when matching: new lines take the
+//! file's convention, so a CRLF file stays CRLF, and a hunk that shows the file's own line ends
+//! and asks for others is refused rather than applied with the file's.
 
 use super::doc::{Doc, Line};
 use crate::{Code, Error, Result};
@@ -29,8 +31,10 @@ struct Hunk {
     old_no_eol: bool,
     /// The new side's last line has no terminator.
     new_no_eol: bool,
-    /// For each added line, whether it ended with CR in the patch.
-    add_crs: Vec<bool>,
+    /// For each line of `lines`, its terminator in the patch: `"\n"`, `"\r\n"` (a CR before
+    /// the `\n`), `""` for a line a `\ No newline` marker follows, or `None` when the patch
+    /// text ends on the line without a `\n`, which says nothing about its terminator.
+    eols: Vec<Option<&'static str>>,
 }
 
 /// What a file section of a patch does to its file.
@@ -141,6 +145,32 @@ pub struct HunkReport {
     #[serde(skip)]
     #[schemars(skip)]
     pub(crate) mismatch: Option<Box<Mismatch>>,
+    /// For a hunk refused for a reason of its own (out of order, line ends the file would not
+    /// get, a final newline the file does not have): why. Not part of the report.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub(crate) refusal: Option<Box<Refusal>>,
+}
+
+/// Why a hunk is refused although its lines are in the file, or would be but for their final
+/// newline: PATCH_FAILED with `reason`, the message `hunk N of PATH {clause}`, and `details`.
+#[derive(Clone, Debug)]
+pub(crate) struct Refusal {
+    /// `misordered`, `line_ends` or `final_newline`.
+    pub reason: &'static str,
+    /// What is wrong, after "hunk N of PATH".
+    pub clause: String,
+    /// More `details` keys.
+    pub details: Vec<(&'static str, serde_json::Value)>,
+}
+
+/// A terminator as a message names it.
+fn eol_name(eol: &str) -> &'static str {
+    match eol {
+        "\r\n" => "CRLF",
+        "\n" => "LF",
+        _ => "no newline",
+    }
 }
 
 /// How a hunk that does not apply compares with the file: at its stated place, at the place
@@ -309,10 +339,11 @@ pub struct FileReport {
     /// Workspace-relative path: the file written (for a rename or copy, its new name), or
     /// the file deleted.
     pub path: String,
-    /// `modified` (content, and possibly mode), `created`, `deleted`, `renamed`, `copied`, or
-    /// `mode_changed` (the mode alone).
+    /// `modified` (content, and possibly mode), `created`, `deleted`, `renamed`, `copied`,
+    /// `mode_changed` (the mode alone), or `unchanged` (hunks that leave the file's bytes as
+    /// they were, and no mode change).
     #[schemars(with = "String")]
-    #[schemars(extend("enum" = ["modified", "created", "deleted", "renamed", "copied", "mode_changed"]))]
+    #[schemars(extend("enum" = ["modified", "created", "deleted", "renamed", "copied", "mode_changed", "unchanged"]))]
     pub change: crate::Change,
     /// For `renamed` and `copied`: the path the content came from.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -463,6 +494,16 @@ impl<'a> Reader<'a> {
             return None;
         }
         Some(line.strip_suffix('\r').unwrap_or(line))
+    }
+
+    /// The terminator of the line at the cursor: `\r\n` when a CR comes before its `\n`,
+    /// `None` when the text ends on it without a `\n`.
+    fn terminator(&self) -> Option<&'static str> {
+        let line = self.raw.get(self.i)?;
+        if self.i + 1 == self.raw.len() {
+            return None;
+        }
+        Some(if line.ends_with('\r') { "\r\n" } else { "\n" })
     }
 
     /// 1-based number of the line at the cursor.
@@ -836,12 +877,13 @@ fn read_hunks(r: &mut Reader, file: &mut FilePatch) -> Result<()> {
             lines: Vec::new(),
             old_no_eol: false,
             new_no_eol: false,
-            add_crs: Vec::new(),
+            eols: Vec::new(),
         };
         let (mut seen_old, mut seen_new) = (0usize, 0usize);
         r.i += 1;
         while seen_old < old_count || seen_new < new_count {
             let Some(body) = r.peek() else { break };
+            let eol = r.terminator();
             match body.chars().next() {
                 Some(' ') => {
                     hunk.lines.push(HunkLine::Context(body[1..].to_owned()));
@@ -860,12 +902,12 @@ fn read_hunks(r: &mut Reader, file: &mut FilePatch) -> Result<()> {
                 }
                 Some('+') => {
                     hunk.lines.push(HunkLine::Add(body[1..].to_owned()));
-                    hunk.add_crs.push(r.raw[r.i].ends_with('\r'));
                     seen_new += 1;
                 }
                 Some('\\') => mark_no_eol(&mut hunk),
                 _ => break,
             }
+            hunk.eols.resize(hunk.lines.len(), eol);
             r.i += 1;
         }
         let counts = |e: Error| {
@@ -911,6 +953,9 @@ fn read_hunks(r: &mut Reader, file: &mut FilePatch) -> Result<()> {
 
 /// `\ No newline at end of file` applies to the line before it.
 fn mark_no_eol(hunk: &mut Hunk) {
+    if let Some(eol) = hunk.eols.get_mut(hunk.lines.len().wrapping_sub(1)) {
+        *eol = Some("");
+    }
     match hunk.lines.last() {
         Some(HunkLine::Add(_)) => hunk.new_no_eol = true,
         Some(HunkLine::Remove(_)) => hunk.old_no_eol = true,
@@ -923,21 +968,15 @@ fn mark_no_eol(hunk: &mut Hunk) {
 }
 
 fn patch_convention(file: &FilePatch) -> &'static str {
+    // Only terminated added lines count: not the one a `\ No newline` marker follows, nor
+    // one the patch text ends on without a newline.
     let mut crs = file.hunks.iter().flat_map(|h| {
-        // Under `\ No newline`, the new side's last line has no terminator to judge by; it
-        // is an added line only when the hunk's last line that is not removed is an add (it
-        // may be a context line, and then every added line is terminated).
-        let last_new_is_add = h
-            .lines
+        h.lines
             .iter()
-            .rfind(|l| !matches!(l, HunkLine::Remove(_)))
-            .is_some_and(|l| matches!(l, HunkLine::Add(_)));
-        let terminated = if h.new_no_eol && last_new_is_add {
-            h.add_crs.len().saturating_sub(1)
-        } else {
-            h.add_crs.len()
-        };
-        h.add_crs[..terminated].iter().copied()
+            .zip(&h.eols)
+            .filter(|(l, _)| matches!(l, HunkLine::Add(_)))
+            .filter_map(|(_, eol)| eol.filter(|e| !e.is_empty()))
+            .map(|e| e == "\r\n")
     });
     let first = crs.next();
     if first == Some(true) && crs.all(|cr| cr) {
@@ -949,6 +988,13 @@ fn patch_convention(file: &FilePatch) -> &'static str {
 
 /// Applies a file's hunks to `doc` (empty for a created file). Returns the per-hunk report;
 /// on any failed or ambiguous hunk the report says so and `doc` must not be used.
+///
+/// A hunk is placed by its old lines' text: at its stated line, else at the one place after
+/// the previous hunk where they occur. Then, at that place, a line the old side marks with
+/// `\ No newline at end of file` must be the file's last line without a newline, and the
+/// file's last line without one must be so marked (`final_newline`). Hunks must come in the
+/// order of their lines (`misordered`), and a hunk that shows the file's own line ends must
+/// not ask for other ones on its added lines (`line_ends`).
 pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) {
     // New lines take the file's convention; a file with no terminator yet (new or empty)
     // takes the patch's: CRLF when every added line that has a terminator carried a CR.
@@ -965,25 +1011,36 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
     let mut reports = Vec::new();
     let mut touched_end = false;
     let mut new_no_eol = false;
+    // The previous hunk that applied: its number, the end of its stated old lines (0-based,
+    // exclusive), and where its old lines are in the file.
+    let mut previous: Option<(usize, usize, usize)> = None;
+    // A refused hunk applies nowhere: no offset, as for any failed hunk.
+    let refused = |mut report: HunkReport, refusal: Refusal| {
+        report.status = "failed";
+        report.offset = 0;
+        report.refusal = Some(Box::new(refusal));
+        report
+    };
     for (n, hunk) in file.hunks.iter().enumerate() {
-        let want: Vec<&str> = hunk
+        let (want, want_eols): (Vec<&str>, Vec<Option<&str>>) = hunk
             .lines
             .iter()
-            .filter_map(|l| match l {
-                HunkLine::Context(t) | HunkLine::Remove(t) => Some(t.as_str()),
+            .zip(&hunk.eols)
+            .filter_map(|(l, eol)| match l {
+                HunkLine::Context(t) | HunkLine::Remove(t) => Some((t.as_str(), *eol)),
                 HunkLine::Add(_) => None,
             })
-            .collect();
+            .unzip();
         let stated = if hunk.old_count == 0 {
             hunk.old_start
         } else {
             hunk.old_start.saturating_sub(1)
         };
-        let fits = |at: usize| {
-            at >= cursor
-                && at + want.len() <= old.len()
+        let text_fits = |at: usize| {
+            at + want.len() <= old.len()
                 && want.iter().enumerate().all(|(k, w)| old[at + k].text == *w)
         };
+        let fits = |at: usize| at >= cursor && text_fits(at);
         let mut report = HunkReport {
             hunk: n + 1,
             old_start: hunk.old_start,
@@ -993,7 +1050,38 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
             status: "applies",
             offset: 0,
             mismatch: None,
+            refusal: None,
         };
+        if let Some((prev, prev_stated_end, prev_at)) = previous {
+            // Hunks in the wrong order would be placed after the previous one, wherever their
+            // lines occur again: never what the patch meant.
+            let stated_before = stated < prev_stated_end;
+            if stated_before || (stated < cursor && text_fits(stated)) {
+                let prev_hunk = &file.hunks[prev - 1];
+                let clause = if stated_before {
+                    format!(
+                        "is out of order: it states line {}, which is not after hunk {prev} (stated at line {}, {} old line(s)); hunks must come in the order of their lines",
+                        hunk.old_start, prev_hunk.old_start, prev_hunk.old_count
+                    )
+                } else {
+                    format!(
+                        "is out of order: its lines are at its stated line {}, but hunk {prev} applied after that, at line {}; hunks must come in the order of their lines",
+                        hunk.old_start,
+                        prev_at + 1
+                    )
+                };
+                ok = false;
+                reports.push(refused(
+                    report,
+                    Refusal {
+                        reason: "misordered",
+                        clause,
+                        details: vec![("previous_hunk", prev.into())],
+                    },
+                ));
+                continue;
+            }
+        }
         let at = if fits(stated) {
             Some(stated)
         } else if want.is_empty() {
@@ -1025,6 +1113,96 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
             reports.push(report);
             continue;
         };
+        // The final newline, where the lines are: a line marked `\ No newline` must be the
+        // file's unterminated last line, and that line must be marked.
+        let newline = want_eols
+            .iter()
+            .enumerate()
+            .find(|(k, e)| (**e == Some("")) != old[at + k].eol.is_empty());
+        if let Some((k, e)) = newline {
+            let line = at + k + 1;
+            let clause = if *e == Some("") {
+                format!(
+                    "does not apply: its old line {} is marked `\\ No newline at end of file`, but file line {line} {}",
+                    k + 1,
+                    if line == old.len() {
+                        "ends with a newline"
+                    } else {
+                        "is not the file's last line"
+                    }
+                )
+            } else {
+                format!(
+                    "does not apply: file line {line} is the file's last line and has no newline, but the hunk's old line {} is not marked `\\ No newline at end of file`",
+                    k + 1
+                )
+            };
+            report.mismatch = Some(Box::new(Mismatch::find(&old, &want, stated, cursor)));
+            ok = false;
+            reports.push(refused(
+                report,
+                Refusal {
+                    reason: "final_newline",
+                    clause,
+                    details: vec![(
+                        "final_newline",
+                        serde_json::json!({
+                            "line": line,
+                            "hunk_line": k + 1,
+                            "file_has_newline": !old[at + k].eol.is_empty(),
+                            "hunk_has_newline": *e != Some(""),
+                        }),
+                    )],
+                },
+            ));
+            continue;
+        }
+        // Line ends: ignored when matching, and added lines take the file's convention. A
+        // hunk whose context and removed lines all end as the file's do is faithful to the
+        // file's line ends; if its added lines then end otherwise, it asks for line ends
+        // this patch will not write.
+        let judged: Vec<(&str, &str)> = want_eols
+            .iter()
+            .enumerate()
+            .filter_map(|(k, e)| e.filter(|e| !e.is_empty()).map(|e| (e, old[at + k].eol)))
+            .collect();
+        let faithful = !judged.is_empty() && judged.iter().all(|(p, f)| p == f);
+        let asked = hunk
+            .lines
+            .iter()
+            .zip(&hunk.eols)
+            .filter(|(l, _)| matches!(l, HunkLine::Add(_)))
+            .find_map(|(_, e)| e.filter(|e| !e.is_empty() && *e != eol));
+        if faithful && let Some(asked) = asked {
+            let from = judged[0].0;
+            let clause = if judged.iter().all(|(p, _)| *p == from) && from != asked {
+                format!(
+                    "changes line ends from {} to {}; added lines take the file's convention ({}), so this patch cannot be applied exactly",
+                    eol_name(from),
+                    eol_name(asked),
+                    eol_name(eol)
+                )
+            } else {
+                format!(
+                    "adds lines ending in {} where the file's lines it shows end as in the file; added lines take the file's convention ({}), so this patch cannot be applied exactly",
+                    eol_name(asked),
+                    eol_name(eol)
+                )
+            };
+            ok = false;
+            reports.push(refused(
+                report,
+                Refusal {
+                    reason: "line_ends",
+                    clause,
+                    details: vec![
+                        ("patch_line_end", eol_name(asked).into()),
+                        ("file_line_end", eol_name(eol).into()),
+                    ],
+                },
+            ));
+            continue;
+        }
         out.extend_from_slice(&old[cursor..at]);
         let mut k = at;
         for line in &hunk.lines {
@@ -1049,6 +1227,7 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
                 }
             }
         }
+        previous = Some((n + 1, stated + want.len(), at));
         cursor = k;
         if cursor == old.len() {
             touched_end = true;
@@ -1076,6 +1255,189 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
 mod tests {
     use super::*;
 
+    /// The reason and the clause of the hunk a one-file patch is refused for, with the
+    /// document left as it was.
+    fn refusal(old: &str, patch: &str) -> (&'static str, String, usize) {
+        let files = parse(patch).unwrap();
+        let mut doc = Doc::parse_for_patch("f", old.as_bytes()).unwrap();
+        let (ok, reports) = apply(&files[0], &mut doc);
+        assert!(
+            !ok,
+            "applied: {:?}",
+            String::from_utf8_lossy(&doc.to_bytes())
+        );
+        assert_eq!(
+            doc.to_bytes(),
+            old.as_bytes(),
+            "a refused patch changed the document"
+        );
+        let bad = reports
+            .iter()
+            .find(|r| r.status != "applies" && r.status != "applies_at_offset")
+            .expect("a refused hunk");
+        assert_eq!((bad.status, bad.offset), ("failed", 0));
+        let refusal = bad.refusal.as_ref().expect("a refusal");
+        (refusal.reason, refusal.clause.clone(), bad.hunk)
+    }
+
+    #[test]
+    fn misordered_hunks_are_refused_instead_of_applied_where_their_lines_occur_again() {
+        // The second hunk states line 1, before the first hunk's lines 6-8; its lines occur
+        // once more after them, at line 10, where it was once applied.
+        let old = "p\nq\nr\n1\n2\ns\nt\nu\n3\np\nq\nr\n";
+        let patch =
+            "--- f\n+++ f\n@@ -6,3 +6,3 @@\n s\n-t\n+T\n u\n@@ -1,3 +1,3 @@\n p\n-q\n+Q\n r\n";
+        let (reason, clause, hunk) = refusal(old, patch);
+        assert_eq!((reason, hunk), ("misordered", 2));
+        assert!(clause.contains("hunk 1"), "{clause}");
+        // Overlapping stated ranges are out of order too.
+        let patch =
+            "--- f\n+++ f\n@@ -1,3 +1,3 @@\n p\n-q\n+Q\n r\n@@ -3,2 +3,2 @@\n r\n-1\n+one\n";
+        assert_eq!(refusal(old, patch).0, "misordered");
+        // In order, both apply.
+        let patch =
+            "--- f\n+++ f\n@@ -1,3 +1,3 @@\n p\n-q\n+Q\n r\n@@ -6,3 +6,3 @@\n s\n-t\n+T\n u\n";
+        assert_eq!(
+            patch_one(old, patch).unwrap(),
+            "p\nQ\nr\n1\n2\ns\nT\nu\n3\np\nq\nr\n"
+        );
+    }
+
+    #[test]
+    fn a_hunk_whose_lines_are_at_its_stated_line_before_the_previous_hunk_is_not_moved_after_it() {
+        // Hunk 1 applies at offset 9; hunk 2's lines are at its own line 4, which is before
+        // that, and once more at line 14, after it: never applied there.
+        let old = "a\nb\nc\nk\nl\nm\nn\no\np\nx\ny\nz\nq\nk\nl\nr\n";
+        let patch = "--- f\n+++ f\n@@ -1,3 +1,3 @@\n x\n-y\n+Y\n z\n@@ -4,2 +4,2 @@\n-k\n+K\n l\n";
+        let (reason, clause, hunk) = refusal(old, patch);
+        assert_eq!((reason, hunk), ("misordered", 2));
+        assert!(clause.contains("at line 10"), "{clause}");
+    }
+
+    #[test]
+    fn hunks_in_order_that_all_moved_still_apply_at_their_offsets() {
+        let old = "new1\nnew2\nnew3\na\nb\nc\nd\ne\nf\ng\nh\ni\n";
+        let patch = "--- f\n+++ f\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n@@ -7,2 +7,2 @@\n g\n-h\n+H\n";
+        assert_eq!(
+            patch_one(old, patch).unwrap(),
+            "new1\nnew2\nnew3\na\nB\nc\nd\ne\nf\ng\nH\ni\n"
+        );
+    }
+
+    #[test]
+    fn a_patch_that_shows_the_files_line_ends_and_changes_them_is_refused() {
+        // dos2unix as a faithful diff: the removed lines end in CRLF as the file's do.
+        let (reason, clause, _) = refusal(
+            "a\r\nb\r\n",
+            "--- f\n+++ f\n@@ -1,2 +1,2 @@\n-a\r\n-b\r\n+a\n+b\n",
+        );
+        assert_eq!(reason, "line_ends");
+        assert!(clause.contains("from CRLF to LF"), "{clause}");
+        // unix2dos.
+        let (reason, clause, _) = refusal(
+            "a\nb\n",
+            "--- f\n+++ f\n@@ -1,2 +1,2 @@\n-a\n-b\n+a\r\n+b\r\n",
+        );
+        assert_eq!(reason, "line_ends");
+        assert!(clause.contains("from LF to CRLF"), "{clause}");
+        // One changed line whose new text ends otherwise than the context shows.
+        let (reason, _, _) = refusal(
+            "a\r\nb\r\nc\r\n",
+            "--- f\n+++ f\n@@ -1,3 +1,3 @@\n a\r\n-b\r\n+B\n c\r\n",
+        );
+        assert_eq!(reason, "line_ends");
+    }
+
+    #[test]
+    fn a_patch_whose_line_ends_were_mangled_in_transport_keeps_the_files_convention() {
+        // All LF against a CRLF file, all CRLF against an LF file: the file's convention wins.
+        let patch = "--- f\n+++ f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n";
+        assert_eq!(
+            patch_one("a\r\nb\r\nc\r\n", patch).unwrap(),
+            "a\r\nB\r\nc\r\n"
+        );
+        let patch = "--- f\n+++ f\n@@ -1,3 +1,3 @@\n a\r\n-b\r\n+B\r\n c\r\n";
+        assert_eq!(patch_one("a\nb\nc\n", patch).unwrap(), "a\nB\nc\n");
+        // A faithful CRLF patch against a CRLF file is exact.
+        let patch = "--- f\n+++ f\n@@ -1,3 +1,3 @@\n a\r\n-b\r\n+B\r\n c\r\n";
+        assert_eq!(
+            patch_one("a\r\nb\r\nc\r\n", patch).unwrap(),
+            "a\r\nB\r\nc\r\n"
+        );
+        // Line ends only, mangled: nothing to change, and nothing refused.
+        let patch = "--- f\n+++ f\n@@ -1,2 +1,2 @@\n-a\n-b\n+a\n+b\n";
+        assert_eq!(patch_one("a\r\nb\r\n", patch).unwrap(), "a\r\nb\r\n");
+    }
+
+    #[test]
+    fn line_ends_are_judged_by_terminated_lines_only_and_lone_crs_are_text() {
+        // The unterminated last line says nothing about line ends: a hunk with only it is
+        // not judged, and the added line takes the file's CRLF.
+        let patch = "--- f\n+++ f\n@@ -1 +1,2 @@\n+A\n b\n\\ No newline at end of file\n";
+        assert_eq!(patch_one("b", patch).unwrap(), "A\nb");
+        let patch = "--- f\n+++ f\n@@ -2 +2 @@\n-b\n\\ No newline at end of file\n+B\n\\ No newline at end of file\n";
+        assert_eq!(patch_one("a\r\nb", patch).unwrap(), "a\r\nB");
+        // Beside it, a CRLF context line judges the hunk faithful: an LF added line is
+        // refused, a CRLF one applies.
+        let patch = "--- f\n+++ f\n@@ -1,2 +1,2 @@\n-a\r\n+A\n b\n\\ No newline at end of file\n";
+        assert_eq!(refusal("a\r\nb", patch).0, "line_ends");
+        let patch = "--- f\n+++ f\n@@ -1,2 +1,2 @@\n-a\r\n+A\r\n b\n\\ No newline at end of file\n";
+        assert_eq!(patch_one("a\r\nb", patch).unwrap(), "A\r\nb");
+        // A lone CR inside a line, or before a CRLF, is text: only the CR right before the
+        // `\n` is the terminator.
+        let patch = "--- f\n+++ f\n@@ -1,2 +1,2 @@\n-x\ry\n+X\ry\n z\n";
+        assert_eq!(patch_one("x\ry\nz\n", patch).unwrap(), "X\ry\nz\n");
+        let patch = "--- f\n+++ f\n@@ -1,2 +1,2 @@\n-a\r\r\n+b\r\r\n c\r\n";
+        assert_eq!(patch_one("a\r\r\nc\r\n", patch).unwrap(), "b\r\r\nc\r\n");
+        // A patch text that ends without a newline says nothing about its last line's end.
+        let patch = "--- f\n+++ f\n@@ -1,2 +1,2 @@\n a\r\n-b\r\n+B";
+        assert_eq!(patch_one("a\r\nb\r\n", patch).unwrap(), "a\r\nB\r\n");
+    }
+
+    #[test]
+    fn the_old_sides_no_newline_marker_must_match_the_file() {
+        // The marker says the file's last line has no newline; this one has.
+        let patch = "--- f\n+++ f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+B\n\\ No newline at end of file\n";
+        let (reason, clause, hunk) = refusal("a\nb\n", patch);
+        assert_eq!((reason, hunk), ("final_newline", 1));
+        assert!(clause.contains("ends with a newline"), "{clause}");
+        // On a context line.
+        let patch = "--- f\n+++ f\n@@ -1,2 +1,2 @@\n-a\n+A\n b\n\\ No newline at end of file\n";
+        assert_eq!(refusal("a\nb\n", patch).0, "final_newline");
+        // A marked line that is not the file's last.
+        let patch = "--- f\n+++ f\n@@ -1,2 +1,2 @@\n-a\n+A\n b\n\\ No newline at end of file\n";
+        let (reason, clause, _) = refusal("a\nb\nc\n", patch);
+        assert_eq!(reason, "final_newline");
+        assert!(clause.contains("not the file's last line"), "{clause}");
+        // Found at an offset, and refused there: no offset is reported (the `patch` fuzz
+        // target's finding).
+        let moved = "--- f\n+++ f\n@@ -5 +5 @@\n-b\n\\ No newline at end of file\n+B\n";
+        assert_eq!(refusal("a\nb\nc\n", moved).0, "final_newline");
+        // Where the marker agrees with the file, the hunk applies.
+        assert_eq!(patch_one("a\nb", patch).unwrap(), "A\nb");
+    }
+
+    #[test]
+    fn a_last_line_without_newline_must_be_marked_in_the_old_side() {
+        // The file ends without a newline; the hunk's old side says its last line has one.
+        // Applying it would add a newline the patch never asked to add.
+        let patch = "--- f\n+++ f\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n";
+        let (reason, clause, _) = refusal("a\nb", patch);
+        assert_eq!(reason, "final_newline");
+        assert!(clause.contains("has no newline"), "{clause}");
+        let patch = "--- f\n+++ f\n@@ -1,2 +1,2 @@\n-a\n+A\n b\n";
+        assert_eq!(refusal("a\nb", patch).0, "final_newline");
+        // The newline is checked where the lines are: it never picks another place. The
+        // hunk's lines are at its line 3, without the newline, and at line 1, with it.
+        let patch = "--- f\n+++ f\n@@ -3,2 +3,2 @@\n x\n-y\n+Y\n";
+        assert_eq!(refusal("x\ny\nx\ny", patch).0, "final_newline");
+        // Lines added after the last line, with no old lines, still end it (GNU patch does).
+        assert_eq!(
+            patch_one("x", "--- f\n+++ f\n@@ -1,0 +2 @@\n+y\n").unwrap(),
+            "x\ny\n"
+        );
+    }
+
     #[test]
     fn lines_added_after_an_unterminated_last_line_do_not_join_it() {
         let out = patch_one("x", "--- f\n+++ f\n@@ -1,0 +2 @@\n+y\n").unwrap();
@@ -1084,7 +1446,8 @@ mod tests {
 
     fn patch_one(old: &str, patch: &str) -> Result<String> {
         let files = parse(patch)?;
-        let mut doc = Doc::parse("f", old.as_bytes())?;
+        // As `apply_patch` reads a file: lines end at `\n` only.
+        let mut doc = Doc::parse_for_patch("f", old.as_bytes())?;
         let (ok, reports) = apply(&files[0], &mut doc);
         if !ok {
             return Err(Error::new(Code::PatchFailed, format!("{reports:?}")));
