@@ -217,6 +217,20 @@ test_expect_success '--expected-content equal to the target region lets the repl
 	test_cmp expect guard.txt
 '
 
+test_expect_success '--expected-content is the whole region: its line ends count, not only its text' '
+	printf "a\n\nb\n" >guard-ends.txt &&
+	printf "a\n\n" >guard-ends.old &&
+	save guard-ends.txt &&
+	refused 15 CONTENT_CONFLICT file replace-text guard-ends.txt --old-file guard-ends.old --new X \
+		--first --expected-content a &&
+	untouched guard-ends.txt &&
+	nl="
+" &&
+	replaced guard-ends.txt --old-file guard-ends.old --new X --first --expected-content "a$nl$nl" &&
+	printf "Xb\n" >expect &&
+	cmp expect guard-ends.txt
+'
+
 test_expect_success '--expected-content differing from the target region is CONTENT_CONFLICT (exit 15)' '
 	save guard.txt &&
 	refused 15 CONTENT_CONFLICT file replace-text guard.txt --old three --new 3 --first \

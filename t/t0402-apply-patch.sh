@@ -456,6 +456,32 @@ test_expect_success 'an unmarked old side reaching the last line of a file witho
 	untouched nl3.txt
 '
 
+test_expect_success 'a new side marked "\ No newline" on a hunk that ends before the file does is PATCH_FAILED (final_newline)' '
+	printf "a\nb\nc\n" >nl4.txt &&
+	save nl4.txt &&
+	printf -- "--- a/nl4.txt\n+++ b/nl4.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n\\\\ No newline at end of file\n" >nl4.patch &&
+	refused 18 PATCH_FAILED file apply-patch nl4.patch &&
+	test "$(json_get .error.details.reason refusal.json)" = final_newline &&
+	untouched nl4.txt
+'
+
+test_expect_success 'a "\ No newline" marker followed by more lines of its side is PATCH_FAILED (misplaced_no_newline_marker)' '
+	printf "a\nb\nc\n" >nl5.txt &&
+	save nl5.txt &&
+	printf -- "--- a/nl5.txt\n+++ b/nl5.txt\n@@ -2,2 +2,2 @@\n-b\n+B\n\\\\ No newline at end of file\n c\n" >nl5.patch &&
+	refused 18 PATCH_FAILED file apply-patch nl5.patch &&
+	test "$(json_get .error.details.reason refusal.json)" = misplaced_no_newline_marker &&
+	untouched nl5.txt
+'
+
+test_expect_success 'a diff -u giving a file a last line that ends in a lone CR writes that CR' '
+	printf "a\nb\n" >cr1.txt &&
+	printf "a\nx\r" >cr1.want &&
+	printf -- "--- a/cr1.txt\n+++ b/cr1.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+x\r\n\\\\ No newline at end of file\n" >cr1.patch &&
+	patched cr1.patch &&
+	cmp cr1.want cr1.txt
+'
+
 test_expect_success 'a diff -u that shows a CRLF file as it is and converts it to LF is PATCH_FAILED (line_ends)' '
 	printf "a\r\nb\r\n" >d2u.txt &&
 	save d2u.txt &&

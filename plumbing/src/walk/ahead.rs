@@ -45,6 +45,9 @@ enum State {
     Waiting,
     /// A helper is reading it.
     Reading,
+    /// A helper is reading it, but the walk passed it over meanwhile: the helper drops the
+    /// listing when it is done.
+    Unwanted,
     /// Read (`None`: it could not be opened or read).
     Done(Option<Listing>),
     /// The walk took it, or dropped it, before a helper started it.
@@ -167,8 +170,12 @@ impl ReadAhead {
         let mut shared = lock.lock().unwrap_or_else(|e| e.into_inner());
         match shared.states.remove(&key) {
             Some(State::Done(_)) => shared.done -= 1,
-            // Still on the stack, or being read: its helper drops it.
-            Some(_) => {
+            // Being read: its helper drops the listing.
+            Some(State::Reading | State::Unwanted) => {
+                shared.states.insert(key, State::Unwanted);
+            }
+            // Still on the stack: dropped when it comes to the top.
+            Some(State::Waiting | State::Gone) => {
                 shared.states.insert(key, State::Gone);
             }
             None => return,
@@ -188,7 +195,7 @@ impl ReadAhead {
         while shared
             .states
             .values()
-            .any(|state| matches!(state, State::Reading))
+            .any(|state| matches!(state, State::Reading | State::Unwanted))
         {
             shared = wake.wait(shared).unwrap();
         }

@@ -883,6 +883,13 @@ fn read_hunks(r: &mut Reader, file: &mut FilePatch) -> Result<()> {
         r.i += 1;
         while seen_old < old_count || seen_new < new_count {
             let Some(body) = r.peek() else { break };
+            // A CR before the newline of a line that a `\ No newline` marker follows is the
+            // line's own last character (`diff -u` of a file ending in a lone CR), unless the
+            // marker line has one too: then the patch's every line was given a CR in transport.
+            let body = match r.raw.get(r.i + 1) {
+                Some(next) if next.starts_with('\\') && !next.ends_with('\r') => r.raw[r.i],
+                _ => body,
+            };
             let eol = r.terminator();
             match body.chars().next() {
                 Some(' ') => {
@@ -931,6 +938,16 @@ fn read_hunks(r: &mut Reader, file: &mut FilePatch) -> Result<()> {
             mark_no_eol(&mut hunk);
             r.i += 1;
         }
+        if let Some(k) = misplaced_marker(&hunk) {
+            return Err(counts(failed(
+                format!(
+                    "line {header_line}: the hunk marks its line {} `\\ No newline at end of file`, but more lines of the same side follow it; a marked line is the last of its side",
+                    k + 1
+                ),
+                header_line,
+                "misplaced_no_newline_marker",
+            )));
+        }
         let continues = r.peek().is_some_and(|l| {
             matches!(l.chars().next(), Some(' ' | '+' | '-'))
                 && !r.at_signature()
@@ -949,6 +966,25 @@ fn read_hunks(r: &mut Reader, file: &mut FilePatch) -> Result<()> {
         file.hunks.push(hunk);
     }
     Ok(())
+}
+
+/// The first line (0-based) a `\ No newline` marker follows although more lines of its side
+/// come after it: a context line is on both sides, so nothing may follow it; a removed line
+/// may be followed only by added lines, an added line only by removed ones. GNU patch calls
+/// such a hunk malformed; applying it would take a newline from a line that keeps one.
+fn misplaced_marker(hunk: &Hunk) -> Option<usize> {
+    hunk.lines.iter().enumerate().find_map(|(k, line)| {
+        if hunk.eols.get(k) != Some(&Some("")) {
+            return None;
+        }
+        let after = &hunk.lines[k + 1..];
+        let misplaced = match line {
+            HunkLine::Context(_) => !after.is_empty(),
+            HunkLine::Remove(_) => after.iter().any(|l| !matches!(l, HunkLine::Add(_))),
+            HunkLine::Add(_) => after.iter().any(|l| !matches!(l, HunkLine::Remove(_))),
+        };
+        misplaced.then_some(k)
+    })
 }
 
 /// `\ No newline at end of file` applies to the line before it.
@@ -1151,6 +1187,34 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
                             "hunk_line": k + 1,
                             "file_has_newline": !old[at + k].eol.is_empty(),
                             "hunk_has_newline": *e != Some(""),
+                        }),
+                    )],
+                },
+            ));
+            continue;
+        }
+        // A new side whose last line is marked must end where the file ends: the marker says
+        // that line is the new file's last, which a hunk followed by more of the file cannot
+        // make true.
+        if hunk.new_no_eol && at + want.len() != old.len() {
+            let line = at + want.len();
+            report.mismatch = Some(Box::new(Mismatch::find(&old, &want, stated, cursor)));
+            ok = false;
+            reports.push(refused(
+                report,
+                Refusal {
+                    reason: "final_newline",
+                    clause: format!(
+                        "does not apply: its new side marks its last line `\\ No newline at end of file`, but the hunk ends at file line {line} and the file goes on to line {}",
+                        old.len()
+                    ),
+                    details: vec![(
+                        "final_newline",
+                        serde_json::json!({
+                            "line": line,
+                            "hunk_line": want.len(),
+                            "file_has_newline": true,
+                            "hunk_has_newline": false,
                         }),
                     )],
                 },
@@ -1436,6 +1500,51 @@ mod tests {
             patch_one("x", "--- f\n+++ f\n@@ -1,0 +2 @@\n+y\n").unwrap(),
             "x\ny\n"
         );
+    }
+
+    #[test]
+    fn a_cr_before_the_newline_of_a_marked_line_is_the_lines_last_character() {
+        // `diff -u` of new content "a\nx\r": the CR is x's, not a line end.
+        let patch = "--- f\n+++ f\n@@ -1,2 +1,2 @@\n a\n-b\n+x\r\n\\ No newline at end of file\n";
+        assert_eq!(patch_one("a\nb\n", patch).unwrap(), "a\nx\r");
+        // And a file ending in a lone CR is patched by its own diff.
+        let patch = "--- f\n+++ f\n@@ -1,2 +1,2 @@\n a\n-b\r\n\\ No newline at end of file\n+c\r\n\\ No newline at end of file\n";
+        assert_eq!(patch_one("a\nb\r", patch).unwrap(), "a\nc\r");
+        // A patch whose every line was given a CR in transport, the marker's too: line ends.
+        let patch = "--- f\r\n+++ f\r\n@@ -1,2 +1,2 @@\r\n a\r\n-b\r\n+B\r\n\\ No newline at end of file\r\n";
+        assert_eq!(patch_one("a\nb\n", patch).unwrap(), "a\nB");
+    }
+
+    #[test]
+    fn a_no_newline_marker_before_more_lines_of_its_side_is_malformed() {
+        for patch in [
+            // On an added line that a context line follows.
+            "--- f\n+++ f\n@@ -2,2 +2,2 @@\n-b\n+B\n\\ No newline at end of file\n c\n",
+            // On a context line that an added line follows.
+            "--- f\n+++ f\n@@ -1,2 +1,3 @@\n a\n b\n\\ No newline at end of file\n+c\n",
+            // On a removed line that another removed line follows.
+            "--- f\n+++ f\n@@ -1,2 +1,0 @@\n-a\n\\ No newline at end of file\n-b\n",
+        ] {
+            let err = parse(patch).err().unwrap();
+            assert_eq!(err.code, Code::PatchFailed, "{patch:?}");
+            assert_eq!(
+                err.details["reason"], "misplaced_no_newline_marker",
+                "{patch:?}"
+            );
+        }
+        // diff -u's own order, a removed last line then an added one, each marked, is fine.
+        let patch = "--- f\n+++ f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n";
+        assert_eq!(patch_one("a\nb", patch).unwrap(), "a\nc");
+    }
+
+    #[test]
+    fn a_new_side_marker_needs_the_hunk_to_end_where_the_file_ends() {
+        let patch = "--- f\n+++ f\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n\\ No newline at end of file\n";
+        let (reason, clause, hunk) = refusal("a\nb\nc\n", patch);
+        assert_eq!((reason, hunk), ("final_newline", 1));
+        assert!(clause.contains("new side marks its last line"), "{clause}");
+        // At the end of the file it takes the newline away, as asked.
+        assert_eq!(patch_one("a\nb\n", patch).unwrap(), "a\nB");
     }
 
     #[test]

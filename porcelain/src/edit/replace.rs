@@ -208,7 +208,9 @@ pub(crate) fn replace(
         if let Some(expected) = expected_content {
             check_single(path, replacing.len(), policy)?;
             let o = &replacing[0];
-            guard_region(path, &body[o.start..o.end], expected, || split_lines(body))?;
+            guard_region(path, &body[o.start..o.end], expected, false, || {
+                split_lines(body)
+            })?;
         }
         let new_pieces = exact::pieces(new);
         let grown = replacing.len() * new.len().saturating_sub(old.len());
@@ -294,7 +296,7 @@ pub(crate) fn replace(
             .map(|l| l.text.as_ref())
             .collect();
         let lines = &doc.lines;
-        guard_region(path, &region.join("\n"), expected, || lines.clone())?;
+        guard_region(path, &region.join("\n"), expected, true, || lines.clone())?;
     }
     chosen = chosen[picked].to_vec();
     // Every window is rewritten on its own, and all of them before any is written: a
@@ -988,15 +990,23 @@ fn check_single(path: &str, replacing: usize, policy: Policy) -> Result<()> {
 }
 
 /// Checks the expected content of the region being replaced; `lines` gives the file's lines
-/// (only on a refusal, which says where the expected text is now).
+/// (only on a refusal, which says where the expected text is now). An exact match's region is
+/// a run of text and is compared whole; a normalised one is whole lines, given without their
+/// last line end, so one line end after the expected text is not part of the comparison.
+/// Line ends are flattened on both sides, as the old text is matched.
 fn guard_region<'l>(
     path: &str,
     actual: &str,
     expected: &str,
+    whole_lines: bool,
     lines: impl FnOnce() -> Vec<Line<'l>>,
 ) -> Result<()> {
-    // Compared with line ends flattened, as the old text is matched.
-    if locate::plain(actual) != locate::plain(expected) {
+    let flat = |text: &str| text.replace("\r\n", "\n").replace('\r', "\n");
+    let mut wanted = flat(expected);
+    if whole_lines && wanted.ends_with('\n') {
+        wanted.pop();
+    }
+    if flat(actual) != wanted {
         let error = Error::new(
             Code::ContentConflict,
             "the target region does not hold the expected content",
@@ -1352,6 +1362,27 @@ mod tests {
             "{:?}",
             r.warnings
         );
+    }
+
+    #[test]
+    fn the_expected_content_of_an_exact_match_is_its_whole_text() {
+        let guarded = |expected: &str| {
+            let mut ed = Editable::new("f", b"a\n\nb\n").unwrap();
+            replace(
+                &mut ed,
+                "f",
+                "a\n\n",
+                "X",
+                Policy::First,
+                None,
+                Some(expected),
+            )
+        };
+        // The region is "a\n\n": "a" alone is not it, and nothing is written.
+        assert_eq!(guarded("a").err().unwrap().code, Code::ContentConflict);
+        assert_eq!(guarded("a\n").err().unwrap().code, Code::ContentConflict);
+        // Its line ends may be written either way.
+        assert!(guarded("a\r\n\r\n").is_ok());
     }
 
     #[test]
