@@ -26,7 +26,7 @@ else
 NO_SKIP =
 endif
 
-.PHONY: check test lint build rust-tests shell-tests quick-shell-tests venv ts-client release install wheels python-tests
+.PHONY: check test lint build rust-tests shell-tests quick-shell-tests venv ts-client release release-keeper release-mcp install wheels python-tests
 
 check: lint build venv ts-client rust-tests quick-shell-tests
 
@@ -56,13 +56,17 @@ $(TS_CLIENT)/node_modules/.installed: $(TS_CLIENT)/package.json $(TS_CLIENT)/pac
 # resolving its symbols was about a fifth of a small command's time (docs/decisions.md). Only
 # the two binaries get the flag: `cargo rustc` passes it to the final crate alone, and a
 # proc-macro crate cannot be built with it. A later plain `cargo build --release` links them
-# dynamically again.
-STATIC_LINK = $(shell printf 'int main(void){return 0;}' | $(CC) -x c -static-pie -o /dev/null - >/dev/null 2>&1 && echo '-C target-feature=+crt-static')
+# dynamically again. `:=` probes the toolchain once per make run, not once per binary.
+STATIC_LINK := $(shell printf 'int main(void){return 0;}' | $(CC) -x c -static-pie -o /dev/null - >/dev/null 2>&1 && echo '-C target-feature=+crt-static')
 # Where `make install` puts them: cargo's own bin directory, as `cargo install` does.
 BINDIR ?= $(or $(CARGO_HOME),$(HOME)/.cargo)/bin
 
-release:
+release: release-keeper release-mcp
+
+release-keeper:
 	$(CARGO) rustc --locked --release -p filekeeper-cli --bin keeper -- $(STATIC_LINK)
+
+release-mcp:
 	$(CARGO) rustc --locked --release -p filekeeper-mcp --bin filekeeper-mcp -- $(STATIC_LINK)
 
 install: release
@@ -80,8 +84,9 @@ WHEELS = target/wheels
 	touch $@
 
 # The two wheels, as a release would build them: filekeeper-cli (the filekeeper package, and the
-# keeper binary as its command) and filekeeper-mcp (the server binary).
-wheels: .venv/.tools release
+# keeper binary as its command) and filekeeper-mcp (the server binary). maturin builds the
+# server itself, so only keeper is built beforehand.
+wheels: .venv/.tools release-keeper
 	rm -rf $(WHEELS) porcelain/python/data
 	mkdir -p porcelain/python/data/scripts
 	cp target/release/keeper porcelain/python/data/scripts/keeper

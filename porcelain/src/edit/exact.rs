@@ -74,6 +74,12 @@ impl<'t> Flat<'t> {
     }
 }
 
+/// `text` with every line end (`\n`, `\r\n`, a lone `\r`) written as one `\n`: what two
+/// texts are compared as when their line ends do not count.
+pub(crate) fn flattened(text: &str) -> Cow<'_, str> {
+    Flat::of(text).text
+}
+
 /// Every occurrence of `old` in `body`, left to right and not overlapping (as
 /// `str::match_indices` counts them), line ends aside. `old` must not be empty.
 pub(crate) fn occurrences(body: &str, old: &str) -> Vec<Occurrence> {

@@ -1001,12 +1001,12 @@ fn guard_region<'l>(
     whole_lines: bool,
     lines: impl FnOnce() -> Vec<Line<'l>>,
 ) -> Result<()> {
-    let flat = |text: &str| text.replace("\r\n", "\n").replace('\r', "\n");
-    let mut wanted = flat(expected);
-    if whole_lines && wanted.ends_with('\n') {
-        wanted.pop();
-    }
-    if flat(actual) != wanted {
+    let wanted = exact::flattened(expected);
+    let wanted = match wanted.strip_suffix('\n') {
+        Some(without) if whole_lines => without,
+        _ => wanted.as_ref(),
+    };
+    if exact::flattened(actual) != wanted {
         let error = Error::new(
             Code::ContentConflict,
             "the target region does not hold the expected content",
