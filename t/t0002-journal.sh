@@ -109,8 +109,8 @@ test_expect_success 'journal-begin creates .filekeeper/journal.sqlite3' '
 	test -f "$JOURNAL"
 '
 
-test_expect_success 'the sqlite3 shell reads the journal: PRAGMA user_version is 3' '
-	echo 3 >expect &&
+test_expect_success 'the sqlite3 shell reads the journal: PRAGMA user_version is 4' '
+	echo 4 >expect &&
 	sql "PRAGMA user_version" >actual &&
 	test_cmp expect actual
 '

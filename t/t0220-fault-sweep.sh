@@ -192,7 +192,7 @@ run_gc () { in_case gc --grace-period 0; }
 retention_intact () {
 	in_case --json fsck >fsck.json &&
 	json_get ".missing_objects == [] and .damaged_objects == []" fsck.json >/dev/null &&
-	pruned=$(rows "SELECT count(*) FROM pruned_operations") &&
+	pruned=$(rows "SELECT count(*) FROM $PRUNED_OPERATIONS") &&
 	{ test "$pruned" = 0 || test "$pruned" = 3; } &&
 	in_case history undo-last >/dev/null &&
 	in_case history undo-last >/dev/null &&
@@ -219,7 +219,7 @@ retention_sweep () {
 			esac || { echo >&2 "unexpected exit $code"; cat >&2 result; exit 1; }
 			# A clean run then finishes the work, and everything still holds.
 			"run_$1" >/dev/null &&
-			test "$(rows "SELECT count(*) FROM pruned_operations")" = 3 || {
+			test "$(rows "SELECT count(*) FROM $PRUNED_OPERATIONS")" = 3 || {
 				test $1 = gc || exit 1
 			}
 			retention_intact

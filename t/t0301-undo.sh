@@ -362,7 +362,7 @@ test_expect_success 'setup: a dir delete whose directory modes are nulled, as an
 	op_of out >op.dold &&
 	journal "UPDATE operation_items SET before_mode = NULL, after_mode = NULL
 		WHERE kind = '"'"'directory'"'"' AND op_id = '"'"'$(cat op.dold)'"'"'" &&
-	test "$(journal "PRAGMA user_version")" = 3 &&
+	test "$(journal "PRAGMA user_version")" = 4 &&
 	keeper --json history show "$(cat op.dold)" >show.json &&
 	json_get "[.operation.items[] | select(.kind == \"directory\") | .before_mode] == [null, null]" show.json
 '

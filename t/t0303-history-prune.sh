@@ -2,7 +2,7 @@
 test_description='keeper history prune: cut the undoable history at a point, keep the ledger
 
 A prune cuts the operations before its cut from the undoable history (a row of the prunes
-table; the pruned_operations view says which prune pruned each, and when); their rows stay,
+table, and the documented query says which prune pruned each, and when); their rows stay,
 they are no longer undoable (HISTORY_UNAVAILABLE with reason pruned), history show and diff
 say so, undo-last never reaches them, and fsck does not count
 their objects as missing. Pending operations and those committed within the grace period are
@@ -43,13 +43,13 @@ test_expect_success 'a malformed duration or size is INVALID_ARGUMENT and prunes
 	json_get ".error.details.value == \"30\"" out &&
 	test_expect_code 2 keeper --json history prune --max-store-size 1.5G >out &&
 	test_error_code INVALID_ARGUMENT out &&
-	test "$(journal "SELECT count(*) FROM pruned_operations")" = 0
+	test "$(journal "SELECT count(*) FROM $PRUNED_OPERATIONS")" = 0
 '
 
 test_expect_success 'a dry run reports the cut and marks nothing' '
 	keeper --json history prune --keep-last 2 --dry-run >dry.json &&
 	json_get ".dry_run == true and .prune_id == null and .pruned_operations == 3 and .rule == \"keep_last 2\"" dry.json &&
-	test "$(journal "SELECT count(*) FROM pruned_operations")" = 0 &&
+	test "$(journal "SELECT count(*) FROM $PRUNED_OPERATIONS")" = 0 &&
 	test "$(journal "SELECT count(*) FROM prunes")" = 0
 '
 
@@ -60,7 +60,7 @@ test_expect_success '--keep-last 2 prunes the three oldest, as the dry run said'
 	jq "del(.dry_run, .prune_id)" prune.json >actual &&
 	test_cmp expect actual &&
 	json_get .prune_id prune.json | grep -E "^prune_[0-9a-f]{16}$" >prune.id &&
-	journal "SELECT id FROM pruned_operations WHERE pruned_by = '\''$(cat prune.id)'\'' ORDER BY seq" >actual &&
+	journal "SELECT id FROM $PRUNED_OPERATIONS WHERE pruned_by = '\''$(cat prune.id)'\'' ORDER BY seq" >actual &&
 	head -n 3 all-ops >expect &&
 	test_cmp expect actual
 '
@@ -69,7 +69,7 @@ test_expect_success 'the prune is recorded with its rule, its cut and its count,
 	journal "SELECT rule, cut_seq, operations FROM prunes" >actual &&
 	echo "keep_last 2|3|3" >expect &&
 	test_cmp expect actual &&
-	journal "SELECT count(*) FROM pruned_operations WHERE pruned_at IS NOT NULL" >actual &&
+	journal "SELECT count(*) FROM $PRUNED_OPERATIONS WHERE pruned_at IS NOT NULL" >actual &&
 	echo 3 >expect &&
 	test_cmp expect actual
 '
@@ -128,7 +128,7 @@ test_expect_success 'operations committed within the grace period are protected'
 	keeper --json history prune --keep-last 0 >out &&
 	json_get ".protected_operations > 0" out &&
 	op=$(journal "SELECT id FROM operations WHERE target_path = '\''b.txt'\''") &&
-	test "$(journal "SELECT id NOT IN (SELECT id FROM pruned_operations) FROM operations WHERE id = '\''$op'\''")" = 1
+	test "$(journal "SELECT id NOT IN (SELECT id FROM $PRUNED_OPERATIONS) FROM operations WHERE id = '\''$op'\''")" = 1
 '
 
 test_expect_success 'a pending operation is never pruned, however old' '
@@ -137,7 +137,7 @@ test_expect_success 'a pending operation is never pruned, however old' '
 	op=$(json_get .operation_id begun.json) &&
 	age_all &&
 	keeper --json history prune --keep-last 0 --grace-period 0 >out &&
-	test "$(journal "SELECT status, id NOT IN (SELECT id FROM pruned_operations) FROM operations WHERE id = '\''$op'\''")" = "pending|1" &&
+	test "$(journal "SELECT status, id NOT IN (SELECT id FROM $PRUNED_OPERATIONS) FROM operations WHERE id = '\''$op'\''")" = "pending|1" &&
 	keeper journal-abort $op >/dev/null
 '
 
@@ -154,7 +154,7 @@ test_expect_success 'setup: a second workspace, three writes a day apart' '
 test_expect_success '--older-than 36h prunes the operations recorded before then' '
 	keeper --root w2 --json history prune --older-than 36h >out &&
 	json_get ".pruned_operations == 2 and .rule == \"older_than 36h\"" out &&
-	journal "SELECT seq FROM operations WHERE id NOT IN (SELECT id FROM pruned_operations)" "$WS/w2" >actual &&
+	journal "SELECT seq FROM operations WHERE id NOT IN (SELECT id FROM $PRUNED_OPERATIONS)" "$WS/w2" >actual &&
 	echo 3 >expect &&
 	test_cmp expect actual
 '
@@ -171,7 +171,7 @@ test_expect_success 'setup: a third workspace, four writes of 64 KiB of noise' '
 test_expect_success '--max-store-size keeps the newest operations whose objects fit' '
 	keeper --root w3 --json history prune --max-store-size 200K >out &&
 	json_get ".pruned_operations == 2" out &&
-	journal "SELECT seq FROM operations WHERE id NOT IN (SELECT id FROM pruned_operations) ORDER BY seq" "$WS/w3" >actual &&
+	journal "SELECT seq FROM operations WHERE id NOT IN (SELECT id FROM $PRUNED_OPERATIONS) ORDER BY seq" "$WS/w3" >actual &&
 	printf "3\n4\n" >expect &&
 	test_cmp expect actual
 '

@@ -26,7 +26,7 @@ test_expect_success 'setup: four writes, the two oldest pruned, every object two
 " >/dev/null || return 1
 	done &&
 	keeper history prune --keep-last 2 --grace-period 0 >/dev/null &&
-	test "$(journal "SELECT count(*) FROM pruned_operations")" = 2 &&
+	test "$(journal "SELECT count(*) FROM $PRUNED_OPERATIONS")" = 2 &&
 	objects >all &&
 	test_line_count = 4 all &&
 	age $(cat all)

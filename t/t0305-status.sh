@@ -143,7 +143,7 @@ test_expect_success 'the human form says the policy is off when no rule is set' 
 	jq -r ".journal | \"journal:   \(.operations) operations: \(.pending) pending, \(.undoable) undoable, \(.undone) undone, \(.pruned) pruned (schema \(.schema_version))\"" status.json >expect &&
 	grep "^journal:" human >actual &&
 	test_cmp expect actual &&
-	grep "^journal:   5 operations: 1 pending, 3 undoable, 1 undone, 0 pruned (schema 3)$" human
+	grep "^journal:   5 operations: 1 pending, 3 undoable, 1 undone, 0 pruned (schema 4)$" human
 '
 
 test_expect_success 'a bad [history] value is INVALID_ARGUMENT naming the key, and nothing is read' '

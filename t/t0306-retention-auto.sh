@@ -36,7 +36,7 @@ age_all () {
 }
 
 pruned () {
-	journal "SELECT count(*) FROM pruned_operations"
+	journal "SELECT count(*) FROM $PRUNED_OPERATIONS"
 }
 
 objects () {
@@ -68,7 +68,7 @@ test_expect_success 'keep_last = 3: a write leaves the newest three unpruned and
 	test -e "$(object_path "$(sha v1)")" &&
 	keeper file write a.txt --content "version 6
 " >/dev/null &&
-	journal "SELECT id FROM operations WHERE id NOT IN (SELECT id FROM pruned_operations) ORDER BY seq" >unpruned &&
+	journal "SELECT id FROM operations WHERE id NOT IN (SELECT id FROM $PRUNED_OPERATIONS) ORDER BY seq" >unpruned &&
 	journal "SELECT id FROM operations ORDER BY seq DESC LIMIT 3" | sort >newest &&
 	sort unpruned >unpruned.sorted &&
 	test_cmp newest unpruned.sorted &&
@@ -116,7 +116,7 @@ test_expect_success 'keep_days = 7: a write prunes the operations older than a w
 	keeper file write a.txt --content "version 5
 " >/dev/null &&
 	test "$(pruned)" = 4 &&
-	journal "SELECT count(*) FROM operations WHERE id NOT IN (SELECT id FROM pruned_operations)" >n &&
+	journal "SELECT count(*) FROM operations WHERE id NOT IN (SELECT id FROM $PRUNED_OPERATIONS)" >n &&
 	echo 1 >expect &&
 	test_cmp expect n &&
 	printf "version 2\n" >v2 &&

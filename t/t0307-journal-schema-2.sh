@@ -7,8 +7,9 @@ b.txt once, a pending operation left by journal-begin, c.txt, then a prune (--ke
 --grace-period 2s) that pruned the four writes of a.txt and kept b.txt (within its grace
 period) and the pending operation, a second prune three seconds later (--keep-last 2) that
 pruned b.txt, d.txt, and a gc. status reads it as it is; the first command that opens it
-to write migrates it to schema 3, where a prune is a cut with exceptions, and every answer
-about what was pruned, by which prune and when, stays what it was.'
+to write migrates it to schema 3, where a prune is a cut with exceptions, and on to the
+current schema, and every answer about what was pruned, by which prune and when, stays what
+it was.'
 . ./test-lib.sh
 
 OLD=$TRASH/old
@@ -30,15 +31,15 @@ test_expect_success 'status reads the schema 2 journal as it is and changes noth
 	cmp journal.before "$OLD/.filekeeper/journal.sqlite3"
 '
 
-test_expect_success 'history list migrates it to schema 3 and shows the same operations' '
+test_expect_success 'history list migrates it to the current schema and shows the same operations' '
 	keeper --root "$OLD" --json history list --limit 20 >list.json &&
-	test "$(journal "PRAGMA user_version" "$OLD")" = 3 &&
+	test "$(journal "PRAGMA user_version" "$OLD")" = 4 &&
 	json_get ".operations | length == 8" list.json
 '
 
-test_expect_success 'the pruned_operations view says what the dropped columns said, row for row' '
+test_expect_success 'the documented query says what the dropped columns said, row for row' '
 	journal "SELECT o.seq, o.id, v.pruned_by, v.pruned_at FROM operations o
-		LEFT JOIN pruned_operations v ON v.id = o.id ORDER BY o.seq" "$OLD" >views &&
+		LEFT JOIN $PRUNED_OPERATIONS v ON v.id = o.id ORDER BY o.seq" "$OLD" >views &&
 	test_cmp marks views &&
 	test_must_fail journal "SELECT pruned_by FROM operations" "$OLD" 2>err &&
 	grep "no such column" err
@@ -76,7 +77,7 @@ test_expect_success 'undo-last undoes d.txt, then c.txt: the unpruned writes sti
 test_expect_success 'a prune by this build extends the cut; status counts every prune once' '
 	keeper --root "$OLD" --json history prune --keep-last 1 --grace-period 0 >prune.json &&
 	json_get ".ok and .pruned_operations > 0" prune.json &&
-	journal "SELECT count(*) FROM pruned_operations" "$OLD" >expect &&
+	journal "SELECT count(*) FROM $PRUNED_OPERATIONS" "$OLD" >expect &&
 	keeper --root "$OLD" --json status >status.json &&
 	jq .journal.pruned status.json >actual &&
 	test_cmp expect actual &&

@@ -472,7 +472,7 @@ retention_round () {
 	grep -qx "\(0\|137\) [0-9]*" "$TRASH/killed" &&
 	keeper --root "$R3" --json fsck >"$TRASH/fsck.json" &&
 	json_get ".missing_objects == [] and .damaged_objects == []" "$TRASH/fsck.json" >/dev/null &&
-	sqlite3 "$R3/.filekeeper/journal.sqlite3" "SELECT p.operations = (SELECT count(*) FROM pruned_operations v
+	sqlite3 "$R3/.filekeeper/journal.sqlite3" "SELECT p.operations = (SELECT count(*) FROM $PRUNED_OPERATIONS v
 		WHERE v.pruned_by = p.id) FROM prunes p" | grep -vx 1 >"$TRASH/torn-prunes";
 	test_line_count = 0 "$TRASH/torn-prunes" &&
 	keeper --root "$R3" history undo-last >/dev/null &&

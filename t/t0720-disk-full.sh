@@ -420,7 +420,7 @@ test_expect_success 'history prune fails cleanly at every stage of a full disk, 
 		keeper --json history prune --keep-last 4 --grace-period 0 >"$P/out"
 		code=$?
 		unfill
-		pruned=$(disk_journal "SELECT count(*) FROM pruned_operations") &&
+		pruned=$(disk_journal "SELECT count(*) FROM $PRUNED_OPERATIONS") &&
 		leftovers >"$P/leftovers" &&
 		test_line_count = 0 "$P/leftovers" &&
 		fsck_clean &&
@@ -452,7 +452,7 @@ test_expect_success 'gc succeeds with no byte free and frees space' '
 '
 
 test_expect_success 'the newest unpruned operation still undoes after the prune and gc' '
-	op=$(disk_journal "SELECT id FROM operations WHERE id NOT IN (SELECT id FROM pruned_operations) AND status = '\''committed'\''
+	op=$(disk_journal "SELECT id FROM operations WHERE id NOT IN (SELECT id FROM $PRUNED_OPERATIONS) AND status = '\''committed'\''
 		ORDER BY seq DESC LIMIT 1") &&
 	keeper --json history undo $op >"$P/out" &&
 	json_get ".ok" "$P/out" >/dev/null &&

@@ -373,6 +373,20 @@ journal () {
 	sqlite3 "${2:-$WS}/.filekeeper/journal.sqlite3" "$1"
 }
 
+# The pruned operations, as a subquery to select from: seq, id, pruned_by (the prune) and
+# pruned_at (when), asked the way docs/on-disk-format.md shows a person with sqlite3. Schema 3
+# had this as the view pruned_operations, which schema 4 dropped.
+PRUNED_OPERATIONS="(SELECT seq, id, pruned_by,
+       (SELECT coalesce(p.pruned_at, p.created_at) FROM prunes p WHERE p.id = pruned_by) AS pruned_at
+  FROM (SELECT o.seq, o.id, CASE
+          WHEN o.seq > (SELECT coalesce(max(cut_seq), 0) FROM prunes) THEN NULL
+          WHEN EXISTS (SELECT 1 FROM prune_exceptions e WHERE e.op_id = o.id)
+            THEN (SELECT e.pruned_by FROM prune_exceptions e WHERE e.op_id = o.id)
+          ELSE (SELECT r.id FROM prunes r WHERE r.first_seq <= o.seq ORDER BY r.first_seq DESC LIMIT 1)
+          END AS pruned_by
+          FROM operations o)
+ WHERE pruned_by IS NOT NULL)"
+
 # op_count [ROOT]: how many operations the journal of the workspace at ROOT (default $WS)
 # holds: 0 before its first mutation created the journal, and a failure if it cannot be read.
 op_count () {

@@ -61,12 +61,12 @@ pub use oid::ObjectId;
 /// one version, so the plumbing's is the binaries' too.
 pub const VERSION_TEXT: &str = concat!(
     env!("CARGO_PKG_VERSION"),
-    " (journal schema 3, objects: sha256 + zstd loose)"
+    " (journal schema 4, objects: sha256 + zstd loose)"
 );
 
 // `concat!` takes literals only, so the schema above is written out; this stops the build
 // when a migration is added and the text is not updated with it.
 const _: () = assert!(
-    journal::SCHEMA_VERSION == 3,
+    journal::SCHEMA_VERSION == 4,
     "VERSION_TEXT must name the journal schema this build writes"
 );

@@ -9,7 +9,7 @@
 # count (for information: status also walks the store).
 #
 # The store is generated directly (a keeper write creates the workspace and its journal, then
-# Python fills it): operation k overwrites one of 1,000 files, from object k/10 - 1 to object
+# Python fills it, object_refs included, as keeper's own writes would): operation k overwrites one of 1,000 files, from object k/10 - 1 to object
 # k/10, so each object is named by about ten operations. Object files are small stand-ins (gc
 # reads names and times, never contents), dated 30 days back, as are the operations, so that
 # the default one-day grace period protects none of them. Every timed run starts from a copy
@@ -58,6 +58,13 @@ with db:
                    " VALUES (?, ?, ?, ?, ?, ?)", operations())
     db.executemany("INSERT INTO operation_items (op_id, ordinal, path, change, before_exists,"
                    " after_exists, before_hash, after_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", items())
+    # What keeper writes with each item (schema 4): each object's newest naming operation.
+    db.execute("DELETE FROM object_refs")
+    db.execute("INSERT INTO object_refs (hash, last_seq)"
+               " SELECT h, max(seq) FROM (SELECT i.before_hash AS h, o.seq FROM operation_items i"
+               " JOIN operations o ON o.id = i.op_id UNION ALL SELECT i.after_hash, o.seq"
+               " FROM operation_items i JOIN operations o ON o.id = i.op_id)"
+               " WHERE h IS NOT NULL GROUP BY h")
 db.close()
 # Pruning all but the newest half leaves objects from (count/2)/10 - 1 on named. The paths
 # are relative to the workspace, so that the baseline removes them from the copy it is timed

@@ -16,7 +16,9 @@ mod schema;
 pub use record::{
     Item, NewOperation, Operation, OperationHead, OperationRecord, PassedOver, Status,
 };
-pub use retention::{Cut, Live, PRUNED, PruneRule, Pruned, Released, SIZE_CHECK_EVERY, is_young};
+pub use retention::{
+    Cut, Live, PRUNED, PRUNED_BY, PruneRule, Pruned, Released, SIZE_CHECK_EVERY, is_young,
+};
 pub use schema::{APPLICATION_ID, LATEST as SCHEMA_VERSION};
 
 use crate::durable::random_hex16;
@@ -91,6 +93,7 @@ impl Journal {
             }
             _ => e.into(),
         })?;
+        let seq = tx.last_insert_rowid();
         for (ordinal, item) in op.items.iter().enumerate() {
             tx.prepare_cached(
                 "INSERT INTO operation_items (op_id, ordinal, path, change, kind, before_exists, after_exists,
@@ -111,6 +114,14 @@ impl Journal {
                     item.after_mode,
                 item.history_skipped,
             ])?;
+            // The object index gc asks (`retention`): each object's newest naming operation.
+            for hash in [item.before_hash, item.after_hash].into_iter().flatten() {
+                tx.prepare_cached(
+                    "INSERT INTO object_refs (hash, last_seq) VALUES (?1, ?2)
+                     ON CONFLICT (hash) DO UPDATE SET last_seq = max(last_seq, excluded.last_seq)",
+                )?
+                .execute(params![hash.to_string(), seq])?;
+            }
         }
         crate::fault::counted("journal: record operation", || {
             tx.commit().map_err(Error::from)
@@ -321,11 +332,11 @@ impl Journal {
         let sql = format!(
             "SELECT seq, id, kind, status, created_at, updated_at, actor, task_id, summary,
                     target_path, source_path, undoes, metadata, under_lock,
-                    (SELECT v.pruned_by FROM pruned_operations v WHERE v.id = o.id)
+                    {PRUNED_BY}
              FROM operations o {filter}"
         );
-        // When each prune pruned, read once: the view is asked once per operation, for the
-        // prune, and the time is that prune's.
+        // When each prune pruned, read once: `PRUNED_BY` is asked once per operation, for
+        // the prune, and the time is that prune's.
         let pruned_at: std::collections::HashMap<String, String> = self
             .conn()
             .prepare_cached("SELECT id, coalesce(pruned_at, created_at) FROM prunes")?
@@ -521,6 +532,36 @@ mod tests {
         let a = j.begin(&write_op()).unwrap();
         let b = j.begin(&write_op()).unwrap();
         assert!(j.get(&a).unwrap().seq < j.get(&b).unwrap().seq);
+    }
+
+    /// gc trusts `object_refs` for what keeper records: each object an item names, with the
+    /// newest operation naming it, written in the same transaction as the item.
+    #[test]
+    fn begin_records_each_object_with_its_newest_naming_operation() {
+        let (_dir, mut j) = journal();
+        let first = j.begin(&write_op()).unwrap();
+        let mut next = write_op();
+        next.items[0].before_hash = Some(ObjectId::of(b"new"));
+        next.items[0].after_hash = None;
+        next.items[0].after_exists = false;
+        next.items[0].change = "deleted".into();
+        let second = j.begin(&next).unwrap();
+        let seq = |id: &str| j.get(id).unwrap().seq;
+        let refs: Vec<(String, i64)> = j
+            .conn()
+            .prepare("SELECT hash, last_seq FROM object_refs ORDER BY last_seq, hash")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(
+            refs,
+            [
+                (ObjectId::of(b"old").to_string(), seq(&first)),
+                (ObjectId::of(b"new").to_string(), seq(&second)),
+            ]
+        );
     }
 
     #[test]

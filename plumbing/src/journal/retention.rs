@@ -5,11 +5,12 @@
 //! past the newest earlier cut, and one `prune_exceptions` row per operation of the range it
 //! kept, pending or not yet settled, which a later prune marks pruned. An operation is pruned
 //! when it is at or before the newest cut and is not an exception still kept ([`PRUNED`]).
-//! Which objects are still named is answered without visiting the operations: `object_refs`,
-//! kept by triggers on `operation_items`, holds each object's newest naming operation, so an
-//! object is named by an unpruned operation when that one is after the newest cut, or when an
-//! exception still kept names it (those go in a TEMP table: at most the operations of one
-//! grace period, since an exception is pruned by the next prune once it settles).
+//! Which objects are still named is answered without building the set of them: `object_refs`,
+//! written with each item (`Journal::begin`), holds each object's newest naming operation, so
+//! an object is named by an unpruned operation when that one is after the newest cut, or when
+//! an exception still kept names it (those go in a TEMP table: at most the operations of one
+//! grace period, since an exception is pruned by the next prune once it settles). gc also
+//! holds what an item written by hand names without its `object_refs` row ([`Journal::live_objects`]).
 
 use super::Journal;
 use crate::config::Retention;
@@ -75,10 +76,22 @@ pub struct Released {
 }
 
 /// The SQL condition, on an `operations` row named `o`, that the operation is pruned: at or
-/// before the newest cut, and not an exception a prune kept and no later one pruned. The
-/// view `pruned_operations` says, for the same operations, which prune and when.
+/// before the newest cut, and not an exception a prune kept and no later one pruned.
+/// [`PRUNED_BY`] says, for the same operations, which prune.
 pub const PRUNED: &str = "(o.seq <= (SELECT coalesce(max(cut_seq), 0) FROM prunes)
     AND NOT EXISTS (SELECT 1 FROM prune_exceptions e WHERE e.op_id = o.id AND e.pruned_by IS NULL))";
+
+/// The SQL value, on an `operations` row named `o`, of the prune that pruned it (its id in
+/// `prunes`), NULL when it is not pruned: an exception's own `pruned_by`, else the prune whose
+/// range holds it (the one with the greatest `first_seq` at or before it). Schema 3 answered
+/// this in the view `pruned_operations`, which schema 4 dropped (`schema.rs`);
+/// `docs/on-disk-format.md` gives the same query for a person with `sqlite3`.
+pub const PRUNED_BY: &str = "(CASE
+    WHEN o.seq > (SELECT coalesce(max(cut_seq), 0) FROM prunes) THEN NULL
+    WHEN EXISTS (SELECT 1 FROM prune_exceptions e WHERE e.op_id = o.id)
+        THEN (SELECT e.pruned_by FROM prune_exceptions e WHERE e.op_id = o.id)
+    ELSE (SELECT r.id FROM prunes r WHERE r.first_seq <= o.seq ORDER BY r.first_seq DESC LIMIT 1)
+    END)";
 
 /// The policy's `max_store_bytes` is looked at after every this many operations (by sequence
 /// number): judging it means walking the unpruned operations and their objects.
@@ -316,8 +329,9 @@ impl Journal {
             newest_cut: 0,
             began,
         };
-        fill_held(live.journal.conn())?;
         live.newest_cut = newest_cut(live.journal.conn())?;
+        fill_held(live.journal.conn())?;
+        hold_unindexed(live.journal.conn(), live.newest_cut)?;
         Ok(live)
     }
 }
@@ -392,6 +406,28 @@ fn fill_held(conn: &rusqlite::Connection) -> Result<()> {
               WHERE i.op_id = e.op_id)
           WHERE h IS NOT NULL;"
     ))?;
+    Ok(())
+}
+
+/// Adds to `fk_held` every object an item after the newest cut names that `object_refs`
+/// does not answer for (no row, or its newest operation at or before the cut). keeper
+/// writes an item's rows there in the same transaction (`Journal::begin`), so this finds
+/// nothing unless the journal was written by hand; asking costs one pass over the items
+/// after the cut, and gc then never takes an object that a row written by any means still
+/// names.
+fn hold_unindexed(conn: &rusqlite::Connection, newest_cut: i64) -> Result<()> {
+    conn.prepare(
+        "INSERT OR IGNORE INTO temp.fk_held
+         SELECT h FROM (
+             SELECT CASE side.n WHEN 0 THEN i.before_hash ELSE i.after_hash END AS h
+               FROM operations o
+              CROSS JOIN operation_items i
+              CROSS JOIN (SELECT 0 AS n UNION ALL SELECT 1) side
+              WHERE o.seq > ?1 AND i.op_id = o.id)
+          WHERE h IS NOT NULL
+            AND NOT EXISTS (SELECT 1 FROM object_refs r WHERE r.hash = h AND r.last_seq > ?1)",
+    )?
+    .execute([newest_cut])?;
     Ok(())
 }
 
