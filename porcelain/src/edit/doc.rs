@@ -125,7 +125,7 @@ impl<'a> Doc<'a> {
 
     /// Replaces lines `start..end` (0-based, exclusive) with `new` texts, each terminated with
     /// the file's convention, except that a replacement reaching the end of a file without a
-    /// final newline leaves the new last line without one too.
+    /// final newline leaves the new last line without one too, when that line has text.
     pub fn splice(&mut self, start: usize, end: usize, new: Vec<String>) {
         let eol = self.eol();
         self.splice_ended(
@@ -189,10 +189,14 @@ impl<'a> Doc<'a> {
                 // Appending after a last line without terminator: it needs one now.
                 self.lines[start - 1].eol = eol;
             }
+            // The new last line goes without a terminator too, unless it is empty: an empty
+            // line without one is no bytes at all, so it would vanish and keeps one instead.
             if let Some(last) = lines.last_mut() {
-                last.eol = "";
-            } else if start > 0 {
-                // Deleting the last lines: the new last line loses its terminator.
+                if !last.text.is_empty() {
+                    last.eol = "";
+                }
+            } else if start > 0 && !self.lines[start - 1].text.is_empty() {
+                // Deleting the last lines: the line before them is last now.
                 self.lines[start - 1].eol = "";
             }
         }
@@ -467,6 +471,38 @@ mod tests {
         d.splice(2, 3, vec![]);
         assert_eq!(d.to_bytes(), b"a\rb\r\n\nz");
         assert_eq!(Doc::parse("f", &d.to_bytes()).unwrap().lines.len(), 4);
+    }
+
+    #[test]
+    fn an_empty_new_last_line_keeps_its_terminator_in_a_file_without_a_final_newline() {
+        // Without one, the empty line would not be in the bytes at all.
+        let mut d = Doc::parse("f", b"a\n\nb").unwrap();
+        d.splice(2, 3, vec![]);
+        assert_eq!(d.to_bytes(), b"a\n\n");
+        let mut d = Doc::parse("f", b"a\r\rb").unwrap();
+        d.splice(2, 3, vec![]);
+        assert_eq!(d.to_bytes(), b"a\r\r");
+        let mut d = Doc::parse("f", b"a").unwrap();
+        d.splice(1, 1, vec![String::new()]);
+        assert_eq!(d.to_bytes(), b"a\n\n");
+        let mut d = Doc::parse("f", b"a").unwrap();
+        d.splice(1, 1, vec![String::new(), String::new()]);
+        assert_eq!(d.to_bytes(), b"a\n\n\n");
+        let mut d = Doc::parse("f", b"a\nb").unwrap();
+        d.splice(1, 2, vec![String::new()]);
+        assert_eq!(d.to_bytes(), b"a\n\n");
+        let mut d = Doc::parse("f", b"x\n    a\n    b").unwrap();
+        d.splice_keeping_ends(
+            1,
+            3,
+            vec!["    A".into(), "    B".into(), String::new()],
+            &[],
+        );
+        assert_eq!(d.to_bytes(), b"x\n    A\n    B\n\n");
+        // A last line with text still goes without one.
+        let mut d = Doc::parse("f", b"a\nb\nc").unwrap();
+        d.splice(2, 3, vec![]);
+        assert_eq!(d.to_bytes(), b"a\nb");
     }
 
     #[test]
