@@ -8,7 +8,9 @@ on the stored version and merged into the file as it is: a change away from ever
 since lands where the version put it (shifted by lines inserted or removed above), and the
 reply says where (merged.landed); a change that overlaps or touches one made since is
 CONTENT_CONFLICT with the region as the version had it, as the edit wants it and as the file
-has it now, and nothing is written. A version not in the store is HISTORY_UNAVAILABLE, saying
+has it now, and nothing is written. The change is where the edit names it (its line range,
+matched occurrence or hunk), so an edit of one copy of a repeated block never merges into the
+other copy. A version not in the store is HISTORY_UNAVAILABLE, saying
 how to recover. A merge is one operation, and undo gives back the file as it was before it.
 apply-patch takes a base too, for a patch (unified or Codex) of one existing file.'
 . ./test-lib.sh
