@@ -184,6 +184,20 @@ test_expect_success '--all at the normalised stage replaces every occurrence, ea
 	test_cmp expect both.c
 '
 
+test_expect_success 'a normalised replacement ending in an empty line, at the end of a file without a final newline, keeps that line' '
+	printf "x\n    a\n    b" >nf.txt &&
+	replaced nf.txt --old "a
+b" --new "A
+B
+
+" --first &&
+	test "$(json_get .match_stage out.json)" = normalised &&
+	printf "x\n    A\n    B\n\n" >expect &&
+	cmp expect nf.txt &&
+	json_get ".warnings[0]" out.json | grep "1 line written exactly as given" &&
+	test "$(json_get ".diffs[0].lines_added" out.json)" = 3
+'
+
 # none
 
 test_expect_success 'an old text found nowhere is NO_MATCH (exit 16) and changes nothing' '

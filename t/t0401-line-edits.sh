@@ -7,7 +7,8 @@ start are rejected too. insert-lines goes before or after --line N, or with --po
 the last line; end with a --line, and before or after without one, are refused. Edits at the
 first and the last line work. New lines take the file'"'"'s newline convention (CRLF stays
 CRLF), the byte-order mark stays, and a file without a final newline still has none after its
-last line is replaced, appended to or deleted. --expected-content guards the range and
+last line is replaced, appended to or deleted, unless the new last line is empty (it would
+vanish without one). --expected-content guards the range and
 --expected-hash the file (CONTENT_CONFLICT, exit 15); --dry-run prints a unified diff and
 writes nothing; every edit is an operation that history undo reverts to the exact old bytes.'
 . ./test-lib.sh
@@ -372,6 +373,51 @@ test_expect_success 'a CRLF file without a final newline keeps both through an a
 	edited delete-lines crlfnf.txt --start 4 --end 4 &&
 	printf "a\r\nb\r\nc" >expect &&
 	cmp expect crlfnf.txt
+'
+
+# An empty line without a newline is no bytes: an empty new last line keeps its newline.
+
+test_expect_success 'deleting the last line after an empty line of a file without a final newline keeps the empty line' '
+	printf "a\n\nb" >nf.txt &&
+	edited delete-lines nf.txt --start 3 --end 3 &&
+	printf "a\n\n" >expect &&
+	cmp expect nf.txt &&
+	test "$(json_get ".diffs[0].lines_added" out.json)" = 0 &&
+	test "$(json_get ".diffs[0].lines_removed" out.json)" = 1
+'
+
+test_expect_success 'appending an empty line to a file without a final newline keeps the empty line' '
+	printf "a" >nf.txt &&
+	edited insert-lines nf.txt --position end --content "
+" &&
+	printf "a\n\n" >expect &&
+	cmp expect nf.txt
+'
+
+test_expect_success 'replacing the last line of a file without a final newline with an empty line keeps it' '
+	printf "a\nb" >nf.txt &&
+	edited replace-lines nf.txt --start 2 --end 2 --replacement "
+" &&
+	printf "a\n\n" >expect &&
+	cmp expect nf.txt &&
+	test "$(json_get ".diffs[0].lines_added" out.json)" = 1 &&
+	test "$(json_get ".diffs[0].lines_removed" out.json)" = 1
+'
+
+test_expect_success 'inserting two empty lines after the only line of a file without a final newline keeps both' '
+	printf "a" >nf.txt &&
+	edited insert-lines nf.txt --position after --line 1 --content "
+
+" &&
+	printf "a\n\n\n" >expect &&
+	cmp expect nf.txt
+'
+
+test_expect_success 'in a lone-CR file, deleting the last line after an empty line keeps the empty line' '
+	printf "a\r\rb" >nf.txt &&
+	edited delete-lines nf.txt --start 3 --end 3 &&
+	printf "a\r\r" >expect &&
+	cmp expect nf.txt
 '
 
 # guards

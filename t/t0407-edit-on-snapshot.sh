@@ -8,7 +8,9 @@ on the stored version and merged into the file as it is: a change away from ever
 since lands where the version put it (shifted by lines inserted or removed above), and the
 reply says where (merged.landed); a change that overlaps or touches one made since is
 CONTENT_CONFLICT with the region as the version had it, as the edit wants it and as the file
-has it now, and nothing is written. A version not in the store is HISTORY_UNAVAILABLE, saying
+has it now, and nothing is written. The change is where the edit names it (its line range,
+matched occurrence or hunk), so an edit of one copy of a repeated block never merges into the
+other copy. A version not in the store is HISTORY_UNAVAILABLE, saying
 how to recover. A merge is one operation, and undo gives back the file as it was before it.
 apply-patch takes a base too, for a patch (unified or Codex) of one existing file.'
 . ./test-lib.sh
@@ -126,6 +128,67 @@ test_expect_success 'a conflict gives the live line numbers after lines inserted
 	refused 15 CONTENT_CONFLICT file replace-text c3.txt --first --old seven --new 7 --base "$base" &&
 	test "$(json_get ".error.details.conflicts[0].snapshot_start_line" refusal.json)" = 7 &&
 	test "$(json_get ".error.details.conflicts[0].live_start_line" refusal.json)" = 10
+'
+
+# A block that occurs twice: the edit stays on the copy the caller named, never the other.
+
+test_expect_success 'replace-text --occurrence 1 on a repeated block conflicts with a change to that copy, writing nothing' '
+	printf "x\nA\nx\nA\n" >rep.txt &&
+	base=$(snapshot rep.txt) &&
+	printf "X\nA\nx\nA\n" >rep.txt &&
+	save rep.txt &&
+	refused 15 CONTENT_CONFLICT --naming rep.txt file replace-text rep.txt --old "x
+A
+" --new "" --occurrence 1 --base "$base" &&
+	untouched rep.txt &&
+	test "$(json_get .error.details.reason refusal.json)" = merge_conflict &&
+	jq -e ".error.details.conflicts == [{snapshot_start_line: 1, snapshot: {text: \"x\nA\n\", truncated: false},
+		edit: {text: \"\", truncated: false}, live_start_line: 1,
+		live: {text: \"X\nA\n\", truncated: false}}]" refusal.json
+'
+
+test_expect_success 'delete-lines of the first copy of a repeated block conflicts with a change to it, writing nothing' '
+	printf "x\nA\nx\nA\n" >rep2.txt &&
+	base=$(snapshot rep2.txt) &&
+	printf "X\nA\nx\nA\n" >rep2.txt &&
+	save rep2.txt &&
+	refused 15 CONTENT_CONFLICT file delete-lines rep2.txt --start 1 --end 2 --base "$base" &&
+	untouched rep2.txt &&
+	test "$(json_get .error.details.reason refusal.json)" = merge_conflict
+'
+
+test_expect_success 'inserting a copy of the first lines before them conflicts with a change to line 1, writing nothing' '
+	printf "x\nA\nz\n" >rep3.txt &&
+	base=$(snapshot rep3.txt) &&
+	printf "X\nA\nz\n" >rep3.txt &&
+	save rep3.txt &&
+	refused 15 CONTENT_CONFLICT file insert-lines rep3.txt --position before --line 1 --content "x
+A
+" --base "$base" &&
+	untouched rep3.txt &&
+	test "$(json_get .error.details.reason refusal.json)" = merge_conflict
+'
+
+test_expect_success 'deleting the first copy of a repeated block merges there when the change since is apart' '
+	printf "x\nA\nx\nA\nm\nz\n" >rep4.txt &&
+	base=$(snapshot rep4.txt) &&
+	printf "x\nA\nx\nA\nm\nZ\n" >rep4.txt &&
+	keeper --json file delete-lines rep4.txt --start 1 --end 2 --base "$base" >out.json &&
+	test "$(json_get .ok out.json)" = true &&
+	test "$(jq -c ".merged.landed" out.json)" = "[{\"snapshot_start_line\":1,\"snapshot_line_count\":2,\"start_line\":1,\"line_count\":0}]" &&
+	printf "x\nA\nm\nZ\n" >expected &&
+	cmp expected rep4.txt
+'
+
+test_expect_success 'a patch on the first copy of a repeated block conflicts with a change to that copy, writing nothing' '
+	printf "x\nA\nx\nA\n" >rep5.txt &&
+	base=$(snapshot rep5.txt) &&
+	printf "X\nA\nx\nA\n" >rep5.txt &&
+	printf -- "--- a/rep5.txt\n+++ b/rep5.txt\n@@ -1,4 +1,2 @@\n-x\n-A\n x\n A\n" >rep5.patch &&
+	save rep5.txt &&
+	refused 15 CONTENT_CONFLICT file apply-patch rep5.patch --base "$base" &&
+	untouched rep5.txt &&
+	test "$(json_get .error.details.reason refusal.json)" = merge_conflict
 '
 
 test_expect_success 'old text found twice in the version is refused whatever changed since, with no write' '

@@ -77,7 +77,8 @@ impl Workspace {
             // with the reports, which count lines of the version.
             return Ok((hunks, None));
         };
-        let merged = super::merge::merge(&snapshot, &seen.1, &edited)
+        let changed = hunk_ranges(&snapshot, &hunks);
+        let merged = super::merge::merge(&snapshot, &seen.1, &edited, &changed)
             .map_err(|conflicts| super::merge_conflict(path, base, seen.0.hash, &conflicts))?;
         b.warnings.push(format!(
             "{rel} changed since the version this patch was made on; the patch was merged into \
@@ -424,6 +425,34 @@ pub(crate) fn patched(
         Vec::new(),
         None,
     ))
+}
+
+/// The byte ranges of `bytes` (the version a patch applied to) that the hunks' old lines
+/// cover, each with a line more on either side: a hunk may end the line before it or change
+/// the file's last line end, and its changed lines lie within its old lines.
+fn hunk_ranges(bytes: &[u8], hunks: &[patch::HunkReport]) -> Vec<std::ops::Range<usize>> {
+    let mut starts: Vec<usize> = std::iter::once(0)
+        .chain(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1))
+        .filter(|&at| at < bytes.len())
+        .collect();
+    starts.push(bytes.len());
+    let last = starts.len() - 1;
+    hunks
+        .iter()
+        .map(|h| {
+            // The first old line, 0-based; a hunk without old lines states the line after
+            // which it inserts.
+            let first = if h.old_lines == 0 {
+                h.old_start
+            } else {
+                h.old_start - 1
+            };
+            let first = first.saturating_add_signed(h.offset as isize);
+            let from = first.saturating_sub(1).min(last);
+            let to = (first + h.old_lines + 1).min(last);
+            starts[from]..starts[to]
+        })
+        .collect()
 }
 
 /// An error about a Codex patch's section names the line of its directive, and says which

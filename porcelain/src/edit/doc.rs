@@ -3,6 +3,7 @@
 
 use crate::{Code, Error, Result};
 use std::borrow::Cow;
+use std::ops::Range;
 
 const BOM: &str = "\u{feff}";
 
@@ -19,6 +20,10 @@ pub(crate) struct Line<'a> {
 pub(crate) struct Doc<'a> {
     pub bom: bool,
     pub lines: Vec<Line<'a>>,
+    /// The lines, as read, that the splices replaced or changed the line end of, in the order
+    /// spliced. Line numbers as read: an edit that splices more than once goes from the last
+    /// place to the first.
+    pub touched: Vec<Range<usize>>,
 }
 
 /// The bytes as editable text. Binary content (a NUL in the first 8 KiB) and invalid UTF-8
@@ -61,6 +66,7 @@ impl<'a> Doc<'a> {
         Ok(Doc {
             bom,
             lines: split_lines(body),
+            touched: Vec::new(),
         })
     }
 
@@ -70,6 +76,7 @@ impl<'a> Doc<'a> {
         Ok(Doc {
             bom: false,
             lines: split_lf(text_of(path, bytes)?),
+            touched: Vec::new(),
         })
     }
 
@@ -81,6 +88,7 @@ impl<'a> Doc<'a> {
         Ok(Doc {
             bom,
             lines: split_lf(body),
+            touched: Vec::new(),
         })
     }
 
@@ -125,7 +133,7 @@ impl<'a> Doc<'a> {
 
     /// Replaces lines `start..end` (0-based, exclusive) with `new` texts, each terminated with
     /// the file's convention, except that a replacement reaching the end of a file without a
-    /// final newline leaves the new last line without one too.
+    /// final newline leaves the new last line without one too, when that line has text.
     pub fn splice(&mut self, start: usize, end: usize, new: Vec<String>) {
         let eol = self.eol();
         self.splice_ended(
@@ -184,15 +192,24 @@ impl<'a> Doc<'a> {
                 eol,
             })
             .collect();
+        // The line before is changed too when it gets or loses its terminator here, or ends in
+        // a lone CR that `to_bytes` may have to end in CRLF.
+        let ends_before = at_end && !final_newline && (start == end || lines.is_empty());
+        let before = start > 0 && (ends_before || self.lines[start - 1].eol == "\r");
+        self.touched.push(start - usize::from(before)..end);
         if at_end && !final_newline {
             if start == end && start > 0 && !lines.is_empty() {
                 // Appending after a last line without terminator: it needs one now.
                 self.lines[start - 1].eol = eol;
             }
+            // The new last line goes without a terminator too, unless it is empty: an empty
+            // line without one is no bytes at all, so it would vanish and keeps one instead.
             if let Some(last) = lines.last_mut() {
-                last.eol = "";
-            } else if start > 0 {
-                // Deleting the last lines: the new last line loses its terminator.
+                if !last.text.is_empty() {
+                    last.eol = "";
+                }
+            } else if start > 0 && !self.lines[start - 1].text.is_empty() {
+                // Deleting the last lines: the line before them is last now.
                 self.lines[start - 1].eol = "";
             }
         }
@@ -248,6 +265,8 @@ pub(crate) struct Editable<'a> {
     doc: Option<Doc<'a>>,
     /// The whole new text, BOM included, when an edit rewrote it as text.
     rewritten: Option<String>,
+    /// The byte ranges of the text as read (without its BOM) that the rewrite replaced.
+    replaced: Vec<Range<usize>>,
 }
 
 impl<'a> Editable<'a> {
@@ -258,6 +277,7 @@ impl<'a> Editable<'a> {
             body,
             doc: None,
             rewritten: None,
+            replaced: Vec::new(),
         })
     }
 
@@ -277,6 +297,7 @@ impl<'a> Editable<'a> {
         self.doc.get_or_insert_with(|| Doc {
             bom,
             lines: split_lines(body),
+            touched: Vec::new(),
         })
     }
 
@@ -290,10 +311,37 @@ impl<'a> Editable<'a> {
         text
     }
 
-    /// Replaces the whole text with `text`, which came from [`Editable::new_text`].
-    pub fn set_text(&mut self, text: String) {
+    /// Replaces the whole text with `text`, which came from [`Editable::new_text`] and differs
+    /// from the text as read only in the byte ranges `replaced` (of the text without its BOM).
+    pub fn set_text(&mut self, text: String, replaced: Vec<Range<usize>>) {
         self.doc = None;
         self.rewritten = Some(text);
+        self.replaced = replaced;
+    }
+
+    /// The byte ranges of the file as read, BOM included, that the edit replaced, in order:
+    /// where the edit changed it, for merging it into a file that changed since.
+    pub fn changed(&self) -> Vec<Range<usize>> {
+        let bom = if self.bom { BOM.len() } else { 0 };
+        let ranges = match (&self.rewritten, &self.doc) {
+            (Some(_), _) => self.replaced.clone(),
+            (None, Some(doc)) => {
+                let mut starts = super::locate::line_starts(&split_lines(self.body));
+                starts.push(self.body.len());
+                let mut ranges: Vec<Range<usize>> = doc
+                    .touched
+                    .iter()
+                    .map(|r| starts[r.start]..starts[r.end])
+                    .collect();
+                ranges.sort_by_key(|r| r.start);
+                ranges
+            }
+            (None, None) => Vec::new(),
+        };
+        ranges
+            .into_iter()
+            .map(|r| r.start + bom..r.end + bom)
+            .collect()
     }
 
     pub fn into_bytes(self) -> Vec<u8> {
@@ -386,6 +434,8 @@ pub(crate) fn caller_lines(text: &str) -> Vec<String> {
 }
 
 #[cfg(test)]
+// The ranges are lists of changed byte ranges that hold one, not ranges to collect.
+#[allow(clippy::single_range_in_vec_init)]
 mod tests {
     use super::*;
 
@@ -415,11 +465,37 @@ mod tests {
         let mut ed = Editable::new("f", bytes).unwrap();
         let mut text = ed.new_text(3);
         text.push_str("new");
-        ed.set_text(text);
+        ed.set_text(text, vec![0.."one\r\ntwo".len()]);
         assert_eq!(ed.into_bytes(), "\u{feff}new".as_bytes());
         let mut ed = Editable::new("f", bytes).unwrap();
         ed.doc().lines[1].text = "2".into();
         assert_eq!(ed.into_bytes(), "\u{feff}one\r\n2".as_bytes());
+    }
+
+    #[test]
+    fn an_edit_names_the_bytes_of_the_file_it_changed() {
+        let changed = |bytes: &[u8], edit: &dyn Fn(&mut Doc)| {
+            let mut ed = Editable::new("f", bytes).unwrap();
+            edit(ed.doc());
+            ed.changed()
+        };
+        // A line range, after the BOM.
+        let ranges = changed("\u{feff}a\nb\nc\n".as_bytes(), &|d| {
+            d.splice(1, 2, vec!["B".into()])
+        });
+        assert_eq!(ranges, vec![5..7]);
+        // An insertion is an empty range where it goes.
+        assert_eq!(
+            changed(b"a\nb\n", &|d| d.splice(1, 1, vec!["x".into()])),
+            vec![2..2]
+        );
+        // Appending to a last line without a newline ends that line: it is changed too.
+        assert_eq!(
+            changed(b"a\nb", &|d| d.splice(2, 2, vec!["c".into()])),
+            vec![2..3]
+        );
+        // So is a line ending in a lone CR before the change, which may end in CRLF after it.
+        assert_eq!(changed(b"a\rb\n", &|d| d.splice(1, 2, vec![])), vec![0..4]);
     }
 
     fn round_trip(bytes: &[u8]) {
@@ -467,6 +543,38 @@ mod tests {
         d.splice(2, 3, vec![]);
         assert_eq!(d.to_bytes(), b"a\rb\r\n\nz");
         assert_eq!(Doc::parse("f", &d.to_bytes()).unwrap().lines.len(), 4);
+    }
+
+    #[test]
+    fn an_empty_new_last_line_keeps_its_terminator_in_a_file_without_a_final_newline() {
+        // Without one, the empty line would not be in the bytes at all.
+        let mut d = Doc::parse("f", b"a\n\nb").unwrap();
+        d.splice(2, 3, vec![]);
+        assert_eq!(d.to_bytes(), b"a\n\n");
+        let mut d = Doc::parse("f", b"a\r\rb").unwrap();
+        d.splice(2, 3, vec![]);
+        assert_eq!(d.to_bytes(), b"a\r\r");
+        let mut d = Doc::parse("f", b"a").unwrap();
+        d.splice(1, 1, vec![String::new()]);
+        assert_eq!(d.to_bytes(), b"a\n\n");
+        let mut d = Doc::parse("f", b"a").unwrap();
+        d.splice(1, 1, vec![String::new(), String::new()]);
+        assert_eq!(d.to_bytes(), b"a\n\n\n");
+        let mut d = Doc::parse("f", b"a\nb").unwrap();
+        d.splice(1, 2, vec![String::new()]);
+        assert_eq!(d.to_bytes(), b"a\n\n");
+        let mut d = Doc::parse("f", b"x\n    a\n    b").unwrap();
+        d.splice_keeping_ends(
+            1,
+            3,
+            vec!["    A".into(), "    B".into(), String::new()],
+            &[],
+        );
+        assert_eq!(d.to_bytes(), b"x\n    A\n    B\n\n");
+        // A last line with text still goes without one.
+        let mut d = Doc::parse("f", b"a\nb\nc").unwrap();
+        d.splice(2, 3, vec![]);
+        assert_eq!(d.to_bytes(), b"a\nb");
     }
 
     #[test]

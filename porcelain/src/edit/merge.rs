@@ -7,6 +7,10 @@
 //! edit lands where the snapshot put it, shifted by whatever the live file inserted or removed
 //! above it.
 //!
+//! Where the edit changed the snapshot is what the edit says it changed (the byte ranges it
+//! replaced), never re-derived by diffing the snapshot with the edited version: a diff cannot
+//! tell copies of a repeated block apart and puts a change on whichever copy it meets last.
+//!
 //! The merge is conservative, because a wrong merge would be an `ok` with a file nobody asked
 //! for: an edit hunk that overlaps a live change, or merely touches one (an insertion at the
 //! same place, a change on the adjacent line), is a conflict and nothing is written. Only an
@@ -17,6 +21,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 use similar::{Algorithm, DiffOp};
+use std::ops::Range;
 use std::time::{Duration, Instant};
 
 /// How long the line diffs may search for a minimal diff. After it, `similar` returns a
@@ -128,12 +133,161 @@ fn same_change(a: &Hunk, a_lines: &[&[u8]], b: &Hunk, b_lines: &[&[u8]]) -> bool
         && a_lines[a.new_start..a.new_end] == b_lines[b.new_start..b.new_end]
 }
 
-/// Merges the edit (`edited`, the snapshot with the edit applied) into `live`. `Err` holds
-/// every conflicting region, in file order.
-pub(crate) fn merge(base: &[u8], live: &[u8], edited: &[u8]) -> Result<Merged, Vec<Conflict>> {
+/// Whether `at` is where a line starts in `bytes`.
+fn at_line_start(bytes: &[u8], at: usize) -> bool {
+    at == 0 || bytes[at - 1] == b'\n'
+}
+
+/// The index of the line that starts at byte `at` of `bytes` (the line count when `at` is the
+/// end).
+fn line_index(bytes: &[u8], at: usize) -> usize {
+    let ended = bytes[..at].iter().filter(|&&b| b == b'\n').count();
+    ended + usize::from(!at_line_start(bytes, at))
+}
+
+/// The whole lines of `bytes` that hold the byte range `changed`: from the start of the line
+/// holding its first byte to the end of the line holding its last (an empty range at a line
+/// start holds no line; one inside a line holds that line).
+fn whole_lines(bytes: &[u8], changed: &Range<usize>) -> (usize, usize) {
+    let start = bytes[..changed.start]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let end = if at_line_start(bytes, changed.end) {
+        changed.end
+    } else {
+        line_end(bytes, changed.end)
+    };
+    (start, end)
+}
+
+/// The end of the line holding byte `at` (after its `\n`, or the end of `bytes`).
+fn line_end(bytes: &[u8], at: usize) -> usize {
+    bytes[at..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(bytes.len(), |i| at + i + 1)
+}
+
+/// The edit's one change, `changed` (snapshot bytes) replaced, as a hunk of whole lines, or
+/// `None` when the edited bytes differ from the snapshot outside it.
+fn exact_hunk(base: &[u8], edited: &[u8], changed: &Range<usize>) -> Option<Hunk> {
+    let (start, end) = (changed.start, changed.end);
+    let new_end = (end + edited.len()).checked_sub(base.len())?;
+    if new_end < start || base[..start] != edited[..start] || base[end..] != edited[new_end..] {
+        return None;
+    }
+    let (line_start, _) = whole_lines(base, changed);
+    // The change ends at a line end only if it does on both sides: new text that does not end
+    // its last line joins it to the line after, which is then part of the change.
+    let line_end = if at_line_start(base, end) && at_line_start(edited, new_end) {
+        end
+    } else {
+        self::line_end(base, end)
+    };
+    Some(Hunk {
+        base_start: line_index(base, line_start),
+        base_end: line_index(base, line_end),
+        new_start: line_index(edited, line_start),
+        new_end: line_index(edited, line_end + new_end - end),
+    })
+}
+
+/// `hunk` without the lines at its ends that it leaves as they were, so a report names the
+/// lines that changed (a patch's context lines are part of its change but did not change).
+fn trimmed(mut hunk: Hunk, base: &[&[u8]], edited: &[&[u8]]) -> Hunk {
+    while hunk.base_start < hunk.base_end
+        && hunk.new_start < hunk.new_end
+        && base[hunk.base_start] == edited[hunk.new_start]
+    {
+        hunk.base_start += 1;
+        hunk.new_start += 1;
+    }
+    while hunk.base_start < hunk.base_end
+        && hunk.new_start < hunk.new_end
+        && base[hunk.base_end - 1] == edited[hunk.new_end - 1]
+    {
+        hunk.base_end -= 1;
+        hunk.new_end -= 1;
+    }
+    hunk
+}
+
+/// The edit's changes as hunks, each with its reach: the snapshot lines that must be apart
+/// from every live change. One change is taken as it is (its reach), less the unchanged lines
+/// at its ends (its hunk); with no live change in or next to the reach, all of it is the
+/// edit's, so where the hunk sits inside it does not matter. Several changes are taken from a
+/// diff, and each hunk of it must lie within the whole lines of one change, which is then its
+/// reach, so a hunk the diff put elsewhere never merges. `None` when the changes do not
+/// account for the edited bytes.
+fn edit_hunks(
+    base: &[u8],
+    edited: &[u8],
+    changed: &[Range<usize>],
+    base_lines: &[&[u8]],
+    edited_lines: &[&[u8]],
+) -> Option<Vec<(Hunk, Hunk)>> {
+    if base == edited {
+        return Some(Vec::new());
+    }
+    if let [one] = changed {
+        return exact_hunk(base, edited, one)
+            .map(|reach| vec![(trimmed(reach, base_lines, edited_lines), reach)]);
+    }
+    let mut lined: Vec<(usize, usize)> = changed
+        .iter()
+        .map(|range| {
+            let (start, end) = whole_lines(base, range);
+            (line_index(base, start), line_index(base, end))
+        })
+        .collect();
+    lined.sort_unstable();
+    let mut regions: Vec<Hunk> = Vec::new();
+    for (start, end) in lined {
+        match regions.last_mut() {
+            Some(last) if start <= last.base_end => last.base_end = last.base_end.max(end),
+            _ => regions.push(Hunk {
+                base_start: start,
+                base_end: end,
+                new_start: 0,
+                new_end: 0,
+            }),
+        }
+    }
+    hunks(base_lines, edited_lines)
+        .into_iter()
+        .map(|h| {
+            regions
+                .iter()
+                .find(|r| r.base_start <= h.base_start && h.base_end <= r.base_end)
+                .map(|r| (h, *r))
+        })
+        .collect()
+}
+
+/// Merges the edit (`edited`, the snapshot with the edit applied) into `live`. `changed` are
+/// the byte ranges of the snapshot the edit replaced, in order. `Err` holds every conflicting
+/// region, in file order; when the changes do not account for the edited bytes, the whole
+/// file is one.
+pub(crate) fn merge(
+    base: &[u8],
+    live: &[u8],
+    edited: &[u8],
+    changed: &[Range<usize>],
+) -> Result<Merged, Vec<Conflict>> {
+    let (base_bytes, edited_bytes) = (base, edited);
     let (base, live, edited) = (lines(base), lines(live), lines(edited));
     let ours = hunks(&base, &live);
-    let theirs = hunks(&base, &edited);
+    let Some(reached) = edit_hunks(base_bytes, edited_bytes, changed, &base, &edited) else {
+        return Err(vec![Conflict {
+            snapshot_start_line: 1,
+            snapshot: base.concat(),
+            edit: edited.concat(),
+            live_start_line: 1,
+            live: live.concat(),
+        }]);
+    };
+    let (theirs, reaches): (Vec<Hunk>, Vec<Hunk>) = reached.into_iter().unzip();
 
     // Live hunks the edit makes too are taken once, as the edit's.
     let absorbed: Vec<bool> = ours
@@ -141,11 +295,11 @@ pub(crate) fn merge(base: &[u8], live: &[u8], edited: &[u8]) -> Result<Merged, V
         .map(|o| theirs.iter().any(|t| same_change(o, &live, t, &edited)))
         .collect();
     let mut conflicting: Vec<usize> = Vec::new();
-    for (i, t) in theirs.iter().enumerate() {
+    for (i, reach) in reaches.iter().enumerate() {
         let clash = ours
             .iter()
             .zip(&absorbed)
-            .any(|(o, &absorbed)| !absorbed && t.touches(o));
+            .any(|(o, &absorbed)| !absorbed && reach.touches(o));
         if clash {
             conflicting.push(i);
         }
@@ -154,6 +308,7 @@ pub(crate) fn merge(base: &[u8], live: &[u8], edited: &[u8]) -> Result<Merged, V
         return Err(conflicts(
             &conflicting,
             &theirs,
+            &reaches,
             &ours,
             &base,
             &live,
@@ -200,12 +355,13 @@ pub(crate) fn merge(base: &[u8], live: &[u8], edited: &[u8]) -> Result<Merged, V
     Ok(Merged { bytes, landed })
 }
 
-/// The conflicting regions: each conflicting edit hunk grown to take in every hunk of either
-/// side that touches it, so the region's ends are lines both sides left alone, and shown as
-/// the snapshot, the edit and the live file have it.
+/// The conflicting regions: each conflicting edit hunk's reach grown to take in every hunk of
+/// either side that touches it, so the region's ends are lines both sides left alone, and
+/// shown as the snapshot, the edit and the live file have it.
 fn conflicts(
     conflicting: &[usize],
     theirs: &[Hunk],
+    reaches: &[Hunk],
     ours: &[Hunk],
     base: &[&[u8]],
     live: &[&[u8]],
@@ -214,8 +370,8 @@ fn conflicts(
     let mut regions: Vec<(usize, usize)> = Vec::new();
     for &i in conflicting {
         let mut region = Hunk {
-            base_start: theirs[i].base_start,
-            base_end: theirs[i].base_end,
+            base_start: reaches[i].base_start,
+            base_end: reaches[i].base_end,
             new_start: 0,
             new_end: 0,
         };
@@ -272,12 +428,77 @@ fn project(hunks: &[Hunk], start: usize, end: usize) -> (usize, usize) {
 }
 
 #[cfg(test)]
+// The ranges are lists of changed byte ranges that hold one, not ranges to collect.
+#[allow(clippy::single_range_in_vec_init)]
 mod tests {
     use super::*;
 
+    /// The bytes `edited` replaced in `base`, for texts whose lines do not repeat: what is
+    /// between the common start and the common end.
+    fn replaced(base: &str, edited: &str) -> Range<usize> {
+        let (base, edited) = (base.as_bytes(), edited.as_bytes());
+        let start = base.iter().zip(edited).take_while(|(a, b)| a == b).count();
+        let room = base.len().min(edited.len()) - start;
+        let end = base
+            .iter()
+            .rev()
+            .zip(edited.iter().rev())
+            .take(room)
+            .take_while(|(a, b)| a == b)
+            .count();
+        start..base.len() - end
+    }
+
+    fn merge_str(base: &str, live: &str, edited: &str) -> Result<Merged, Vec<Conflict>> {
+        let changed = replaced(base, edited);
+        merge(
+            base.as_bytes(),
+            live.as_bytes(),
+            edited.as_bytes(),
+            &[changed],
+        )
+    }
+
     fn merged(base: &str, live: &str, edited: &str) -> Result<String, Vec<Conflict>> {
-        merge(base.as_bytes(), live.as_bytes(), edited.as_bytes())
-            .map(|m| String::from_utf8(m.bytes).unwrap())
+        merge_str(base, live, edited).map(|m| String::from_utf8(m.bytes).unwrap())
+    }
+
+    #[test]
+    fn an_edit_on_one_copy_of_a_repeated_block_stays_on_that_copy() {
+        // Deleting the first copy: a diff would put the deletion on the second.
+        let (base, edited) = (b"x\nA\nx\nA\nm\nz\n", b"x\nA\nm\nz\n");
+        let m = merge(base, b"x\nA\nx\nA\nm\nZ\n", edited, &[0..4]).unwrap();
+        assert_eq!(m.bytes, b"x\nA\nm\nZ\n");
+        assert_eq!(m.landed[0].snapshot_start_line, 1);
+        // So a live change of the first copy conflicts instead of keeping the copy the caller
+        // deleted and deleting the one it kept.
+        let conflicts = merge(base, b"X\nA\nx\nA\nm\nz\n", edited, &[0..4]).unwrap_err();
+        assert_eq!(conflicts[0].snapshot_start_line, 1);
+        assert_eq!(conflicts[0].live, b"X\nA\n");
+        // Inserting a copy before the first: a diff would insert it after.
+        let (base, edited) = (b"x\nA\nz\n", b"x\nA\nx\nA\nz\n");
+        assert!(merge(base, b"X\nA\nz\n", edited, &[0..0]).is_err());
+        let m = merge(base, b"x\nA\nZ\n", edited, &[0..0]).unwrap();
+        assert_eq!(m.bytes, b"x\nA\nx\nA\nZ\n");
+        assert_eq!(m.landed[0].start_line, 1);
+    }
+
+    #[test]
+    fn a_diff_that_puts_a_change_outside_the_edits_ranges_is_a_conflict() {
+        // Lines 1 and 4 deleted; the diff sees lines 2 and 4 go.
+        let (base, edited) = (b"x\nx\nm\nx\nx\n", b"x\nm\nx\n");
+        assert!(merge(base, b"x\nx\nm\nx\nx\nend\n", edited, &[0..2, 6..8]).is_err());
+        // And ranges that do not account for the edited bytes conflict everywhere.
+        assert!(merge(b"a\nb\nc\n", b"a\nb\nc\nd\n", b"A\nb\nC\n", &[0..2]).is_err());
+    }
+
+    #[test]
+    fn a_change_that_joins_lines_takes_the_line_after_too() {
+        // The newline of line 1 removed: line 2 is changed as well.
+        let m = merge(b"a\nb\nc\nd\n", b"a\nb\nc\nD\n", b"ab\nc\nd\n", &[1..2]).unwrap();
+        assert_eq!(m.bytes, b"ab\nc\nD\n");
+        assert_eq!(m.landed[0].snapshot_line_count, 2);
+        assert!(merge(b"a\nb\nc\nd\n", b"a\nb\nC\nd\n", b"ab\nc\nd\n", &[1..2]).is_err());
     }
 
     #[test]
@@ -285,7 +506,7 @@ mod tests {
         let base = "a\nb\nc\nd\n";
         let live = "new1\nnew2\na\nb\nc\nd\n";
         let edited = "a\nb\nC\nd\n";
-        let m = merge(base.as_bytes(), live.as_bytes(), edited.as_bytes()).unwrap();
+        let m = merge_str(base, live, edited).unwrap();
         assert_eq!(
             String::from_utf8(m.bytes).unwrap(),
             "new1\nnew2\na\nb\nC\nd\n"
@@ -311,7 +532,7 @@ mod tests {
 
     #[test]
     fn a_deletion_above_shifts_the_edit_up() {
-        let m = merge(b"1\n2\n3\n4\n", b"3\n4\n", b"1\n2\n3\nfour\n").unwrap();
+        let m = merge_str("1\n2\n3\n4\n", "3\n4\n", "1\n2\n3\nfour\n").unwrap();
         assert_eq!(m.bytes, b"3\nfour\n");
         assert_eq!(m.landed[0].start_line, 2);
     }

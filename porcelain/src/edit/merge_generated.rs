@@ -78,10 +78,13 @@ fn concurrent_edits_merge_exactly_or_conflict() {
         let base_text: String = base.concat();
         let live_text = apply(&base, &live);
         let edited_text = apply(&base, std::slice::from_ref(&edit));
+        let offset = |line: usize| base[..line].iter().map(String::len).sum::<usize>();
+        let replaced = offset(edit.start)..offset(edit.end);
         let ours = merge(
             base_text.as_bytes(),
             live_text.as_bytes(),
             edited_text.as_bytes(),
+            std::slice::from_ref(&replaced),
         );
         let reference = diffy::merge(&base_text, &live_text, &edited_text);
         let apart = live.iter().all(|c| c.apart(&edit));

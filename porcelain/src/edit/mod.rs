@@ -105,8 +105,9 @@ impl Workspace {
         let on_snapshot = |err: Error| err.with("base_hash", base.to_string());
         let mut editable = Editable::new(path, &snapshot).map_err(on_snapshot)?;
         let (mut extra, mut warnings) = edit(&mut editable).map_err(on_snapshot)?;
+        let changed = editable.changed();
         let edited = editable.into_bytes();
-        let merged = merge::merge(&snapshot, live, &edited)
+        let merged = merge::merge(&snapshot, live, &edited, &changed)
             .map_err(|conflicts| merge_conflict(path, base, live_hash, &conflicts))?;
         warnings.push(format!(
             "{rel} changed since the version this edit was made on; the edit was merged into \

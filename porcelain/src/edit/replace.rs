@@ -219,7 +219,9 @@ pub(crate) fn replace(
         };
         let mut mixed = Vec::new();
         let mut copied = 0;
+        let mut replaced = Vec::with_capacity(replacing.len());
         for o in replacing {
+            replaced.push(o.start..o.end);
             text.push(&body[copied..o.start]);
             let (ends, fell_back) = exact::line_ends(&o.breaks, new_pieces.len() - 1, eol);
             if fell_back {
@@ -234,7 +236,7 @@ pub(crate) fn replace(
             copied = o.end;
         }
         text.push(&body[copied..]);
-        ed.set_text(text.text);
+        ed.set_text(text.text, replaced);
         let mut warnings = Vec::new();
         if !mixed.is_empty() {
             let lines = split_lines(body);
