@@ -7,8 +7,8 @@ which prune pruned each operation: a.txt written three times, b.txt once, a pend
 left by journal-begin (p.txt), c.txt, a prune (--keep-last 1 --grace-period 0) that pruned the
 four writes before it and kept the pending one, a fourth write of a.txt, a second prune that
 pruned c.txt, and a gc. status reads it as it is; the first command that opens it to write
-migrates it to schema 4, which drops the triggers and the view: keeper writes object_refs with
-each item, and gc holds what a row written by hand names.'
+migrates it to schema 4, which drops the triggers and the view (keeper writes object_refs with
+each item, and gc holds what a row written by hand names) and makes four indexes partial.'
 . ./test-lib.sh
 
 OLD=$TRASH/old
@@ -40,6 +40,15 @@ test_expect_success 'a write migrates it to schema 4: no trigger and no view are
 	journal "SELECT count(*) FROM sqlite_schema WHERE type IN ('"'"'trigger'"'"', '"'"'view'"'"')" "$OLD" >actual &&
 	echo 0 >expect &&
 	test_cmp expect actual
+'
+
+test_expect_success 'the indexes of the columns most operations leave NULL hold only the rows that have one' '
+	journal "SELECT name FROM sqlite_schema WHERE type = '"'"'index'"'"'
+		AND tbl_name = '"'"'operations'"'"' AND sql LIKE '"'"'% WHERE % IS NOT NULL'"'"' ORDER BY name" "$OLD" >actual &&
+	printf "%s\n" operations_by_actor operations_by_source operations_by_task operations_by_undoes >expect &&
+	test_cmp expect actual &&
+	journal "EXPLAIN QUERY PLAN SELECT seq FROM operations WHERE actor = '"'"'a'"'"'" "$OLD" >plan &&
+	grep "INDEX operations_by_actor" plan
 '
 
 test_expect_success 'object_refs keeps every row it had, and the write added its object with its operation' '
