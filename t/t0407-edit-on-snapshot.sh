@@ -191,6 +191,68 @@ test_expect_success 'a patch on the first copy of a repeated block conflicts wit
 	test "$(json_get .error.details.reason refusal.json)" = merge_conflict
 '
 
+test_expect_success 'replace-text --all with a change since at one of its places conflicts, writing nothing' '
+	printf "p\na\nz\na\n" >all.txt &&
+	base=$(snapshot all.txt) &&
+	printf "p\nL\nz\na\n" >all.txt &&
+	save all.txt &&
+	refused 15 CONTENT_CONFLICT file replace-text all.txt --old "a
+" --new "a
+z
+" --all --base "$base" &&
+	untouched all.txt
+'
+
+test_expect_success 'replace-text --all merges as one change: a change since between its places conflicts' '
+	printf "a\nx\ny\na\nend\n" >all2.txt &&
+	base=$(snapshot all2.txt) &&
+	printf "a\nx\nY\na\nend\n" >all2.txt &&
+	save all2.txt &&
+	refused 15 CONTENT_CONFLICT file replace-text all2.txt --old a --new b --all --base "$base" &&
+	untouched all2.txt &&
+	printf "a\nx\ny\na\nend\nmore\n" >all2.txt &&
+	keeper --json file replace-text all2.txt --old a --new b --all --base "$base" >out.json &&
+	printf "b\nx\ny\nb\nend\nmore\n" >expected &&
+	cmp expected all2.txt
+'
+
+test_expect_success 'a line inserted into a run on both sides is taken once' '
+	printf "a\nx\nx\nb\n" >run.txt &&
+	base=$(snapshot run.txt) &&
+	printf "a\nx\nx\nx\nb\n" >run.txt &&
+	keeper --json file insert-lines run.txt --position after --line 1 --content x --base "$base" >out.json &&
+	printf "a\nx\nx\nx\nb\n" >expected &&
+	cmp expected run.txt
+'
+
+test_expect_success 'a line deleted from a run since conflicts with an edit of the run, writing nothing' '
+	printf "a\nx\nx\nx\nb\n" >run2.txt &&
+	base=$(snapshot run2.txt) &&
+	printf "a\nx\nx\nb\n" >run2.txt &&
+	save run2.txt &&
+	refused 15 CONTENT_CONFLICT file replace-lines run2.txt --start 2 --end 2 --replacement Y --base "$base" &&
+	untouched run2.txt
+'
+
+test_expect_success 'an edit that rewrites a line to what it was conflicts with a change of it since' '
+	printf "a\nb\nc\n" >same.txt &&
+	base=$(snapshot same.txt) &&
+	printf "a\nB\nc\n" >same.txt &&
+	save same.txt &&
+	refused 15 CONTENT_CONFLICT file replace-lines same.txt --start 2 --end 2 --replacement b --base "$base" &&
+	untouched same.txt
+'
+
+test_expect_success 'merged.landed counts lines as keeper does, a lone CR ending one' '
+	printf "a\rb\rc\n1\n2\n3\n" >cr.txt &&
+	base=$(snapshot cr.txt) &&
+	printf "a\rb\rc\n1\n2\nTHREE\n" >cr.txt &&
+	keeper --json file replace-lines cr.txt --start 4 --end 4 --replacement ONE --base "$base" >out.json &&
+	test "$(jq -c ".merged.landed" out.json)" = "[{\"snapshot_start_line\":4,\"snapshot_line_count\":1,\"start_line\":4,\"line_count\":1}]" &&
+	printf "a\rb\rc\nONE\n2\nTHREE\n" >expected &&
+	cmp expected cr.txt
+'
+
 test_expect_success 'old text found twice in the version is refused whatever changed since, with no write' '
 	printf "x = 1\ny = 2\nx = 1\n" >amb.txt &&
 	base=$(snapshot amb.txt) &&

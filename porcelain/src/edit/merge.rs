@@ -48,7 +48,8 @@ pub struct Landed {
 pub struct MergeReport {
     /// The version the edit was made on (`sha256:...`), as the caller named it.
     pub base_hash: String,
-    /// Every change of the edit, in file order, and where it landed.
+    /// Where the edit's change landed: one entry (several changes are merged as one, from the
+    /// first to the last), none when the edit changed nothing.
     pub landed: Vec<Landed>,
 }
 
@@ -56,7 +57,7 @@ pub struct MergeReport {
 #[derive(Debug)]
 pub(crate) struct Merged {
     pub bytes: Vec<u8>,
-    /// Every change of the edit, in file order.
+    /// Where the edit's change landed (see [`MergeReport::landed`]).
     pub landed: Vec<Landed>,
 }
 
@@ -98,6 +99,37 @@ impl Hunk {
 /// Splits at `\n`, keeping each terminator (a `\r` before it stays part of the line).
 fn lines(bytes: &[u8]) -> Vec<&[u8]> {
     bytes.split_inclusive(|&b| b == b'\n').collect()
+}
+
+/// How many line ends `lines` hold as keeper counts lines everywhere else (`\n`, `\r\n`, and
+/// a lone `\r`, which the merge keeps inside its lines): what the line numbers it reports are
+/// counted in.
+fn line_ends(lines: &[&[u8]]) -> usize {
+    lines
+        .iter()
+        .map(|line| {
+            let lone_cr = line
+                .iter()
+                .enumerate()
+                .filter(|&(i, &b)| b == b'\r' && line.get(i + 1) != Some(&b'\n'))
+                .count();
+            lone_cr + usize::from(line.ends_with(b"\n"))
+        })
+        .sum()
+}
+
+/// The 1-based number, as keeper counts lines, of the line at merge line `index`.
+fn line_number(lines: &[&[u8]], index: usize) -> u64 {
+    line_ends(&lines[..index]) as u64 + 1
+}
+
+/// How many lines, as keeper counts them, `lines` hold: their line ends, and a last line that
+/// has none.
+fn line_count(lines: &[&[u8]]) -> u64 {
+    let unended = lines
+        .last()
+        .is_some_and(|last| !last.ends_with(b"\n") && !last.ends_with(b"\r"));
+    (line_ends(lines) + usize::from(unended)) as u64
 }
 
 /// The changed ranges from `base` to `new`, adjacent diff operations joined into one.
@@ -213,56 +245,66 @@ fn trimmed(mut hunk: Hunk, base: &[&[u8]], edited: &[&[u8]]) -> Hunk {
     hunk
 }
 
-/// The edit's changes as hunks, each with its reach: the snapshot lines that must be apart
-/// from every live change. One change is taken as it is (its reach), less the unchanged lines
-/// at its ends (its hunk); with no live change in or next to the reach, all of it is the
-/// edit's, so where the hunk sits inside it does not matter. Several changes are taken from a
-/// diff, and each hunk of it must lie within the whole lines of one change, which is then its
-/// reach, so a hunk the diff put elsewhere never merges. `None` when the changes do not
-/// account for the edited bytes.
-fn edit_hunks(
+/// The edit as one hunk with its reach: the snapshot lines that must be apart from every live
+/// change. The edit names the byte ranges it replaced; several (`--all`, a patch of several
+/// hunks) are taken together as one change from the first to the last, since where each
+/// replacement ends in the edited bytes is not known and a diff cannot tell copies of a
+/// repeated block apart: a live change between them is a conflict rather than a guess. The
+/// reach is the change's whole lines, even where the new text equals the old (an edit that
+/// rewrites a line to what it was still claims it); the hunk is the reach less the lines at
+/// its ends that the edit left as they were, so a report names the lines that changed.
+/// `Some(None)` when the edit changed nothing and names nothing; `None` when the changes do
+/// not account for the edited bytes.
+fn edit_hunk(
     base: &[u8],
     edited: &[u8],
     changed: &[Range<usize>],
     base_lines: &[&[u8]],
     edited_lines: &[&[u8]],
-) -> Option<Vec<(Hunk, Hunk)>> {
-    if base == edited {
-        return Some(Vec::new());
-    }
-    if let [one] = changed {
-        return exact_hunk(base, edited, one)
-            .map(|reach| vec![(trimmed(reach, base_lines, edited_lines), reach)]);
-    }
-    let mut lined: Vec<(usize, usize)> = changed
-        .iter()
-        .map(|range| {
-            let (start, end) = whole_lines(base, range);
-            (line_index(base, start), line_index(base, end))
-        })
-        .collect();
-    lined.sort_unstable();
-    let mut regions: Vec<Hunk> = Vec::new();
-    for (start, end) in lined {
-        match regions.last_mut() {
-            Some(last) if start <= last.base_end => last.base_end = last.base_end.max(end),
-            _ => regions.push(Hunk {
-                base_start: start,
-                base_end: end,
-                new_start: 0,
-                new_end: 0,
-            }),
+) -> Option<Option<(Hunk, Hunk)>> {
+    let (Some(first), Some(last)) = (changed.first(), changed.last()) else {
+        return (base == edited).then_some(None);
+    };
+    let span = first.start..last.end.max(first.start);
+    let reach = exact_hunk(base, edited, &span)?;
+    Some(Some((trimmed(reach, base_lines, edited_lines), reach)))
+}
+
+/// The live hunk `hunk` moved by one line up (`-1`) or down (`1`), when it is a pure
+/// insertion or deletion whose lines allow it: the same live bytes, told as a change one line
+/// over (inserting `x` into a run of `x`s can be told at any place of the run).
+fn slid(hunk: &Hunk, by: isize, base: &[&[u8]], live: &[&[u8]]) -> Option<Hunk> {
+    let inserting = hunk.base_start == hunk.base_end && hunk.new_start < hunk.new_end;
+    let deleting = hunk.new_start == hunk.new_end && hunk.base_start < hunk.base_end;
+    let moved = |at: usize| at.checked_add_signed(by);
+    let next = Hunk {
+        base_start: moved(hunk.base_start)?,
+        base_end: moved(hunk.base_end)?,
+        new_start: moved(hunk.new_start)?,
+        new_end: moved(hunk.new_end)?,
+    };
+    let same = match (inserting, deleting, by < 0) {
+        // Up: the line above the insertion is the inserted block's last line.
+        (true, _, true) => base.get(next.base_start) == live.get(hunk.new_end - 1),
+        (true, _, false) => base.get(hunk.base_start) == live.get(hunk.new_start),
+        (_, true, true) => base.get(next.base_start) == base.get(hunk.base_end - 1),
+        (_, true, false) => base.get(hunk.base_start) == base.get(hunk.base_end),
+        _ => false,
+    };
+    (same && next.base_end <= base.len() && next.new_end <= live.len()).then_some(next)
+}
+
+/// Every way of telling the live hunk `hunk` (see [`slid`]), itself first.
+fn placements(hunk: &Hunk, base: &[&[u8]], live: &[&[u8]]) -> Vec<Hunk> {
+    let mut all = vec![*hunk];
+    for by in [-1, 1] {
+        let mut at = *hunk;
+        while let Some(next) = slid(&at, by, base, live) {
+            all.push(next);
+            at = next;
         }
     }
-    hunks(base_lines, edited_lines)
-        .into_iter()
-        .map(|h| {
-            regions
-                .iter()
-                .find(|r| r.base_start <= h.base_start && h.base_end <= r.base_end)
-                .map(|r| (h, *r))
-        })
-        .collect()
+    all
 }
 
 /// Merges the edit (`edited`, the snapshot with the edit applied) into `live`. `changed` are
@@ -278,7 +320,7 @@ pub(crate) fn merge(
     let (base_bytes, edited_bytes) = (base, edited);
     let (base, live, edited) = (lines(base), lines(live), lines(edited));
     let ours = hunks(&base, &live);
-    let Some(reached) = edit_hunks(base_bytes, edited_bytes, changed, &base, &edited) else {
+    let Some(edit) = edit_hunk(base_bytes, edited_bytes, changed, &base, &edited) else {
         return Err(vec![Conflict {
             snapshot_start_line: 1,
             snapshot: base.concat(),
@@ -287,29 +329,46 @@ pub(crate) fn merge(
             live: live.concat(),
         }]);
     };
-    let (theirs, reaches): (Vec<Hunk>, Vec<Hunk>) = reached.into_iter().unzip();
+    let (theirs, reaches): (Vec<Hunk>, Vec<Hunk>) = edit.into_iter().unzip();
 
-    // Live hunks the edit makes too are taken once, as the edit's.
-    let absorbed: Vec<bool> = ours
+    // A live hunk that is a run's insertion or deletion could have been told at any place of
+    // the run: it is apart from the edit only if every such place is, and it is the edit's
+    // own change (taken once) if one of them is exactly that.
+    let told: Vec<Vec<Hunk>> = ours.iter().map(|o| placements(o, &base, &live)).collect();
+    let absorbed: Vec<bool> = told
         .iter()
-        .map(|o| theirs.iter().any(|t| same_change(o, &live, t, &edited)))
+        .map(|ways| {
+            ways.iter()
+                .any(|o| theirs.iter().any(|t| same_change(o, &live, t, &edited)))
+        })
         .collect();
     let mut conflicting: Vec<usize> = Vec::new();
     for (i, reach) in reaches.iter().enumerate() {
-        let clash = ours
+        let clash = told
             .iter()
             .zip(&absorbed)
-            .any(|(o, &absorbed)| !absorbed && reach.touches(o));
+            .any(|(ways, &absorbed)| !absorbed && ways.iter().any(|o| reach.touches(o)));
         if clash {
             conflicting.push(i);
         }
     }
     if !conflicting.is_empty() {
+        // Each live hunk as the snapshot lines any of its placements covers, so a conflict's
+        // region takes in the live change wherever the diff happened to tell it.
+        let spans: Vec<Hunk> = told
+            .iter()
+            .map(|ways| Hunk {
+                base_start: ways.iter().map(|h| h.base_start).min().unwrap_or_default(),
+                base_end: ways.iter().map(|h| h.base_end).max().unwrap_or_default(),
+                new_start: 0,
+                new_end: 0,
+            })
+            .collect();
         return Err(conflicts(
             &conflicting,
             &theirs,
             &reaches,
-            &ours,
+            (&ours, &spans),
             &base,
             &live,
             &edited,
@@ -333,20 +392,21 @@ pub(crate) fn merge(
         for line in &base[pos..hunk.base_start] {
             bytes.extend_from_slice(line);
         }
-        written += hunk.base_start - pos;
+        written += line_ends(&base[pos..hunk.base_start]);
         let new = if is_edit { &edited } else { &live };
         for line in &new[hunk.new_start..hunk.new_end] {
             bytes.extend_from_slice(line);
         }
+        let new_lines = &new[hunk.new_start..hunk.new_end];
         if is_edit {
             landed.push(Landed {
-                snapshot_start_line: hunk.base_start as u64 + 1,
-                snapshot_line_count: (hunk.base_end - hunk.base_start) as u64,
+                snapshot_start_line: line_number(&base, hunk.base_start),
+                snapshot_line_count: line_count(&base[hunk.base_start..hunk.base_end]),
                 start_line: written as u64 + 1,
-                line_count: (hunk.new_end - hunk.new_start) as u64,
+                line_count: line_count(new_lines),
             });
         }
-        written += hunk.new_end - hunk.new_start;
+        written += line_ends(new_lines);
         pos = hunk.base_end;
     }
     for line in &base[pos..] {
@@ -362,7 +422,7 @@ fn conflicts(
     conflicting: &[usize],
     theirs: &[Hunk],
     reaches: &[Hunk],
-    ours: &[Hunk],
+    (ours, spans): (&[Hunk], &[Hunk]),
     base: &[&[u8]],
     live: &[&[u8]],
     edited: &[&[u8]],
@@ -377,7 +437,7 @@ fn conflicts(
         };
         loop {
             let before = region;
-            for h in theirs.iter().chain(ours) {
+            for h in theirs.iter().chain(spans) {
                 if h.touches(&region) {
                     region.base_start = region.base_start.min(h.base_start);
                     region.base_end = region.base_end.max(h.base_end);
@@ -399,10 +459,10 @@ fn conflicts(
             let (live_start, live_end) = project(ours, start, end);
             let (edit_start, edit_end) = project(theirs, start, end);
             Conflict {
-                snapshot_start_line: start as u64 + 1,
+                snapshot_start_line: line_number(base, start),
                 snapshot: base[start..end].concat(),
                 edit: edited[edit_start..edit_end].concat(),
-                live_start_line: live_start as u64 + 1,
+                live_start_line: line_number(live, live_start),
                 live: live[live_start..live_end].concat(),
             }
         })
@@ -484,12 +544,75 @@ mod tests {
     }
 
     #[test]
-    fn a_diff_that_puts_a_change_outside_the_edits_ranges_is_a_conflict() {
-        // Lines 1 and 4 deleted; the diff sees lines 2 and 4 go.
+    fn several_changes_merge_as_one_from_the_first_to_the_last() {
+        // Lines 1 and 4 deleted (a diff would see lines 2 and 4 go): a live change after
+        // them merges, and one between them conflicts rather than being placed by a guess.
         let (base, edited) = (b"x\nx\nm\nx\nx\n", b"x\nm\nx\n");
-        assert!(merge(base, b"x\nx\nm\nx\nx\nend\n", edited, &[0..2, 6..8]).is_err());
+        let m = merge(base, b"x\nx\nm\nx\nx\nend\n", edited, &[0..2, 6..8]).unwrap();
+        assert_eq!(m.bytes, b"x\nm\nx\nend\n");
+        assert!(merge(base, b"x\nx\nM\nx\nx\n", edited, &[0..2, 6..8]).is_err());
+        // `a` then `z` after each `a`, with the first `a` changed live: a conflict, never a
+        // `z` put after the other copy.
+        let (base, edited) = (b"p\na\nz\na\n", b"p\na\nz\nz\na\nz\n");
+        assert!(merge(base, b"p\nL\nz\na\n", edited, &[2..4, 6..8]).is_err());
         // And ranges that do not account for the edited bytes conflict everywhere.
         assert!(merge(b"a\nb\nc\n", b"a\nb\nc\nd\n", b"A\nb\nC\n", &[0..2]).is_err());
+    }
+
+    /// A live change that could have been told at another place of a run of equal lines is
+    /// judged at every such place: the edit's own change is taken once, and a different one
+    /// that could touch the edit conflicts.
+    #[test]
+    fn a_live_change_in_a_run_of_equal_lines_is_judged_wherever_it_could_be() {
+        // The same `x` inserted into the run on both sides: taken once.
+        let m = merge(
+            b"a\nx\nx\nb\n",
+            b"a\nx\nx\nx\nb\n",
+            b"a\nx\nx\nx\nb\n",
+            &[2..2],
+        )
+        .unwrap();
+        assert_eq!(m.bytes, b"a\nx\nx\nx\nb\n");
+        // The same `x` deleted from the run on both sides: taken once, not twice.
+        let m = merge(b"x\nx\nx\n", b"x\nx\n", b"x\nx\n", &[0..2]).unwrap();
+        assert_eq!(m.bytes, b"x\nx\n");
+        // A line deleted from a run that reaches the edited line: a conflict.
+        assert!(
+            merge(
+                b"a\nx\nx\nx\nb\n",
+                b"a\nx\nx\nb\n",
+                b"a\nY\nx\nx\nb\n",
+                &[2..4]
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn an_edit_that_leaves_its_lines_as_they_were_still_claims_them() {
+        // Line 2 rewritten to what it was, over a live change of it: a conflict, not an `ok`
+        // that keeps the live line.
+        assert!(merge(b"a\nb\nc\n", b"a\nB\nc\n", b"a\nb\nc\n", &[2..4]).is_err());
+        let m = merge(b"a\nb\nc\nd\n", b"a\nb\nc\nD\n", b"a\nb\nc\nd\n", &[2..4]).unwrap();
+        assert_eq!(m.bytes, b"a\nb\nc\nD\n");
+    }
+
+    #[test]
+    fn where_a_change_landed_is_told_in_lines_as_keeper_counts_them() {
+        // Two lone-CR line ends in the first line of the merge: line 5 is keeper's line 5.
+        let base = b"a\rb\rc\n1\n2\n3\n";
+        let m = merge(
+            base,
+            b"a\rb\rc\n1\n2\nTHREE\n",
+            b"a\rb\rc\nONE\n2\n3\n",
+            &[6..8],
+        )
+        .unwrap();
+        assert_eq!(m.bytes, b"a\rb\rc\nONE\n2\nTHREE\n");
+        assert_eq!(
+            (m.landed[0].snapshot_start_line, m.landed[0].start_line),
+            (4, 4)
+        );
     }
 
     #[test]
