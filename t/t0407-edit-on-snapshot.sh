@@ -253,6 +253,23 @@ test_expect_success 'merged.landed counts lines as keeper does, a lone CR ending
 	cmp expected cr.txt
 '
 
+test_expect_success 'a patch hunk claims its old lines, context included, and no more: a line inserted above them merges' '
+	printf "one\ntwo\nthree\nfour\n" >top.txt &&
+	base=$(snapshot top.txt) &&
+	printf "zero\none\ntwo\nthree\nfour\n" >top.txt &&
+	printf -- "--- a/top.txt\n+++ b/top.txt\n@@ -2,3 +2,3 @@\n two\n-three\n+THREE\n four\n" >top.patch &&
+	keeper --json file apply-patch top.patch --base "$base" >out.json &&
+	printf "zero\none\ntwo\nTHREE\nfour\n" >expected &&
+	cmp expected top.txt &&
+	printf "one\ntwo\nthree\nfour\n" >top2.txt &&
+	base=$(snapshot top2.txt) &&
+	printf "ONE\ntwo\nthree\nfour\n" >top2.txt &&
+	sed "s/top.txt/top2.txt/g" top.patch >top2.patch &&
+	save top2.txt &&
+	refused 15 CONTENT_CONFLICT file apply-patch top2.patch --base "$base" &&
+	untouched top2.txt
+'
+
 test_expect_success 'old text found twice in the version is refused whatever changed since, with no write' '
 	printf "x = 1\ny = 2\nx = 1\n" >amb.txt &&
 	base=$(snapshot amb.txt) &&

@@ -428,8 +428,8 @@ pub(crate) fn patched(
 }
 
 /// The byte ranges of `bytes` (the version a patch applied to) that the hunks' old lines
-/// cover, each with a line more on either side: a hunk may end the line before it or change
-/// the file's last line end, and its changed lines lie within its old lines.
+/// cover, context lines included: its changed lines lie within them. (A hunk that also ends
+/// the line before it, or changes the file's last line end, is widened by the merge.)
 fn hunk_ranges(bytes: &[u8], hunks: &[patch::HunkReport]) -> Vec<std::ops::Range<usize>> {
     let mut starts: Vec<usize> = std::iter::once(0)
         .chain(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1))
@@ -448,8 +448,8 @@ fn hunk_ranges(bytes: &[u8], hunks: &[patch::HunkReport]) -> Vec<std::ops::Range
                 h.old_start - 1
             };
             let first = first.saturating_add_signed(h.offset as isize);
-            let from = first.saturating_sub(1).min(last);
-            let to = (first + h.old_lines + 1).min(last);
+            let from = first.min(last);
+            let to = (first + h.old_lines).min(last);
             starts[from]..starts[to]
         })
         .collect()

@@ -132,28 +132,34 @@ fn line_count(lines: &[&[u8]]) -> u64 {
     (line_ends(lines) + usize::from(unended)) as u64
 }
 
-/// The changed ranges from `base` to `new`, adjacent diff operations joined into one.
+/// The changed ranges from `base` to `new`: what lies between the runs the diff found equal.
+/// Only the equal runs are read: `similar` reports a deletion's position in the new side
+/// after the equal run that follows it (a `Delete` at new index 1 before an `Equal` at new
+/// index 0), so joining the changed operations by their own indexes merged a deletion and a
+/// later insertion across the line between them, and the merge wrote live lines out of order.
 fn hunks(base: &[&[u8]], new: &[&[u8]]) -> Vec<Hunk> {
     let deadline = Instant::now() + DIFF_DEADLINE;
     let ops = similar::capture_diff_slices_deadline(Algorithm::Myers, base, new, Some(deadline));
     let mut out: Vec<Hunk> = Vec::new();
-    for op in ops {
-        if let DiffOp::Equal { .. } = op {
-            continue;
+    let (mut at_base, mut at_new) = (0, 0);
+    let equal_runs = ops.iter().filter_map(|op| match *op {
+        DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } => Some((old_index, new_index, len)),
+        _ => None,
+    });
+    for (old_index, new_index, len) in equal_runs.chain([(base.len(), new.len(), 0)]) {
+        if old_index > at_base || new_index > at_new {
+            out.push(Hunk {
+                base_start: at_base,
+                base_end: old_index,
+                new_start: at_new,
+                new_end: new_index,
+            });
         }
-        let (old, new) = (op.old_range(), op.new_range());
-        match out.last_mut() {
-            Some(last) if last.base_end == old.start && last.new_end == new.start => {
-                last.base_end = old.end;
-                last.new_end = new.end;
-            }
-            _ => out.push(Hunk {
-                base_start: old.start,
-                base_end: old.end,
-                new_start: new.start,
-                new_end: new.end,
-            }),
-        }
+        (at_base, at_new) = (old_index + len, new_index + len);
     }
     out
 }
@@ -266,8 +272,22 @@ fn edit_hunk(
         return (base == edited).then_some(None);
     };
     let span = first.start..last.end.max(first.start);
-    let reach = exact_hunk(base, edited, &span)?;
-    Some(Some((trimmed(reach, base_lines, edited_lines), reach)))
+    // A change may also end the line before it or change the last line end after it (an
+    // append to a file without a final newline, a patch hunk that adds one): then it takes
+    // in a line on either side. Only bytes the edit did not name stay out of it.
+    let wider = || {
+        let start = base[..span.start.saturating_sub(1)]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        start..line_end(base, span.end.min(base.len())).min(base.len())
+    };
+    let reach = exact_hunk(base, edited, &span).or_else(|| exact_hunk(base, edited, &wider()))?;
+    let hunk = trimmed(reach, base_lines, edited_lines);
+    // An edit that leaves its lines as they were is reported as those lines, written as they
+    // were, rather than as an empty change after them.
+    let unchanged = hunk.base_start == hunk.base_end && hunk.new_start == hunk.new_end;
+    Some(Some((if unchanged { reach } else { hunk }, reach)))
 }
 
 /// The live hunk `hunk` moved by one line up (`-1`) or down (`1`), when it is a pure
@@ -294,12 +314,20 @@ fn slid(hunk: &Hunk, by: isize, base: &[&[u8]], live: &[&[u8]]) -> Option<Hunk> 
     (same && next.base_end <= base.len() && next.new_end <= live.len()).then_some(next)
 }
 
-/// Every way of telling the live hunk `hunk` (see [`slid`]), itself first.
-fn placements(hunk: &Hunk, base: &[&[u8]], live: &[&[u8]]) -> Vec<Hunk> {
-    let mut all = vec![*hunk];
-    for by in [-1, 1] {
-        let mut at = *hunk;
-        while let Some(next) = slid(&at, by, base, live) {
+/// Every way of telling the live hunk `ours[i]` (see [`slid`]), itself first. It moves only
+/// over the equal lines between it and its neighbours: moved past another live hunk, it would
+/// tell the changes in another order, which is not the live file.
+fn placements(ours: &[Hunk], i: usize, base: &[&[u8]], live: &[&[u8]]) -> Vec<Hunk> {
+    let hunk = ours[i];
+    let room_above = hunk.base_start - i.checked_sub(1).map_or(0, |p| ours[p].base_end);
+    let room_below = ours.get(i + 1).map_or(base.len(), |n| n.base_start) - hunk.base_end;
+    let mut all = vec![hunk];
+    for (by, room) in [(-1, room_above), (1, room_below)] {
+        let mut at = hunk;
+        for _ in 0..room {
+            let Some(next) = slid(&at, by, base, live) else {
+                break;
+            };
             all.push(next);
             at = next;
         }
@@ -334,7 +362,9 @@ pub(crate) fn merge(
     // A live hunk that is a run's insertion or deletion could have been told at any place of
     // the run: it is apart from the edit only if every such place is, and it is the edit's
     // own change (taken once) if one of them is exactly that.
-    let told: Vec<Vec<Hunk>> = ours.iter().map(|o| placements(o, &base, &live)).collect();
+    let told: Vec<Vec<Hunk>> = (0..ours.len())
+        .map(|i| placements(&ours, i, &base, &live))
+        .collect();
     let absorbed: Vec<bool> = told
         .iter()
         .map(|ways| {
@@ -588,6 +618,69 @@ mod tests {
         );
     }
 
+    /// A merge either conflicts or gives one of the files a correct merge could give.
+    fn merges_to_one_of(result: Result<Merged, Vec<Conflict>>, correct: &[&[u8]]) {
+        if let Ok(m) = result {
+            assert!(
+                correct.contains(&m.bytes.as_slice()),
+                "merged into {:?}",
+                String::from_utf8_lossy(&m.bytes)
+            );
+        }
+    }
+
+    /// The live side's changes are what lies between the runs a diff finds equal: a deletion
+    /// and a later insertion are two changes, never one written out of order.
+    #[test]
+    fn live_changes_are_read_between_the_equal_runs() {
+        let (base, live) = (lines(b"x\na\na\n"), lines(b"a\nL\na\na\n"));
+        assert_eq!(
+            hunks(&base, &live),
+            [
+                Hunk {
+                    base_start: 0,
+                    base_end: 1,
+                    new_start: 0,
+                    new_end: 0
+                },
+                Hunk {
+                    base_start: 2,
+                    base_end: 2,
+                    new_start: 1,
+                    new_end: 3
+                },
+            ]
+        );
+        // Found by a differential fuzzer: each gave `ok` with live lines out of order.
+        merges_to_one_of(
+            merge(b"x\na\na\n", b"a\nL\na\na\n", b"x\na\nQ\n", &[4..6]),
+            &[b"a\nL\na\nQ\n"],
+        );
+        merges_to_one_of(
+            merge(b"b\na\nx\n", b"a\na\nb\nx\n", b"b\na\n", &[4..6]),
+            &[b"a\na\nb\n"],
+        );
+        merges_to_one_of(
+            merge(
+                b"a\nb\nb\nb\nb\n",
+                b"L\na\nb\nL\nb\nb\n",
+                b"a\nb\nb\nb\n",
+                &[8..10],
+            ),
+            &[b"L\na\nb\nL\nb\n"],
+        );
+        // And one that panicked (an internal error instead of a conflict).
+        merges_to_one_of(
+            merge(
+                b"x\nb\nb\na\n",
+                b"x\na\na\na\n",
+                b"Q\nx\nb\nb\na\n",
+                &[0..0],
+            ),
+            &[b"Q\nx\na\na\na\n"],
+        );
+    }
+
     #[test]
     fn an_edit_that_leaves_its_lines_as_they_were_still_claims_them() {
         // Line 2 rewritten to what it was, over a live change of it: a conflict, not an `ok`
@@ -595,6 +688,17 @@ mod tests {
         assert!(merge(b"a\nb\nc\n", b"a\nB\nc\n", b"a\nb\nc\n", &[2..4]).is_err());
         let m = merge(b"a\nb\nc\nd\n", b"a\nb\nc\nD\n", b"a\nb\nc\nd\n", &[2..4]).unwrap();
         assert_eq!(m.bytes, b"a\nb\nc\nD\n");
+        // And they are what it reports: line 2, one line, written where it was.
+        let landed = &m.landed[0];
+        assert_eq!(
+            (
+                landed.snapshot_start_line,
+                landed.snapshot_line_count,
+                landed.start_line,
+                landed.line_count
+            ),
+            (2, 1, 2, 1)
+        );
     }
 
     #[test]
