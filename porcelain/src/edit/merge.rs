@@ -365,11 +365,29 @@ pub(crate) fn merge(
     let told: Vec<Vec<Hunk>> = (0..ours.len())
         .map(|i| placements(&ours, i, &base, &live))
         .collect();
+    // Taken once only where nothing else changed close by: a live change one equal line from
+    // another can also be told as one change over both (`x b` to `b L` is "delete x, add L"
+    // or "replace both"), and the edit's change is then the live one's only by a choice.
+    let near = |i: usize, reach: &Hunk| {
+        let wide = Hunk {
+            base_start: reach.base_start.saturating_sub(1),
+            base_end: reach.base_end + 1,
+            ..*reach
+        };
+        told.iter()
+            .enumerate()
+            .any(|(j, ways)| j != i && ways.iter().any(|o| wide.touches(o)))
+    };
     let absorbed: Vec<bool> = told
         .iter()
-        .map(|ways| {
-            ways.iter()
-                .any(|o| theirs.iter().any(|t| same_change(o, &live, t, &edited)))
+        .enumerate()
+        .map(|(i, ways)| {
+            ways.iter().any(|o| {
+                theirs
+                    .iter()
+                    .zip(&reaches)
+                    .any(|(t, reach)| same_change(o, &live, t, &edited) && !near(i, reach))
+            })
         })
         .collect();
     let mut conflicting: Vec<usize> = Vec::new();
@@ -679,6 +697,18 @@ mod tests {
             ),
             &[b"Q\nx\na\na\na\n"],
         );
+    }
+
+    /// The edit's change is taken once only where no other live change is close enough to
+    /// tell the two as one.
+    #[test]
+    fn a_change_made_on_both_sides_is_taken_once_only_where_nothing_else_changed_close_by() {
+        // Live: `x` deleted and `L` added after the next line, or `x b` replaced by `b L`.
+        let (base, live) = (b"x\nb\nb\nx\nb\nx\nb\n", b"L\nb\nb\nx\nb\nb\nL\n");
+        assert!(merge(base, live, b"x\nb\nb\nx\nb\nb\n", &[10..12]).is_err());
+        // Alone, the same deletion on both sides is taken once.
+        let m = merge(b"a\nx\nb\nc\n", b"a\nb\nc\n", b"a\nb\nc\n", &[2..4]).unwrap();
+        assert_eq!(m.bytes, b"a\nb\nc\n");
     }
 
     #[test]
