@@ -59,74 +59,9 @@ impl Owed {
     }
 }
 
-/// The id of the request that `line`, a message of the protocol handler, answers, as JSON
-/// text; None for a notification. The handler writes a response as
-/// `{"jsonrpc":"2.0","id":…,…}`, so only the id is decoded, not a read's megabytes after it;
-/// a line in any other shape is decoded whole.
-pub fn answered(line: &str) -> Option<String> {
-    const HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
-    let id = match line.strip_prefix(HEAD) {
-        Some(rest) => serde_json::Deserializer::from_str(rest)
-            .into_iter::<serde_json::Value>()
-            .next()?
-            .ok()?,
-        None => {
-            #[derive(serde::Deserialize)]
-            struct Head {
-                id: Option<serde_json::Value>,
-                method: Option<serde::de::IgnoredAny>,
-            }
-            let head: Head = serde_json::from_str(line).ok()?;
-            if head.method.is_some() {
-                return None; // a request of the server's own
-            }
-            head.id?
-        }
-    };
-    (!id.is_null()).then(|| serde_json::to_string(&id).unwrap_or_default())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rmcp::model::{
-        EmptyResult, NumberOrString, ServerJsonRpcMessage, ServerResult,
-        ToolListChangedNotification,
-    };
-
-    #[test]
-    fn the_id_of_an_answer_is_read_as_the_handler_writes_it() {
-        for (id, text) in [
-            (NumberOrString::Number(7), "7"),
-            (NumberOrString::String("a,\"b".into()), r#""a,\"b""#),
-        ] {
-            let line = serde_json::to_string(&ServerJsonRpcMessage::response(
-                ServerResult::EmptyResult(EmptyResult {}),
-                id,
-            ))
-            .unwrap();
-            assert!(line.starts_with(r#"{"jsonrpc":"2.0","id":"#), "{line}");
-            assert_eq!(answered(&line).as_deref(), Some(text), "{line}");
-        }
-    }
-
-    #[test]
-    fn an_answer_in_another_field_order_is_still_read() {
-        let line = r#"{"result":{},"id":"x","jsonrpc":"2.0"}"#;
-        assert_eq!(answered(line).as_deref(), Some(r#""x""#));
-        let error = r#"{"jsonrpc":"2.0","error":{"code":-1,"message":"m"},"id":3}"#;
-        assert_eq!(answered(error).as_deref(), Some("3"));
-    }
-
-    #[test]
-    fn a_notification_answers_nothing() {
-        let line = serde_json::to_string(&ServerJsonRpcMessage::notification(
-            ToolListChangedNotification::default().into(),
-        ))
-        .unwrap();
-        assert_eq!(answered(&line), None, "{line}");
-        assert_eq!(answered(r#"{"jsonrpc":"2.0","id":null,"error":{}}"#), None);
-    }
 
     #[tokio::test]
     async fn settled_waits_for_every_owed_answer() {

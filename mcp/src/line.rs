@@ -14,14 +14,15 @@
 //! a `_meta` that is not an object). `t/fuzz`'s `mcp_request` target
 //! compiles this file unchanged, so the fuzzer decodes lines exactly as the server does.
 
+use rmcp::model::ClientJsonRpcMessage;
 use serde_json::{Map, Value};
 
 /// What to do with one line.
-#[derive(Debug, PartialEq)]
-pub enum Line<'a> {
-    /// Hand this (trimmed of its line ending) to the protocol handler; the [`Awaited`] says
-    /// what it does to the set of requests waiting for an answer.
-    Request(&'a str, Awaited),
+#[derive(Debug)]
+pub enum Line {
+    /// Hand this message, decoded as the protocol handler takes it, to the handler; the
+    /// [`Awaited`] says what it does to the set of requests waiting for an answer.
+    Request(Box<ClientJsonRpcMessage>, Awaited),
     /// Answer with this JSON-RPC error and read on.
     Reply(String),
     /// Nothing to do: the line is blank, or a notification or response the protocol handler
@@ -56,7 +57,7 @@ impl Awaited {
 }
 
 /// Classifies one whole line, newline included or not.
-pub fn classify(bytes: &[u8]) -> Line<'_> {
+pub fn classify(bytes: &[u8]) -> Line {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return Line::Reply(error(-32700, "parse error: the line is not valid UTF-8"));
     };
@@ -77,7 +78,7 @@ pub fn classify(bytes: &[u8]) -> Line<'_> {
     // `_meta`) of the wrong shape for its method. rmcp would answer it -32600 with no id at
     // all; the answer is -32602 with the request's id, and nothing for a notification or a
     // response, which get no answer.
-    if serde_json::from_str::<rmcp::model::ClientJsonRpcMessage>(line).is_err() {
+    let Ok(decoded) = serde_json::from_str::<ClientJsonRpcMessage>(line) else {
         let id = message.get("id").filter(|id| !id.is_null());
         return match (message.get("method"), id) {
             (Some(_), Some(id)) => Line::Reply(reply(
@@ -87,8 +88,8 @@ pub fn classify(bytes: &[u8]) -> Line<'_> {
             )),
             _ => Line::Blank,
         };
-    }
-    Line::Request(line, Awaited::of(&message))
+    };
+    Line::Request(Box::new(decoded), Awaited::of(&message))
 }
 
 /// What is wrong with a message's JSON-RPC envelope, as (the id to answer with, code,
@@ -189,10 +190,28 @@ fn reply(id: Value, code: i64, message: &str) -> String {
 mod tests {
     use super::*;
 
+    fn decoded(line: &str) -> Box<ClientJsonRpcMessage> {
+        Box::new(serde_json::from_str(line).unwrap())
+    }
+
+    /// rmcp's messages have no equality; a passed-on message compares by its encoding.
+    impl PartialEq for Line {
+        fn eq(&self, other: &Line) -> bool {
+            match (self, other) {
+                (Line::Request(a, x), Line::Request(b, y)) => {
+                    serde_json::to_value(a).unwrap() == serde_json::to_value(b).unwrap() && x == y
+                }
+                (Line::Reply(a), Line::Reply(b)) => a == b,
+                (Line::Blank, Line::Blank) => true,
+                _ => false,
+            }
+        }
+    }
+
     #[test]
     fn a_json_line_is_a_request_without_its_line_ending() {
         let line = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
-        let expected = Line::Request(line, Awaited::Answer("1".to_owned()));
+        let expected = Line::Request(decoded(line), Awaited::Answer("1".to_owned()));
         assert_eq!(classify(format!("{line}\r\n").as_bytes()), expected);
         assert_eq!(classify(format!("{line}\n").as_bytes()), expected);
     }
@@ -268,7 +287,7 @@ mod tests {
         ] {
             assert_eq!(
                 classify(line.as_bytes()),
-                Line::Request(line, awaited),
+                Line::Request(decoded(line), awaited),
                 "{line}"
             );
         }

@@ -12,6 +12,7 @@ mod line;
 mod spelling;
 mod text;
 mod tools;
+mod transport;
 
 use clap::Parser;
 use filekeeper::{Code, Error, Filekeeper, Workspace};
@@ -221,12 +222,12 @@ impl ServerHandler for Server {
 
 /// Writes one debug line on stderr. Debug lines name methods, tools, codes and times, never
 /// arguments or content.
-fn debug(what: &str) {
+pub(crate) fn debug(what: &str) {
     eprintln!("filekeeper-mcp: debug: {what}");
 }
 
 /// A client-chosen name (a method), short and escaped, for a debug line.
-fn short(name: &str) -> String {
+pub(crate) fn short(name: &str) -> String {
     let mut out: String = name
         .chars()
         .take(64)
@@ -237,162 +238,6 @@ fn short(name: &str) -> String {
         out.push_str("...");
     }
     out
-}
-
-/// The debug line for a request passed to the protocol handler: its method, and for a tool
-/// call the tool (which `call_tool` logs again with its outcome).
-fn describe(line: &str) -> String {
-    let message: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
-    let method = message.get("method").and_then(|m| m.as_str());
-    let tool = message
-        .pointer("/params/name")
-        .and_then(|n| n.as_str())
-        .filter(|_| method == Some("tools/call"));
-    match (method, tool) {
-        (Some(method), Some(tool)) => format!("request {} {}", short(method), short(tool)),
-        (Some(method), None) if message.get("id").is_some() => {
-            format!("request {}", short(method))
-        }
-        (Some(method), None) => format!("notification {}", short(method)),
-        (None, _) => "response from the client".to_owned(),
-    }
-}
-
-/// Reads request lines from `input` and passes each to the protocol handler (`to_server`), or
-/// answers it at once (`replies`; see `line`). At the end of input it waits until every
-/// request passed on has been answered or cancelled (`owed`; see `answers`), then closes the
-/// handler's side, which ends the session. With `debug`, each line is logged on stderr.
-async fn read_requests(
-    input: impl tokio::io::AsyncRead + Unpin,
-    mut to_server: tokio::io::DuplexStream,
-    replies: tokio::sync::mpsc::UnboundedSender<String>,
-    owed: Arc<answers::Owed>,
-    max_line: usize,
-    debug_log: bool,
-) {
-    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
-    let mut input = tokio::io::BufReader::with_capacity(64 * 1024, input);
-    let mut bytes = Vec::new();
-    loop {
-        bytes.clear();
-        match (&mut input)
-            .take(max_line as u64 + 1)
-            .read_until(b'\n', &mut bytes)
-            .await
-        {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        let reply = if bytes.len() > max_line && !bytes.ends_with(b"\n") {
-            // Too long to hold: skip to the end of the line and say so, rather than buffer
-            // without bound or drop the request unanswered.
-            let mut rest = Vec::new();
-            loop {
-                rest.clear();
-                match (&mut input)
-                    .take(1 << 20)
-                    .read_until(b'\n', &mut rest)
-                    .await
-                {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) if rest.ends_with(b"\n") => break,
-                    Ok(_) => {}
-                }
-            }
-            line::too_long(max_line)
-        } else {
-            match line::classify(&bytes) {
-                line::Line::Blank => continue,
-                line::Line::Reply(reply) => reply,
-                line::Line::Request(request, awaited) => {
-                    if debug_log {
-                        debug(&describe(request));
-                    }
-                    match awaited {
-                        line::Awaited::Answer(id) => owed.add(id),
-                        line::Awaited::Cancel(id) => owed.remove(&id),
-                        line::Awaited::Nothing => {}
-                    }
-                    let passed = async {
-                        to_server.write_all(request.as_bytes()).await?;
-                        to_server.write_all(b"\n").await
-                    };
-                    if passed.await.is_err() {
-                        return; // the handler has gone: nothing more can be answered
-                    }
-                    continue;
-                }
-            }
-        };
-        if debug_log {
-            let code = serde_json::from_str::<serde_json::Value>(&reply)
-                .ok()
-                .and_then(|r| r.pointer("/error/code").and_then(|c| c.as_i64()));
-            debug(&format!(
-                "a line the protocol handler cannot take -> {}",
-                code.unwrap_or_default()
-            ));
-        }
-        if replies.send(reply).is_err() {
-            break;
-        }
-    }
-    if debug_log && owed.count() > 0 {
-        debug(&format!(
-            "end of input; waiting for {} answers before the session ends",
-            owed.count()
-        ));
-    }
-    owed.settled().await;
-    let _ = to_server.shutdown().await;
-}
-
-/// Writes the handler's messages and the server's own replies to stdout, whole lines only, so
-/// the two never interleave. The write is a plain blocking one on the runtime's thread: a pipe
-/// write returns at once unless the client has stopped reading, and then there is nothing
-/// better to do than wait for it. If stdout fails, no answer can reach the client any more:
-/// the error goes to `broken`, which ends the session.
-async fn write_responses(
-    from_server: tokio::io::DuplexStream,
-    mut replies: tokio::sync::mpsc::UnboundedReceiver<String>,
-    owed: Arc<answers::Owed>,
-    broken: tokio::sync::oneshot::Sender<std::io::Error>,
-) {
-    use tokio::io::AsyncBufReadExt;
-    let mut lines = tokio::io::BufReader::new(from_server).lines();
-    loop {
-        let (line, answer) = tokio::select! {
-            line = lines.next_line() => match line {
-                Ok(Some(line)) => {
-                    let answer = answers::answered(&line);
-                    (line, answer)
-                }
-                _ => break,
-            },
-            Some(reply) = replies.recv() => (reply, None),
-        };
-        if let Err(e) = write_line(line) {
-            let _ = broken.send(e);
-            return;
-        }
-        if let Some(id) = answer {
-            owed.remove(&id);
-        }
-    }
-    // The handler's output ended; answers to lines read before the end may still be queued.
-    while let Ok(reply) = replies.try_recv() {
-        if write_line(reply).is_err() {
-            return;
-        }
-    }
-}
-
-fn write_line(mut line: String) -> std::io::Result<()> {
-    use std::io::Write;
-    line.push('\n');
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(line.as_bytes())?;
-    stdout.flush()
 }
 
 fn fail(err: &Error) -> ! {
@@ -445,34 +290,28 @@ fn main() {
         .build()
         .unwrap_or_else(|e| fail(&Error::storage("starting the runtime", &e)));
     let served = runtime.block_on(async move {
-        let (to_server, from_client) = tokio::io::duplex(1 << 20);
-        let (to_client, from_server) = tokio::io::duplex(1 << 20);
-        let (replies, replies_out) = tokio::sync::mpsc::unbounded_channel();
+        let (to_handler, requests) = tokio::sync::mpsc::unbounded_channel();
         let owed = Arc::new(answers::Owed::default());
-        tokio::spawn(read_requests(
+        let (broken, mut stdout_failed) = tokio::sync::oneshot::channel();
+        let out = Arc::new(transport::Stdout::new(owed.clone(), broken));
+        tokio::spawn(transport::read_requests(
             input::stdin(),
-            to_server,
-            replies,
-            owed.clone(),
+            to_handler,
+            out.clone(),
+            owed,
             max_line,
             server.debug,
         ));
-        let (broken, mut stdout_failed) = tokio::sync::oneshot::channel();
-        let writer = tokio::spawn(write_responses(from_server, replies_out, owed, broken));
-        let transport =
-            rmcp::transport::async_rw::AsyncRwTransport::new_server(from_client, to_client)
-                .with_max_line_length(max_line + 2);
-        let outcome = tokio::select! {
+        let handler = transport::Handler::new(requests, out);
+        tokio::select! {
             biased;
             served = async {
-                let service = server.serve(transport).await.map_err(|e| e.to_string())?;
+                let service = server.serve(handler).await.map_err(|e| e.to_string())?;
                 service.waiting().await.map(|_| ()).map_err(|e| e.to_string())
             } => served,
             // Dropping the service cancels it; a mutation already running finishes first.
             Ok(e) = &mut stdout_failed => Err(format!("writing to stdout failed: {e}")),
-        };
-        let _ = writer.await;
-        outcome
+        }
     });
     if let Err(reason) = served
         && cli.log_level != "error"

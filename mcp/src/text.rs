@@ -146,7 +146,7 @@ fn read(out: &mut String, rest: &mut Map<String, Value>, view: View) {
     let first = rest["start_line"].as_u64().unwrap_or(1);
     read_header(out, rest);
     if view.numbered {
-        out.push_str(&filekeeper::numbered(text(&content), first));
+        filekeeper::push_numbered(out, text(&content), first);
     } else {
         out.push_str(text(&content));
     }

@@ -480,6 +480,18 @@ fn resolve(root: &Root, given: &str, intent: Intent) -> Result<Resolved> {
                 // Anything else is reported by the walk below, as for any component.
                 Err(_) => {}
             }
+        } else if let Ok(fd) = rustix::fs::openat(
+            dir,
+            component.as_slice(),
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        ) {
+            // A directory, by far the most common component before the last, is entered with
+            // one `openat`: `O_DIRECTORY` with `O_NOFOLLOW` fails on anything else, a link to
+            // a directory included (ENOTDIR), and that takes the walk below, which tells them
+            // apart with an `fstat`; so does any other failure, reported there as before.
+            stack.push((fd, component));
+            continue;
         }
         let fd = match rustix::fs::openat(
             dir,

@@ -16,6 +16,7 @@ use crate::resolve::{Intent, Kind, Root, STATE_DIR_NAME};
 use std::io::{self, Read};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// A selected workspace: the root every path is confined to, the home it was found through,
 /// and the limits in force.
@@ -30,9 +31,15 @@ pub struct Workspace {
     pub limits: Limits,
     /// The history retention policy from the same file (`[history]`), read with the limits.
     pub retention: Retention,
+    /// The state directory once [`Workspace::state`] has found one: a state directory is
+    /// never removed by Filekeeper, so a process that looks again (a command does two or three
+    /// times; the MCP server on every read that keeps its snapshot) need not ask the
+    /// filesystem each time.
+    found: OnceLock<State>,
 }
 
 /// An existing state directory.
+#[derive(Clone)]
 pub struct State {
     /// The state directory's host path: `<root>/.filekeeper/` or `<home>/state/<id>/`.
     pub dir: PathBuf,
@@ -93,6 +100,7 @@ impl Workspace {
             home,
             limits: config.limits,
             retention: config.retention,
+            found: OnceLock::new(),
         })
     }
 
@@ -107,6 +115,21 @@ impl Workspace {
     /// The state directory. With `create` false a workspace that never recorded anything has
     /// none, and nothing is created.
     pub fn state(&self, create: bool) -> Result<Option<State>> {
+        if let Some(found) = self.found.get() {
+            return Ok(Some(found.clone()));
+        }
+        let state = self.find_state(create)?;
+        // A state just created may carry notices that are said once (a `.gitignore` edit);
+        // the next look finds it as every later one will, and is the one kept.
+        if let Some(state) = &state
+            && !create
+        {
+            let _ = self.found.set(state.clone());
+        }
+        Ok(state)
+    }
+
+    fn find_state(&self, create: bool) -> Result<Option<State>> {
         let project = self.project_dir();
         let global = self.global_dir();
         match self.limits.state_location {

@@ -85,7 +85,7 @@ pub use listing::{ListEntry, ListOptions, Listing};
 pub use mutate::{
     Change, MutationDiff, MutationExtra, MutationItem, MutationOptions, MutationResult,
 };
-pub use read::{Existence, FileInfo, ManyItem, ReadOptions, ReadResult, numbered};
+pub use read::{Existence, FileInfo, ManyItem, ReadOptions, ReadResult, numbered, push_numbered};
 pub use read_bytes::{ByteRange, ReadBytesOptions};
 pub use retention::{GcResult, PruneResult, RetentionOptions};
 pub use status::{

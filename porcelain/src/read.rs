@@ -84,19 +84,52 @@ const NUMBER_WIDTH: usize = 6;
 /// `line_number_prefixes` (form `tab`) rather than strip.
 pub fn numbered(content: &str, first_line: u64) -> String {
     let mut out = String::with_capacity(content.len() + content.len() / 8 + 16);
-    let mut number = first_line;
-    let mut rest = content;
-    while !rest.is_empty() {
-        let (line, after) = match rest.find(['\n', '\r']) {
-            Some(i) if rest[i..].starts_with("\r\n") => (&rest[..i], &rest[i + 2..]),
-            Some(i) => (&rest[..i], &rest[i + 1..]),
-            None => (rest, ""),
-        };
-        out.push_str(&format!("{number:>NUMBER_WIDTH$}\t{line}\n"));
-        number += 1;
-        rest = after;
-    }
+    push_numbered(&mut out, content, first_line);
     out
+}
+
+/// Appends [`numbered`]`(content, first_line)` to `out`. A read's rendering is most of what
+/// the MCP server does for a small read, so the number is written by hand, not formatted.
+pub fn push_numbered(out: &mut String, content: &str, first_line: u64) {
+    out.reserve(content.len() + content.len() / 8 + 16);
+    let bytes = content.as_bytes();
+    let mut number = first_line;
+    let mut at = 0;
+    while at < bytes.len() {
+        let (end, next) = match memchr::memchr2(b'\n', b'\r', &bytes[at..]) {
+            Some(i) if bytes[at + i..].starts_with(b"\r\n") => (at + i, at + i + 2),
+            Some(i) => (at + i, at + i + 1),
+            None => (bytes.len(), bytes.len()),
+        };
+        push_line_number(out, number);
+        out.push('\t');
+        // Both ends are at an ASCII byte or the end, so on char boundaries.
+        out.push_str(&content[at..end]);
+        out.push('\n');
+        number = number.saturating_add(1);
+        at = next;
+    }
+}
+
+/// `number` right-aligned to [`NUMBER_WIDTH`] columns (wider numbers take what they need).
+fn push_line_number(out: &mut String, number: u64) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    let mut n = number;
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let width = digits.len() - start;
+    for _ in width..NUMBER_WIDTH {
+        out.push(' ');
+    }
+    // Only ASCII digits were written.
+    out.push_str(std::str::from_utf8(&digits[start..]).unwrap_or_default());
 }
 
 impl ReadResult {
@@ -552,7 +585,7 @@ fn text_facts(
 
 #[cfg(test)]
 mod tests {
-    use super::numbered;
+    use super::{numbered, push_numbered};
 
     #[test]
     fn a_numbered_rendering_numbers_lines_as_every_line_number_counts_them() {
@@ -566,5 +599,14 @@ mod tests {
         assert_eq!(numbered("", 1), "");
         // Numbers wider than six columns push the tab right, as `cat -n` does.
         assert_eq!(numbered("z\n", 1_234_567), "1234567\tz\n");
+        assert_eq!(numbered("0\n", 0), "     0\t0\n");
+        assert_eq!(numbered("é\r", u64::MAX), "18446744073709551615\té\n");
+    }
+
+    #[test]
+    fn a_numbered_rendering_appends_to_what_is_there() {
+        let mut out = String::from("header\n");
+        push_numbered(&mut out, "x\r\n\r\ny", 999_999);
+        assert_eq!(out, "header\n999999\tx\n1000000\t\n1000001\ty\n");
     }
 }

@@ -24,6 +24,10 @@ ceiling this client allows a server sending our bytes. Another, the same stand-i
 call grows per microsecond a server spends; from the two follow the server time a read may
 take for the 2.5x target, and the server time our server's rate amounts to.
 
+After the rounds, the client's check of a result against its tool's outputSchema, which the
+SDK makes on every call, is timed apart for each server's last result of each kind: a cost of
+the call that the server's schema decides and the server does not spend.
+
 Prints calls/s (the median round of each kind) for both servers and the ratio against the
 target; exits 1 when a target is missed, 2 when the workload itself fails.
 Targets: reads >= 2.5x the reference server's rate; writes and edits >= 1.0x.
@@ -83,6 +87,8 @@ class Server:
         self.tools = tools  # kind -> (tool name, arguments builder)
         self.session = None
         self.rates = {kind: [] for kind in TARGETS}
+        self.schemas = {}  # tool name -> the outputSchema tools/list advertised
+        self.last = {}  # kind -> the last structuredContent of that kind
 
     def check(self, kind, i, result, expect=None):
         if not self.checked:
@@ -102,6 +108,7 @@ async def run_phase(server, kind, round_no, files):
     t0 = time.perf_counter()
     for i in range(files):
         result = await server.session.call_tool(tool, build(server.path_of(name(i)), i, round_no))
+        server.last[kind] = result.structured_content
         # Reads return the file, which holds the previous round's edit.
         server.check(kind, i, result, f"final {i} round {round_no - 1}" if kind == "read" else None)
     return files / (time.perf_counter() - t0)
@@ -186,6 +193,7 @@ async def run(opts):
             info = await s.session.initialize()
             listing = await s.session.list_tools()  # the SDK caches output schemas from it
             names = {t.name for t in listing.tools}
+            s.schemas = {t.name: t.output_schema for t in listing.tools}
             if s.tools is None:
                 # The reference server: read_text_file in current versions, read_file before.
                 read_tool = "read_text_file" if "read_text_file" in names else "read_file"
@@ -223,7 +231,32 @@ async def run(opts):
             with open(os.path.join(s.root, name(i)), encoding="utf-8") as f:
                 if f.read() != body(i, last).replace("status: draft", "status: final"):
                     raise SystemExit(f"{s.label}: {name(i)} does not hold the expected content")
+    measure_validation([s for s in servers if s.checked])
     return servers
+
+
+def measure_validation(servers, calls=300, turns=7):
+    """The client's check of each result against the tool's outputSchema, which the SDK makes
+    on every call (with jsonschema, compiled once per tool, as here): microseconds a call for
+    each server's last result of each kind, the servers taking turns; medians of TURNS."""
+    from jsonschema.validators import validator_for
+    checks = []
+    for s in servers:
+        s.validation_us = {}
+        for kind, (tool, _) in s.tools.items():
+            schema, document = s.schemas.get(tool), s.last.get(kind)
+            if schema is not None and document is not None:
+                checks.append((s, kind, validator_for(schema)(schema), document))
+    times = {}
+    for _ in range(turns):
+        for s, kind, validator, document in checks:
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                if next(validator.iter_errors(document), None) is not None:
+                    raise SystemExit(f"{s.label}: a {kind} result does not match its outputSchema")
+            times.setdefault((s.label, kind), []).append((time.perf_counter() - t0) / calls * 1e6)
+    for s, kind, _, _ in checks:
+        s.validation_us[kind] = statistics.median(times[(s.label, kind)])
 
 
 def main():
@@ -275,6 +308,15 @@ def main():
         rows[kind] = {"ours": a, "reference": b, "ratio": ratio, "target": TARGETS[kind]}
         print(f"{label:<26} {a:13.0f}/s {b:10.0f}/s {ratio:8.2f} {'>=' + str(TARGETS[kind]):>8}"
               + ("  MISSED" if missed else ""))
+    if ref is not None and ours.validation_us:
+        cells = []
+        for kind in TARGETS:
+            a, b = ours.validation_us.get(kind), ref.validation_us.get(kind)
+            if a is not None and b is not None:
+                cells.append(f"{kind} {a:.0f} us against {b:.0f} us")
+                rows.setdefault(kind, {}).update(validation_us={"ours": a, "reference": b})
+        print("the client's outputSchema check a call (jsonschema, as the SDK makes it): "
+              + "; ".join(cells))
     if replay is not None:
         c = med["replay"]["read"]
         against = f", {c / med[ref.label]['read']:.2f}x the reference's reads" if ref else ""

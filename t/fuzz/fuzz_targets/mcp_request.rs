@@ -1,8 +1,8 @@
 //! MCP request decoding, the way `filekeeper-mcp` does it: stdin split into lines, a line that
-//! is not JSON answered with a parse error, the rest decoded by the server's own transport
-//! codec (rmcp's `JsonRpcMessageCodec`), and a `tools/call` request checked against the tool
-//! list and run by the server's own `tools::run` with its strict argument parsing, against
-//! a small real workspace.
+//! is not JSON answered with a parse error, the rest decoded by the server's own `line.rs`
+//! (the protocol handler gets the message it decoded), and a `tools/call` request checked
+//! against the tool list and run by the server's own `tools::run` with its strict argument
+//! parsing, against a small real workspace.
 //!
 //! The server's `arguments.rs`, `line.rs`, `spelling.rs` and `tools/` are compiled in here
 //! unchanged (see `#[path]` below), so the fuzzer runs exactly the server's decoding, not a
@@ -35,19 +35,15 @@ mod text;
 #[path = "../../../mcp/src/tools/mod.rs"]
 mod tools;
 
-use bytes::BytesMut;
 use filekeeper::{Code, EditGuards, Filekeeper, MutationOptions, Policy, Workspace};
 use libfuzzer_sys::fuzz_target;
 use rmcp::model::{
-    CallToolResult, ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, RequestId,
-    ServerJsonRpcMessage, ServerResult,
+    CallToolResult, ClientRequest, JsonRpcMessage, RequestId, ServerJsonRpcMessage, ServerResult,
 };
-use rmcp::transport::async_rw::JsonRpcMessageCodec;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-use tokio_util::codec::Decoder;
 
 /// Tool calls per input, so one input cannot take long.
 const MAX_CALLS: usize = 4;
@@ -263,16 +259,11 @@ fuzz_target!(|data: &[u8]| {
     // The server's stdin thread: read up to each newline; a line that is not UTF-8, or not
     // JSON, is answered with -32700 by the server itself, and the next line is read as usual.
     for raw in data.split_inclusive(|&b| b == b'\n') {
-        let line::Line::Request(line, _) = line::classify(raw) else {
+        let line::Line::Request(message, _) = line::classify(raw) else {
             continue;
         };
-        // The transport: rmcp's codec on the line as forwarded, newline included.
-        let mut codec = JsonRpcMessageCodec::<ClientJsonRpcMessage>::new();
-        let mut buf = BytesMut::from(format!("{line}\n").as_bytes());
-        let Ok(Some(message)) = codec.decode(&mut buf) else {
-            continue; // ignored, or answered with Invalid Request by the transport
-        };
-        if let JsonRpcMessage::Request(request) = message {
+        let line = String::from_utf8_lossy(raw);
+        if let JsonRpcMessage::Request(request) = *message {
             if let ClientRequest::CallToolRequest(call) = request.request {
                 calls += 1;
                 if calls > MAX_CALLS {
@@ -283,7 +274,7 @@ fuzz_target!(|data: &[u8]| {
                     request.id,
                     &call.params.name,
                     call.params.arguments,
-                    line,
+                    &line,
                 );
             }
         }
