@@ -100,6 +100,39 @@ test_expect_success '--all with a different --expected-match-count is refused an
 	untouched todo.txt
 '
 
+test_expect_success '--first counts overlapping occurrences and refuses to pick one' '
+	printf "a\nb\na\nb\na\n" >overlap.txt &&
+	save overlap.txt &&
+	refused 17 MATCH_COUNT_MISMATCH file replace-text overlap.txt --old "a
+b
+a" --new X --first &&
+	test "$(json_get .error.details.match_count refusal.json)" = 2 &&
+	test "$(json_get ".error.details.matches[0].line" refusal.json)" = 1 &&
+	test "$(json_get ".error.details.matches[0].end_line" refusal.json)" = 3 &&
+	test "$(json_get ".error.details.matches[1].line" refusal.json)" = 3 &&
+	test "$(json_get ".error.details.matches[1].end_line" refusal.json)" = 5 &&
+	untouched overlap.txt
+'
+
+test_expect_success '--all over overlapping occurrences is refused: replacing one destroys the other' '
+	refused 17 MATCH_COUNT_MISMATCH file replace-text overlap.txt --old "a
+b
+a" --new X --all &&
+	test "$(json_get ".error.details.overlapping_matches[0]" refusal.json)" = 1 &&
+	test "$(json_get ".error.details.overlapping_matches[1]" refusal.json)" = 2 &&
+	json_get .error.message refusal.json | grep -F "overlap" &&
+	untouched overlap.txt
+'
+
+test_expect_success '--occurrence picks one of overlapping occurrences exactly' '
+	replaced overlap.txt --old "a
+b
+a" --new X --occurrence 2 &&
+	printf "a\nb\nX\n" >expect &&
+	test_cmp expect overlap.txt &&
+	test "$(json_get .match_count out.json)" = 2
+'
+
 test_expect_success '--first with --expected-match-count 2 on a single occurrence is refused' '
 	save one.txt &&
 	refused 17 MATCH_COUNT_MISMATCH file replace-text one.txt --old alpha --new ALPHA --first \

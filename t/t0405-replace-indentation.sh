@@ -125,8 +125,90 @@ test_expect_success 'a deeper level in spaces against a tab-indented file is NO_
 	untouched tabs.c
 '
 
+test_expect_success 'a changed block with fewer lines than the differently indented lines it replaces is NO_MATCH' '
+	printf "def f():\n    if a:\n        log()\n    return 1\n" >block.py &&
+	save block.py &&
+	refused 16 NO_MATCH file replace-text block.py --old "log()
+return 1" --new "return 2" --first &&
+	test "$(json_get .error.details.reason refusal.json)" = indentation_ambiguous &&
+	test "$(json_get .error.details.line refusal.json)" = 1 &&
+	test "$(json_get .error.details.file_line refusal.json)" = 3 &&
+	untouched block.py
+'
+
+test_expect_success 'the same block changed line for line keeps each line at its own level' '
+	replaced block.py --old "log()
+return 1" --new "log(2)
+return 2" --first &&
+	printf "def f():\n    if a:\n        log(2)\n    return 2\n" >expect &&
+	test_cmp expect block.py
+'
+
+test_expect_success 'a deletion that could keep either of two differently indented equal lines is NO_MATCH' '
+	printf "    if c:\n        a()\n    x()\n    a()\n" >which.py &&
+	save which.py &&
+	refused 16 NO_MATCH file replace-text which.py --old "a()
+x()
+a()" --new "a()" --first &&
+	test "$(json_get .error.details.reason refusal.json)" = pairing_ambiguous &&
+	untouched which.py
+'
+
+test_expect_success 'two levels of indentation do not show a ratio: a line needing one is NO_MATCH' '
+	printf "class A:\n    def f(self): \n        x = 1\n        return x\n" >ratio.py &&
+	save ratio.py &&
+	refused 16 NO_MATCH file replace-text ratio.py --old "def f(self):
+        x = 1
+        return x" --new "def f(self):
+        x = 1
+        if x:
+            z()
+        return x" --first &&
+	test "$(json_get .error.details.reason refusal.json)" = indentation_ambiguous &&
+	test "$(json_get .error.details.line refusal.json)" = 4 &&
+	json_get .error.message refusal.json | grep -F "only two levels" &&
+	untouched ratio.py
+'
+
+test_expect_success 'blank lines the new text drops at the end of the old text are NO_MATCH, not kept' '
+	printf "x = 0\n    foo()\n    more()\n\n\ny = 1\n" >edges.py &&
+	save edges.py &&
+	refused 16 NO_MATCH file replace-text edges.py --old "foo()
+more()
+
+
+" --new "bar()
+" --first &&
+	test "$(json_get .error.details.reason refusal.json)" = blank_edge_lines &&
+	test "$(json_get .error.details.file_line refusal.json)" = 3 &&
+	json_get .error.details.recovery refusal.json | grep -F "by their numbers" &&
+	untouched edges.py
+'
+
+test_expect_success 'blank lines the new text keeps at the end of the old text stay as the file has them' '
+	replaced edges.py --old "foo()
+more()
+
+
+" --new "bar()
+
+
+" --first &&
+	printf "x = 0\n    bar()\n\n\ny = 1\n" >expect &&
+	test_cmp expect edges.py
+'
+
+test_expect_success 'an unchanged line whose trailing spaces the caller removed is written without them' '
+	printf "def f():\n    return x  \n    y\n" >trail.py &&
+	replaced trail.py --old "return x  
+y" --new "return x
+y" --first &&
+	printf "def f():\n    return x\n    y\n" >expect &&
+	test_cmp expect trail.py
+'
+
 test_expect_success PYTHON 'every Python file edited above (or left alone by a refusal) still compiles' '
-	for f in code.py ind.py nest.py blank.py scale.py strip.py
+	for f in code.py ind.py nest.py blank.py scale.py strip.py block.py ratio.py trail.py
 	do
 		python3 -m py_compile "$f" || return 1
 	done

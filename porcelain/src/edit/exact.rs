@@ -80,21 +80,60 @@ pub(crate) fn flattened(text: &str) -> Cow<'_, str> {
     Flat::of(text).text
 }
 
-/// Every occurrence of `old` in `body`, left to right and not overlapping (as
-/// `str::match_indices` counts them), line ends aside. `old` must not be empty.
+/// Every occurrence of `old` in `body`, line ends aside: every position it starts at, left to
+/// right, overlapping ones included (`a\nb\na` occurs twice in `a\nb\na\nb\na`). `old` must
+/// not be empty.
 pub(crate) fn occurrences(body: &str, old: &str) -> Vec<Occurrence> {
     let (body_flat, old_flat) = (Flat::of(body), Flat::of(old));
-    body_flat
-        .text
-        .match_indices(old_flat.text.as_ref())
-        .map(|(at, matched)| Occurrence {
+    let needle = old_flat.text.as_ref();
+    starts(&body_flat.text, needle)
+        .into_iter()
+        .map(|at| Occurrence {
             start: body_flat.original(at),
-            end: body_flat.original(at + matched.len()),
-            breaks: memchr::memchr_iter(b'\n', matched.as_bytes())
+            end: body_flat.original(at + needle.len()),
+            breaks: memchr::memchr_iter(b'\n', needle.as_bytes())
                 .map(|i| body_flat.line_end(body, at + i))
                 .collect(),
         })
         .collect()
+}
+
+/// Every position `needle` starts at in `hay`, overlapping ones included, in linear time.
+/// Two occurrences can overlap only when the needle has a border (a proper prefix that is
+/// also a suffix); without one the standard library's search finds them all, and with one a
+/// Knuth-Morris-Pratt scan does. A match of valid UTF-8 in valid UTF-8 always starts at a
+/// character boundary.
+fn starts(hay: &str, needle: &str) -> Vec<usize> {
+    let p = needle.as_bytes();
+    let mut border = vec![0usize; p.len()];
+    let mut k = 0;
+    for i in 1..p.len() {
+        while k > 0 && p[i] != p[k] {
+            k = border[k - 1];
+        }
+        if p[i] == p[k] {
+            k += 1;
+        }
+        border[i] = k;
+    }
+    if border.last().is_none_or(|&b| b == 0) {
+        return hay.match_indices(needle).map(|(at, _)| at).collect();
+    }
+    let mut found = Vec::new();
+    let mut k = 0;
+    for (i, &b) in hay.as_bytes().iter().enumerate() {
+        while k > 0 && b != p[k] {
+            k = border[k - 1];
+        }
+        if b == p[k] {
+            k += 1;
+        }
+        if k == p.len() {
+            found.push(i + 1 - k);
+            k = border[k - 1];
+        }
+    }
+    found
 }
 
 /// The texts between the line ends of `text` (one more than it has line ends).
@@ -195,9 +234,33 @@ mod tests {
     }
 
     #[test]
-    fn occurrences_do_not_overlap() {
-        assert_eq!(spans("aaa", "aa").len(), 1);
-        assert_eq!(spans("a\na\na\n", "a\na").len(), 1);
+    fn overlapping_occurrences_are_all_found() {
+        assert_eq!(spans("aaa", "aa"), vec![(0, 2, vec![]), (1, 3, vec![])]);
+        assert_eq!(spans("a\na\na\n", "a\na").len(), 2);
+        assert_eq!(
+            spans("a\r\nb\na\r\nb\na", "a\nb\na"),
+            vec![(0, 6, vec!["\r\n", "\n"]), (5, 11, vec!["\r\n", "\n"])]
+        );
+        // Without a border the occurrences cannot overlap; repeated ones are all found.
+        assert_eq!(spans("ab ab ab", "ab").len(), 3);
+        assert_eq!(spans("ééé", "éé").len(), 2);
+        assert!(spans("abc", "abcd").is_empty());
+    }
+
+    #[test]
+    fn the_overlap_search_agrees_with_a_naive_one() {
+        let mut rng = super::super::replace_generated::Rng(0x5eed);
+        for _ in 0..2000 {
+            let word = |rng: &mut super::super::replace_generated::Rng, n: usize| -> String {
+                (0..n).map(|_| ['a', 'b', '\n'][rng.below(3)]).collect()
+            };
+            let (n, m) = (rng.below(30), 1 + rng.below(5));
+            let (hay, needle) = (word(&mut rng, n), word(&mut rng, m));
+            let naive: Vec<usize> = (0..hay.len())
+                .filter(|&at| hay[at..].starts_with(&needle))
+                .collect();
+            assert_eq!(starts(&hay, &needle), naive, "{hay:?} {needle:?}");
+        }
     }
 
     #[test]

@@ -94,6 +94,16 @@ impl Found<'_> {
         }
     }
 
+    /// The first match (0-based) that overlaps the one after it, if any.
+    fn overlap(&self) -> Option<usize> {
+        match *self {
+            Found::Exact { found, .. } => found.windows(2).position(|w| w[1].start < w[0].end),
+            Found::Normalised { starts, len, .. } => {
+                starts.windows(2).position(|w| w[1] < w[0] + len)
+            }
+        }
+    }
+
     /// The first [`MAX_LISTED`] matches with their lines and the lines around them.
     fn listed(&self) -> Vec<serde_json::Value> {
         match *self {
@@ -152,7 +162,26 @@ impl Found<'_> {
                 ]));
         }
         match policy {
-            Policy::All => Ok(0..found),
+            Policy::All => match self.overlap() {
+                // Replacing one of two overlapping occurrences destroys the other, so no
+                // result has every occurrence replaced.
+                Some(k) => Err(self
+                    .mismatch(
+                        path,
+                        format!(
+                            "matches {} and {} of the old text overlap, so every occurrence cannot be replaced: replacing one destroys the other; nothing was written",
+                            k + 1,
+                            k + 2
+                        ),
+                    )
+                    .with("overlapping_matches", vec![k + 1, k + 2])
+                    .hint(words![
+                        "choose one match to replace with ",
+                        Argument::Occurrence,
+                        " N (1-based, in file order; the lines are in details.matches), or give more context so the occurrences do not overlap"
+                    ])),
+                None => Ok(0..found),
+            },
             Policy::First if found > 1 && expected.is_none() => Err(self
                 .mismatch(
                     path,
@@ -263,9 +292,13 @@ pub(crate) fn replace(
     let mut new_lines = caller_lines(new);
     // Blank lines at either end of the old text are not part of the match; as many blank
     // lines at the same end of the new text are their counterparts and go with them.
+    // When the new text keeps fewer blank lines at an end than the old text has there, the
+    // caller asked for blank lines to be removed that the match does not include: refused
+    // below, once the window is known.
     let (lead, trail) = blank_ends(&wanted);
     wanted.drain(..lead);
     wanted.truncate(wanted.len() - trail);
+    let new_count = new_lines.len();
     let new_lead = new_lines
         .iter()
         .take_while(|l| l.trim().is_empty())
@@ -301,18 +334,60 @@ pub(crate) fn replace(
         guard_region(path, &region.join("\n"), expected, true, || lines.clone())?;
     }
     chosen = chosen[picked].to_vec();
+    if new_lead < lead || new_trail < trail {
+        let at = chosen[0];
+        let (end, asked, kept, line, file_line) = if new_lead < lead {
+            ("starts", lead, new_lead, 1, at + 1)
+        } else {
+            (
+                "ends",
+                trail,
+                new_trail,
+                new_count.max(1),
+                at + wanted.len(),
+            )
+        };
+        return Err(blank_ends_refused(
+            path, end, asked, kept, line, file_line, at, &wanted,
+        ));
+    }
     // Every window is rewritten on its own, and all of them before any is written: a
-    // refusal in one refuses the whole edit.
-    let sources = pair_lines(&wanted, &new_lines);
+    // refusal in one refuses the whole edit. Each is rewritten with the pairing of old and
+    // new lines the diff gives and with the one it gives read from the end: when both
+    // pairings are possible and write different lines, which one the caller meant is a
+    // guess, and the edit is refused. (Line ends are not compared: the caller's text cannot
+    // give them, and they follow the forward pairing.)
+    let forward = pair_lines(&wanted, &new_lines, false);
+    let backward = pair_lines(&wanted, &new_lines, true);
     let mut rewrites = Vec::with_capacity(chosen.len());
     for &at in &chosen {
         let file: Vec<&str> = doc.lines[at..at + wanted.len()]
             .iter()
             .map(|l| l.text.as_ref())
             .collect();
-        let rewrite =
-            rewrite(&file, at, &wanted, &new_lines, &sources).map_err(|r| r.into_error(path))?;
-        rewrites.push(rewrite);
+        let written =
+            rewrite(&file, at, &wanted, &new_lines, &forward).map_err(|r| r.into_error(path))?;
+        let other =
+            rewrite(&file, at, &wanted, &new_lines, &backward).map_err(|r| r.into_error(path))?;
+        if let Some(j) = (0..written.lines.len()).find(|&j| written.lines[j] != other.lines[j]) {
+            return Err(Refusal {
+                line: j + 1,
+                file_line: at + 1,
+                subject: format!(
+                    "line {} of the new text can be paired with the old text's lines in two ways",
+                    j + 1
+                ),
+                why: Why {
+                    reason: "pairing_ambiguous",
+                    text: format!(
+                        "the two write it differently ({:?} or {:?})",
+                        written.lines[j], other.lines[j],
+                    ),
+                },
+            }
+            .into_error(path));
+        }
+        rewrites.push(written);
     }
     let mut spans = Vec::new();
     let mut summary = Summary::default();
@@ -338,6 +413,45 @@ pub(crate) fn replace(
     })
 }
 
+/// NO_MATCH for an old text with blank lines at one end (`starts` or `ends`) that the new text
+/// does not keep as many of: the match leaves them out, so they cannot be removed exactly.
+#[allow(clippy::too_many_arguments)]
+fn blank_ends_refused(
+    path: &str,
+    end: &str,
+    asked: usize,
+    kept: usize,
+    line: usize,
+    file_line: usize,
+    at: usize,
+    wanted: &[String],
+) -> Error {
+    let blank = |n: usize| {
+        if n == 1 {
+            "1 blank line".to_owned()
+        } else {
+            format!("{n} blank lines")
+        }
+    };
+    Error::new(
+        Code::NoMatch,
+        format!(
+            "the old text {end} with {}, which a match with whitespace ignored leaves out (it matched file lines {}-{} without them), and the new text {end} with {}, so the blank lines cannot be removed exactly; nothing was written",
+            blank(asked),
+            at + 1,
+            at + wanted.len(),
+            if kept == 0 { "none".to_owned() } else { format!("only {}", blank(kept)) },
+        ),
+    )
+    .path(path)
+    .with("line", line)
+    .with("file_line", file_line)
+    .with("reason", "blank_edge_lines")
+    .recovery(
+        "re-read the lines and send the old text exactly as the file has it, blank lines included, or delete or replace the lines by their numbers",
+    )
+}
+
 /// How many blank lines `lines` starts and ends with (a text of blank lines only counts as
 /// all leading).
 fn blank_ends(lines: &[String]) -> (usize, usize) {
@@ -351,26 +465,21 @@ fn blank_ends(lines: &[String]) -> (usize, usize) {
 }
 
 /// Where the lines `wanted` (blank ends removed) match the file once indentation and
-/// trailing whitespace are ignored: the first line of each match, left to right. Overlapping
-/// windows cannot both be replaced, so a window that overlaps the one before it is not a
-/// match: these are exactly the matches `match_count` counts and an occurrence number picks.
+/// trailing whitespace are ignored: the first line of each match, left to right, overlapping
+/// windows included (as exact occurrences are counted). These are exactly the matches
+/// `match_count` counts and an occurrence number picks; `--all` refuses overlapping ones.
 fn windows(doc: &Doc, wanted: &[String]) -> Vec<usize> {
     if wanted.is_empty() {
         return Vec::new();
     }
-    let mut chosen: Vec<usize> = Vec::new();
-    for at in 0..doc.lines.len().saturating_sub(wanted.len() - 1) {
-        let overlaps = chosen.last().is_some_and(|&prev| at < prev + wanted.len());
-        if !overlaps
-            && wanted
+    (0..doc.lines.len().saturating_sub(wanted.len() - 1))
+        .filter(|&at| {
+            wanted
                 .iter()
                 .enumerate()
                 .all(|(k, w)| doc.lines[at + k].text.trim() == w.trim())
-        {
-            chosen.push(at);
-        }
-    }
-    chosen
+        })
+        .collect()
 }
 
 /// Where a line of the new text comes from, by a line diff of the old and new texts that
@@ -386,10 +495,28 @@ enum Source {
     Inserted,
 }
 
-fn pair_lines(old: &[String], new: &[String]) -> Vec<Source> {
-    let o: Vec<&str> = old.iter().map(|l| l.trim()).collect();
-    let n: Vec<&str> = new.iter().map(|l| l.trim()).collect();
+/// How the new text's lines pair with the old text's.
+struct Pairing {
+    sources: Vec<Source>,
+    /// Each changed block: its non-blank old lines and its non-blank new lines, in order.
+    blocks: Vec<(Vec<usize>, Vec<usize>)>,
+}
+
+/// Pairs the lines by a line diff that ignores leading and trailing whitespace; `backward`
+/// diffs the texts read from their last line to their first, which pairs a changed block's
+/// lines from its end, and slides a run of deleted or inserted lines the other way among
+/// equal lines: the other pairing a caller may have meant.
+fn pair_lines(old: &[String], new: &[String], backward: bool) -> Pairing {
+    let mut o: Vec<&str> = old.iter().map(|l| l.trim()).collect();
+    let mut n: Vec<&str> = new.iter().map(|l| l.trim()).collect();
+    if backward {
+        o.reverse();
+        n.reverse();
+    }
+    let oi = |i: usize| if backward { o.len() - 1 - i } else { i };
+    let ni = |j: usize| if backward { n.len() - 1 - j } else { j };
     let mut sources = vec![Source::Inserted; n.len()];
+    let mut blocks = Vec::new();
     for op in similar::capture_diff_slices(similar::Algorithm::Myers, &o, &n) {
         match op {
             similar::DiffOp::Equal {
@@ -398,7 +525,7 @@ fn pair_lines(old: &[String], new: &[String]) -> Vec<Source> {
                 len,
             } => {
                 for k in 0..len {
-                    sources[new_index + k] = Source::Equal(old_index + k);
+                    sources[ni(new_index + k)] = Source::Equal(oi(old_index + k));
                 }
             }
             similar::DiffOp::Replace {
@@ -407,16 +534,26 @@ fn pair_lines(old: &[String], new: &[String]) -> Vec<Source> {
                 new_index,
                 new_len,
             } => {
-                let olds = (old_index..old_index + old_len).filter(|&i| !o[i].is_empty());
-                let news = (new_index..new_index + new_len).filter(|&j| !n[j].is_empty());
-                for (i, j) in olds.zip(news) {
-                    sources[j] = Source::Changed(i);
+                let olds: Vec<usize> = (old_index..old_index + old_len)
+                    .filter(|&i| !o[i].is_empty())
+                    .collect();
+                let news: Vec<usize> = (new_index..new_index + new_len)
+                    .filter(|&j| !n[j].is_empty())
+                    .collect();
+                for (&i, &j) in olds.iter().zip(&news) {
+                    sources[ni(j)] = Source::Changed(oi(i));
                 }
+                let mut olds: Vec<usize> = olds.into_iter().map(oi).collect();
+                let mut news: Vec<usize> = news.into_iter().map(ni).collect();
+                olds.sort_unstable();
+                news.sort_unstable();
+                blocks.push((olds, news));
             }
             similar::DiffOp::Delete { .. } | similar::DiffOp::Insert { .. } => {}
         }
     }
-    sources
+    blocks.sort();
+    Pairing { sources, blocks }
 }
 
 /// What one matched window becomes.
@@ -473,28 +610,76 @@ fn rewrite(
     at: usize,
     old: &[String],
     new: &[String],
-    sources: &[Source],
+    pairing: &Pairing,
 ) -> Result<Rewrite, Refusal> {
     let frame = Frame::new(file, old, at);
+    let sources = &pairing.sources;
+    // In an inconsistent frame a changed line is placed by the file line it takes the place
+    // of. Pairing a block's lines in order is what the caller wrote only when the block has as
+    // many non-blank new lines as old ones; with another number, which new line replaces
+    // which old one is a guess, and it decides the indentation unless the file indents every
+    // old line of the block alike.
+    if let Some(conflict) = &frame.conflict {
+        for (olds, news) in &pairing.blocks {
+            let (Some(&i), Some(&j)) = (olds.first(), news.first()) else {
+                continue;
+            };
+            if olds.len() == news.len()
+                || olds
+                    .iter()
+                    .all(|&k| leading_ws(file[k]) == leading_ws(file[i]))
+            {
+                continue;
+            }
+            let count = |n: usize| {
+                if n == 1 {
+                    "1 non-blank line".to_owned()
+                } else {
+                    format!("{n} non-blank lines")
+                }
+            };
+            let last = *olds.last().expect("not empty");
+            return Err(Refusal {
+                line: j + 1,
+                file_line: at + i + 1,
+                subject: format!(
+                    "line {} of the new text begins a changed block of {} that takes the place of {} at file lines {}-{}, which the file indents differently",
+                    j + 1,
+                    count(news.len()),
+                    count(olds.len()),
+                    at + i + 1,
+                    at + last + 1
+                ),
+                why: Why {
+                    reason: "indentation_ambiguous",
+                    text: format!(
+                        "which file line each new line takes the place of is a guess, and the old text's indentation does not follow the file's ({conflict})"
+                    ),
+                },
+            });
+        }
+    }
     let mut lines: Vec<Option<String>> = vec![None; new.len()];
     // The indentation written for each non-blank line paired with an old line: the anchors
     // of inserted lines.
     let mut anchors: Vec<Option<(String, usize)>> = vec![None; new.len()];
+    let is_kept = |j: usize| kept_as_is(new, old, sources, j);
     for (j, n) in new.iter().enumerate() {
         if n.trim().is_empty() {
             lines[j] = Some(match sources[j] {
-                Source::Equal(i) => file[i].to_owned(),
+                Source::Equal(i) if is_kept(j) => file[i].to_owned(),
+                // A blank line whose whitespace the caller changed is written as given.
+                Source::Equal(_) => n.clone(),
                 _ => String::new(),
             });
             continue;
         }
-        let (i, equal) = match sources[j] {
-            Source::Equal(i) => (i, true),
-            Source::Changed(i) => (i, false),
+        let i = match sources[j] {
+            Source::Equal(i) | Source::Changed(i) => i,
             Source::Inserted => continue,
         };
         let (c, c0, f0) = (leading_ws(n), leading_ws(&old[i]), leading_ws(file[i]));
-        if equal && c == c0 {
+        if is_kept(j) {
             lines[j] = Some(file[i].to_owned());
             anchors[j] = Some((f0.to_owned(), at + i + 1));
             continue;
@@ -583,11 +768,7 @@ fn rewrite(
     let lines: Vec<String> = lines.into_iter().map(|l| l.expect("every line")).collect();
     let (mut kept, mut given, mut reindented) = (0, 0, Vec::new());
     for (j, (line, n)) in lines.iter().zip(new).enumerate() {
-        let unchanged = match sources[j] {
-            Source::Equal(i) => n.trim().is_empty() || leading_ws(n) == leading_ws(&old[i]),
-            _ => false,
-        };
-        if unchanged {
+        if is_kept(j) {
             kept += 1;
         } else if line == n {
             given += 1;
@@ -613,6 +794,25 @@ fn rewrite(
         given,
         reindented,
     })
+}
+
+/// Whether new line `j` is the file's line byte for byte: it equals an old line and the caller
+/// changed neither its indentation nor its trailing whitespace (a blank line: not its
+/// whitespace at all).
+fn kept_as_is(new: &[String], old: &[String], sources: &[Source], j: usize) -> bool {
+    let trailing = |s: &str| s.len() - s.trim_end().len();
+    match sources[j] {
+        Source::Equal(i) => {
+            let (n, o) = (new[j].as_str(), old[i].as_str());
+            if n.trim().is_empty() {
+                n == o
+            } else {
+                leading_ws(n) == leading_ws(o)
+                    && n[n.len() - trailing(n)..] == o[o.len() - trailing(o)..]
+            }
+        }
+        _ => false,
+    }
 }
 
 /// How the old text's indentation relates to the file's, learnt from the matched non-blank
@@ -708,7 +908,25 @@ impl<'a> Frame<'a> {
                         )),
                         None => {
                             let g = gcd(dc, df);
-                            Ok((df / g, dc / g))
+                            let ratio = (df / g, dc / g);
+                            if ratio != (1, 1) && levels.len() == 2 {
+                                // One step fits a different unit of indentation as well as
+                                // a line copied without its indentation (0 -> 4, 8 -> 8:
+                                // ratio 1/2, or ratio 1 and the first line's 4 lost), and
+                                // the two place a new level differently.
+                                let ((c1, f1, _), (c2, f2, _)) = (levels[0], levels[1]);
+                                Err(format!(
+                                    "the matched lines show only two levels of indentation ({} where the file has {}, {} where it has {}): one step cannot tell a ratio of {} of the file's to {} of the old text's from a line copied without its indentation, and a third level would",
+                                    amount(c1),
+                                    amount(f1),
+                                    amount(c2),
+                                    amount(f2),
+                                    amount_of(fu, ratio.0),
+                                    amount_of(cu, ratio.1)
+                                ))
+                            } else {
+                                Ok(ratio)
+                            }
                         }
                     },
                 )
@@ -1557,18 +1775,23 @@ mod tests {
         assert_eq!(err.details["reason"], "tabs_and_spaces");
         assert_eq!(err.details["line"], 2);
         assert_eq!(err.details["file_line"], 2);
-        // With two levels the file's tabs are a known multiple of the caller's spaces.
+        // With three levels the file's tabs are a known multiple of the caller's spaces.
+        let file = "if a {\n\tif b {\n\t\tif c {\n\t\t\tfoo();\n\t\t}\n\t}\n}\n";
+        let old = "    if b {\n        if c {\n            foo();\n        }\n    }";
         let (out, _) = normalised(
-            "if a {\n\tif b {\n\t\tfoo();\n\t}\n}\n",
-            "    if b {\n        foo();\n    }",
-            "    if b {\n        foo();\n            bar();\n    }",
+            file,
+            old,
+            "    if b {\n        if c {\n            foo();\n                bar();\n        }\n    }",
         );
-        assert_eq!(out, "if a {\n\tif b {\n\t\tfoo();\n\t\t\tbar();\n\t}\n}\n");
+        assert_eq!(
+            out,
+            "if a {\n\tif b {\n\t\tif c {\n\t\t\tfoo();\n\t\t\t\tbar();\n\t\t}\n\t}\n}\n"
+        );
         // Half a level is not a whole number of tabs.
         let err = refusal(
-            "if a {\n\tif b {\n\t\tfoo();\n\t}\n}\n",
-            "    if b {\n        foo();\n    }",
-            "    if b {\n        foo();\n          bar();\n    }",
+            file,
+            old,
+            "    if b {\n        if c {\n            foo();\n              bar();\n        }\n    }",
         );
         assert_eq!(err.details["reason"], "fractional_indentation");
     }
@@ -1655,6 +1878,117 @@ mod tests {
     fn blank_lines_around_the_old_text_take_their_counterparts_in_the_new_text_with_them() {
         let (out, _) = normalised("a\n    b()\nc\n", "\nb()\n\n", "\nd()\n\n");
         assert_eq!(out, "a\n    d()\nc\n");
+    }
+
+    #[test]
+    fn a_changed_block_with_another_number_of_lines_in_an_inconsistent_frame_is_refused() {
+        // `return 2` used to take `log()`'s 8 spaces: paired in order, it replaced `log()`.
+        let text = "def f():\n    if a:\n        log()\n    return 1\n";
+        let err = refusal(text, "log()\nreturn 1", "return 2");
+        assert_eq!(err.details["reason"], "indentation_ambiguous");
+        assert_eq!(err.details["line"], 1);
+        assert_eq!(err.details["file_line"], 3);
+        assert!(err.message.contains("is a guess"), "{}", err.message);
+        // As many new lines as old ones: the caller wrote them line for line.
+        let (out, _) = normalised(text, "log()\nreturn 1", "log(2)\nreturn 2");
+        assert_eq!(out, "def f():\n    if a:\n        log(2)\n    return 2\n");
+        // Old lines the file indents alike: every pairing gives the same indentation.
+        let (out, _) = normalised(
+            "def f():\n    a()\n    b()\n",
+            "def f():\na()\nb()",
+            "def f():\nc()",
+        );
+        assert_eq!(out, "def f():\n    c()\n");
+    }
+
+    #[test]
+    fn a_result_that_depends_on_which_equal_line_is_kept_is_refused() {
+        // Deleting `x()` and one `a()`: which `a()` stays decides its indentation.
+        let text = "    if c:\n        a()\n    x()\n    a()\n";
+        let err = refusal(text, "a()\nx()\na()", "a()");
+        assert_eq!(err.details["reason"], "pairing_ambiguous");
+        assert_eq!(err.details["line"], 1);
+        // The same deletion where the file indents both alike is one result either way.
+        let (out, _) = normalised("    a()\n    x()\n    a()\n", "a()\nx()\na()", "a()");
+        assert_eq!(out, "    a()\n");
+    }
+
+    #[test]
+    fn two_levels_of_indentation_do_not_show_a_ratio_other_than_1() {
+        // {0 -> 4, 8 -> 8} fits ratio 1/2 and as well ratio 1 with `def`'s 4 spaces lost.
+        let text = "class A:\n    def f(self): \n        x = 1\n        return x\n";
+        let err = refusal(
+            text,
+            "def f(self):\n        x = 1\n        return x",
+            "def f(self):\n        x = 1\n        if x:\n            z()\n        return x",
+        );
+        assert_eq!(err.details["reason"], "indentation_ambiguous");
+        assert_eq!(err.details["line"], 4);
+        assert!(err.message.contains("only two levels"), "{}", err.message);
+        // New lines at levels the map holds need no ratio.
+        let (out, _) = normalised(
+            text,
+            "def f(self):\n        x = 1\n        return x",
+            "def f(self):\n        x = 1\n        y = x\n        return x",
+        );
+        assert_eq!(
+            out,
+            "class A:\n    def f(self): \n        x = 1\n        y = x\n        return x\n"
+        );
+        // Ratio 1 with two levels is a plain shift.
+        let (out, _) = normalised(
+            "fn f() {\n    if a {\n        run();\n    }\n}\n",
+            "if a {\n    run();\n}",
+            "if a {\n    run();\n        more();\n}",
+        );
+        assert_eq!(
+            out,
+            "fn f() {\n    if a {\n        run();\n            more();\n    }\n}\n"
+        );
+    }
+
+    #[test]
+    fn blank_lines_the_new_text_drops_at_an_end_of_the_old_text_are_refused() {
+        let text = "x = 0\n    foo()\n    more()\n\n\ny = 1\n";
+        let err = refusal(text, "foo()\nmore()\n\n\n", "bar()\n");
+        assert_eq!(err.details["reason"], "blank_edge_lines");
+        assert_eq!(err.details["line"], 1);
+        assert_eq!(err.details["file_line"], 3);
+        let recovery = err.details["recovery"].as_str().unwrap();
+        assert!(recovery.contains("by their numbers"), "{recovery}");
+        let err = refusal(text, "\nfoo()\nmore()", "bar()");
+        assert_eq!(err.details["file_line"], 2);
+        // Kept as many at that end: the blank lines stay as the file has them.
+        let (out, _) = normalised(text, "foo()\nmore()\n\n\n", "bar()\n\n\n");
+        assert_eq!(out, "x = 0\n    bar()\n\n\ny = 1\n");
+        // Edge blank lines the file does not have are context on both sides when the new
+        // text keeps them: nothing is written for them...
+        let text = "x\n    foo()\n    more()\ny\n";
+        let (out, _) = normalised(text, "\n\n\nfoo()\nmore()\n\n\n\n", "\n\n\nbar()\n\n\n\n");
+        assert_eq!(out, "x\n    bar()\ny\n");
+        // ...and dropping them is refused like dropping real ones.
+        let err = refusal(text, "\n\n\nfoo()\nmore()\n\n\n\n", "bar()\n");
+        assert_eq!(err.details["reason"], "blank_edge_lines");
+    }
+
+    #[test]
+    fn an_unchanged_line_whose_trailing_whitespace_the_caller_changed_is_written_with_it() {
+        let text = "def f():\n    return x  \n    y\n";
+        let (out, r) = normalised(text, "return x  \ny", "return x\ny");
+        assert_eq!(out, "def f():\n    return x\n    y\n");
+        assert!(
+            r.warnings[0].contains("1 line kept exactly"),
+            "{:?}",
+            r.warnings
+        );
+        // Trailing whitespace left as the old text had it: the file's line, byte for byte.
+        let (out, _) = normalised(text, "return x  \ny", "return x  \nz");
+        assert_eq!(out, "def f():\n    return x  \n    z\n");
+        let (out, _) = normalised("  a \n  b\n", "a\nb", "a\nc");
+        assert_eq!(out, "  a \n  c\n");
+        // Trailing whitespace added by the caller is written, at the file's indentation.
+        let (out, _) = normalised("  a\n  b\n", "a\nb", "a\t\nb");
+        assert_eq!(out, "  a\t\n  b\n");
     }
 
     #[test]
@@ -1759,8 +2093,8 @@ mod tests {
 
     #[test]
     fn an_occurrence_counts_the_normalised_matches_match_count_counts() {
-        // Three windows of `k();`, the second overlapping the first when the old text is two
-        // lines long: `k();\nk();` matches lines 1-2 and 3-4, not 2-3.
+        // `k();\nk();` matches four lines of `k();` at lines 1-2, 2-3 and 3-4: overlapping
+        // windows are matches too, and an occurrence number picks any of them.
         let text = "  k();\n  k();\n  k();\n  k();\n";
         let mut ed = Editable::new("f", text.as_bytes()).unwrap();
         let r = replace(
@@ -1773,17 +2107,66 @@ mod tests {
             None,
         )
         .unwrap();
-        assert_eq!((r.stage, r.count), ("normalised", 2));
-        assert_eq!(ed.into_bytes(), b"  k();\n  k();\n  m();\n  m();\n");
-        assert!(r.warnings[0].contains("(lines 3-4)"), "{:?}", r.warnings);
+        assert_eq!((r.stage, r.count), ("normalised", 3));
+        assert_eq!(ed.into_bytes(), b"  k();\n  m();\n  m();\n  k();\n");
+        assert!(r.warnings[0].contains("(lines 2-3)"), "{:?}", r.warnings);
         let err = refused(text, "k();\nk();", Policy::First, None);
-        assert_eq!(err.details["match_count"], 2);
+        assert_eq!(err.details["match_count"], 3);
         assert_eq!(err.details["matches"][0]["line"], 1);
         assert_eq!(err.details["matches"][0]["end_line"], 2);
-        assert_eq!(err.details["matches"][1]["line"], 3);
-        assert_eq!(err.details["matches"][1]["text"], "  k();");
-        let err = refused(text, "k();\nk();", Policy::Occurrence(3), None);
+        assert_eq!(err.details["matches"][1]["line"], 2);
+        assert_eq!(err.details["matches"][2]["line"], 3);
+        assert_eq!(err.details["matches"][2]["text"], "  k();");
+        let err = refused(text, "k();\nk();", Policy::Occurrence(4), None);
+        assert_eq!(err.details["match_count"], 3);
+    }
+
+    #[test]
+    fn overlapping_occurrences_refuse_first_and_all_and_an_occurrence_picks_one() {
+        // Exact: `a\nb\na` occurs at lines 1-3 and 3-5.
+        let text = "a\nb\na\nb\na\n";
+        let err = refused(text, "a\nb\na", Policy::First, None);
+        assert_eq!(err.code, Code::MatchCountMismatch);
         assert_eq!(err.details["match_count"], 2);
+        assert_eq!(err.details["matches"][0]["line"], 1);
+        assert_eq!(err.details["matches"][0]["end_line"], 3);
+        assert_eq!(err.details["matches"][1]["line"], 3);
+        assert_eq!(err.details["matches"][1]["end_line"], 5);
+        // Every occurrence cannot be replaced: replacing one destroys the other.
+        for expected in [None, Some(2)] {
+            let err = refused(text, "a\nb\na", Policy::All, expected);
+            assert_eq!(err.code, Code::MatchCountMismatch);
+            assert_eq!(
+                err.details["overlapping_matches"],
+                serde_json::json!([1, 2])
+            );
+            assert!(err.message.contains("overlap"), "{}", err.message);
+        }
+        let (out, r) = run(text, "a\nb\na", "X", Policy::Occurrence(2)).unwrap();
+        assert_eq!((out.as_str(), r.count), ("a\nb\nX\n", 2));
+        let (out, _) = run(text, "a\nb\na", "X", Policy::Occurrence(1)).unwrap();
+        assert_eq!(out, "X\nb\na\n");
+        // Within a line too.
+        assert_eq!(
+            refused("aaa\n", "aa", Policy::All, None).details["overlapping_matches"],
+            serde_json::json!([1, 2])
+        );
+        // Normalised windows alike.
+        let text = "  a\n  b\n  a\n  b\n  a\n";
+        let err = refused(text, "a\nb\na", Policy::All, None);
+        assert_eq!(
+            err.details["overlapping_matches"],
+            serde_json::json!([1, 2])
+        );
+        assert_eq!(
+            refused(text, "a\nb\na", Policy::First, None).details["match_count"],
+            2
+        );
+        // Repeated occurrences that do not overlap are all replaced, as before.
+        let (out, r) = run("a\nb\na\nx\na\nb\na\n", "a\nb\na", "X", Policy::All).unwrap();
+        assert_eq!((out.as_str(), r.count), ("X\nx\nX\n", 2));
+        let (out, r) = run("ab ab ab\n", "ab", "c", Policy::All).unwrap();
+        assert_eq!((out.as_str(), r.count), ("c c c\n", 3));
     }
 
     #[test]

@@ -203,8 +203,9 @@ fn tokens(text: &str) -> Vec<Tok> {
     out
 }
 
-/// Where `old` occurs in `body`, left to right and not overlapping, a line end of `old`
-/// matching any line end: (first token, past the last), by brute force.
+/// Where `old` occurs in `body`, at every position left to right (overlapping occurrences
+/// included), a line end of `old` matching any line end: (first token, past the last), by
+/// brute force.
 fn occurrences(body: &[Tok], old: &[Tok]) -> Vec<(usize, usize)> {
     let same = |b: &Tok, o: &Tok| match (b, o) {
         (Tok::End(_), Tok::End(_)) => true,
@@ -219,10 +220,8 @@ fn occurrences(body: &[Tok], old: &[Tok]) -> Vec<(usize, usize)> {
             .all(|(b, o)| same(b, o))
         {
             found.push((at, at + old.len()));
-            at += old.len();
-        } else {
-            at += 1;
         }
+        at += 1;
     }
     found
 }
@@ -451,6 +450,13 @@ fn check(case: Case) {
     match r.stage {
         "exact" => {
             assert_eq!(r.count, occurrences);
+            // Overlapping occurrences cannot all be replaced: `all` refuses them.
+            if policy == Policy::All {
+                assert!(
+                    found.windows(2).all(|w| w[1].0 >= w[0].1),
+                    "every occurrence replaced, though two overlap"
+                );
+            }
             let chosen: &[(usize, usize)] = match policy {
                 Policy::All => &found,
                 Policy::First => &found[..1],
@@ -494,11 +500,15 @@ fn check(case: Case) {
                 l.trim().is_empty()
             }
             let lead = all_old.iter().take_while(blank).count();
-            let trail = all_old.iter().rev().take_while(blank).count();
+            let trail = all_old[lead..].iter().rev().take_while(blank).count();
             let mut new_lines: Vec<&str> = split_lines(&new).iter().map(|l| l.0).collect();
             let drop = new_lines.iter().take_while(blank).count().min(lead);
+            // Fewer blank lines kept at an end than the old text has there asks for blank
+            // lines to be removed that the match does not include: refused.
+            assert_eq!(drop, lead, "blank lines at the start of the old text were kept");
             new_lines.drain(..drop);
             let drop = new_lines.iter().rev().take_while(blank).count().min(trail);
+            assert_eq!(drop, trail, "blank lines at the end of the old text were kept");
             new_lines.truncate(new_lines.len() - drop);
             // New lines the caller left alone: paired with an old line by a line diff that
             // ignores whitespace, with the same indentation as that old line (or blank).
@@ -515,8 +525,16 @@ fn check(case: Case) {
                     {
                         for k in 0..len {
                             let (w, nl) = (wanted[old_index + k], new_lines[new_index + k]);
+                            // Kept only when the caller changed neither its indentation nor
+                            // its trailing whitespace (a blank line: nothing of it).
                             let ws = |s: &str| s.len() - s.trim_start().len();
-                            if nl.trim().is_empty() || w[..ws(w)] == nl[..ws(nl)] {
+                            let tail = |s: &str| s.trim_end().len();
+                            let same = if nl.trim().is_empty() {
+                                nl == w
+                            } else {
+                                w[..ws(w)] == nl[..ws(nl)] && w[tail(w)..] == nl[tail(nl)..]
+                            };
+                            if same {
                                 kept[new_index + k] = Some(old_index + k);
                             }
                         }
