@@ -415,8 +415,9 @@ fn check(case: Case) {
                 Code::NoMatch => {
                     assert_eq!(occurrences, 0, "NO_MATCH, but the old text is there");
                     if e.details.contains_key("reason") {
-                        // A normalised match refused for its indentation names the line.
-                        let lines = split_lines(&new).len() as u64;
+                        // A normalised match refused for its indentation names the line
+                        // (line 1 of a new text that has none: where it would start).
+                        let lines = (split_lines(&new).len() as u64).max(1);
                         let line = e.details["line"].as_u64().expect("details.line");
                         assert!((1..=lines).contains(&line), "{e:?}");
                         let file_line = e.details["file_line"].as_u64().expect("file_line");
