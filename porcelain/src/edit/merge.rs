@@ -335,6 +335,140 @@ fn placements(ours: &[Hunk], i: usize, base: &[&[u8]], live: &[&[u8]]) -> Vec<Hu
     all
 }
 
+/// How many cells [`pinned`] may fill in each direction. Beyond it (a large file with large
+/// live changes) where the edit's lines are in the live file is not checked, and the merge is
+/// refused.
+const PINNED_CELLS: usize = 1 << 26;
+
+/// Whether every minimal diff of `base` and `live` (every longest common subsequence of their
+/// lines) matches the snapshot lines `block` one to one to the live lines that `ours`, the
+/// diff the merge reads, matches them to. Sliding each live hunk over equal lines (see
+/// [`placements`]) does not give every minimal diff: `a a` to `a a a L` is "add `a L` at the
+/// end" or "add `a` at the top and `L` at the end", one hunk told as two, and an `L` the edit
+/// inserted between the snapshot's two `a`s lands after the first or the second live `a`.
+///
+/// The longest common subsequences of every pair of prefixes (`ahead`) and of suffixes
+/// (`behind`) are counted in the band of diagonals every minimal diff stays in (none deletes
+/// or inserts more lines than `ours`). A minimal diff matches snapshot line `i` to live line
+/// `j` when `ahead + 1 + behind` through that pair is the longest, and leaves `i` out when
+/// `ahead + behind` around it is. Only the block's first and last lines are checked: when
+/// every minimal diff matches them where `ours` does, it matches the lines between as `ours`
+/// does too, one to one, since any other path between the two loses a line.
+fn pinned(base: &[&[u8]], live: &[&[u8]], ours: &[Hunk], block: Range<usize>) -> bool {
+    if ours.is_empty() || block.is_empty() {
+        return true;
+    }
+    let (first, last, n, m) = (block.start, block.end - 1, base.len(), live.len());
+    // Where `ours` matches snapshot line `line`, if it does.
+    let matched = |line: usize| {
+        if ours
+            .iter()
+            .any(|h| h.base_start <= line && line < h.base_end)
+        {
+            return None;
+        }
+        let shift: isize = ours
+            .iter()
+            .filter(|h| h.base_end <= line)
+            .map(Hunk::delta)
+            .sum();
+        line.checked_add_signed(shift)
+    };
+    let (Some(first_at), Some(last_at)) = (matched(first), matched(last)) else {
+        return false;
+    };
+    if last_at - first_at != last - first {
+        return false;
+    }
+    let deleted: usize = ours.iter().map(|h| h.base_end - h.base_start).sum();
+    let inserted: usize = ours.iter().map(|h| h.new_end - h.new_start).sum();
+    let width = deleted + inserted + 1;
+    if (n + 1).saturating_mul(width) > PINNED_CELLS {
+        return false;
+    }
+    // Cell `k` of row `i` is the pair of prefixes (or suffixes from) snapshot line `i` and
+    // live line `j = i + k - deleted`.
+    let column = |i: usize, k: usize| (i + k).checked_sub(deleted).filter(|&j| j <= m);
+    let mut ahead: Vec<(usize, Vec<Option<usize>>)> = Vec::new();
+    let mut prev: Vec<Option<usize>> = vec![None; width];
+    for i in 0..=n {
+        let mut row = vec![None; width];
+        for k in 0..width {
+            let Some(j) = column(i, k) else {
+                continue;
+            };
+            let mut best = (i == 0 && j == 0).then_some(0);
+            if i > 0 {
+                best = best.max(prev.get(k + 1).copied().flatten());
+                if j > 0 && base[i - 1] == live[j - 1] {
+                    best = best.max(prev[k].map(|v| v + 1));
+                }
+            }
+            if j > 0 && k > 0 {
+                best = best.max(row[k - 1]);
+            }
+            row[k] = best;
+        }
+        if i == first || i == last {
+            ahead.push((i, row.clone()));
+        }
+        prev = row;
+    }
+    let Some(longest) = prev[inserted] else {
+        return false;
+    };
+    let mut behind: Vec<(usize, Vec<Option<usize>>)> = Vec::new();
+    let mut next: Vec<Option<usize>> = vec![None; width];
+    for i in (0..=n).rev() {
+        let mut row = vec![None; width];
+        for k in (0..width).rev() {
+            let Some(j) = column(i, k) else {
+                continue;
+            };
+            let mut best = (i == n && j == m).then_some(0);
+            if i < n {
+                if k > 0 {
+                    best = best.max(next[k - 1]);
+                }
+                if j < m && base[i] == live[j] {
+                    best = best.max(next[k].map(|v| v + 1));
+                }
+            }
+            if j < m {
+                best = best.max(row.get(k + 1).copied().flatten());
+            }
+            row[k] = best;
+        }
+        if i == first + 1 || i == last + 1 {
+            behind.push((i, row.clone()));
+        }
+        next = row;
+    }
+    let row = |rows: &[(usize, Vec<Option<usize>>)], i: usize| {
+        rows.iter()
+            .find(|(at, _)| *at == i)
+            .map(|(_, row)| row.clone())
+            .unwrap_or_default()
+    };
+    // Every minimal diff matches snapshot line `line` to live line `to`: none leaves it out
+    // and none matches it elsewhere.
+    let only_at = |line: usize, to: usize| {
+        let (ahead, behind) = (row(&ahead, line), row(&behind, line + 1));
+        (0..width).all(|k| {
+            let (Some(j), Some(a)) = (column(line, k), ahead[k]) else {
+                return true;
+            };
+            let left_out = k > 0 && behind[k - 1].is_some_and(|b| a + b == longest);
+            let elsewhere = j != to
+                && j < m
+                && base[line] == live[j]
+                && behind[k].is_some_and(|b| a + 1 + b == longest);
+            !left_out && !elsewhere
+        })
+    };
+    only_at(first, first_at) && only_at(last, last_at)
+}
+
 /// Merges the edit (`edited`, the snapshot with the edit applied) into `live`. `changed` are
 /// the byte ranges of the snapshot the edit replaced, in order. `Err` holds every conflicting
 /// region, in file order; when the changes do not account for the edited bytes, the whole
@@ -396,7 +530,12 @@ pub(crate) fn merge(
             .iter()
             .zip(&absorbed)
             .any(|(ways, &absorbed)| !absorbed && ways.iter().any(|o| reach.touches(o)));
-        if clash {
+        // Apart in every placement is not yet apart in every minimal diff: the edit merges
+        // only where every one of them has its lines, and a line on either side, matched
+        // where the merge puts them (a live hunk told as two can put equal lines on either
+        // side of the edit). A change taken once writes the live file, wherever it was.
+        let block = reach.base_start.saturating_sub(1)..(reach.base_end + 1).min(base.len());
+        if clash || !absorbed.contains(&true) && !pinned(&base, &live, &ours, block) {
             conflicting.push(i);
         }
     }
@@ -709,6 +848,30 @@ mod tests {
         // Alone, the same deletion on both sides is taken once.
         let m = merge(b"a\nx\nb\nc\n", b"a\nb\nc\n", b"a\nb\nc\n", &[2..4]).unwrap();
         assert_eq!(m.bytes, b"a\nb\nc\n");
+    }
+
+    /// Found by the generator of repeated lines (`merge_generated.rs`): each answered ok with
+    /// one of two files that two minimal diffs of the live change give.
+    #[test]
+    fn an_edit_merges_only_where_every_minimal_diff_puts_its_lines() {
+        // `a a` to `a a a L`: "add `a L` at the end" (no slide of it moves an `a` above the
+        // edit) or "add `a` at the top and `L` at the end". The `L` inserted after the first
+        // `a` was written after the first live `a`, where the second diff puts it after the
+        // second.
+        assert!(merge(b"a\na\n", b"a\na\na\nL\n", b"a\nL\na\n", &[2..2]).is_err());
+        // `a a a` to `a a L`: "the last `a` became `L`", or "the first `a` deleted and `L`
+        // added", which is the edit's own deletion. Deleting the first `a` gave `a L`, where
+        // the second reading keeps the live file.
+        assert!(merge(b"a\na\na\n", b"a\na\nL\n", b"a\na\n", &[0..2]).is_err());
+        // Where every minimal diff puts the lines, the edit still merges.
+        let m = merge(
+            b"a\nb\na\nb\n",
+            b"a\nb\na\nb\nL\n",
+            b"a\nB\na\nb\n",
+            &[2..4],
+        )
+        .unwrap();
+        assert_eq!(m.bytes, b"a\nB\na\nb\nL\n");
     }
 
     #[test]
