@@ -470,9 +470,9 @@ fn pinned(base: &[&[u8]], live: &[&[u8]], ours: &[Hunk], block: Range<usize>) ->
 }
 
 /// Merges the edit (`edited`, the snapshot with the edit applied) into `live`. `changed` are
-/// the byte ranges of the snapshot the edit replaced, in order. `Err` holds every conflicting
-/// region, in file order; when the changes do not account for the edited bytes, the whole
-/// file is one.
+/// the byte ranges of the snapshot the edit replaced, in order; they are merged as one change.
+/// `Err` holds the conflicting region, or the whole file when the changes do not account for
+/// the edited bytes.
 pub(crate) fn merge(
     base: &[u8],
     live: &[u8],
@@ -482,6 +482,7 @@ pub(crate) fn merge(
     let (base_bytes, edited_bytes) = (base, edited);
     let (base, live, edited) = (lines(base), lines(live), lines(edited));
     let ours = hunks(&base, &live);
+    // The edit's hunk and its reach, none when it changed nothing.
     let Some(edit) = edit_hunk(base_bytes, edited_bytes, changed, &base, &edited) else {
         return Err(vec![Conflict {
             snapshot_start_line: 1,
@@ -491,7 +492,6 @@ pub(crate) fn merge(
             live: live.concat(),
         }]);
     };
-    let (theirs, reaches): (Vec<Hunk>, Vec<Hunk>) = edit.into_iter().unzip();
 
     // A live hunk that is a run's insertion or deletion could have been told at any place of
     // the run: it is apart from the edit only if every such place is, and it is the edit's
@@ -517,15 +517,13 @@ pub(crate) fn merge(
         .enumerate()
         .map(|(i, ways)| {
             ways.iter().any(|o| {
-                theirs
-                    .iter()
-                    .zip(&reaches)
-                    .any(|(t, reach)| same_change(o, &live, t, &edited) && !near(i, reach))
+                edit.is_some_and(|(theirs, reach)| {
+                    same_change(o, &live, &theirs, &edited) && !near(i, &reach)
+                })
             })
         })
         .collect();
-    let mut conflicting: Vec<usize> = Vec::new();
-    for (i, reach) in reaches.iter().enumerate() {
+    let conflicting = edit.filter(|(_, reach)| {
         let clash = told
             .iter()
             .zip(&absorbed)
@@ -535,11 +533,9 @@ pub(crate) fn merge(
         // where the merge puts them (a live hunk told as two can put equal lines on either
         // side of the edit). A change taken once writes the live file, wherever it was.
         let block = reach.base_start.saturating_sub(1)..(reach.base_end + 1).min(base.len());
-        if clash || !absorbed.contains(&true) && !pinned(&base, &live, &ours, block) {
-            conflicting.push(i);
-        }
-    }
-    if !conflicting.is_empty() {
+        clash || !absorbed.contains(&true) && !pinned(&base, &live, &ours, block)
+    });
+    if let Some(edit) = conflicting {
         // Each live hunk as the snapshot lines any of its placements covers, so a conflict's
         // region takes in the live change wherever the diff happened to tell it.
         let spans: Vec<Hunk> = told
@@ -551,19 +547,11 @@ pub(crate) fn merge(
                 new_end: 0,
             })
             .collect();
-        return Err(conflicts(
-            &conflicting,
-            &theirs,
-            &reaches,
-            (&ours, &spans),
-            &base,
-            &live,
-            &edited,
-        ));
+        return Err(vec![conflict(edit, (&ours, &spans), &base, &live, &edited)]);
     }
 
     // No two remaining hunks touch, so in snapshot order they apply independently.
-    let mut all: Vec<(Hunk, bool)> = theirs.iter().map(|h| (*h, true)).collect();
+    let mut all: Vec<(Hunk, bool)> = edit.map(|(theirs, _)| (theirs, true)).into_iter().collect();
     all.extend(
         ours.iter()
             .zip(&absorbed)
@@ -602,62 +590,47 @@ pub(crate) fn merge(
     Ok(Merged { bytes, landed })
 }
 
-/// The conflicting regions: each conflicting edit hunk's reach grown to take in every hunk of
-/// either side that touches it, so the region's ends are lines both sides left alone, and
-/// shown as the snapshot, the edit and the live file have it.
-fn conflicts(
-    conflicting: &[usize],
-    theirs: &[Hunk],
-    reaches: &[Hunk],
+/// The conflicting region: the edit's reach grown to take in every hunk of either side that
+/// touches it, so the region's ends are lines both sides left alone, shown as the snapshot,
+/// the edit and the live file have it.
+fn conflict(
+    (theirs, reach): (Hunk, Hunk),
     (ours, spans): (&[Hunk], &[Hunk]),
     base: &[&[u8]],
     live: &[&[u8]],
     edited: &[&[u8]],
-) -> Vec<Conflict> {
-    let mut regions: Vec<(usize, usize)> = Vec::new();
-    for &i in conflicting {
-        let mut region = Hunk {
-            base_start: reaches[i].base_start,
-            base_end: reaches[i].base_end,
-            new_start: 0,
-            new_end: 0,
-        };
-        loop {
-            let before = region;
-            for h in theirs.iter().chain(spans) {
-                if h.touches(&region) {
-                    region.base_start = region.base_start.min(h.base_start);
-                    region.base_end = region.base_end.max(h.base_end);
-                }
-            }
-            if region == before {
-                break;
+) -> Conflict {
+    let mut region = Hunk {
+        new_start: 0,
+        new_end: 0,
+        ..reach
+    };
+    loop {
+        let before = region;
+        for h in std::iter::once(&theirs).chain(spans) {
+            if h.touches(&region) {
+                region.base_start = region.base_start.min(h.base_start);
+                region.base_end = region.base_end.max(h.base_end);
             }
         }
-        let range = (region.base_start, region.base_end);
-        if !regions.contains(&range) {
-            regions.push(range);
+        if region == before {
+            break;
         }
     }
-    regions.sort_unstable();
-    regions
-        .into_iter()
-        .map(|(start, end)| {
-            let (live_start, live_end) = project(ours, start, end);
-            let (edit_start, edit_end) = project(theirs, start, end);
-            Conflict {
-                snapshot_start_line: line_number(base, start),
-                snapshot: base[start..end].concat(),
-                edit: edited[edit_start..edit_end].concat(),
-                live_start_line: line_number(live, live_start),
-                live: live[live_start..live_end].concat(),
-            }
-        })
-        .collect()
+    let (start, end) = (region.base_start, region.base_end);
+    let (live_start, live_end) = project(ours, start, end);
+    let (edit_start, edit_end) = project(std::slice::from_ref(&theirs), start, end);
+    Conflict {
+        snapshot_start_line: line_number(base, start),
+        snapshot: base[start..end].concat(),
+        edit: edited[edit_start..edit_end].concat(),
+        live_start_line: line_number(live, live_start),
+        live: live[live_start..live_end].concat(),
+    }
 }
 
 /// The snapshot range `start..end` on one side, given that side's hunks. Every hunk that
-/// touches the range lies inside it (see [`conflicts`]), so each hunk is wholly before,
+/// touches the range lies inside it (see [`conflict`]), so each hunk is wholly before,
 /// inside or after it.
 fn project(hunks: &[Hunk], start: usize, end: usize) -> (usize, usize) {
     let before: isize = hunks
