@@ -187,16 +187,21 @@ fn line_index(bytes: &[u8], at: usize) -> usize {
 /// holding its first byte to the end of the line holding its last (an empty range at a line
 /// start holds no line; one inside a line holds that line).
 fn whole_lines(bytes: &[u8], changed: &Range<usize>) -> (usize, usize) {
-    let start = bytes[..changed.start]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
+    let start = line_start(bytes, changed.start);
     let end = if at_line_start(bytes, changed.end) {
         changed.end
     } else {
         line_end(bytes, changed.end)
     };
     (start, end)
+}
+
+/// The start of the line holding byte `at`: after the last `\n` before it, or 0.
+fn line_start(bytes: &[u8], at: usize) -> usize {
+    bytes[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1)
 }
 
 /// The end of the line holding byte `at` (after its `\n`, or the end of `bytes`).
@@ -276,10 +281,7 @@ fn edit_hunk(
     // append to a file without a final newline, a patch hunk that adds one): then it takes
     // in a line on either side. Only bytes the edit did not name stay out of it.
     let wider = || {
-        let start = base[..span.start.saturating_sub(1)]
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
+        let start = line_start(base, span.start.saturating_sub(1));
         start..line_end(base, span.end.min(base.len())).min(base.len())
     };
     let reach = exact_hunk(base, edited, &span).or_else(|| exact_hunk(base, edited, &wider()))?;
