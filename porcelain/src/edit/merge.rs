@@ -13,10 +13,13 @@
 //!
 //! The merge is conservative, because a wrong merge would be an `ok` with a file nobody asked
 //! for: an edit hunk that overlaps a live change, or merely touches one (an insertion at the
-//! same place, a change on the adjacent line), is a conflict and nothing is written. Only an
-//! identical change on both sides is taken once. Lines are compared as exact bytes, terminators
-//! included, so a file whose line ends were converted since the snapshot conflicts everywhere
-//! rather than being merged into a mixture.
+//! same place, a change on the adjacent line), is a conflict and nothing is written, and so is
+//! an edit whose lines some minimal diff of the live change puts elsewhere. An identical change
+//! on both sides is taken once, but only where no other live change is within a line of it:
+//! two changes that close can also be told as one, and the edit's change is then the live
+//! one's only by a choice. Lines are compared as exact bytes, terminators included, so a file
+//! whose line ends were converted since the snapshot conflicts everywhere rather than being
+//! merged into a mixture.
 
 use schemars::JsonSchema;
 use serde::Serialize;
