@@ -24,6 +24,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 use similar::{Algorithm, DiffOp};
+use std::collections::HashMap;
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
@@ -340,9 +341,9 @@ fn placements(ours: &[Hunk], i: usize, base: &[&[u8]], live: &[&[u8]]) -> Vec<Hu
     all
 }
 
-/// How many cells [`pinned`] may fill in each direction. Beyond it (a large file with large
-/// live changes) where the edit's lines are in the live file is not checked, and the merge is
-/// refused.
+/// How many cells [`pinned`] may fill in each direction: both take about half a second in a
+/// release build. Beyond it (a large file with large live changes) where the edit's lines
+/// are in the live file is not checked, and the merge is refused.
 const PINNED_CELLS: usize = 1 << 26;
 
 /// Whether every minimal diff of `base` and `live` (every longest common subsequence of their
@@ -359,7 +360,7 @@ const PINNED_CELLS: usize = 1 << 26;
 /// `ahead + behind` around it is. Only the block's first and last lines are checked: when
 /// every minimal diff matches them where `ours` does, it matches the lines between as `ours`
 /// does too, one to one, since any other path between the two loses a line.
-fn pinned(base: &[&[u8]], live: &[&[u8]], ours: &[Hunk], block: Range<usize>) -> bool {
+fn pinned<'a>(base: &[&'a [u8]], live: &[&'a [u8]], ours: &[Hunk], block: Range<usize>) -> bool {
     if ours.is_empty() || block.is_empty() {
         return true;
     }
@@ -391,87 +392,86 @@ fn pinned(base: &[&[u8]], live: &[&[u8]], ours: &[Hunk], block: Range<usize>) ->
     if (n + 1).saturating_mul(width) > PINNED_CELLS {
         return false;
     }
-    // Cell `k` of row `i` is the pair of prefixes (or suffixes from) snapshot line `i` and
-    // live line `j = i + k - deleted`.
-    let column = |i: usize, k: usize| (i + k).checked_sub(deleted).filter(|&j| j <= m);
-    let mut ahead: Vec<(usize, Vec<Option<usize>>)> = Vec::new();
-    let mut prev: Vec<Option<usize>> = vec![None; width];
-    for i in 0..=n {
-        let mut row = vec![None; width];
-        for k in 0..width {
-            let Some(j) = column(i, k) else {
-                continue;
-            };
-            let mut best = (i == 0 && j == 0).then_some(0);
+    // Each distinct line as a number, so that a cell compares two numbers, not two lines.
+    let mut numbers: HashMap<&[u8], u32> = HashMap::new();
+    let (base, live) = (numbered(base, &mut numbers), numbered(live, &mut numbers));
+    let reversed = |lines: &[u32]| lines.iter().rev().copied().collect::<Vec<u32>>();
+    let ahead = band_rows(&base, &live, deleted, width, &[first, last, n]);
+    // The suffixes from row `i` are the prefixes of the reversed lines up to row `n - i`,
+    // where cell `k` is cell `width - 1 - k`.
+    let behind = band_rows(
+        &reversed(&base),
+        &reversed(&live),
+        deleted,
+        width,
+        &[n - first - 1, n - last - 1],
+    );
+    // Every count is one more than the length it stands for (0: outside the band).
+    let longest = ahead[2][inserted];
+    // Every minimal diff matches snapshot line `line` to live line `to`: none leaves it out
+    // and none matches it elsewhere.
+    let only_at = |ahead: &[u32], behind: &[u32], line: usize, to: usize| {
+        (0..width).all(|k| {
+            let before = ahead[k];
+            if before == 0 {
+                return true;
+            }
+            let j = line + k - deleted;
+            let left_out =
+                k > 0 && behind[width - k] > 0 && before + behind[width - k] == longest + 1;
+            let after = behind[width - 1 - k];
+            let elsewhere =
+                j != to && j < m && base[line] == live[j] && after > 0 && before + after == longest;
+            !left_out && !elsewhere
+        })
+    };
+    longest > 0
+        && only_at(&ahead[0], &behind[0], first, first_at)
+        && only_at(&ahead[1], &behind[1], last, last_at)
+}
+
+/// `lines` as numbers, the same number for equal lines (in `numbers`, shared by both sides).
+fn numbered<'a>(lines: &[&'a [u8]], numbers: &mut HashMap<&'a [u8], u32>) -> Vec<u32> {
+    lines
+        .iter()
+        .map(|&line| {
+            let next = numbers.len() as u32;
+            *numbers.entry(line).or_insert(next)
+        })
+        .collect()
+}
+
+/// The rows `rows` of the table of longest common subsequences of the prefixes of `a` and
+/// `b`, each over the band of cells `k` (`0..width`) for the prefixes `a[..i]` and
+/// `b[..i + k - below]`: one more than the length, or 0 outside the band.
+fn band_rows(a: &[u32], b: &[u32], below: usize, width: usize, rows: &[usize]) -> Vec<Vec<u32>> {
+    let mut out = vec![Vec::new(); rows.len()];
+    let (mut prev, mut row) = (vec![0u32; width], vec![0u32; width]);
+    for i in 0..=a.len() {
+        row.fill(0);
+        // The cells whose `j` is in `0..=b.len()`.
+        let from = below.saturating_sub(i);
+        let to = (b.len() + below + 1).saturating_sub(i).min(width);
+        for k in from..to {
+            let j = i + k - below;
+            let mut best = u32::from(i == 0 && j == 0);
             if i > 0 {
-                best = best.max(prev.get(k + 1).copied().flatten());
-                if j > 0 && base[i - 1] == live[j - 1] {
-                    best = best.max(prev[k].map(|v| v + 1));
+                best = best.max(prev.get(k + 1).copied().unwrap_or(0));
+                if j > 0 && prev[k] > 0 && a[i - 1] == b[j - 1] {
+                    best = best.max(prev[k] + 1);
                 }
             }
-            if j > 0 && k > 0 {
+            if k > from {
                 best = best.max(row[k - 1]);
             }
             row[k] = best;
         }
-        if i == first || i == last {
-            ahead.push((i, row.clone()));
+        for (slot, _) in out.iter_mut().zip(rows).filter(|(_, r)| **r == i) {
+            slot.clone_from(&row);
         }
-        prev = row;
+        std::mem::swap(&mut prev, &mut row);
     }
-    let Some(longest) = prev[inserted] else {
-        return false;
-    };
-    let mut behind: Vec<(usize, Vec<Option<usize>>)> = Vec::new();
-    let mut next: Vec<Option<usize>> = vec![None; width];
-    for i in (0..=n).rev() {
-        let mut row = vec![None; width];
-        for k in (0..width).rev() {
-            let Some(j) = column(i, k) else {
-                continue;
-            };
-            let mut best = (i == n && j == m).then_some(0);
-            if i < n {
-                if k > 0 {
-                    best = best.max(next[k - 1]);
-                }
-                if j < m && base[i] == live[j] {
-                    best = best.max(next[k].map(|v| v + 1));
-                }
-            }
-            if j < m {
-                best = best.max(row.get(k + 1).copied().flatten());
-            }
-            row[k] = best;
-        }
-        if i == first + 1 || i == last + 1 {
-            behind.push((i, row.clone()));
-        }
-        next = row;
-    }
-    let row = |rows: &[(usize, Vec<Option<usize>>)], i: usize| {
-        rows.iter()
-            .find(|(at, _)| *at == i)
-            .map(|(_, row)| row.clone())
-            .unwrap_or_default()
-    };
-    // Every minimal diff matches snapshot line `line` to live line `to`: none leaves it out
-    // and none matches it elsewhere.
-    let only_at = |line: usize, to: usize| {
-        let (ahead, behind) = (row(&ahead, line), row(&behind, line + 1));
-        (0..width).all(|k| {
-            let (Some(j), Some(a)) = (column(line, k), ahead[k]) else {
-                return true;
-            };
-            let left_out = k > 0 && behind[k - 1].is_some_and(|b| a + b == longest);
-            let elsewhere = j != to
-                && j < m
-                && base[line] == live[j]
-                && behind[k].is_some_and(|b| a + 1 + b == longest);
-            !left_out && !elsewhere
-        })
-    };
-    only_at(first, first_at) && only_at(last, last_at)
+    out
 }
 
 /// Merges the edit (`edited`, the snapshot with the edit applied) into `live`. `changed` are
