@@ -234,6 +234,16 @@ test_expect_success 'a line deleted from a run since conflicts with an edit of t
 	untouched run2.txt
 '
 
+test_expect_success 'the same change is taken once only where no other change since is close by, else it conflicts' '
+	printf "x\nb\n" >near.txt &&
+	base=$(snapshot near.txt) &&
+	printf "b\nL\n" >near.txt &&
+	save near.txt &&
+	refused 15 CONTENT_CONFLICT --naming near.txt file delete-lines near.txt --start 1 --end 1 --base "$base" &&
+	untouched near.txt &&
+	test "$(json_get .error.details.reason refusal.json)" = merge_conflict
+'
+
 test_expect_success 'an edit that rewrites a line to what it was conflicts with a change of it since' '
 	printf "a\nb\nc\n" >same.txt &&
 	base=$(snapshot same.txt) &&

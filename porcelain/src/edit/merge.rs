@@ -13,14 +13,18 @@
 //!
 //! The merge is conservative, because a wrong merge would be an `ok` with a file nobody asked
 //! for: an edit hunk that overlaps a live change, or merely touches one (an insertion at the
-//! same place, a change on the adjacent line), is a conflict and nothing is written. Only an
-//! identical change on both sides is taken once. Lines are compared as exact bytes, terminators
-//! included, so a file whose line ends were converted since the snapshot conflicts everywhere
-//! rather than being merged into a mixture.
+//! same place, a change on the adjacent line), is a conflict and nothing is written, and so is
+//! an edit whose lines some minimal diff of the live change puts elsewhere. An identical change
+//! on both sides is taken once, but only where no other live change is within a line of it:
+//! two changes that close can also be told as one, and the edit's change is then the live
+//! one's only by a choice. Lines are compared as exact bytes, terminators included, so a file
+//! whose line ends were converted since the snapshot conflicts everywhere rather than being
+//! merged into a mixture.
 
 use schemars::JsonSchema;
 use serde::Serialize;
 use similar::{Algorithm, DiffOp};
+use std::collections::HashMap;
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
@@ -187,16 +191,21 @@ fn line_index(bytes: &[u8], at: usize) -> usize {
 /// holding its first byte to the end of the line holding its last (an empty range at a line
 /// start holds no line; one inside a line holds that line).
 fn whole_lines(bytes: &[u8], changed: &Range<usize>) -> (usize, usize) {
-    let start = bytes[..changed.start]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
+    let start = line_start(bytes, changed.start);
     let end = if at_line_start(bytes, changed.end) {
         changed.end
     } else {
         line_end(bytes, changed.end)
     };
     (start, end)
+}
+
+/// The start of the line holding byte `at`: after the last `\n` before it, or 0.
+fn line_start(bytes: &[u8], at: usize) -> usize {
+    bytes[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1)
 }
 
 /// The end of the line holding byte `at` (after its `\n`, or the end of `bytes`).
@@ -276,10 +285,7 @@ fn edit_hunk(
     // append to a file without a final newline, a patch hunk that adds one): then it takes
     // in a line on either side. Only bytes the edit did not name stay out of it.
     let wider = || {
-        let start = base[..span.start.saturating_sub(1)]
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
+        let start = line_start(base, span.start.saturating_sub(1));
         start..line_end(base, span.end.min(base.len())).min(base.len())
     };
     let reach = exact_hunk(base, edited, &span).or_else(|| exact_hunk(base, edited, &wider()))?;
@@ -335,10 +341,143 @@ fn placements(ours: &[Hunk], i: usize, base: &[&[u8]], live: &[&[u8]]) -> Vec<Hu
     all
 }
 
+/// How many cells [`pinned`] may fill in each direction: both take about half a second in a
+/// release build. Beyond it (a large file with large live changes) where the edit's lines
+/// are in the live file is not checked, and the merge is refused.
+const PINNED_CELLS: usize = 1 << 26;
+
+/// Whether every minimal diff of `base` and `live` (every longest common subsequence of their
+/// lines) matches the snapshot lines `block` one to one to the live lines that `ours`, the
+/// diff the merge reads, matches them to. Sliding each live hunk over equal lines (see
+/// [`placements`]) does not give every minimal diff: `a a` to `a a a L` is "add `a L` at the
+/// end" or "add `a` at the top and `L` at the end", one hunk told as two, and an `L` the edit
+/// inserted between the snapshot's two `a`s lands after the first or the second live `a`.
+///
+/// The longest common subsequences of every pair of prefixes (`ahead`) and of suffixes
+/// (`behind`) are counted in the band of diagonals every minimal diff stays in (none deletes
+/// or inserts more lines than `ours`). A minimal diff matches snapshot line `i` to live line
+/// `j` when `ahead + 1 + behind` through that pair is the longest, and leaves `i` out when
+/// `ahead + behind` around it is. Only the block's first and last lines are checked: when
+/// every minimal diff matches them where `ours` does, it matches the lines between as `ours`
+/// does too, one to one, since any other path between the two loses a line.
+fn pinned<'a>(base: &[&'a [u8]], live: &[&'a [u8]], ours: &[Hunk], block: Range<usize>) -> bool {
+    if ours.is_empty() || block.is_empty() {
+        return true;
+    }
+    let (first, last, n, m) = (block.start, block.end - 1, base.len(), live.len());
+    // Where `ours` matches snapshot line `line`, if it does.
+    let matched = |line: usize| {
+        if ours
+            .iter()
+            .any(|h| h.base_start <= line && line < h.base_end)
+        {
+            return None;
+        }
+        let shift: isize = ours
+            .iter()
+            .filter(|h| h.base_end <= line)
+            .map(Hunk::delta)
+            .sum();
+        line.checked_add_signed(shift)
+    };
+    let (Some(first_at), Some(last_at)) = (matched(first), matched(last)) else {
+        return false;
+    };
+    if last_at - first_at != last - first {
+        return false;
+    }
+    let deleted: usize = ours.iter().map(|h| h.base_end - h.base_start).sum();
+    let inserted: usize = ours.iter().map(|h| h.new_end - h.new_start).sum();
+    let width = deleted + inserted + 1;
+    if (n + 1).saturating_mul(width) > PINNED_CELLS {
+        return false;
+    }
+    // Each distinct line as a number, so that a cell compares two numbers, not two lines.
+    let mut numbers: HashMap<&[u8], u32> = HashMap::new();
+    let (base, live) = (numbered(base, &mut numbers), numbered(live, &mut numbers));
+    let reversed = |lines: &[u32]| lines.iter().rev().copied().collect::<Vec<u32>>();
+    let ahead = band_rows(&base, &live, deleted, width, &[first, last, n]);
+    // The suffixes from row `i` are the prefixes of the reversed lines up to row `n - i`,
+    // where cell `k` is cell `width - 1 - k`.
+    let behind = band_rows(
+        &reversed(&base),
+        &reversed(&live),
+        deleted,
+        width,
+        &[n - first - 1, n - last - 1],
+    );
+    // Every count is one more than the length it stands for (0: outside the band).
+    let longest = ahead[2][inserted];
+    // Every minimal diff matches snapshot line `line` to live line `to`: none leaves it out
+    // and none matches it elsewhere.
+    let only_at = |ahead: &[u32], behind: &[u32], line: usize, to: usize| {
+        (0..width).all(|k| {
+            let before = ahead[k];
+            if before == 0 {
+                return true;
+            }
+            let j = line + k - deleted;
+            let left_out =
+                k > 0 && behind[width - k] > 0 && before + behind[width - k] == longest + 1;
+            let after = behind[width - 1 - k];
+            let elsewhere =
+                j != to && j < m && base[line] == live[j] && after > 0 && before + after == longest;
+            !left_out && !elsewhere
+        })
+    };
+    longest > 0
+        && only_at(&ahead[0], &behind[0], first, first_at)
+        && only_at(&ahead[1], &behind[1], last, last_at)
+}
+
+/// `lines` as numbers, the same number for equal lines (in `numbers`, shared by both sides).
+fn numbered<'a>(lines: &[&'a [u8]], numbers: &mut HashMap<&'a [u8], u32>) -> Vec<u32> {
+    lines
+        .iter()
+        .map(|&line| {
+            let next = numbers.len() as u32;
+            *numbers.entry(line).or_insert(next)
+        })
+        .collect()
+}
+
+/// The rows `rows` of the table of longest common subsequences of the prefixes of `a` and
+/// `b`, each over the band of cells `k` (`0..width`) for the prefixes `a[..i]` and
+/// `b[..i + k - below]`: one more than the length, or 0 outside the band.
+fn band_rows(a: &[u32], b: &[u32], below: usize, width: usize, rows: &[usize]) -> Vec<Vec<u32>> {
+    let mut out = vec![Vec::new(); rows.len()];
+    let (mut prev, mut row) = (vec![0u32; width], vec![0u32; width]);
+    for i in 0..=a.len() {
+        row.fill(0);
+        // The cells whose `j` is in `0..=b.len()`.
+        let from = below.saturating_sub(i);
+        let to = (b.len() + below + 1).saturating_sub(i).min(width);
+        for k in from..to {
+            let j = i + k - below;
+            let mut best = u32::from(i == 0 && j == 0);
+            if i > 0 {
+                best = best.max(prev.get(k + 1).copied().unwrap_or(0));
+                if j > 0 && prev[k] > 0 && a[i - 1] == b[j - 1] {
+                    best = best.max(prev[k] + 1);
+                }
+            }
+            if k > from {
+                best = best.max(row[k - 1]);
+            }
+            row[k] = best;
+        }
+        for (slot, _) in out.iter_mut().zip(rows).filter(|(_, r)| **r == i) {
+            slot.clone_from(&row);
+        }
+        std::mem::swap(&mut prev, &mut row);
+    }
+    out
+}
+
 /// Merges the edit (`edited`, the snapshot with the edit applied) into `live`. `changed` are
-/// the byte ranges of the snapshot the edit replaced, in order. `Err` holds every conflicting
-/// region, in file order; when the changes do not account for the edited bytes, the whole
-/// file is one.
+/// the byte ranges of the snapshot the edit replaced, in order; they are merged as one change.
+/// `Err` holds the conflicting region, or the whole file when the changes do not account for
+/// the edited bytes.
 pub(crate) fn merge(
     base: &[u8],
     live: &[u8],
@@ -348,6 +487,7 @@ pub(crate) fn merge(
     let (base_bytes, edited_bytes) = (base, edited);
     let (base, live, edited) = (lines(base), lines(live), lines(edited));
     let ours = hunks(&base, &live);
+    // The edit's hunk and its reach, none when it changed nothing.
     let Some(edit) = edit_hunk(base_bytes, edited_bytes, changed, &base, &edited) else {
         return Err(vec![Conflict {
             snapshot_start_line: 1,
@@ -357,7 +497,6 @@ pub(crate) fn merge(
             live: live.concat(),
         }]);
     };
-    let (theirs, reaches): (Vec<Hunk>, Vec<Hunk>) = edit.into_iter().unzip();
 
     // A live hunk that is a run's insertion or deletion could have been told at any place of
     // the run: it is apart from the edit only if every such place is, and it is the edit's
@@ -383,24 +522,25 @@ pub(crate) fn merge(
         .enumerate()
         .map(|(i, ways)| {
             ways.iter().any(|o| {
-                theirs
-                    .iter()
-                    .zip(&reaches)
-                    .any(|(t, reach)| same_change(o, &live, t, &edited) && !near(i, reach))
+                edit.is_some_and(|(theirs, reach)| {
+                    same_change(o, &live, &theirs, &edited) && !near(i, &reach)
+                })
             })
         })
         .collect();
-    let mut conflicting: Vec<usize> = Vec::new();
-    for (i, reach) in reaches.iter().enumerate() {
+    let conflicting = edit.filter(|(_, reach)| {
         let clash = told
             .iter()
             .zip(&absorbed)
             .any(|(ways, &absorbed)| !absorbed && ways.iter().any(|o| reach.touches(o)));
-        if clash {
-            conflicting.push(i);
-        }
-    }
-    if !conflicting.is_empty() {
+        // Apart in every placement is not yet apart in every minimal diff: the edit merges
+        // only where every one of them has its lines, and a line on either side, matched
+        // where the merge puts them (a live hunk told as two can put equal lines on either
+        // side of the edit). A change taken once writes the live file, wherever it was.
+        let block = reach.base_start.saturating_sub(1)..(reach.base_end + 1).min(base.len());
+        clash || !absorbed.contains(&true) && !pinned(&base, &live, &ours, block)
+    });
+    if let Some(edit) = conflicting {
         // Each live hunk as the snapshot lines any of its placements covers, so a conflict's
         // region takes in the live change wherever the diff happened to tell it.
         let spans: Vec<Hunk> = told
@@ -412,19 +552,11 @@ pub(crate) fn merge(
                 new_end: 0,
             })
             .collect();
-        return Err(conflicts(
-            &conflicting,
-            &theirs,
-            &reaches,
-            (&ours, &spans),
-            &base,
-            &live,
-            &edited,
-        ));
+        return Err(vec![conflict(edit, (&ours, &spans), &base, &live, &edited)]);
     }
 
     // No two remaining hunks touch, so in snapshot order they apply independently.
-    let mut all: Vec<(Hunk, bool)> = theirs.iter().map(|h| (*h, true)).collect();
+    let mut all: Vec<(Hunk, bool)> = edit.map(|(theirs, _)| (theirs, true)).into_iter().collect();
     all.extend(
         ours.iter()
             .zip(&absorbed)
@@ -463,62 +595,47 @@ pub(crate) fn merge(
     Ok(Merged { bytes, landed })
 }
 
-/// The conflicting regions: each conflicting edit hunk's reach grown to take in every hunk of
-/// either side that touches it, so the region's ends are lines both sides left alone, and
-/// shown as the snapshot, the edit and the live file have it.
-fn conflicts(
-    conflicting: &[usize],
-    theirs: &[Hunk],
-    reaches: &[Hunk],
+/// The conflicting region: the edit's reach grown to take in every hunk of either side that
+/// touches it, so the region's ends are lines both sides left alone, shown as the snapshot,
+/// the edit and the live file have it.
+fn conflict(
+    (theirs, reach): (Hunk, Hunk),
     (ours, spans): (&[Hunk], &[Hunk]),
     base: &[&[u8]],
     live: &[&[u8]],
     edited: &[&[u8]],
-) -> Vec<Conflict> {
-    let mut regions: Vec<(usize, usize)> = Vec::new();
-    for &i in conflicting {
-        let mut region = Hunk {
-            base_start: reaches[i].base_start,
-            base_end: reaches[i].base_end,
-            new_start: 0,
-            new_end: 0,
-        };
-        loop {
-            let before = region;
-            for h in theirs.iter().chain(spans) {
-                if h.touches(&region) {
-                    region.base_start = region.base_start.min(h.base_start);
-                    region.base_end = region.base_end.max(h.base_end);
-                }
-            }
-            if region == before {
-                break;
+) -> Conflict {
+    let mut region = Hunk {
+        new_start: 0,
+        new_end: 0,
+        ..reach
+    };
+    loop {
+        let before = region;
+        for h in std::iter::once(&theirs).chain(spans) {
+            if h.touches(&region) {
+                region.base_start = region.base_start.min(h.base_start);
+                region.base_end = region.base_end.max(h.base_end);
             }
         }
-        let range = (region.base_start, region.base_end);
-        if !regions.contains(&range) {
-            regions.push(range);
+        if region == before {
+            break;
         }
     }
-    regions.sort_unstable();
-    regions
-        .into_iter()
-        .map(|(start, end)| {
-            let (live_start, live_end) = project(ours, start, end);
-            let (edit_start, edit_end) = project(theirs, start, end);
-            Conflict {
-                snapshot_start_line: line_number(base, start),
-                snapshot: base[start..end].concat(),
-                edit: edited[edit_start..edit_end].concat(),
-                live_start_line: line_number(live, live_start),
-                live: live[live_start..live_end].concat(),
-            }
-        })
-        .collect()
+    let (start, end) = (region.base_start, region.base_end);
+    let (live_start, live_end) = project(ours, start, end);
+    let (edit_start, edit_end) = project(std::slice::from_ref(&theirs), start, end);
+    Conflict {
+        snapshot_start_line: line_number(base, start),
+        snapshot: base[start..end].concat(),
+        edit: edited[edit_start..edit_end].concat(),
+        live_start_line: line_number(live, live_start),
+        live: live[live_start..live_end].concat(),
+    }
 }
 
 /// The snapshot range `start..end` on one side, given that side's hunks. Every hunk that
-/// touches the range lies inside it (see [`conflicts`]), so each hunk is wholly before,
+/// touches the range lies inside it (see [`conflict`]), so each hunk is wholly before,
 /// inside or after it.
 fn project(hunks: &[Hunk], start: usize, end: usize) -> (usize, usize) {
     let before: isize = hunks
@@ -709,6 +826,30 @@ mod tests {
         // Alone, the same deletion on both sides is taken once.
         let m = merge(b"a\nx\nb\nc\n", b"a\nb\nc\n", b"a\nb\nc\n", &[2..4]).unwrap();
         assert_eq!(m.bytes, b"a\nb\nc\n");
+    }
+
+    /// Found by the generator of repeated lines (`merge_generated.rs`): each answered ok with
+    /// one of two files that two minimal diffs of the live change give.
+    #[test]
+    fn an_edit_merges_only_where_every_minimal_diff_puts_its_lines() {
+        // `a a` to `a a a L`: "add `a L` at the end" (no slide of it moves an `a` above the
+        // edit) or "add `a` at the top and `L` at the end". The `L` inserted after the first
+        // `a` was written after the first live `a`, where the second diff puts it after the
+        // second.
+        assert!(merge(b"a\na\n", b"a\na\na\nL\n", b"a\nL\na\n", &[2..2]).is_err());
+        // `a a a` to `a a L`: "the last `a` became `L`", or "the first `a` deleted and `L`
+        // added", which is the edit's own deletion. Deleting the first `a` gave `a L`, where
+        // the second reading keeps the live file.
+        assert!(merge(b"a\na\na\n", b"a\na\nL\n", b"a\na\n", &[0..2]).is_err());
+        // Where every minimal diff puts the lines, the edit still merges.
+        let m = merge(
+            b"a\nb\na\nb\n",
+            b"a\nb\na\nb\nL\n",
+            b"a\nB\na\nb\n",
+            &[2..4],
+        )
+        .unwrap();
+        assert_eq!(m.bytes, b"a\nB\na\nb\nL\n");
     }
 
     #[test]
