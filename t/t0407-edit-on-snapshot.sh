@@ -244,6 +244,16 @@ test_expect_success 'the same change is taken once only where no other change si
 	test "$(json_get .error.details.reason refusal.json)" = merge_conflict
 '
 
+test_expect_success 'an edit that two minimal readings of the change since would place apart conflicts' '
+	printf "a\na\n" >apart.txt &&
+	base=$(snapshot apart.txt) &&
+	printf "a\na\na\nL\n" >apart.txt &&
+	save apart.txt &&
+	refused 15 CONTENT_CONFLICT --naming apart.txt file insert-lines apart.txt --position after --line 1 --content "L" --base "$base" &&
+	untouched apart.txt &&
+	test "$(json_get .error.details.reason refusal.json)" = merge_conflict
+'
+
 test_expect_success 'an edit that rewrites a line to what it was conflicts with a change of it since' '
 	printf "a\nb\nc\n" >same.txt &&
 	base=$(snapshot same.txt) &&
