@@ -216,13 +216,22 @@ test_expect_success 'replace-text --all merges as one change: a change since bet
 	cmp expected all2.txt
 '
 
-test_expect_success 'a line inserted into a run on both sides is taken once' '
+test_expect_success 'a line inserted into a run on both sides conflicts: made once, or twice?' '
 	printf "a\nx\nx\nb\n" >run.txt &&
 	base=$(snapshot run.txt) &&
 	printf "a\nx\nx\nx\nb\n" >run.txt &&
-	keeper --json file insert-lines run.txt --position after --line 1 --content x --base "$base" >out.json &&
-	printf "a\nx\nx\nx\nb\n" >expected &&
-	cmp expected run.txt
+	save run.txt &&
+	refused 15 CONTENT_CONFLICT --naming run.txt file insert-lines run.txt --position after --line 1 --content x --base "$base" &&
+	untouched run.txt
+'
+
+test_expect_success 'the same change on both sides, with one place, is taken once' '
+	printf "p\nx\nq\n" >once.txt &&
+	base=$(snapshot once.txt) &&
+	printf "p\nq\n" >once.txt &&
+	keeper --json file delete-lines once.txt --start 2 --end 2 --base "$base" >out.json &&
+	printf "p\nq\n" >expected &&
+	cmp expected once.txt
 '
 
 test_expect_success 'a line deleted from a run since conflicts with an edit of the run, writing nothing' '

@@ -15,9 +15,10 @@
 //! for: an edit hunk that overlaps a live change, or merely touches one (an insertion at the
 //! same place, a change on the adjacent line), is a conflict and nothing is written, and so is
 //! an edit whose lines some minimal diff of the live change puts elsewhere. An identical change
-//! on both sides is taken once, but only where no other live change is within a line of it:
-//! two changes that close can also be told as one, and the edit's change is then the live
-//! one's only by a choice. Lines are compared as exact bytes, terminators included, so a file
+//! on both sides is taken once, but only where it has one place: no other live change is
+//! within a line of it (two changes that close can also be told as one, and the edit's change
+//! is then the live one's only by a choice), no place of a run of equal lines tells it as
+//! another change, and every minimal diff has its neighbours where the merge reads them. Lines are compared as exact bytes, terminators included, so a file
 //! whose line ends were converted since the snapshot conflicts everywhere rather than being
 //! merged into a mixture.
 
@@ -517,14 +518,19 @@ pub(crate) fn merge(
             .enumerate()
             .any(|(j, ways)| j != i && ways.iter().any(|o| wide.touches(o)))
     };
+    // Taken once only where every place the live change could be told is the edit's own
+    // change: told at another place of a run, it is another change that the live writer may
+    // have made instead, and the edit's change would then be made twice or not at all (`x x
+    // x` to `x x`, the edit deleting the first `x`: `x x` if the live writer deleted that
+    // one, `x` if the last). Two files fit, so it conflicts below.
     let absorbed: Vec<bool> = told
         .iter()
         .enumerate()
         .map(|(i, ways)| {
-            ways.iter().any(|o| {
-                edit.is_some_and(|(theirs, reach)| {
-                    same_change(o, &live, &theirs, &edited) && !near(i, &reach)
-                })
+            edit.is_some_and(|(theirs, reach)| {
+                !ways.is_empty()
+                    && ways.iter().all(|o| same_change(o, &live, &theirs, &edited))
+                    && !near(i, &reach)
             })
         })
         .collect();
@@ -537,8 +543,21 @@ pub(crate) fn merge(
         // only where every one of them has its lines, and a line on either side, matched
         // where the merge puts them (a live hunk told as two can put equal lines on either
         // side of the edit). A change taken once writes the live file, wherever it was.
+        // A change taken once must be where every minimal diff has it, too: its neighbours on
+        // either side matched where the merge reads them (`a a` to `a a` without the last
+        // line end is that change of line 2, or line 1 deleted and line 2 changed).
         let block = reach.base_start.saturating_sub(1)..(reach.base_end + 1).min(base.len());
-        clash || !absorbed.contains(&true) && !pinned(&base, &live, &ours, block)
+        let once_pinned = || {
+            let at = |line: usize| pinned(&base, &live, &ours, line..line + 1);
+            (reach.base_start == 0 || at(reach.base_start - 1))
+                && (reach.base_end >= base.len() || at(reach.base_end))
+        };
+        clash
+            || if absorbed.contains(&true) {
+                !once_pinned()
+            } else {
+                !pinned(&base, &live, &ours, block)
+            }
     });
     if let Some(edit) = conflicting {
         // Each live hunk as the snapshot lines any of its placements covers, so a conflict's
@@ -725,22 +744,39 @@ mod tests {
     }
 
     /// A live change that could have been told at another place of a run of equal lines is
-    /// judged at every such place: the edit's own change is taken once, and a different one
-    /// that could touch the edit conflicts.
+    /// judged at every such place: one that could touch the edit conflicts, and so does the
+    /// edit's own change when another place tells a different one (was it made once, or
+    /// twice?).
     #[test]
     fn a_live_change_in_a_run_of_equal_lines_is_judged_wherever_it_could_be() {
-        // The same `x` inserted into the run on both sides: taken once.
-        let m = merge(
-            b"a\nx\nx\nb\n",
-            b"a\nx\nx\nx\nb\n",
-            b"a\nx\nx\nx\nb\n",
-            &[2..2],
-        )
-        .unwrap();
-        assert_eq!(m.bytes, b"a\nx\nx\nx\nb\n");
-        // The same `x` deleted from the run on both sides: taken once, not twice.
-        let m = merge(b"x\nx\nx\n", b"x\nx\n", b"x\nx\n", &[0..2]).unwrap();
-        assert_eq!(m.bytes, b"x\nx\n");
+        // An `x` inserted into the run on both sides: the live one may be the edit's, or
+        // another `x` (three `x`s, or four): a conflict, never a guess.
+        assert!(
+            merge(
+                b"a\nx\nx\nb\n",
+                b"a\nx\nx\nx\nb\n",
+                b"a\nx\nx\nx\nb\n",
+                &[2..2],
+            )
+            .is_err()
+        );
+        // An `x` deleted from the run on both sides: `x x` if the live writer deleted the
+        // edit's `x`, `x` if another: a conflict.
+        assert!(merge(b"x\nx\nx\n", b"x\nx\n", b"x\nx\n", &[0..2]).is_err());
+        // The borderline a tester found: `a b` deleted from `x a b a a c` on both sides, or
+        // `b a` live (the next `a`): `x a a` or `x a`.
+        assert!(
+            merge(
+                b"x\na\nb\na\na\nc\n",
+                b"x\na\na\n",
+                b"x\na\na\nc\n",
+                &[2..6],
+            )
+            .is_err()
+        );
+        // Outside a run the same change on both sides has one place, and is taken once.
+        let m = merge(b"p\nx\nq\n", b"p\nq\n", b"p\nq\n", &[2..4]).unwrap();
+        assert_eq!(m.bytes, b"p\nq\n");
         // A line deleted from a run that reaches the edited line: a conflict.
         assert!(
             merge(
