@@ -207,8 +207,19 @@ y" --first &&
 	test_cmp expect trail.py
 '
 
+test_expect_success 'a new text at the file'"'"'s own indentation over a stripped old text is NO_MATCH, not moved twice' '
+	printf "def f():\n    foo()\n    bar()\n" >frame.py &&
+	save frame.py &&
+	refused 16 NO_MATCH file replace-text frame.py --old "foo()
+bar()" --new "    foo()
+    baz()
+    bar()" --first &&
+	test "$(json_get .error.details.reason refusal.json)" = indentation_ambiguous &&
+	untouched frame.py
+'
+
 test_expect_success PYTHON 'every Python file edited above (or left alone by a refusal) still compiles' '
-	for f in code.py ind.py nest.py blank.py scale.py strip.py block.py ratio.py trail.py
+	for f in code.py ind.py nest.py blank.py scale.py strip.py block.py ratio.py trail.py frame.py
 	do
 		python3 -m py_compile "$f" || return 1
 	done

@@ -664,6 +664,16 @@ fn rewrite(
     // of inserted lines.
     let mut anchors: Vec<Option<(String, usize)>> = vec![None; new.len()];
     let is_kept = |j: usize| kept_as_is(new, old, sources, j);
+    let paired = || {
+        new.iter()
+            .enumerate()
+            .filter_map(|(j, n)| match sources[j] {
+                Source::Equal(i) | Source::Changed(i) if !n.trim().is_empty() => Some((n, i)),
+                _ => None,
+            })
+    };
+    let in_file_frame = paired().all(|(n, i)| leading_ws(n) == leading_ws(file[i]))
+        && paired().any(|(_, i)| leading_ws(&old[i]) != leading_ws(file[i]));
     for (j, n) in new.iter().enumerate() {
         if n.trim().is_empty() {
             lines[j] = Some(match sources[j] {
@@ -696,6 +706,31 @@ fn rewrite(
             ),
             why,
         })?;
+        // A new text whose every line paired with an old one is at that file line's
+        // indentation, where the old text's are not: the caller may have written the file's
+        // indentation (it stays) or moved the lines by the difference (they move). Two
+        // files fit, so it is refused. (One line kept at the old text's indentation shows
+        // the caller writing in the old text's frame, and the move is then the reading.)
+        if in_file_frame && c != c0 && indent != f0 {
+            return Err(Refusal {
+                line: j + 1,
+                file_line: at + i + 1,
+                subject: format!(
+                    "line {} of the new text is {}, as file line {} is, where the old text's line is {}",
+                    j + 1,
+                    indented(c),
+                    at + i + 1,
+                    indented(c0)
+                ),
+                why: Why {
+                    reason: "indentation_ambiguous",
+                    text: format!(
+                        "it may keep the file's indentation, or move by the difference to {}",
+                        indented(&indent)
+                    ),
+                },
+            });
+        }
         lines[j] = Some(format!("{indent}{}", n.trim_start()));
         anchors[j] = Some((indent, at + i + 1));
     }
@@ -1911,6 +1946,26 @@ mod tests {
         // The same deletion where the file indents both alike is one result either way.
         let (out, _) = normalised("    a()\n    x()\n    a()\n", "a()\nx()\na()", "a()");
         assert_eq!(out, "    a()\n");
+    }
+
+    #[test]
+    fn a_new_line_at_the_files_own_indentation_where_the_old_line_was_not_is_refused() {
+        // The old text stripped, the new one at the file's 4 spaces: kept at 4, or moved by
+        // +4 to 8? A guess either way.
+        let err = refusal(
+            "def f():\n    foo()\n    bar()\n",
+            "foo()\nbar()",
+            "    foo()\n    baz()\n    bar()",
+        );
+        assert_eq!(err.details["reason"], "indentation_ambiguous");
+        assert_eq!(err.details["line"], 1);
+        // Moved to where the file has no line, the caller's shift is the only reading.
+        let (out, _) = normalised(
+            "def f():\n    foo()\n    bar()\n",
+            "foo()\nbar()",
+            "  foo()\n  bar()",
+        );
+        assert_eq!(out, "def f():\n      foo()\n      bar()\n");
     }
 
     #[test]
