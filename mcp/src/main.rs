@@ -291,14 +291,12 @@ fn main() {
         .unwrap_or_else(|e| fail(&Error::storage("starting the runtime", &e)));
     let served = runtime.block_on(async move {
         let (to_handler, requests) = tokio::sync::mpsc::unbounded_channel();
-        let owed = Arc::new(answers::Owed::default());
         let (broken, mut stdout_failed) = tokio::sync::oneshot::channel();
-        let out = Arc::new(transport::Stdout::new(owed.clone(), broken));
+        let out = Arc::new(transport::Stdout::new(broken));
         tokio::spawn(transport::read_requests(
             input::stdin(),
             to_handler,
             out.clone(),
-            owed,
             max_line,
             server.debug,
         ));

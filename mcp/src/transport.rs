@@ -18,16 +18,17 @@ use tokio::sync::{mpsc, oneshot};
 /// Stdout, where every answer is written as one whole line, so that the handler's answers and
 /// the server's own replies never interleave.
 pub struct Stdout {
-    owed: Arc<Owed>,
+    /// The requests passed to the handler and not yet answered (see `answers`).
+    owed: Owed,
     /// Told the first error writing stdout: no answer can reach the client any more, which
     /// ends the session.
     broken: Mutex<Option<oneshot::Sender<io::Error>>>,
 }
 
 impl Stdout {
-    pub fn new(owed: Arc<Owed>, broken: oneshot::Sender<io::Error>) -> Stdout {
+    pub fn new(broken: oneshot::Sender<io::Error>) -> Stdout {
         Stdout {
-            owed,
+            owed: Owed::default(),
             broken: Mutex::new(Some(broken)),
         }
     }
@@ -106,18 +107,18 @@ impl rmcp::transport::Transport<RoleServer> for Handler {
 
 /// Reads request lines from `input` and passes each, decoded, to the protocol handler
 /// (`to_handler`), or answers it at once on `out` (see `line`). At the end of input it waits
-/// until every request passed on has been answered or cancelled (`owed`; see `answers`), then
-/// closes the handler's side, which ends the session. With `debug_log`, each line is logged
+/// until every request passed on has been answered on `out` or cancelled, then closes the
+/// handler's side, which ends the session. With `debug_log`, each line is logged
 /// on stderr.
 pub async fn read_requests(
     input: impl tokio::io::AsyncRead + Unpin,
     to_handler: mpsc::UnboundedSender<ClientJsonRpcMessage>,
     out: Arc<Stdout>,
-    owed: Arc<Owed>,
     max_line: usize,
     debug_log: bool,
 ) {
     use tokio::io::{AsyncBufReadExt, AsyncReadExt};
+    let owed = &out.owed;
     let mut input = tokio::io::BufReader::with_capacity(64 * 1024, input);
     let mut bytes = Vec::new();
     loop {

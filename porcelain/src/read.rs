@@ -83,7 +83,7 @@ const NUMBER_WIDTH: usize = 6;
 /// text copied from it keeps its prefixes, which replace-text refuses as NO_MATCH with
 /// `line_number_prefixes` (form `tab`) rather than strip.
 pub fn numbered(content: &str, first_line: u64) -> String {
-    let mut out = String::with_capacity(content.len() + content.len() / 8 + 16);
+    let mut out = String::new();
     push_numbered(&mut out, content, first_line);
     out
 }

@@ -528,9 +528,7 @@ pub(crate) fn merge(
         .enumerate()
         .map(|(i, ways)| {
             edit.is_some_and(|(theirs, reach)| {
-                !ways.is_empty()
-                    && ways.iter().all(|o| same_change(o, &live, &theirs, &edited))
-                    && !near(i, &reach)
+                ways.iter().all(|o| same_change(o, &live, &theirs, &edited)) && !near(i, &reach)
             })
         })
         .collect();
