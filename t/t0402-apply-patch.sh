@@ -309,6 +309,50 @@ test_expect_success 'a hunk is never applied with fuzz: one changed context line
 	cmp fuzz.orig fuzz.txt
 '
 
+# hunks tied to an edge of the file
+
+test_expect_success 'a diff -u hunk with context before its change and none after applies where the file ends' '
+	printf "a\nb\nc\n" >end1.txt &&
+	printf "a\nb\nC\n" >end1.want &&
+	printf -- "--- a/end1.txt\n+++ b/end1.txt\n@@ -2,2 +2,2 @@\n b\n-c\n+C\n" >end1.patch &&
+	patched end1.patch &&
+	cmp end1.want end1.txt
+'
+
+test_expect_success 'the same hunk against a file that has grown past it is PATCH_FAILED (end_of_file)' '
+	printf "a\nb\nc\nd\n" >end2.txt &&
+	save end2.txt &&
+	sed "s/end1.txt/end2.txt/" end1.patch >end2.patch &&
+	refused 18 PATCH_FAILED file apply-patch end2.patch &&
+	test "$(json_get .error.details.reason refusal.json)" = end_of_file &&
+	test "$(json_get .error.details.edge refusal.json)" = end &&
+	test "$(json_get .error.details.hunk refusal.json)" = 1 &&
+	grep "file line 2, and the file goes on to line 4" refusal.json &&
+	untouched end2.txt
+'
+
+test_expect_success 'a diff -u hunk with context after its change and none before applies only at line 1' '
+	printf "a\nb\nc\n" >start1.txt &&
+	printf "new\na\nb\nc\n" >start1.want &&
+	printf -- "--- a/start1.txt\n+++ b/start1.txt\n@@ -1,2 +1,3 @@\n+new\n a\n b\n" >start1.patch &&
+	patched start1.patch &&
+	cmp start1.want start1.txt &&
+	printf "x\na\nb\nc\n" >start2.txt &&
+	save start2.txt &&
+	sed "s/start1.txt/start2.txt/" start1.patch >start2.patch &&
+	refused 18 PATCH_FAILED file apply-patch start2.patch &&
+	test "$(json_get .error.details.reason refusal.json)" = start_of_file &&
+	untouched start2.txt
+'
+
+test_expect_success 'a diff -U0 hunk, with no context at all, is tied to no edge' '
+	printf "a\nb\nc\n" >u0.txt &&
+	printf "a\nB\nc\n" >u0.want &&
+	printf -- "--- a/u0.txt\n+++ b/u0.txt\n@@ -2 +2 @@\n-b\n+B\n" >u0.patch &&
+	patched u0.patch &&
+	cmp u0.want u0.txt
+'
+
 # hunk order
 
 test_expect_success 'setup: a file whose first three lines occur again at its end' '
@@ -459,7 +503,7 @@ test_expect_success 'an unmarked old side reaching the last line of a file witho
 test_expect_success 'a new side marked "\ No newline" on a hunk that ends before the file does is PATCH_FAILED (final_newline)' '
 	printf "a\nb\nc\n" >nl4.txt &&
 	save nl4.txt &&
-	printf -- "--- a/nl4.txt\n+++ b/nl4.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n\\\\ No newline at end of file\n" >nl4.patch &&
+	printf -- "--- a/nl4.txt\n+++ b/nl4.txt\n@@ -2 +2 @@\n-b\n+B\n\\\\ No newline at end of file\n" >nl4.patch &&
 	refused 18 PATCH_FAILED file apply-patch nl4.patch &&
 	test "$(json_get .error.details.reason refusal.json)" = final_newline &&
 	untouched nl4.txt

@@ -387,7 +387,7 @@ test_expect_success 'dry_run on every mutating tool changes nothing and records 
 		req file_replace_lines "{\"path\": \"a.txt\", \"start\": 1, \"end\": 2, \"replacement\": \"r\\n\", \"dry_run\": true}" &&
 		req file_insert_lines "{\"path\": \"a.txt\", \"position\": \"end\", \"content\": \"e\\n\", \"dry_run\": true}" &&
 		req file_delete_lines "{\"path\": \"a.txt\", \"start\": 1, \"end\": 1, \"dry_run\": true}" &&
-		jq -nc "{tool: \"file_apply_patch\", arguments: {patch: \"--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+deux\n\", dry_run: true}}" &&
+		jq -nc "{tool: \"file_apply_patch\", arguments: {patch: \"--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+deux\n three\n\", dry_run: true}}" &&
 		req undo_operation "{\"operation_id\": \"$op\", \"dry_run\": true}" &&
 		req undo_last "{\"dry_run\": true}"
 	} | calls "$D" "$OUT/dry-runs.jsonl" &&

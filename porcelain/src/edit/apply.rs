@@ -822,6 +822,9 @@ impl Builder {
                 filekeeper_plumbing::Operation::WriteFile,
                 "; a patch's added lines always take the file's convention"
             ]),
+            "start_of_file" | "end_of_file" => error.recovery(
+                "re-read the file; give the hunk context lines on both sides of its change where it belongs in the middle of the file, or regenerate the patch against the file's current content",
+            ),
             _ => error.recovery(
                 "regenerate the patch against the file's current content: a hunk that reaches the end of the file marks its last old line with `\\ No newline at end of file` exactly when the file does not end with a newline",
             ),

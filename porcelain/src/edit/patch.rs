@@ -37,6 +37,62 @@ struct Hunk {
     eols: Vec<Option<&'static str>>,
 }
 
+impl Hunk {
+    /// The edge of the file the hunk must meet, if its context says so: context before its
+    /// change and none after means a diff tool ran out of file after it (it ends the file);
+    /// none before, some after, stated at line 1, means it starts the file. A hunk with no
+    /// context on either side (`diff -U0`), or on both, can be anywhere.
+    fn edge(&self) -> Option<Edge> {
+        let context = |l: &&HunkLine| matches!(l, HunkLine::Context(_));
+        let leading = self.lines.iter().take_while(context).count();
+        if leading == self.lines.len() {
+            return None;
+        }
+        let trailing = self.lines.iter().rev().take_while(context).count();
+        match (leading, trailing) {
+            (1.., 0) => Some(Edge::End),
+            (0, 1..) if self.old_start <= 1 => Some(Edge::Start),
+            _ => None,
+        }
+    }
+}
+
+/// An edge of the file a hunk's context ties it to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Edge {
+    Start,
+    End,
+}
+
+impl Edge {
+    /// The refusal of a hunk tied to this edge whose old lines are in the file, but not there:
+    /// at `found` (0-based) when they occur once, or at several places.
+    fn refusal(self, found: Option<usize>, file_lines: usize) -> Refusal {
+        let (side, other, edge, reason, add) = match self {
+            Edge::Start => ("after", "before", "start", "start_of_file", "precede"),
+            Edge::End => ("before", "after", "end", "end_of_file", "follow"),
+        };
+        let place = match found {
+            Some(at) => format!(
+                "they are at file line {}{}",
+                at + 1,
+                match self {
+                    Edge::Start => String::new(),
+                    Edge::End => format!(", and the file goes on to line {file_lines}"),
+                }
+            ),
+            None => "they occur at several places, none of them there".to_owned(),
+        };
+        Refusal {
+            reason,
+            clause: format!(
+                "has context {side} its change and none {other} it, which in a diff means its old lines are at the {edge} of the file; {place}. If the change belongs there, add the lines that {add} it as context; if it belongs at the {edge}, the file has changed since the patch was made",
+            ),
+            details: vec![("edge", edge.into())],
+        }
+    }
+}
+
 /// What a file section of a patch does to its file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Action {
@@ -156,7 +212,7 @@ pub struct HunkReport {
 /// newline: PATCH_FAILED with `reason`, the message `hunk N of PATH {clause}`, and `details`.
 #[derive(Clone, Debug)]
 pub(crate) struct Refusal {
-    /// `misordered`, `line_ends` or `final_newline`.
+    /// `misordered`, `line_ends`, `final_newline`, `start_of_file` or `end_of_file`.
     pub reason: &'static str,
     /// What is wrong, after "hunk N of PATH".
     pub clause: String,
@@ -1140,6 +1196,39 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
                 }
             }
         };
+        // A hunk that shows context on one side of its change only was cut there by the
+        // file's edge: the old lines must end where the file ends (or start where it starts),
+        // as `git apply` and GNU `patch` require. Where they are elsewhere, the file has
+        // changed at that edge since the patch was made, or the hunk was written without the
+        // context that would place it: either way, applying it there is a guess.
+        let at = match (hunk.edge(), at) {
+            (None, at) => at,
+            (Some(edge), found) => {
+                let place = match edge {
+                    Edge::Start => Some(0),
+                    Edge::End => old.len().checked_sub(want.len()),
+                };
+                match place.filter(|&p| fits(p)) {
+                    Some(place) => {
+                        report.status = if place == stated {
+                            "applies"
+                        } else {
+                            "applies_at_offset"
+                        };
+                        report.offset = place as i64 - stated as i64;
+                        Some(place)
+                    }
+                    None if found.is_some() || report.status == "ambiguous" => {
+                        report.mismatch =
+                            Some(Box::new(Mismatch::find(&old, &want, stated, cursor)));
+                        ok = false;
+                        reports.push(refused(report, edge.refusal(found, old.len())));
+                        continue;
+                    }
+                    None => None,
+                }
+            }
+        };
         let Some(at) = at else {
             if report.status == "applies" {
                 report.status = "failed";
@@ -1381,7 +1470,8 @@ mod tests {
     #[test]
     fn hunks_in_order_that_all_moved_still_apply_at_their_offsets() {
         let old = "new1\nnew2\nnew3\na\nb\nc\nd\ne\nf\ng\nh\ni\n";
-        let patch = "--- f\n+++ f\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n@@ -7,2 +7,2 @@\n g\n-h\n+H\n";
+        let patch =
+            "--- f\n+++ f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n@@ -7,3 +7,3 @@\n g\n-h\n+H\n i\n";
         assert_eq!(
             patch_one(old, patch).unwrap(),
             "new1\nnew2\nnew3\na\nB\nc\nd\ne\nf\ng\nH\ni\n"
@@ -1539,10 +1629,15 @@ mod tests {
 
     #[test]
     fn a_new_side_marker_needs_the_hunk_to_end_where_the_file_ends() {
-        let patch = "--- f\n+++ f\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n\\ No newline at end of file\n";
-        let (reason, clause, hunk) = refusal("a\nb\nc\n", patch);
+        // Without context (`diff -U0`) the hunk could be anywhere, so the marker decides.
+        let bare = "--- f\n+++ f\n@@ -2 +2 @@\n-b\n+B\n\\ No newline at end of file\n";
+        let (reason, clause, hunk) = refusal("a\nb\nc\n", bare);
         assert_eq!((reason, hunk), ("final_newline", 1));
         assert!(clause.contains("new side marks its last line"), "{clause}");
+        assert_eq!(patch_one("a\nb\n", bare).unwrap(), "a\nB");
+        // With context before the change and none after, the context says it first.
+        let patch = "--- f\n+++ f\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n\\ No newline at end of file\n";
+        assert_eq!(refusal("a\nb\nc\n", patch).0, "end_of_file");
         // At the end of the file it takes the newline away, as asked.
         assert_eq!(patch_one("a\nb\n", patch).unwrap(), "a\nB");
     }
@@ -1619,17 +1714,63 @@ mod tests {
         assert_eq!(m["best"]["line"], 2);
         assert_eq!(m["best"]["differing_lines"], 1);
         let m = mismatch(
-            "x\ny\nq\nx\ny\n",
-            "--- f\n+++ f\n@@ -9,2 +9,2 @@\n x\n-y\n+Y\n",
+            "x\ny\nr\nq\nx\ny\nr\n",
+            "--- f\n+++ f\n@@ -9,3 +9,3 @@\n x\n-y\n+Y\n r\n",
         );
-        assert_eq!(m["matches_at"], serde_json::json!([1, 4]));
+        assert_eq!(m["matches_at"], serde_json::json!([1, 5]));
         assert_eq!(m["best"]["differing_lines"], 0);
         // Of two places equally good, the one nearer the stated line.
         let m = mismatch(
-            "p\nq1\nz\np\nq2\n",
-            "--- f\n+++ f\n@@ -4,2 +4,2 @@\n p\n-q\n+Q\n",
+            "p\nq1\nz\np\nq2\nz\n",
+            "--- f\n+++ f\n@@ -4,3 +4,3 @@\n p\n-q\n+Q\n z\n",
         );
         assert_eq!(m["best"]["line"], 4);
+    }
+
+    #[test]
+    fn a_hunk_with_context_on_one_side_only_must_meet_that_edge_of_the_file() {
+        // `diff -u` of "a b" to "a B" cuts the context after b because the file ends there.
+        let end = "--- f\n+++ f\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n";
+        assert_eq!(patch_one("a\nb\n", end).unwrap(), "a\nB\n");
+        // A line appended since: the change and that line both touch the end, and which
+        // comes first is a guess.
+        let (reason, clause, hunk) = refusal("a\nb\nc\n", end);
+        assert_eq!((reason, hunk), ("end_of_file", 1));
+        assert!(
+            clause.contains("they are at file line 1, and the file goes on to line 3"),
+            "{clause}"
+        );
+        // Where the lines are both at the stated line and at the end, the end is meant.
+        assert_eq!(patch_one("a\nb\na\nb\n", end).unwrap(), "a\nb\na\nB\n");
+        // `diff -u` of "a b c" to "new a b c": nothing before line 1.
+        let start = "--- f\n+++ f\n@@ -1,3 +1,4 @@\n+new\n a\n b\n c\n";
+        assert_eq!(
+            patch_one("a\nb\nc\nd\n", start).unwrap(),
+            "new\na\nb\nc\nd\n"
+        );
+        let (reason, clause, _) = refusal("x\na\nb\nc\n", start);
+        assert_eq!(reason, "start_of_file");
+        assert!(clause.contains("they are at file line 2"), "{clause}");
+        let (reason, clause, _) = refusal("x\na\nb\nc\nx\na\nb\nc\n", start);
+        assert_eq!(reason, "start_of_file");
+        assert!(clause.contains("several places"), "{clause}");
+        // Lines of the old side nowhere in the file: the usual mismatch.
+        assert_eq!(mismatch("a\nz\nc\n", end)["stated"]["differing_lines"], 1);
+    }
+
+    #[test]
+    fn hunks_without_context_or_with_context_on_both_sides_are_tied_to_no_edge() {
+        // `diff -U0`: no context anywhere says nothing about the file's ends.
+        let bare = "--- f\n+++ f\n@@ -2 +2 @@\n-b\n+B\n";
+        assert_eq!(patch_one("a\nb\nc\n", bare).unwrap(), "a\nB\nc\n");
+        let both = "--- f\n+++ f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n";
+        assert_eq!(
+            patch_one("x\na\nb\nc\ny\n", both).unwrap(),
+            "x\na\nB\nc\ny\n"
+        );
+        // No context before, stated past line 1: not a diff of the file's start, so not tied.
+        let later = "--- f\n+++ f\n@@ -2,2 +2,2 @@\n-b\n+B\n c\n";
+        assert_eq!(patch_one("a\nb\nc\nd\n", later).unwrap(), "a\nB\nc\nd\n");
     }
 
     #[test]
@@ -1640,12 +1781,15 @@ mod tests {
 
     #[test]
     fn offsets_are_found_when_unique_and_refused_when_ambiguous() {
-        let patch = "--- f\n+++ f\n@@ -1,2 +1,2 @@\n x\n-y\n+Y\n";
-        assert_eq!(patch_one("pre\nx\ny\n", patch).unwrap(), "pre\nx\nY\n");
+        let patch = "--- f\n+++ f\n@@ -1,3 +1,3 @@\n x\n-y\n+Y\n z\n";
+        assert_eq!(
+            patch_one("pre\nx\ny\nz\n", patch).unwrap(),
+            "pre\nx\nY\nz\n"
+        );
         assert!(
             patch_one(
-                "x\ny\nx\ny\n",
-                "--- f\n+++ f\n@@ -5,2 +5,2 @@\n x\n-y\n+Y\n"
+                "x\ny\nz\nx\ny\nz\n",
+                "--- f\n+++ f\n@@ -7,3 +7,3 @@\n x\n-y\n+Y\n z\n"
             )
             .is_err()
         );
