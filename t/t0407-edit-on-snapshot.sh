@@ -282,6 +282,16 @@ test_expect_success 'merged.landed counts lines as keeper does, a lone CR ending
 	cmp expected cr.txt
 '
 
+test_expect_success 'merged.landed of a line inserted before line 1 of a file with a BOM says inserted, not replaced' '
+	printf "\357\273\277a\nb\n" >bom.txt &&
+	base=$(snapshot bom.txt) &&
+	printf "\357\273\277a\nb\nc\n" >bom.txt &&
+	keeper --json file insert-lines bom.txt --position before --line 1 --content new --base "$base" >out.json &&
+	test "$(jq -c ".merged.landed" out.json)" = "[{\"snapshot_start_line\":1,\"snapshot_line_count\":0,\"start_line\":1,\"line_count\":1}]" &&
+	printf "\357\273\277new\na\nb\nc\n" >expected &&
+	cmp expected bom.txt
+'
+
 test_expect_success 'a patch hunk claims its old lines, context included, and no more: a line inserted above them merges' '
 	printf "one\ntwo\nthree\nfour\n" >top.txt &&
 	base=$(snapshot top.txt) &&

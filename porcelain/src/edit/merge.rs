@@ -485,6 +485,20 @@ pub(crate) fn merge(
     edited: &[u8],
     changed: &[Range<usize>],
 ) -> Result<Merged, Vec<Conflict>> {
+    // A byte-order mark all three versions start with is no line's text: merged with line 1,
+    // an insertion before that line would be told as its replacement (and reported so).
+    const BOM: &[u8] = b"\xEF\xBB\xBF";
+    if [base, live, edited].iter().all(|b| b.starts_with(BOM)) {
+        let n = BOM.len();
+        let changed: Vec<Range<usize>> = changed
+            .iter()
+            .map(|r| r.start.saturating_sub(n)..r.end.saturating_sub(n))
+            .collect();
+        return merge(&base[n..], &live[n..], &edited[n..], &changed).map(|mut m| {
+            m.bytes.splice(0..0, BOM.iter().copied());
+            m
+        });
+    }
     let (base_bytes, edited_bytes) = (base, edited);
     let (base, live, edited) = (lines(base), lines(live), lines(edited));
     let ours = hunks(&base, &live);
@@ -723,6 +737,41 @@ mod tests {
         let m = merge(base, b"x\nA\nZ\n", edited, &[0..0]).unwrap();
         assert_eq!(m.bytes, b"x\nA\nx\nA\nZ\n");
         assert_eq!(m.landed[0].start_line, 1);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_no_part_of_the_first_line() {
+        // Inserting a line before line 1 of a file that starts with a BOM inserts it after
+        // the BOM: line 1 is not replaced, whatever the bytes the BOM shares with it.
+        let (base, edited) = ("\u{feff}a\nb\n", "\u{feff}new\na\nb\n");
+        let m = merge(
+            base.as_bytes(),
+            "\u{feff}a\nb\nc\n".as_bytes(),
+            edited.as_bytes(),
+            &[3..3],
+        )
+        .unwrap();
+        assert_eq!(m.bytes, "\u{feff}new\na\nb\nc\n".as_bytes());
+        assert_eq!(
+            m.landed,
+            [Landed {
+                snapshot_start_line: 1,
+                snapshot_line_count: 0,
+                start_line: 1,
+                line_count: 1,
+            }]
+        );
+        // A live change of line 1 then touches the insertion's place: a conflict, as
+        // without a BOM.
+        let conflicts = merge(
+            base.as_bytes(),
+            "\u{feff}A\nb\n".as_bytes(),
+            edited.as_bytes(),
+            &[3..3],
+        )
+        .unwrap_err();
+        assert_eq!(conflicts[0].snapshot_start_line, 1);
+        assert!(merged("a\nb\n", "A\nb\n", "new\na\nb\n").is_err());
     }
 
     #[test]
