@@ -353,6 +353,18 @@ test_expect_success 'a diff -U0 hunk, with no context at all, is tied to no edge
 	cmp u0.want u0.txt
 '
 
+test_expect_success 'a diff -U0 hunk that only adds lines is PATCH_FAILED (placed_by_number) once another hunk moved' '
+	printf "new1\nnew2\na\nb\nc\nd\ne\nf\n" >u0b.txt &&
+	save u0b.txt &&
+	printf -- "--- a/u0b.txt\n+++ b/u0b.txt\n@@ -2 +2 @@\n-b\n+B\n@@ -6,0 +7 @@\n+after f\n" >u0b.patch &&
+	refused 18 PATCH_FAILED file apply-patch u0b.patch &&
+	test "$(json_get .error.details.reason refusal.json)" = placed_by_number &&
+	test "$(json_get .error.details.hunk refusal.json)" = 2 &&
+	test "$(json_get .error.details.moved_hunk refusal.json)" = 1 &&
+	test "$(json_get .error.details.offset refusal.json)" = 2 &&
+	untouched u0b.txt
+'
+
 # hunk order
 
 test_expect_success 'setup: a file whose first three lines occur again at its end' '

@@ -822,6 +822,9 @@ impl Builder {
                 filekeeper_plumbing::Operation::WriteFile,
                 "; a patch's added lines always take the file's convention"
             ]),
+            "placed_by_number" => error.recovery(
+                "regenerate the patch with context lines (diff -u, git diff) against the file's current content",
+            ),
             "start_of_file" | "end_of_file" => error.recovery(
                 "re-read the file; give the hunk context lines on both sides of its change where it belongs in the middle of the file, or regenerate the patch against the file's current content",
             ),

@@ -212,7 +212,8 @@ pub struct HunkReport {
 /// newline: PATCH_FAILED with `reason`, the message `hunk N of PATH {clause}`, and `details`.
 #[derive(Clone, Debug)]
 pub(crate) struct Refusal {
-    /// `misordered`, `line_ends`, `final_newline`, `start_of_file` or `end_of_file`.
+    /// `misordered`, `line_ends`, `final_newline`, `start_of_file`, `end_of_file` or
+    /// `placed_by_number`.
     pub reason: &'static str,
     /// What is wrong, after "hunk N of PATH".
     pub clause: String,
@@ -1388,6 +1389,39 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
         }
         reports.push(report);
     }
+    // A hunk without old lines (`diff -U0` adding lines) is placed by its stated line alone,
+    // which is right only while the file's lines are where the patch says. A hunk found away
+    // from its stated line shows they are not: lines came or went above it, perhaps above
+    // the insertion too, and by how many there is only a guess.
+    if ok
+        && let Some(moved) = reports.iter().find(|r| r.offset != 0)
+        && let Some(n) = file
+            .hunks
+            .iter()
+            .position(|h| h.old_count == 0 && h.old_start > 0)
+    {
+        let clause = format!(
+            "has no context or removed lines, so only its stated line {} places it, and hunk {} applied {} line(s) {} its stated line: the file has changed since the patch was made, and line {} may no longer be where the patch meant",
+            file.hunks[n].old_start,
+            moved.hunk,
+            moved.offset.unsigned_abs(),
+            if moved.offset > 0 { "below" } else { "above" },
+            file.hunks[n].old_start,
+        );
+        let details = vec![
+            ("moved_hunk", moved.hunk.into()),
+            ("offset", moved.offset.into()),
+        ];
+        reports[n] = refused(
+            reports[n].clone(),
+            Refusal {
+                reason: "placed_by_number",
+                clause,
+                details,
+            },
+        );
+        ok = false;
+    }
     if !ok {
         doc.lines = old;
         return (false, reports);
@@ -1756,6 +1790,33 @@ mod tests {
         assert!(clause.contains("several places"), "{clause}");
         // Lines of the old side nowhere in the file: the usual mismatch.
         assert_eq!(mismatch("a\nz\nc\n", end)["stated"]["differing_lines"], 1);
+    }
+
+    #[test]
+    fn a_hunk_placed_by_its_number_alone_is_refused_once_another_hunk_moved() {
+        // Made against a..h: b changed, a line added after f. Two lines were added at the top
+        // since, so hunk 1 applies two lines down; line 6 is now d, not f.
+        let patch = "--- f\n+++ f\n@@ -2 +2 @@\n-b\n+B\n@@ -6,0 +7 @@\n+INSERTED\n";
+        let (reason, clause, hunk) = refusal("new1\nnew2\na\nb\nc\nd\ne\nf\ng\nh\n", patch);
+        assert_eq!((reason, hunk), ("placed_by_number", 2));
+        assert!(
+            clause.contains("hunk 1 applied 2 line(s) below"),
+            "{clause}"
+        );
+        // The insertion first and the moved hunk after it: the lines may have come above both.
+        let patch = "--- f\n+++ f\n@@ -1,0 +2 @@\n+INSERTED\n@@ -6 +7 @@\n-f\n+F\n";
+        assert_eq!(
+            refusal("new\na\nb\nc\nd\ne\nf\n", patch).0,
+            "placed_by_number"
+        );
+        // Where every hunk is at its stated line, the numbers hold.
+        assert_eq!(
+            patch_one("a\nb\nc\nd\ne\nf\n", patch).unwrap(),
+            "a\nINSERTED\nb\nc\nd\ne\nF\n"
+        );
+        // Before line 1 is the start of the file whatever moved.
+        let patch = "--- f\n+++ f\n@@ -0,0 +1 @@\n+top\n@@ -2 +3 @@\n-b\n+B\n";
+        assert_eq!(patch_one("x\na\nb\n", patch).unwrap(), "top\nx\na\nB\n");
     }
 
     #[test]
