@@ -365,6 +365,18 @@ test_expect_success 'a diff -U0 hunk that only adds lines is PATCH_FAILED (place
 	untouched u0b.txt
 '
 
+test_expect_success 'a hunk whose lines fit at its stated line and elsewhere is PATCH_FAILED (ambiguous) once another hunk moved' '
+	printf "N\nh\nT\nq\n\n\n\n\n\n\nE\n" >blank.txt &&
+	save blank.txt &&
+	printf -- "--- a/blank.txt\n+++ b/blank.txt\n@@ -1,3 +1,3 @@\n h\n-T\n+t\n q\n@@ -6,3 +6,3 @@\n \n-\n+M\n \n" >blank.patch &&
+	refused 18 PATCH_FAILED file apply-patch blank.patch &&
+	test "$(json_get .error.details.reason refusal.json)" = ambiguous &&
+	test "$(json_get .error.details.hunk refusal.json)" = 2 &&
+	test "$(json_get .error.details.moved_hunk refusal.json)" = 1 &&
+	test "$(jq -c .error.details.matches_at refusal.json)" = "[6,5]" &&
+	untouched blank.txt
+'
+
 # hunk order
 
 test_expect_success 'setup: a file whose first three lines occur again at its end' '

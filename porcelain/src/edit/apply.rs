@@ -822,6 +822,9 @@ impl Builder {
                 filekeeper_plumbing::Operation::WriteFile,
                 "; a patch's added lines always take the file's convention"
             ]),
+            "ambiguous" => error.recovery(
+                "give the hunk more context lines, so that its lines occur at one place, or regenerate the patch against the file's current content",
+            ),
             "placed_by_number" => error.recovery(
                 "regenerate the patch with context lines (diff -u, git diff) against the file's current content",
             ),

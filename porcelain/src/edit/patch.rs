@@ -93,6 +93,17 @@ impl Edge {
     }
 }
 
+/// A hunk's old lines: its context and removed lines, in order.
+fn old_text(hunk: &Hunk) -> Vec<&str> {
+    hunk.lines
+        .iter()
+        .filter_map(|l| match l {
+            HunkLine::Context(t) | HunkLine::Remove(t) => Some(t.as_str()),
+            HunkLine::Add(_) => None,
+        })
+        .collect()
+}
+
 /// What a file section of a patch does to its file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Action {
@@ -212,8 +223,8 @@ pub struct HunkReport {
 /// newline: PATCH_FAILED with `reason`, the message `hunk N of PATH {clause}`, and `details`.
 #[derive(Clone, Debug)]
 pub(crate) struct Refusal {
-    /// `misordered`, `line_ends`, `final_newline`, `start_of_file`, `end_of_file` or
-    /// `placed_by_number`.
+    /// `misordered`, `line_ends`, `final_newline`, `start_of_file`, `end_of_file`,
+    /// `placed_by_number` or `ambiguous`.
     pub reason: &'static str,
     /// What is wrong, after "hunk N of PATH".
     pub clause: String,
@@ -1107,6 +1118,9 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
     // The previous hunk that applied: its number, the end of its stated old lines (0-based,
     // exclusive), and where its old lines are in the file.
     let mut previous: Option<(usize, usize, usize)> = None;
+    // The hunks that applied at their stated line, not tied to an edge: their index, where the
+    // previous hunk ended (the search for their lines starts there), and their line (0-based).
+    let mut by_number: Vec<(usize, usize, usize)> = Vec::new();
     // A refused hunk applies nowhere: no offset, as for any failed hunk.
     let refused = |mut report: HunkReport, refusal: Refusal| {
         report.status = "failed";
@@ -1202,6 +1216,7 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
         // as `git apply` and GNU `patch` require. Where they are elsewhere, the file has
         // changed at that edge since the patch was made, or the hunk was written without the
         // context that would place it: either way, applying it there is a guess.
+        let by_stated_line = hunk.edge().is_none() && at == Some(stated);
         let at = match (hunk.edge(), at) {
             (None, at) => at,
             (Some(edge), found) => {
@@ -1381,6 +1396,9 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
                 }
             }
         }
+        if by_stated_line && !want.is_empty() {
+            by_number.push((n, cursor, at));
+        }
         previous = Some((n + 1, stated + want.len(), at));
         cursor = k;
         if cursor == old.len() {
@@ -1389,38 +1407,62 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
         }
         reports.push(report);
     }
-    // A hunk without old lines (`diff -U0` adding lines) is placed by its stated line alone,
-    // which is right only while the file's lines are where the patch says. A hunk found away
-    // from its stated line shows they are not: lines came or went above it, perhaps above
-    // the insertion too, and by how many there is only a guess.
-    if ok
-        && let Some(moved) = reports.iter().find(|r| r.offset != 0)
-        && let Some(n) = file
-            .hunks
-            .iter()
-            .position(|h| h.old_count == 0 && h.old_start > 0)
-    {
-        let clause = format!(
-            "has no context or removed lines, so only its stated line {} places it, and hunk {} applied {} line(s) {} its stated line: the file has changed since the patch was made, and line {} may no longer be where the patch meant",
-            file.hunks[n].old_start,
-            moved.hunk,
-            moved.offset.unsigned_abs(),
-            if moved.offset > 0 { "below" } else { "above" },
-            file.hunks[n].old_start,
-        );
-        let details = vec![
-            ("moved_hunk", moved.hunk.into()),
-            ("offset", moved.offset.into()),
-        ];
-        reports[n] = refused(
-            reports[n].clone(),
-            Refusal {
-                reason: "placed_by_number",
-                clause,
-                details,
-            },
-        );
-        ok = false;
+    // A hunk at its stated line is placed by the patch's numbers, which are right only while
+    // the file's lines are where the patch says. A hunk found away from its stated line shows
+    // they are not: lines came or went above it, perhaps above the other hunks too, and by
+    // how many there is only a guess. So a hunk that only the numbers place is refused: one
+    // without old lines (`diff -U0` adding lines), and one whose lines fit at another place
+    // as well (a run of blank lines, a repeated stanza).
+    if ok && let Some(moved) = reports.iter().find(|r| r.offset != 0) {
+        let guess = file.hunks.iter().enumerate().find_map(|(n, h)| {
+            if h.old_count == 0 && h.old_start > 0 {
+                return Some((n, None));
+            }
+            let &(_, from, at) = by_number.iter().find(|(i, ..)| *i == n)?;
+            let want = old_text(h);
+            let fits = |p: usize| want.iter().enumerate().all(|(k, w)| old[p + k].text == *w);
+            let other = (from..=old.len() - want.len()).find(|&p| p != at && fits(p))?;
+            Some((n, Some((at, other, want, from))))
+        });
+        if let Some((n, places)) = guess {
+            let hunk = &file.hunks[n];
+            let shown = format!(
+                "hunk {} applied {} line(s) {} its stated line: the file has changed since the patch was made",
+                moved.hunk,
+                moved.offset.unsigned_abs(),
+                if moved.offset > 0 { "below" } else { "above" },
+            );
+            let mut details = vec![
+                ("moved_hunk", moved.hunk.into()),
+                ("offset", moved.offset.into()),
+            ];
+            let mut report = reports[n].clone();
+            let refusal = match places {
+                None => Refusal {
+                    reason: "placed_by_number",
+                    clause: format!(
+                        "has no context or removed lines, so only its stated line {} places it, and {shown}, and line {} may no longer be where the patch meant",
+                        hunk.old_start, hunk.old_start,
+                    ),
+                    details,
+                },
+                Some((at, other, want, from)) => {
+                    report.mismatch = Some(Box::new(Mismatch::find(&old, &want, at, from)));
+                    details.push(("matches_at", vec![at + 1, other + 1].into()));
+                    Refusal {
+                        reason: "ambiguous",
+                        clause: format!(
+                            "matches at its stated line {} and again at line {}, and {shown}, so its stated line no longer tells which place the patch meant",
+                            at + 1,
+                            other + 1,
+                        ),
+                        details,
+                    }
+                }
+            };
+            reports[n] = refused(report, refusal);
+            ok = false;
+        }
     }
     if !ok {
         doc.lines = old;
@@ -1817,6 +1859,33 @@ mod tests {
         // Before line 1 is the start of the file whatever moved.
         let patch = "--- f\n+++ f\n@@ -0,0 +1 @@\n+top\n@@ -2 +3 @@\n-b\n+B\n";
         assert_eq!(patch_one("x\na\nb\n", patch).unwrap(), "top\nx\na\nB\n");
+    }
+
+    #[test]
+    fn a_hunk_at_its_stated_line_that_fits_elsewhere_too_is_refused_once_another_hunk_moved() {
+        // Made against the file without N: hunk 2 changed the second of six blank lines.
+        let patch = "--- f\n+++ f\n@@ -1,3 +1,3 @@\n h\n-T\n+t\n q\n@@ -6,3 +6,3 @@\n \n-\n+M\n \n";
+        let moved = "N\nh\nT\nq\n\n\n\n\n\n\nE\n";
+        let (reason, clause, hunk) = refusal(moved, patch);
+        assert_eq!((reason, hunk), ("ambiguous", 2));
+        assert!(
+            clause.contains("matches at its stated line 6 and again at line 5"),
+            "{clause}"
+        );
+        // Against the file it was made on, the numbers hold.
+        assert_eq!(
+            patch_one(&moved[2..], patch).unwrap(),
+            "h\nt\nq\n\n\n\nM\n\n\nE\n"
+        );
+        // The hunk placed by its numbers may come before the one that moved.
+        let patch = "--- f\n+++ f\n@@ -2 +2 @@\n-w\n+X\n@@ -4 +4 @@\n-A\n+a\n";
+        assert_eq!(refusal("w\nw\nN\nB\nA\n", patch).0, "ambiguous");
+        // Lines that occur once are found by their text wherever the others moved.
+        let patch = "--- f\n+++ f\n@@ -1 +1 @@\n-A\n+a\n@@ -4 +4 @@\n-w\n+X\n";
+        assert_eq!(
+            patch_one("N\nA\nB\nc\nw\n", patch).unwrap(),
+            "N\na\nB\nc\nX\n"
+        );
     }
 
     #[test]
