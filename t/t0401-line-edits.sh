@@ -453,6 +453,28 @@ five
 	cmp expect g.txt
 '
 
+test_expect_success '--expected-content with an empty line more than the range is CONTENT_CONFLICT' '
+	five g.txt &&
+	save g.txt &&
+	refused 15 CONTENT_CONFLICT file delete-lines g.txt --start 2 --end 2 --expected-content "two
+
+
+" &&
+	test "$(json_get .error.details.actual_content refusal.json)" = two &&
+	untouched g.txt
+'
+
+test_expect_success 'a range ending in an empty line is guarded by the text a read of it gives' '
+	printf "one\ntwo\n\nthree\n" >e.txt &&
+	keeper --json file read e.txt --from-line 2 --to-line 3 >read.json &&
+	range=$(jq -j .content read.json; echo .) &&
+	test "$range" = "$(printf "two\n\n.")" &&
+	range=${range%.} &&
+	edited replace-lines e.txt --start 2 --end 3 --expected-content "$range" --replacement X &&
+	printf "one\nX\nthree\n" >expect &&
+	cmp expect e.txt
+'
+
 test_expect_success 'insert-lines --expected-content guards the line it inserts next to' '
 	five g.txt &&
 	save g.txt &&

@@ -2,6 +2,7 @@
 //! the file is refused, never clamped.
 
 use super::doc::{Doc, caller_lines};
+use super::exact::flattened;
 use crate::{Code, Error, Result};
 use filekeeper_plumbing::{Argument, words};
 
@@ -70,8 +71,10 @@ pub(crate) fn guard_region(
     let Some(expected) = expected else {
         return Ok(());
     };
+    // The region is whole lines, so its last line end may be given or left off; every
+    // other line end, an empty line's included, must be there.
     let actual = region_text(doc, from, to);
-    if actual != super::locate::plain(expected) {
+    if super::locate::whole_lines(&flattened(expected)) != actual {
         let error = Error::new(
             Code::ContentConflict,
             "the target lines do not hold the expected content",
@@ -79,7 +82,7 @@ pub(crate) fn guard_region(
         .path(path)
         .recovery("the lines' current text is in details.actual_content, and where the expected text is now in details.expected_found_at; retry against the current text");
         return Err(super::locate::region_conflict(
-            error, &doc.lines, &actual, expected,
+            error, &doc.lines, &actual, expected, true,
         ));
     }
     Ok(())
@@ -207,6 +210,51 @@ mod tests {
         );
         delete_lines(&mut d, "f", 2, 3, Some("b\nc\n")).unwrap();
         assert_eq!(d.to_bytes(), b"a\n");
+    }
+
+    #[test]
+    fn expected_content_counts_every_line_end_but_the_last() {
+        // Line 2 is `b`: `b\n\n` is `b` and an empty line, which line 2 alone is not.
+        for extra in ["b\n\n", "b\n\n\n", "b\r\n\r\n"] {
+            let mut d = doc(b"a\nb\nc\n");
+            let err = delete_lines(&mut d, "f", 2, 2, Some(extra)).unwrap_err();
+            assert_eq!(err.code, Code::ContentConflict, "{extra:?}");
+            assert_eq!(err.details["actual_content"], "b");
+            assert_eq!(d.to_bytes(), b"a\nb\nc\n");
+        }
+        // A range ending in an empty line holds it: given with the last line end or without.
+        for given in ["b\n\n", "b\r\n\r\n", "b\n"] {
+            let mut d = doc(b"a\nb\n\nc\n");
+            let got = replace_lines(&mut d, "f", 2, 3, "X", Some(given));
+            if given == "b\n" {
+                // One line end is the last line's own: `b\n` is the line `b` alone.
+                let err = got.unwrap_err();
+                assert_eq!(err.details["actual_content"], "b\n");
+                assert_eq!(
+                    err.details["expected_found_at"],
+                    serde_json::json!([{"line": 2, "end_line": 2}])
+                );
+            } else {
+                got.unwrap();
+                assert_eq!(d.to_bytes(), b"a\nX\nc\n");
+            }
+        }
+        // Where the expected text went, when it ends in an empty line.
+        let mut d = doc(b"x\nb\n\nc\n");
+        let err = delete_lines(&mut d, "f", 1, 2, Some("b\n\n")).unwrap_err();
+        assert_eq!(
+            err.details["expected_found_at"],
+            serde_json::json!([{"line": 2, "end_line": 3}])
+        );
+        // `b` and two empty lines are nowhere: line 4 is `c`.
+        let err = delete_lines(&mut d, "f", 1, 2, Some("b\n\n\n")).unwrap_err();
+        assert_eq!(err.details["expected_found_count"], 0);
+        // The last line without a line end is guarded with or without one.
+        for given in ["b", "b\n"] {
+            let mut d = doc(b"a\nb");
+            delete_lines(&mut d, "f", 2, 2, Some(given)).unwrap();
+            assert_eq!(d.to_bytes(), b"a");
+        }
     }
 
     #[test]

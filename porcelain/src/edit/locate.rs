@@ -3,6 +3,7 @@
 //! is bounded here (see the constants), so a refusal on a huge file stays a small document.
 
 use super::doc::Line;
+use super::exact::flattened;
 use crate::Error;
 use serde_json::{Value, json};
 
@@ -51,12 +52,10 @@ pub(crate) fn line_at(starts: &[usize], offset: usize) -> usize {
     starts.partition_point(|&s| s <= offset).saturating_sub(1)
 }
 
-/// Text as the guards compare it: every line end written `\n`, no final one.
-pub(crate) fn plain(text: &str) -> String {
-    text.replace("\r\n", "\n")
-        .replace('\r', "\n")
-        .trim_end_matches('\n')
-        .to_owned()
+/// Flattened text (every line end written `\n`) taken as whole lines: one final line end is
+/// the last line's own and is dropped, and only one (`a\n\n` is `a` and an empty line).
+pub(crate) fn whole_lines(text: &str) -> &str {
+    text.strip_suffix('\n').unwrap_or(text)
 }
 
 /// One match as an error lists it: the lines it spans (1-based, `from..=to` 0-based here),
@@ -75,34 +74,55 @@ pub(crate) fn listed_match(lines: &[Line], from: usize, to: usize) -> Value {
     })
 }
 
-/// Where `expected` (compared as the guards compare) occurs in the file as lines: each
-/// occurrence's first and last line (1-based), at most [`MAX_LISTED`], and how many there are.
-pub(crate) fn occurrences(lines: &[Line], expected: &str) -> (Vec<Value>, usize) {
-    let needle = plain(expected);
+/// Where `expected` occurs in the file: each occurrence's first and last line (1-based), at
+/// most [`MAX_LISTED`], and how many there are. Line ends are flattened on both sides. With
+/// `whole_lines` (a line range's guard, a normalised match's), `expected` is whole lines, as
+/// [`whole_lines`] takes them, and occurs only where lines start and end; otherwise it is a run
+/// of text and occurs anywhere (an exact match's guard).
+pub(crate) fn occurrences(
+    lines: &[Line],
+    expected: &str,
+    whole_lines: bool,
+) -> (Vec<Value>, usize) {
+    let flat = flattened(expected);
+    let needle = if whole_lines {
+        self::whole_lines(&flat)
+    } else {
+        flat.as_ref()
+    };
     if needle.is_empty() {
         return (Vec::new(), 0);
     }
-    let text: String = lines
-        .iter()
-        .map(|l| l.text.as_ref())
-        .collect::<Vec<_>>()
-        .join("\n");
-    let starts = {
-        let mut starts = Vec::with_capacity(lines.len());
-        let mut at = 0;
-        for line in lines {
-            starts.push(at);
-            at += line.text.len() + 1;
+    // The file's text with every line end flattened to `\n`, and where each line starts in it.
+    let mut text = String::new();
+    let mut starts = Vec::with_capacity(lines.len());
+    for line in lines {
+        starts.push(text.len());
+        text.push_str(&line.text);
+        if !line.eol.is_empty() {
+            text.push('\n');
         }
-        starts
+    }
+    // Whole lines start at a line's start and end where a line ends: at a line end, or at
+    // the end of a file without a final one (where no empty line can be).
+    let bytes = text.as_bytes();
+    let aligned = |at: usize| {
+        let end = at + needle.len();
+        (at == 0 || bytes[at - 1] == b'\n')
+            && (bytes.get(end) == Some(&b'\n') || (end == bytes.len() && !needle.ends_with('\n')))
     };
     let mut found = Vec::new();
     let mut count = 0;
-    for (at, _) in text.match_indices(&needle) {
+    for (at, _) in text.match_indices(needle) {
+        if whole_lines && !aligned(at) {
+            continue;
+        }
         count += 1;
         if found.len() < MAX_LISTED {
-            let from = line_at(&starts, at);
-            let to = line_at(&starts, at + needle.len() - 1);
+            // Whole lines ending in `\n` end with an empty line, the one after that `\n`;
+            // a run of text ending in `\n` ends at the line that `\n` ends.
+            let last = at + needle.len() - usize::from(!(whole_lines && needle.ends_with('\n')));
+            let (from, to) = (line_at(&starts, at), line_at(&starts, last));
             found.push(json!({"line": from + 1, "end_line": to + 1}));
         }
     }
@@ -110,11 +130,18 @@ pub(crate) fn occurrences(lines: &[Line], expected: &str) -> (Vec<Value>, usize)
 }
 
 /// CONTENT_CONFLICT for a region that does not hold the expected text, saying what it holds
-/// (`actual_content`, at most [`MAX_TEXT_BYTES`]) and where the expected text is now
-/// (`expected_found_at`, `expected_found_count`), so the caller can retry without a re-read.
-pub(crate) fn region_conflict(error: Error, lines: &[Line], actual: &str, expected: &str) -> Error {
-    let (text, truncated) = cut_bytes(&plain(actual), MAX_TEXT_BYTES);
-    let (found, count) = occurrences(lines, expected);
+/// (`actual_content`, line ends flattened, at most [`MAX_TEXT_BYTES`]) and where the expected
+/// text is now (`expected_found_at`, `expected_found_count`), so the caller can retry without
+/// a re-read. `whole_lines` as for [`occurrences`].
+pub(crate) fn region_conflict(
+    error: Error,
+    lines: &[Line],
+    actual: &str,
+    expected: &str,
+    whole_lines: bool,
+) -> Error {
+    let (text, truncated) = cut_bytes(&flattened(actual), MAX_TEXT_BYTES);
+    let (found, count) = occurrences(lines, expected, whole_lines);
     error
         .with("actual_content", text)
         .with("actual_content_truncated", truncated)
@@ -142,13 +169,28 @@ mod tests {
     fn occurrences_are_found_as_lines_and_counted_past_the_bound() {
         let text = "x\ny\nx\ny\n".repeat(8);
         let lines = split_lines(&text);
-        let (found, count) = occurrences(&lines, "x\r\ny\n");
+        let (found, count) = occurrences(&lines, "x\r\ny\n", true);
         assert_eq!(count, 16);
         assert_eq!(found.len(), MAX_LISTED);
         assert_eq!(found[0], json!({"line": 1, "end_line": 2}));
         assert_eq!(found[1], json!({"line": 3, "end_line": 4}));
-        assert_eq!(occurrences(&lines, "").1, 0);
-        assert_eq!(occurrences(&lines, "z").1, 0);
+        assert_eq!(occurrences(&lines, "", true).1, 0);
+        assert_eq!(occurrences(&lines, "z", true).1, 0);
+        // Whole lines occur only as whole lines; a run of text occurs inside a line too.
+        let lines = split_lines("xab\nab\n\nc\n");
+        assert_eq!(occurrences(&lines, "ab", true).1, 1);
+        assert_eq!(occurrences(&lines, "ab", false).1, 2);
+        // `ab\n\n` as lines is `ab` and an empty line (lines 2-3); as text, lines 2-3 too.
+        let (found, _) = occurrences(&lines, "ab\n\n", true);
+        assert_eq!(found, [json!({"line": 2, "end_line": 3})]);
+        let (found, _) = occurrences(&lines, "ab\n", false);
+        assert_eq!(
+            found,
+            [
+                json!({"line": 1, "end_line": 1}),
+                json!({"line": 2, "end_line": 2})
+            ]
+        );
     }
 
     #[test]

@@ -1268,7 +1268,13 @@ fn guard_region<'l>(
         )
         .path(path)
         .recovery("the region's text is in details.actual_content, and where the expected text is now in details.expected_found_at; retry against the current text");
-        return Err(locate::region_conflict(error, &lines(), actual, expected));
+        return Err(locate::region_conflict(
+            error,
+            &lines(),
+            actual,
+            expected,
+            whole_lines,
+        ));
     }
     Ok(())
 }
