@@ -213,6 +213,16 @@ test_expect_success 'read --json of a BOM file: bom true, content without the BO
 	test "$(json_get .line_count out)" = 2
 '
 
+test_expect_success 'a file that is only a BOM has no line, as an empty file has none' '
+	printf "\357\273\277" >only-bom.txt &&
+	keeper --json file read only-bom.txt >out &&
+	test "$(json_get .bom out)" = true &&
+	test "$(json_get .line_count out)" = 0 &&
+	test "$(jq -r .start_line out)" = null &&
+	keeper --json file info only-bom.txt >info &&
+	test "$(json_get .line_count info)" = 0
+'
+
 test_expect_success 'read --json of a file without BOM says bom false' '
 	keeper --json file read crlf.txt >out &&
 	test "$(json_get .bom out)" = false

@@ -420,6 +420,16 @@ test_expect_success 'in a lone-CR file, deleting the last line after an empty li
 	cmp expect nf.txt
 '
 
+test_expect_success 'a file that is only a BOM has no line 1 to edit, and an append keeps the BOM' '
+	printf "\357\273\277" >only-bom.txt &&
+	keeper --json file info only-bom.txt >info.json &&
+	test "$(json_get .line_count info.json)" = 0 &&
+	refused 2 INVALID_ARGUMENT file delete-lines only-bom.txt --start 1 --end 1 &&
+	edited insert-lines only-bom.txt --position end --content X &&
+	printf "\357\273\277X\n" >expect &&
+	cmp expect only-bom.txt
+'
+
 # guards
 
 test_expect_success 'replace-lines --expected-content equal to the range lets the edit apply' '

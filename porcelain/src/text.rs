@@ -342,7 +342,11 @@ pub(crate) fn scan(
             undecodable = Some(lines.line_no);
         }
     }
-    lines.end();
+    // A file that is only a byte-order mark holds no text, so it has no line, as an empty file
+    // has none (an edit counts no line in it either); a final line is any other unended one.
+    if !(bom && seen == UTF8_BOM.len() as u64) {
+        lines.end();
+    }
     let line_count = lines.line_no - 1;
     let (hash, size) = hasher.finish();
     let not_text = if binary {
@@ -555,6 +559,12 @@ mod tests {
         let s = scan(&b"ab\0cd"[..], UTF_8, None).unwrap();
         assert!(s.text.is_none() && s.not_text.unwrap().contains("binary"));
         assert!(facts(b"\xEF\xBB\xBFhi\n").bom);
+        // A byte-order mark alone is no line, as the edits count it; one more byte is.
+        let only = facts(b"\xEF\xBB\xBF");
+        assert_eq!((only.bom, only.line_count), (true, 0));
+        assert_eq!(lines(b"\xEF\xBB\xBF", 1, None, 100).first_collected, None);
+        assert_eq!(facts(b"\xEF\xBB\xBF\n").line_count, 1);
+        assert_eq!(facts(b"\xEF\xBB\xBFx").line_count, 1);
         let s = scan(&b"ok\n\xff\xfe bad\n"[..], UTF_8, None).unwrap();
         assert!(s.not_text.unwrap().contains("line 2"));
         let latin1 = encoding_for(Some("latin1")).unwrap();
