@@ -96,6 +96,16 @@ test_expect_success 'setup: store the before and after blobs' '
 	test ! -e "$JOURNAL"
 '
 
+test_expect_success 'journal-begin refuses two items that name one path, and records nothing' '
+	test_expect_code 2 keeper --json journal-begin --kind write \
+		--item "$(item_json a.txt a-old.id a-new.id)" \
+		--item "$(item_json ./a.txt a-new.id a-old.id)" >out &&
+	test_error_code INVALID_ARGUMENT out &&
+	test "$(json_get .error.details.path out)" = a.txt &&
+	json_get .error.message out | grep "items 1 and 2 both name a.txt" &&
+	test ! -e "$JOURNAL"
+'
+
 test_expect_success 'journal-begin prints the new operation id, op_ and 16 hex digits' '
 	keeper --actor alice --task-id T-42 journal-begin --kind write \
 		--summary "Wrote a.txt." \

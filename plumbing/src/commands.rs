@@ -314,6 +314,20 @@ pub fn journal_begin(
             .and_then(|()| check_blobs(store.as_ref(), item))
             .map_err(|e| e.path(&given))?;
     }
+    // One item a path: two would give the path two before states, and an undo could restore
+    // only one of them (`a` and `./a` are the same path once resolved).
+    let mut seen = std::collections::HashMap::new();
+    for (n, item) in op.items.iter().enumerate() {
+        if let Some(first) = seen.insert(item.path.as_str(), n) {
+            return Err(Error::invalid(format!(
+                "items {} and {} both name {}: an operation records each path once",
+                first + 1,
+                n + 1,
+                item.path
+            ))
+            .path(&item.path));
+        }
+    }
     for path in [&op.target_path, &op.source_path].into_iter().flatten() {
         crate::resolve::check_recorded_path(path)?;
     }
