@@ -510,6 +510,26 @@ test_expect_success 'undo of a move whose source was re-created is UNDO_CONFLICT
 	test_cmp before after
 '
 
+test_expect_success 'undo of a delete whose directory was removed since is UNDO_CONFLICT naming it, dry run too' '
+	mkdir -p r-parent/d &&
+	printf "in d\n" >r-parent/d/x.txt &&
+	keeper --json file delete r-parent/d/x.txt >out &&
+	deleted=$(op_of out) &&
+	keeper --json dir delete r-parent/d >out &&
+	removed=$(op_of out) &&
+	snapshot r-parent >before &&
+	test_expect_code 12 keeper --json history undo "$deleted" --dry-run >dry.json &&
+	test_error_code UNDO_CONFLICT dry.json &&
+	test "$(jq -c .error.details.blocking_paths dry.json)" = "[\"r-parent/d\"]" &&
+	undo_conflicts "$deleted" r-parent/d &&
+	snapshot r-parent >after &&
+	test_cmp before after &&
+	keeper --json history undo "$removed" >/dev/null &&
+	keeper --json history undo "$deleted" >/dev/null &&
+	printf "in d\n" >expect &&
+	test_cmp expect r-parent/d/x.txt
+'
+
 test_expect_success 'undo of a recursive dir delete with one file re-created is UNDO_CONFLICT naming that file' '
 	mkdir -p r-ddel/tree/sub &&
 	printf "one\n" >r-ddel/tree/one.txt &&

@@ -382,6 +382,28 @@ impl Workspace {
                 }
             }
         }
+        // A path put back needs its directories: one removed since (by a later operation, or
+        // by hand) is a change since as much as the path's own, and blocks the undo here, where
+        // a dry run sees it too, instead of failing at the step.
+        let made: std::collections::HashSet<&str> = to_restore
+            .iter()
+            .filter(|(i, _)| i.before_exists && i.kind == Kind::Directory)
+            .map(|(i, _)| i.path.as_str())
+            .collect();
+        for (item, _) in to_restore.iter().filter(|(i, _)| i.before_exists) {
+            let ancestors = item.path.match_indices('/').map(|(at, _)| &item.path[..at]);
+            for dir in ancestors.filter(|dir| !made.contains(dir)) {
+                match observe(&self.inner, dir)? {
+                    Observed::Directory { .. } => {}
+                    Observed::Absent => {
+                        blocking.push(dir.to_owned());
+                        break;
+                    }
+                    // A link or a file in the way: the step says which, as it always has.
+                    Observed::File { .. } | Observed::Other => break,
+                }
+            }
+        }
         blocking.sort();
         blocking.dedup();
         if !blocking.is_empty() {
