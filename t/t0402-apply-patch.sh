@@ -136,6 +136,24 @@ test_expect_success 'a git diff of a file with a non-ASCII name (quoted by git) 
 	cmp expect "caf$(printf "\303\251").txt"
 '
 
+test_expect_success 'a git diff of a name ending in a space changes that file, not the one without the space' '
+	printf "one\n" >"$SCRATCH/repo/sp " &&
+	printf "one\n" >"$SCRATCH/repo/sp" &&
+	in_git "$SCRATCH/repo" add . &&
+	in_git "$SCRATCH/repo" commit -q -m spaces &&
+	printf "two\n" >"$SCRATCH/repo/sp " &&
+	in_git "$SCRATCH/repo" diff >space.patch &&
+	grep -x -e "--- a/sp $(printf "\t")" space.patch &&
+	printf "one\n" >"sp " &&
+	printf "one\n" >sp &&
+	patched space.patch &&
+	test "$(json_get ".patch_files[0].path" out.json)" = "sp " &&
+	printf "two\n" >expect &&
+	cmp expect "sp " &&
+	printf "one\n" >expect &&
+	cmp expect sp
+'
+
 test_expect_success 'a patch read from standard input applies' '
 	numbered 6 >stdin.txt &&
 	printf -- "--- a/stdin.txt\n+++ b/stdin.txt\n@@ -2,3 +2,3 @@\n line 2\n-line 3\n+line three\n line 4\n" |

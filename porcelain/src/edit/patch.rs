@@ -442,10 +442,15 @@ fn git_name(text: &str) -> String {
     }
 }
 
-/// The path named by a `---`/`+++` header: the part before a tab (a timestamp follows it),
-/// unquoted when git quoted it.
+/// The path named by a `---`/`+++` header, unquoted when git quoted it. Before a tab it is
+/// exactly what precedes the tab: GNU diff writes a timestamp after one, and git ends a name
+/// that holds a space with one, so that a name's own trailing spaces survive (`x ` is not
+/// `x`). Without a tab, trailing whitespace is the line's, not the name's.
 fn header_path(rest: &str) -> Option<String> {
-    let path = rest.split('\t').next().unwrap_or(rest).trim_end();
+    let path = match rest.split_once('\t') {
+        Some((name, _)) => name,
+        None => rest.trim_end(),
+    };
     let path = git_name(path);
     (path != "/dev/null").then_some(path)
 }
@@ -1507,6 +1512,19 @@ mod tests {
         assert_eq!((bad.status, bad.offset), ("failed", 0));
         let refusal = bad.refusal.as_ref().expect("a refusal");
         (refusal.reason, refusal.clause.clone(), bad.hunk)
+    }
+
+    #[test]
+    fn a_name_before_a_tab_keeps_its_trailing_spaces() {
+        let path = |patch: &str| parse(patch).unwrap()[0].path().to_owned();
+        // git ends a name that holds a space with a tab: `x ` is not `x`.
+        let git = "diff --git a/x  b/x \nindex 1..2 100644\n--- a/x \t\n+++ b/x \t\n@@ -1 +1 @@\n-a\n+b\n";
+        assert_eq!(path(git), "x ");
+        // GNU diff's timestamp follows a tab; without one, trailing blanks are the line's.
+        let gnu =
+            "--- f g \t2026-12-03 06:00:00\n+++ f g \t2026-12-03 06:01:00\n@@ -1 +1 @@\n-a\n+b\n";
+        assert_eq!(path(gnu), "f g ");
+        assert_eq!(path("--- f  \n+++ f  \r\n@@ -1 +1 @@\n-a\n+b\n"), "f");
     }
 
     #[test]
