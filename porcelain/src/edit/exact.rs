@@ -103,7 +103,7 @@ pub(crate) fn occurrences(body: &str, old: &str) -> Vec<Occurrence> {
 /// also a suffix); without one the standard library's search finds them all, and with one a
 /// Knuth-Morris-Pratt scan does. A match of valid UTF-8 in valid UTF-8 always starts at a
 /// character boundary.
-fn starts(hay: &str, needle: &str) -> Vec<usize> {
+pub(crate) fn starts(hay: &str, needle: &str) -> Vec<usize> {
     let p = needle.as_bytes();
     let mut border = vec![0usize; p.len()];
     let mut k = 0;

@@ -74,7 +74,7 @@ pub(crate) fn guard_region(
     // The region is whole lines, so its last line end may be given or left off; every
     // other line end, an empty line's included, must be there.
     let actual = region_text(doc, from, to);
-    if super::locate::whole_lines(&flattened(expected)) != actual {
+    if super::locate::without_last_line_end(&flattened(expected)) != actual {
         let error = Error::new(
             Code::ContentConflict,
             "the target lines do not hold the expected content",

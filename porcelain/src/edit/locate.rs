@@ -3,7 +3,7 @@
 //! is bounded here (see the constants), so a refusal on a huge file stays a small document.
 
 use super::doc::Line;
-use super::exact::flattened;
+use super::exact::{self, flattened};
 use crate::Error;
 use serde_json::{Value, json};
 
@@ -54,7 +54,7 @@ pub(crate) fn line_at(starts: &[usize], offset: usize) -> usize {
 
 /// Flattened text (every line end written `\n`) taken as whole lines: one final line end is
 /// the last line's own and is dropped, and only one (`a\n\n` is `a` and an empty line).
-pub(crate) fn whole_lines(text: &str) -> &str {
+pub(crate) fn without_last_line_end(text: &str) -> &str {
     text.strip_suffix('\n').unwrap_or(text)
 }
 
@@ -77,8 +77,8 @@ pub(crate) fn listed_match(lines: &[Line], from: usize, to: usize) -> Value {
 /// Where `expected` occurs in the file: each occurrence's first and last line (1-based), at
 /// most [`MAX_LISTED`], and how many there are. Line ends are flattened on both sides. With
 /// `whole_lines` (a line range's guard, a normalised match's), `expected` is whole lines, as
-/// [`whole_lines`] takes them, and occurs only where lines start and end; otherwise it is a run
-/// of text and occurs anywhere (an exact match's guard).
+/// [`without_last_line_end`] takes them, and occurs only where lines start and end; otherwise
+/// it is a run of text and occurs anywhere (an exact match's guard). Occurrences may overlap.
 pub(crate) fn occurrences(
     lines: &[Line],
     expected: &str,
@@ -86,7 +86,7 @@ pub(crate) fn occurrences(
 ) -> (Vec<Value>, usize) {
     let flat = flattened(expected);
     let needle = if whole_lines {
-        self::whole_lines(&flat)
+        without_last_line_end(&flat)
     } else {
         flat.as_ref()
     };
@@ -113,7 +113,9 @@ pub(crate) fn occurrences(
     };
     let mut found = Vec::new();
     let mut count = 0;
-    for (at, _) in text.match_indices(needle) {
+    // Overlapping starts too (in linear time): a run that starts inside a line must not hide
+    // a whole-lines occurrence that starts on the next.
+    for at in exact::starts(&text, needle) {
         if whole_lines && !aligned(at) {
             continue;
         }
@@ -184,6 +186,8 @@ mod tests {
         let (found, _) = occurrences(&lines, "ab\n\n", true);
         assert_eq!(found, [json!({"line": 2, "end_line": 3})]);
         let (found, _) = occurrences(&lines, "ab\n", false);
+        // An occurrence inside a line does not hide a whole one that overlaps it.
+        assert_eq!(occurrences(&split_lines("xa\na\na\n"), "a\na", true).1, 1);
         assert_eq!(
             found,
             [
