@@ -154,6 +154,47 @@ test_expect_success 'a git diff of a name ending in a space changes that file, n
 	cmp expect sp
 '
 
+test_expect_success 'a git diff with diff.mnemonicPrefix changes the file it names, not one under i/' '
+	mkdir -p "$SCRATCH/repo/i" i &&
+	printf "one\ntwo\n" >"$SCRATCH/repo/mn.txt" &&
+	printf "one\ntwo\n" >"$SCRATCH/repo/i/mn.txt" &&
+	in_git "$SCRATCH/repo" add . &&
+	in_git "$SCRATCH/repo" commit -q -m mnemonic &&
+	printf "one\nTWO\n" >"$SCRATCH/repo/mn.txt" &&
+	in_git "$SCRATCH/repo" -c diff.mnemonicPrefix=true diff >mnemonic.patch &&
+	grep -x -e "--- i/mn.txt" mnemonic.patch &&
+	printf "one\ntwo\n" >mn.txt &&
+	printf "one\ntwo\n" >i/mn.txt &&
+	patched mnemonic.patch &&
+	printf "one\nTWO\n" >expect &&
+	cmp expect mn.txt &&
+	printf "one\ntwo\n" >expect &&
+	cmp expect i/mn.txt
+'
+
+test_expect_success 'a git section whose headers name different files is refused' '
+	printf "one\n" >hx.txt &&
+	printf "one\n" >hy.txt &&
+	printf "diff --git a/hx.txt b/hx.txt\n--- a/hy.txt\n+++ b/hy.txt\n@@ -1 +1 @@\n-one\n+two\n" >mixed.patch &&
+	save hx.txt hy.txt &&
+	refused 18 PATCH_FAILED file apply-patch mixed.patch &&
+	test "$(json_get .error.details.reason refusal.json)" = inconsistent_names &&
+	untouched hx.txt hy.txt
+'
+
+test_expect_success 'diff -N: a file dated the epoch on the new side is deleted, on the old side created' '
+	mkdir -p "$SCRATCH/n-old" "$SCRATCH/n-new" &&
+	printf "gone\n" >"$SCRATCH/n-old/gone.txt" &&
+	printf "born\n" >"$SCRATCH/n-new/born.txt" &&
+	(cd "$SCRATCH" && test_expect_code 1 diff -ruN n-old n-new) >n.patch &&
+	grep "^+++ n-new/gone.txt	1970-01-01" n.patch &&
+	mkdir -p n-old &&
+	printf "gone\n" >n-old/gone.txt &&
+	patched n.patch &&
+	test ! -e n-old/gone.txt &&
+	test "$(json_get ".patch_files | map(.change) | sort | join(\",\")" out.json)" = created,deleted
+'
+
 test_expect_success 'a patch read from standard input applies' '
 	numbered 6 >stdin.txt &&
 	printf -- "--- a/stdin.txt\n+++ b/stdin.txt\n@@ -2,3 +2,3 @@\n line 2\n-line 3\n+line three\n line 4\n" |

@@ -442,17 +442,56 @@ fn git_name(text: &str) -> String {
     }
 }
 
-/// The path named by a `---`/`+++` header, unquoted when git quoted it. Before a tab it is
-/// exactly what precedes the tab: GNU diff writes a timestamp after one, and git ends a name
-/// that holds a space with one, so that a name's own trailing spaces survive (`x ` is not
-/// `x`). Without a tab, trailing whitespace is the line's, not the name's.
+/// The path named by a `---`/`+++` header, unquoted when git quoted it, or `None` for
+/// `/dev/null` and for a file dated the Unix epoch, which is how `diff -N` and GNU `patch`
+/// write a side where the file does not exist. Before a tab the name is exactly what precedes
+/// the tab: GNU diff writes a timestamp after one, and git ends a name that holds a space with
+/// one, so that a name's own trailing spaces survive (`x ` is not `x`). Without a tab,
+/// trailing whitespace is the line's, not the name's.
 fn header_path(rest: &str) -> Option<String> {
-    let path = match rest.split_once('\t') {
-        Some((name, _)) => name,
-        None => rest.trim_end(),
+    let (path, date) = match rest.split_once('\t') {
+        Some((name, date)) => (name, Some(date)),
+        None => (rest.trim_end(), None),
     };
     let path = git_name(path);
-    (path != "/dev/null").then_some(path)
+    (path != "/dev/null" && !date.is_some_and(is_epoch)).then_some(path)
+}
+
+/// Whether a `diff -u` timestamp (`1970-01-01 00:00:00.000000000 +0000`, or the same instant
+/// in another zone, `1969-12-31 19:00:00 -0500`) is the Unix epoch.
+fn is_epoch(date: &str) -> bool {
+    let mut parts = date.split_whitespace();
+    let (Some(day), Some(time), Some(zone), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return false;
+    };
+    let numbers = |text: &str, sep: char| -> Option<Vec<i64>> {
+        text.split(sep).map(|n| n.parse().ok()).collect()
+    };
+    let (time, fraction) = time.split_once('.').unwrap_or((time, "0"));
+    let (Some(day), Some(time)) = (numbers(day, '-'), numbers(time, ':')) else {
+        return false;
+    };
+    let (&[y, m, d], &[hh, mm, ss]) = (day.as_slice(), time.as_slice()) else {
+        return false;
+    };
+    let zone = match (
+        zone.as_bytes().first(),
+        zone.get(1..).and_then(|z| z.parse::<i64>().ok()),
+    ) {
+        (Some(b'+'), Some(z)) if zone.len() == 5 => (z / 100) * 3600 + (z % 100) * 60,
+        (Some(b'-'), Some(z)) if zone.len() == 5 => -((z / 100) * 3600 + (z % 100) * 60),
+        _ => return false,
+    };
+    // Days from 1970-01-01 to the civil date y-m-d (Howard Hinnant's days_from_civil).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    fraction.bytes().all(|b| b == b'0') && days * 86_400 + hh * 3600 + mm * 60 + ss - zone == 0
 }
 
 /// The leading C-quoted name of `text` (unquoted) and what follows its closing quote.
@@ -489,10 +528,108 @@ fn git_names(rest: &str) -> Option<(String, String)> {
         }
         (rest[..half].to_owned(), rest[half + 1..].to_owned())
     };
-    Some(match (old.strip_prefix("a/"), new.strip_prefix("b/")) {
-        (Some(o), Some(n)) => (o.to_owned(), n.to_owned()),
-        _ => (old, new),
-    })
+    Some((old, new))
+}
+
+/// The prefix pairs git writes before a section's two names: `a/` and `b/`, and with
+/// `diff.mnemonicPrefix` the two sides compared (index, work tree, commit, object; `1` and `2`
+/// for `--no-index`). `--no-prefix` writes none.
+const GIT_PREFIXES: [(&str, &str); 6] = [
+    ("a/", "b/"),
+    ("i/", "w/"),
+    ("c/", "w/"),
+    ("c/", "i/"),
+    ("o/", "w/"),
+    ("1/", "2/"),
+];
+
+/// The names a git section's headers give, as written: the `diff --git` line's (when they
+/// can be told apart), the `---`/`+++` lines' (`None` for `/dev/null`), and the `rename`
+/// or `copy` lines' (never prefixed).
+#[derive(Default)]
+struct GitNames {
+    line: Option<(String, String)>,
+    dashes: Option<(Option<String>, Option<String>)>,
+    moved: (Option<String>, Option<String>),
+}
+
+impl GitNames {
+    /// The section's old and new paths: the one reading of the prefixes (none, or a pair git
+    /// writes) under which every header names the same old file and the same new file, and,
+    /// without a rename or copy, the same file on both sides. Headers that agree under no
+    /// reading, or under two readings that name different files, are refused: which file
+    /// the section changes would be a guess (`git apply` refuses them too).
+    fn paths(&self, line: usize, moves: bool) -> Result<(Option<String>, Option<String>)> {
+        let mut readings: Vec<(&str, &str)> = vec![("", "")];
+        let pairs = self.line.iter().map(|(o, n)| (Some(o), Some(n)));
+        let pairs = pairs.chain(self.dashes.iter().map(|(o, n)| (o.as_ref(), n.as_ref())));
+        for (old, new) in pairs {
+            for &(p, q) in &GIT_PREFIXES {
+                for (p, q) in [(p, q), (q, p)] {
+                    let fits =
+                        |name: Option<&String>, prefix| name.is_none_or(|n| n.starts_with(prefix));
+                    if fits(old, p) && fits(new, q) && !readings.contains(&(p, q)) {
+                        readings.push((p, q));
+                    }
+                }
+            }
+        }
+        let mut agreed: Vec<(Option<String>, Option<String>)> = Vec::new();
+        for (p, q) in readings {
+            if let Some(paths) = self.under(p, q, moves)
+                && !agreed.contains(&paths)
+            {
+                agreed.push(paths);
+            }
+        }
+        match agreed.len() {
+            1 => Ok(agreed.remove(0)),
+            0 => Err(failed(
+                format!(
+                    "line {line}: the headers of this section name different files (the diff --git line, the ---/+++ lines and any rename or copy lines must agree), so which file it changes would be a guess"
+                ),
+                line,
+                "inconsistent_names",
+            )),
+            _ => Err(failed(
+                format!(
+                    "line {line}: the headers of this section name different files depending on whether its names carry git's a/ and b/ style prefixes, so which file it changes would be a guess"
+                ),
+                line,
+                "inconsistent_names",
+            )),
+        }
+    }
+
+    /// The old and new paths with prefixes `p` and `q` taken off, when every header agrees.
+    fn under(&self, p: &str, q: &str, moves: bool) -> Option<(Option<String>, Option<String>)> {
+        let strip = |name: &String, prefix: &str| name.strip_prefix(prefix).map(str::to_owned);
+        let mut olds = Vec::new();
+        let mut news = Vec::new();
+        if let Some((o, n)) = &self.line {
+            olds.push(strip(o, p)?);
+            news.push(strip(n, q)?);
+        }
+        if let Some((o, n)) = &self.dashes {
+            if let Some(o) = o {
+                olds.push(strip(o, p)?);
+            }
+            if let Some(n) = n {
+                news.push(strip(n, q)?);
+            }
+        }
+        olds.extend(self.moved.0.clone());
+        news.extend(self.moved.1.clone());
+        let same = |names: &[String]| names.windows(2).all(|w| w[0] == w[1]);
+        if !same(&olds) || !same(&news) || olds.iter().chain(&news).any(String::is_empty) {
+            return None;
+        }
+        let (old, new) = (olds.first().cloned(), news.first().cloned());
+        if !moves && old.is_some() && new.is_some() && old != new {
+            return None;
+        }
+        Some((old, new))
+    }
 }
 
 /// Undoes git's C-style quoting of unusual file names: `\\`, `\"`, `\t`, `\n`, and octal
@@ -796,10 +933,13 @@ fn plain_section(
 /// copies, creation, deletion), then `---`/`+++` and hunks when the content changes.
 fn git_section(r: &mut Reader, names: &str) -> Result<FilePatch> {
     let line = r.number();
-    let named = git_names(names);
+    let mut names = GitNames {
+        line: git_names(names),
+        ..GitNames::default()
+    };
     let mut file = FilePatch {
-        old_path: named.as_ref().map(|n| n.0.clone()),
-        new_path: named.map(|n| n.1),
+        old_path: None,
+        new_path: None,
         action: Action::Modify,
         old_mode: None,
         new_mode: None,
@@ -823,31 +963,26 @@ fn git_section(r: &mut Reader, names: &str) -> Result<FilePatch> {
             file.new_mode = Some(mode(m)?);
         } else if let Some(p) = text.strip_prefix("rename from ") {
             file.action = Action::Rename;
-            file.old_path = Some(git_name(p));
+            names.moved.0 = Some(git_name(p));
         } else if let Some(p) = text.strip_prefix("rename to ") {
-            file.new_path = Some(git_name(p));
+            names.moved.1 = Some(git_name(p));
         } else if let Some(p) = text.strip_prefix("copy from ") {
             file.action = Action::Copy;
-            file.old_path = Some(git_name(p));
+            names.moved.0 = Some(git_name(p));
         } else if let Some(p) = text.strip_prefix("copy to ") {
-            file.new_path = Some(git_name(p));
+            names.moved.1 = Some(git_name(p));
         } else if text.starts_with("index ")
             || text.starts_with("similarity index ")
             || text.starts_with("dissimilarity index ")
         {
         } else if is_binary_marker(text) {
+            let moves = matches!(file.action, Action::Rename | Action::Copy);
+            if let Ok(paths) = names.paths(line, moves) {
+                (file.old_path, file.new_path) = paths;
+            }
             return Err(binary_section(r, Some(&file)));
-        } else if let Some((old, new)) = r.file_headers() {
-            let strip = |p: String, prefix: &str| match p.strip_prefix(prefix) {
-                Some(rest) => rest.to_owned(),
-                None => p,
-            };
-            if let Some(old) = old {
-                file.old_path = Some(strip(old, "a/"));
-            }
-            if let Some(new) = new {
-                file.new_path = Some(strip(new, "b/"));
-            }
+        } else if let Some(dashes) = r.file_headers() {
+            names.dashes = Some(dashes);
             headers = true;
             r.i += 2;
             break;
@@ -856,6 +991,15 @@ fn git_section(r: &mut Reader, names: &str) -> Result<FilePatch> {
         }
         r.i += 1;
     }
+    let moves = matches!(file.action, Action::Rename | Action::Copy);
+    if moves && (names.moved.0.is_none() || names.moved.1.is_none()) {
+        return Err(failed(
+            format!("line {line}: a rename or copy needs both its from and its to line"),
+            line,
+            "bad_header",
+        ));
+    }
+    (file.old_path, file.new_path) = names.paths(line, moves)?;
     match file.action {
         Action::Create => file.old_path = None,
         Action::Delete => file.new_path = None,
@@ -1512,6 +1656,66 @@ mod tests {
         assert_eq!((bad.status, bad.offset), ("failed", 0));
         let refusal = bad.refusal.as_ref().expect("a refusal");
         (refusal.reason, refusal.clause.clone(), bad.hunk)
+    }
+
+    #[test]
+    fn a_side_dated_the_epoch_does_not_exist() {
+        let sections = |patch: &str| parse(patch).unwrap()[0].action;
+        let hunk = "@@ -1 +0,0 @@\n-a\n";
+        for epoch in [
+            "1970-01-01 00:00:00.000000000 +0000",
+            "1969-12-31 19:00:00.000000000 -0500",
+            "1970-01-01 01:00:00 +0100",
+        ] {
+            let patch = format!("--- a/x\t2026-12-03 06:00:00 +0000\n+++ b/x\t{epoch}\n{hunk}");
+            assert_eq!(sections(&patch), Action::Delete, "{epoch}");
+        }
+        let create = "--- a/n\t1970-01-01 00:00:00 +0000\n+++ b/n\t2026-12-03 06:00:00 +0000\n@@ -0,0 +1 @@\n+n\n";
+        assert_eq!(sections(create), Action::Create);
+        // A second past the epoch, or a date that is no date, is a file that exists.
+        for date in [
+            "1970-01-01 00:00:01 +0000",
+            "1970-01-01 00:00:00.5 +0000",
+            "yesterday",
+        ] {
+            let patch = format!("--- a/x\n+++ b/x\t{date}\n@@ -1 +1 @@\n-a\n+b\n");
+            assert_eq!(sections(&patch), Action::Modify, "{date}");
+        }
+    }
+
+    #[test]
+    fn git_prefixes_are_read_as_git_writes_them_and_headers_must_agree() {
+        let paths = |patch: &str| {
+            let f = &parse(patch).unwrap()[0];
+            (f.old_path.clone(), f.new_path.clone())
+        };
+        let both = |p: &str| (Some(p.to_owned()), Some(p.to_owned()));
+        let hunk = "@@ -1 +1 @@\n-a\n+b\n";
+        // diff.mnemonicPrefix: index and work tree, commit and work tree.
+        let p = format!("diff --git i/x w/x\nindex 1..2 100644\n--- i/x\n+++ w/x\n{hunk}");
+        assert_eq!(paths(&p), both("x"));
+        let p = format!("diff --git c/d/x w/d/x\n--- c/d/x\n+++ w/d/x\n{hunk}");
+        assert_eq!(paths(&p), both("d/x"));
+        // --no-prefix: the names as they are, a directory called a included.
+        let p = format!("diff --git a/x a/x\n--- a/x\n+++ a/x\n{hunk}");
+        assert_eq!(paths(&p), both("a/x"));
+        // A --no-prefix rename between directories that look like prefixes.
+        let p = "diff --git i/x w/x\nsimilarity index 100%\nrename from i/x\nrename to w/x\n";
+        assert_eq!(paths(p), (Some("i/x".into()), Some("w/x".into())));
+        // Headers that name different files are refused, whichever they are.
+        let refused = |patch: &str| parse(patch).unwrap_err().details["reason"].clone();
+        for patch in [
+            format!("diff --git a/a b/a\n--- a/c\n+++ b/c\n{hunk}"),
+            format!("diff --git a/x b/x\n--- a/x\n+++ b/y\n{hunk}"),
+            format!("diff --git foo/x bar/x\n--- foo/x\n+++ bar/x\n{hunk}"),
+            format!("diff --git a/a b/b\nrename from a\nrename to b\n--- a/x\n+++ b/b\n{hunk}"),
+            "diff --git a/b b/b\nnew file mode 100644\n--- /dev/null\n+++ b/c\n@@ -0,0 +1 @@\n+c\n"
+                .into(),
+        ] {
+            assert_eq!(refused(&patch), "inconsistent_names", "{patch}");
+        }
+        let p = "diff --git a/x b/z\nrename from x\n";
+        assert_eq!(parse(p).unwrap_err().details["reason"], "bad_header");
     }
 
     #[test]
