@@ -110,7 +110,7 @@ pub struct UndoLast {
 
 impl Tool for UndoLast {
     const NAME: &str = "undo_last";
-    const DESCRIPTION: &str = "Undo this server's newest undoable operation.";
+    const DESCRIPTION: &str = "Undo the newest undoable operation in the workspace, whoever made it; when this server was started with an actor, that actor's newest instead.";
     const EFFECT: Effect = Effect::Change;
     type Output = Success<MutationResult>;
 
