@@ -608,17 +608,16 @@ fn places(old: &[Line], chunk: &Chunk, want: &[&str], cursor: usize, stage: Stag
 /// BOM apart, lines cut at `\n`). On any failed or ambiguous hunk the report says so, the
 /// problem says why, and `doc` is left as it was.
 pub(crate) fn apply(file: &FilePatch, path: &str, doc: &mut Doc) -> Applied {
-    // New lines take the file's convention; a file with no terminator yet takes the patch's:
-    // CRLF when every added line carried a CR.
+    // New lines take the file's convention. A file with no terminator yet has none, so it
+    // takes the patch's: CRLF when every added line carried a CR, LF when none did, and each
+    // added line's own when they differ (`own_ends`), as the patch writes them.
     let has_eol = doc.lines.iter().any(|l| !l.eol.is_empty());
-    let eol = if has_eol {
-        doc.eol()
-    } else {
-        let mut crs = file.chunks.iter().flat_map(|c| c.add_crs.iter().copied());
-        match crs.next() {
-            Some(true) if crs.all(|cr| cr) => "\r\n",
-            _ => "\n",
-        }
+    let crs = || file.chunks.iter().flat_map(|c| c.add_crs.iter().copied());
+    let (eol, own_ends) = match (has_eol, crs().all(|cr| cr), crs().any(|cr| cr)) {
+        (true, ..) => (doc.eol(), false),
+        (false, _, false) => ("\n", false),
+        (false, true, true) => ("\r\n", false),
+        (false, false, true) => ("\n", true),
     };
     // The patch cannot say whether the file ends with a newline, so the file keeps its state.
     let unterminated = doc.lines.last().is_some_and(|l| l.eol.is_empty());
@@ -684,6 +683,7 @@ pub(crate) fn apply(file: &FilePatch, path: &str, doc: &mut Doc) -> Applied {
         }
         out.extend_from_slice(&old[cursor..at]);
         let mut j = at;
+        let mut crs = chunk.add_crs.iter();
         for line in &chunk.lines {
             match line {
                 Body::Context(_) => {
@@ -691,10 +691,17 @@ pub(crate) fn apply(file: &FilePatch, path: &str, doc: &mut Doc) -> Applied {
                     j += 1;
                 }
                 Body::Remove(_) => j += 1,
-                Body::Add(text) => out.push(Line {
-                    text: text.clone().into(),
-                    eol,
-                }),
+                Body::Add(text) => {
+                    let cr = crs.next().copied().unwrap_or(false);
+                    out.push(Line {
+                        text: text.clone().into(),
+                        eol: match (own_ends, cr) {
+                            (true, true) => "\r\n",
+                            (true, false) => "\n",
+                            (false, _) => eol,
+                        },
+                    });
+                }
             }
         }
         let new_at = (at as i64 + delta) as usize;
@@ -1240,6 +1247,10 @@ mod tests {
             update("a\nb\n", "@@\r\n a\r\n-b\r\n+B\r\n").unwrap(),
             "a\nB\n"
         );
+        // A new file whose added lines mix line ends gets each as the patch writes it.
+        let files = parse("*** Begin Patch\n*** Add File: a\n+x\r\n+y\n*** End Patch\n").unwrap();
+        let ((_, new), _, _) = apply::patched(&files[0], "a", b"").unwrap();
+        assert_eq!(new.unwrap().as_slice(), b"x\r\ny\n");
         // A new file takes the patch's convention.
         let files = parse("*** Begin Patch\r\n*** Add File: a\r\n+x\r\n*** End Patch\r\n").unwrap();
         let ((_, new), _, _) = apply::patched(&files[0], "a", b"").unwrap();

@@ -1220,23 +1220,20 @@ fn mark_no_eol(hunk: &mut Hunk) {
     }
 }
 
-fn patch_convention(file: &FilePatch) -> &'static str {
-    // Only terminated added lines count: not the one a `\ No newline` marker follows, nor
-    // one the patch text ends on without a newline.
-    let mut crs = file.hunks.iter().flat_map(|h| {
+/// The line end every terminated added line of the patch carries, or `None` when they differ.
+/// Only terminated lines count: not the one a `\ No newline` marker follows, nor one the
+/// patch text ends on without a newline.
+fn patch_convention(file: &FilePatch) -> Option<&'static str> {
+    let mut ends = file.hunks.iter().flat_map(|h| {
         h.lines
             .iter()
             .zip(&h.eols)
             .filter(|(l, _)| matches!(l, HunkLine::Add(_)))
             .filter_map(|(_, eol)| eol.filter(|e| !e.is_empty()))
-            .map(|e| e == "\r\n")
+            .map(|e| if e == "\r\n" { "\r\n" } else { "\n" })
     });
-    let first = crs.next();
-    if first == Some(true) && crs.all(|cr| cr) {
-        "\r\n"
-    } else {
-        "\n"
-    }
+    let first = ends.next().unwrap_or("\n");
+    ends.all(|e| e == first).then_some(first)
 }
 
 /// Applies a file's hunks to `doc` (empty for a created file). Returns the per-hunk report;
@@ -1249,13 +1246,14 @@ fn patch_convention(file: &FilePatch) -> &'static str {
 /// order of their lines (`misordered`), and a hunk that shows the file's own line ends must
 /// not ask for other ones on its added lines (`line_ends`).
 pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) {
-    // New lines take the file's convention; a file with no terminator yet (new or empty)
-    // takes the patch's: CRLF when every added line that has a terminator carried a CR.
+    // New lines take the file's convention. A file with no terminator yet (new or empty) has
+    // none, so it takes the patch's: the one its added lines agree on, else each added line
+    // keeps its own, as the patch writes it (`own_ends`).
     let has_eol = doc.lines.iter().any(|l| !l.eol.is_empty());
-    let eol = if has_eol {
-        doc.eol()
-    } else {
-        patch_convention(file)
+    let (eol, own_ends) = match (has_eol, patch_convention(file)) {
+        (true, _) => (doc.eol(), false),
+        (false, Some(agreed)) => (agreed, false),
+        (false, None) => ("\n", true),
     };
     let old = std::mem::take(&mut doc.lines);
     let mut out: Vec<Line> = Vec::with_capacity(old.len());
@@ -1523,7 +1521,7 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
         }
         out.extend_from_slice(&old[cursor..at]);
         let mut k = at;
-        for line in &hunk.lines {
+        for (line, own) in hunk.lines.iter().zip(&hunk.eols) {
             match line {
                 HunkLine::Context(_) => {
                     out.push(old[k].clone());
@@ -1538,6 +1536,10 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
                     {
                         prev.eol = eol;
                     }
+                    let eol = match own {
+                        Some(own @ ("\n" | "\r\n")) if own_ends => own,
+                        _ => eol,
+                    };
                     out.push(Line {
                         text: text.clone().into(),
                         eol,
@@ -1716,6 +1718,25 @@ mod tests {
         }
         let p = "diff --git a/x b/z\nrename from x\n";
         assert_eq!(parse(p).unwrap_err().details["reason"], "bad_header");
+    }
+
+    #[test]
+    fn a_new_file_whose_added_lines_mix_line_ends_gets_each_line_as_the_patch_writes_it() {
+        // git diff of a new CRLF file whose last line ends in LF: the bytes git apply writes.
+        let create = "--- /dev/null\n+++ b/f\n@@ -0,0 +1,3 @@\n+x\r\n+y\r\n+z\n";
+        assert_eq!(patch_one("", create).unwrap(), "x\r\ny\r\nz\n");
+        // Agreeing line ends are the new file's convention, as before.
+        let crlf = "--- /dev/null\n+++ b/f\n@@ -0,0 +1,2 @@\n+x\r\n+y\r\n";
+        assert_eq!(patch_one("", crlf).unwrap(), "x\r\ny\r\n");
+        // A file with line ends of its own gives them to added lines, so one that asks for
+        // others is refused, as before.
+        let modify = "--- a/f\n+++ b/f\n@@ -1 +1,3 @@\n a\n+x\r\n+y\n";
+        assert!(
+            patch_one("a\n", modify)
+                .unwrap_err()
+                .message
+                .contains("line_ends")
+        );
     }
 
     #[test]
