@@ -438,6 +438,24 @@ test_expect_success 'grep of a missing path is PATH_NOT_FOUND (exit 3)' '
 	test_error_code PATH_NOT_FOUND out
 '
 
+test_expect_success 'grep --regex ^$ finds no line after the last line end' '
+	printf "x\n" >anchors.txt &&
+	keeper --json file grep anchors.txt "^\$" --regex >out &&
+	test "$(json_get ".matches | length" out)" = 0
+'
+
+test_expect_success 'grep --regex \\A and \\z hold at every line, LF and CRLF alike' '
+	printf "ne\nne\nne\n" >lf.txt &&
+	printf "ne\r\nne\r\nne\r\n" >crlf.txt &&
+	for f in lf.txt crlf.txt
+	do
+		keeper --json file grep $f "\\An" --regex >out &&
+		test "$(jq -c "[.matches[].line]" out)" = "[1,2,3]" &&
+		keeper --json file grep $f "e\\z" --regex >out &&
+		test "$(jq -c "[.matches[].line]" out)" = "[1,2,3]" || return 1
+	done
+'
+
 test_expect_success 'grep on a single file searches that file only' '
 	keeper --workspace code --json file grep docs/readme.md needle >out &&
 	echo docs/readme.md:2:5 >expect &&

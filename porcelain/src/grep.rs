@@ -190,6 +190,7 @@ impl Workspace {
         };
         let search = Search {
             regex: &regex,
+            across_lines: across_lines(&source, options.ignore_case),
             encoding,
             wanted: max + 1,
             resume: resume.as_ref().map(|(path, line)| (path.as_str(), *line)),
@@ -404,6 +405,8 @@ fn absorb(result: &mut GrepResult, outcome: FileOutcome, max: usize) {
 /// What to look for and how to decode what is read.
 struct Search<'a> {
     regex: &'a Regex,
+    /// Whether a region of whole lines can be searched as one ([`across_lines`]).
+    across_lines: bool,
     encoding: &'static Encoding,
     /// Matches wanted from one file: one more than can be returned, to know of truncation.
     wanted: usize,
@@ -480,7 +483,12 @@ impl Search<'_> {
                 return outcome;
             };
             if outcome.matches.len() < self.wanted {
-                line_no = search_lines(
+                let search = if self.across_lines {
+                    search_lines
+                } else {
+                    search_each_line
+                };
+                line_no = search(
                     text.as_bytes(),
                     (line_no, after_line),
                     rel,
@@ -520,7 +528,7 @@ fn search_lines(
     out: &mut Vec<GrepMatch>,
 ) -> u64 {
     if memchr::memchr(b'\r', region).is_some() {
-        return search_lines_with_cr(region, (line_no, after_line), rel, regex, wanted, out);
+        return search_each_line(region, (line_no, after_line), rel, regex, wanted, out);
     }
     // Fast path, `\n` only: let the regex skip through the region, then confirm each
     // candidate on its own line (a candidate may span lines; the line's own match may not).
@@ -531,6 +539,11 @@ fn search_lines(
         let Some(m) = regex.find_at(region, at) else {
             break;
         };
+        // An empty match after the region's last line end is in no line: the region ends
+        // there (`^$` matches at the end of `x\n` in multi-line mode).
+        if m.start() == region.len() && region.ends_with(b"\n") {
+            break;
+        }
         let line_start = memchr::memrchr(b'\n', &region[..m.start()]).map_or(0, |i| i + 1);
         let line_end =
             memchr::memchr(b'\n', &region[line_start..]).map_or(region.len(), |i| line_start + i);
@@ -547,8 +560,8 @@ fn search_lines(
     line_no + memchr::memchr_iter(b'\n', &region[counted_to..]).count() as u64
 }
 
-/// The general path: split at every terminator and try each line.
-fn search_lines_with_cr(
+/// The general path: split at every terminator and try each line on its own.
+fn search_each_line(
     region: &[u8],
     (mut line_no, after_line): (u64, u64),
     rel: &str,
@@ -585,6 +598,24 @@ fn search_lines_with_cr(
         start = next;
     }
     line_no
+}
+
+/// Whether a match of `source` in a region of whole lines is also a match in its own line, so
+/// that a region can be searched as one and each candidate confirmed in its line. Not when
+/// it holds a text anchor (`\A`, `\z`, or `^` and `$` with multi-line mode turned off): a
+/// region has those only at its two ends, where every line has them at its own, so the
+/// region's search would miss lines that match alone. Such a pattern is tried line by line.
+fn across_lines(source: &str, ignore_case: bool) -> bool {
+    use regex_syntax::hir::Look;
+    regex_syntax::ParserBuilder::new()
+        .multi_line(true)
+        .case_insensitive(ignore_case)
+        .build()
+        .parse(source)
+        .is_ok_and(|hir| {
+            let looks = hir.properties().look_set();
+            !looks.contains(Look::Start) && !looks.contains(Look::End)
+        })
 }
 
 /// A result for `line` (valid UTF-8, without terminator) whose first match starts at byte
@@ -691,12 +722,58 @@ mod tests {
         let regex = Regex::new("caf").unwrap();
         let search = Search {
             regex: &regex,
+            across_lines: true,
             encoding: text::encoding_for(encoding).unwrap(),
             wanted: 2,
             resume: None,
         };
         let file = std::fs::File::open(&path).unwrap();
         search.file(file, "f", &mut vec![0u8; BLOCK])
+    }
+
+    /// The lines of `bytes` that `pattern` matches, searched as `grep --regex` searches.
+    fn matching_lines(bytes: &[u8], pattern: &str) -> Vec<u64> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, bytes).unwrap();
+        let regex = RegexBuilder::new(pattern).multi_line(true).build().unwrap();
+        let search = Search {
+            regex: &regex,
+            across_lines: across_lines(pattern, false),
+            encoding: UTF_8,
+            wanted: 100,
+            resume: None,
+        };
+        let file = std::fs::File::open(&path).unwrap();
+        let outcome = search.file(file, "f", &mut vec![0u8; BLOCK]);
+        outcome.matches.iter().map(|m| m.line).collect()
+    }
+
+    #[test]
+    fn no_empty_line_is_found_after_the_last_line_end() {
+        for bytes in [&b"x\n"[..], b"a\nb", b"a\nb\n", b"a\nb\r"] {
+            assert_eq!(matching_lines(bytes, "^$"), [0u64; 0], "{bytes:?}");
+        }
+        assert_eq!(matching_lines(b"a\n\nb\n", "^$"), [2]);
+        assert_eq!(matching_lines(b"a\n\n", "^\\s*$"), [2]);
+    }
+
+    #[test]
+    fn text_anchors_hold_at_each_line_whatever_its_line_ends() {
+        for (lines, pattern, want) in [
+            (&["ne", "ne", "ne"][..], "\\An", &[1u64, 2, 3][..]),
+            (&["ne", "ne", "ne"], "e\\z", &[1, 2, 3]),
+            (&["ne", "xe", "ny"], "(?-m)^n", &[1, 3]),
+            (&["ne", "nx"], "(?-m)e$", &[1]),
+        ] {
+            for end in ["\n", "\r\n", "\r"] {
+                let mut text = lines.join(end);
+                assert_eq!(matching_lines(text.as_bytes(), pattern), want, "{text:?}");
+                text.push_str(end);
+                assert_eq!(matching_lines(text.as_bytes(), pattern), want, "{text:?}");
+            }
+        }
+        assert!(across_lines("^a|b$", false) && !across_lines("\\Aa", false));
     }
 
     #[test]
