@@ -249,6 +249,18 @@ test_expect_success 'a directory that still holds a file the patch does not touc
 	test "$(jq "[.items[] | select(.kind == \"directory\")] | length" out.json)" = 0
 '
 
+test_expect_success 'a file deleted through a link to a directory leaves that directory, which the patch never named' '
+	base "mkdir real && echo 1 >real/f" &&
+	change "git rm -q real/f" &&
+	copies &&
+	ln -s real "$W/ln" &&
+	sed "s|real/f|ln/f|g" "$PATCH" >linked.patch &&
+	keeper --root "$W" --json file apply-patch linked.patch >out.json &&
+	test ! -e "$W/real/f" &&
+	test -d "$W/real" &&
+	test "$(jq "[.items[] | select(.kind == \"directory\")] | length" out.json)" = 0
+'
+
 test_expect_success 'a "Binary files differ" section refuses the whole patch, text sections included' '
 	base "echo text >a.txt && printf \"\\000\\001\" >blob.bin" &&
 	change "echo more >>a.txt && printf \"\\000\\002\" >blob.bin" &&

@@ -179,6 +179,7 @@ impl Workspace {
                 };
                 b.warnings.extend(self.ignored_warning(&target.rel));
                 if deleting {
+                    b.removed_as(&path, &target.rel);
                     b.remove(&target.rel, &seen.0);
                 } else {
                     let mode = with_executable(seen.0.mode, file.executable());
@@ -239,6 +240,7 @@ impl Workspace {
                 b.warnings.extend(self.ignored_warning(&rel));
                 let mode = with_executable(seen.0.mode, file.executable());
                 if whole {
+                    b.removed_as(&from_path, &from.rel);
                     b.rename(&from.rel, &rel, &seen.0);
                 } else {
                     b.preview.0.push(PreviewPart::Text(format!(
@@ -260,6 +262,7 @@ impl Workspace {
                         sides.from = Some(from.rel.clone());
                     }
                     if renaming {
+                        b.removed_as(&from_path, &from.rel);
                         b.remove(&from.rel, &seen.0);
                     }
                 }
@@ -340,7 +343,7 @@ impl Workspace {
         });
         for dir in candidates {
             let inside = format!("{dir}/");
-            if b.written.iter().any(|p| p.starts_with(&inside)) {
+            if b.kept.contains(&dir) || b.written.iter().any(|p| p.starts_with(&inside)) {
                 continue;
             }
             if self.holds_only(&dir, &b.gone)? {
@@ -532,6 +535,9 @@ struct Builder {
     written: HashSet<String>,
     /// Paths that no longer exist afterwards.
     gone: HashSet<String>,
+    /// Directories above a file the patch removed by another name (through a link to a
+    /// directory): the patch named none of them, so none is removed as emptied.
+    kept: HashSet<String>,
     /// `max_history_blob_bytes`: a content above it is not stored.
     cap: u64,
     /// A patch made on an older version of its file: how it was merged.
@@ -691,6 +697,14 @@ impl Builder {
             path: rel.to_owned(),
         });
         self.gone.insert(rel.to_owned());
+    }
+
+    /// Notes that the patch names by `given` the file it removes at `rel`: when the two differ
+    /// (a link to a directory on the way), the directories above `rel` are kept.
+    fn removed_as(&mut self, given: &str, rel: &str) {
+        if given.trim_start_matches("./") != rel {
+            self.kept.extend(ancestors(rel));
+        }
     }
 
     /// Moves the file `from` (state `seen`) to `to` as it is.
