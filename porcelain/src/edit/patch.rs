@@ -783,6 +783,17 @@ pub(crate) fn parse(text: &str) -> Result<Vec<FilePatch>> {
         if is_bare_hunk_header(line) {
             return Err(bare_hunk_header(r.number(), None));
         }
+        // A context diff's hunk separator: commentary would skip its section in silence.
+        if line == "***************" {
+            return Err(failed(
+                format!(
+                    "line {}: a context diff (diff -c) section, which this tool does not read; skipping it would apply only part of the patch, so none of it is applied (make the patch with diff -u or git diff)",
+                    r.number()
+                ),
+                r.number(),
+                "context_diff",
+            ));
+        }
         if line.starts_with("@@ ") {
             return Err(failed(
                 format!("line {}: a hunk before any file header", r.number()),
@@ -1737,6 +1748,15 @@ mod tests {
                 .message
                 .contains("line_ends")
         );
+    }
+
+    #[test]
+    fn a_context_diff_section_is_refused_not_skipped_as_commentary() {
+        let context = "*** a/x\n--- b/x\n***************\n*** 1 ****\n! a\n--- 1 ----\n! b\n";
+        let unified = "--- a/y\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n";
+        let err = parse(&format!("{context}{unified}")).unwrap_err();
+        assert_eq!(err.details["reason"], "context_diff");
+        assert_eq!(err.details["line"], 3);
     }
 
     #[test]
