@@ -443,18 +443,24 @@ fn git_name(text: &str) -> String {
 }
 
 /// The path named by a `---`/`+++` header, unquoted when git quoted it, or `None` for
-/// `/dev/null` and for a file dated the Unix epoch, which is how `diff -N` and GNU `patch`
-/// write a side where the file does not exist. Before a tab the name is exactly what precedes
-/// the tab: GNU diff writes a timestamp after one, and git ends a name that holds a space with
-/// one, so that a name's own trailing spaces survive (`x ` is not `x`). Without a tab,
-/// trailing whitespace is the line's, not the name's.
+/// `/dev/null`. Before a tab the name is exactly what precedes the tab: GNU diff writes a
+/// timestamp after one, and git ends a name that holds a space with one, so that a name's own
+/// trailing spaces survive (`x ` is not `x`). Without a tab, trailing whitespace is the
+/// line's, not the name's.
 fn header_path(rest: &str) -> Option<String> {
-    let (path, date) = match rest.split_once('\t') {
-        Some((name, date)) => (name, Some(date)),
-        None => (rest.trim_end(), None),
+    let path = match rest.split_once('\t') {
+        Some((name, _)) => name,
+        None => rest.trim_end(),
     };
     let path = git_name(path);
-    (path != "/dev/null" && !date.is_some_and(is_epoch)).then_some(path)
+    (path != "/dev/null").then_some(path)
+}
+
+/// Whether a `---`/`+++` header dates its file at the Unix epoch, as `diff -N` dates a file
+/// that does not exist.
+fn dated_epoch(rest: &str) -> bool {
+    rest.split_once('\t')
+        .is_some_and(|(_, date)| is_epoch(date))
 }
 
 /// Whether a `diff -u` timestamp (`1970-01-01 00:00:00.000000000 +0000`, or the same instant
@@ -526,7 +532,15 @@ fn git_names(rest: &str) -> Option<(String, String)> {
         {
             return None;
         }
-        (rest[..half].to_owned(), rest[half + 1..].to_owned())
+        // Halves of equal length are the names only when they name one file, with or
+        // without a prefix each: `a/xx b/abc def/ghijkl` also splits evenly, at a space
+        // inside the second name.
+        let (old, new) = (&rest[..half], &rest[half + 1..]);
+        let unprefixed = |n: &'_ str| n.split_once('/').map(|(_, rest)| rest.to_owned());
+        if old != new && unprefixed(old).is_none_or(|o| Some(o) != unprefixed(new)) {
+            return None;
+        }
+        (old.to_owned(), new.to_owned())
     };
     Some((old, new))
 }
@@ -554,33 +568,43 @@ struct GitNames {
 }
 
 impl GitNames {
-    /// The section's old and new paths: the one reading of the prefixes (none, or a pair git
-    /// writes) under which every header names the same old file and the same new file, and,
-    /// without a rename or copy, the same file on both sides. Headers that agree under no
-    /// reading, or under two readings that name different files, are refused: which file
-    /// the section changes would be a guess (`git apply` refuses them too).
-    fn paths(&self, line: usize, moves: bool) -> Result<(Option<String>, Option<String>)> {
-        let mut readings: Vec<(&str, &str)> = vec![("", "")];
-        let pairs = self.line.iter().map(|(o, n)| (Some(o), Some(n)));
-        let pairs = pairs.chain(self.dashes.iter().map(|(o, n)| (o.as_ref(), n.as_ref())));
-        for (old, new) in pairs {
+    /// The section's old and new paths: the one reading of the prefixes under which every
+    /// header names the same old file and the same new file. A pair git writes is tried first
+    /// (git writes one unless told `--no-prefix`), no prefix only when no pair makes the headers
+    /// agree, and then only for one file or a rename or copy. Headers that agree under no
+    /// reading, or under two pairs that name different files, are refused: which file the
+    /// section changes would be a guess (`git apply` refuses them too).
+    fn paths(&self, line: usize) -> Result<(Option<String>, Option<String>)> {
+        let mut pairs: Vec<(&str, &str)> = Vec::new();
+        let named = self.line.iter().map(|(o, n)| (Some(o), Some(n)));
+        let named = named.chain(self.dashes.iter().map(|(o, n)| (o.as_ref(), n.as_ref())));
+        for (old, new) in named {
             for &(p, q) in &GIT_PREFIXES {
                 for (p, q) in [(p, q), (q, p)] {
                     let fits =
                         |name: Option<&String>, prefix| name.is_none_or(|n| n.starts_with(prefix));
-                    if fits(old, p) && fits(new, q) && !readings.contains(&(p, q)) {
-                        readings.push((p, q));
+                    if fits(old, p) && fits(new, q) && !pairs.contains(&(p, q)) {
+                        pairs.push((p, q));
                     }
                 }
             }
         }
         let mut agreed: Vec<(Option<String>, Option<String>)> = Vec::new();
-        for (p, q) in readings {
-            if let Some(paths) = self.under(p, q, moves)
+        for (p, q) in pairs {
+            if let Some(paths) = self.under(p, q)
                 && !agreed.contains(&paths)
             {
                 agreed.push(paths);
             }
+        }
+        // Without prefixes, two names and no rename or copy line are a pair of prefixes this
+        // tool does not know (`--src-prefix`), whose reading would be a guess.
+        let moved = self.moved.0.is_some() || self.moved.1.is_some();
+        if agreed.is_empty()
+            && let Some(paths) = self.under("", "")
+            && (moved || paths.0.is_none() || paths.1.is_none() || paths.0 == paths.1)
+        {
+            agreed.push(paths);
         }
         match agreed.len() {
             1 => Ok(agreed.remove(0)),
@@ -593,7 +617,7 @@ impl GitNames {
             )),
             _ => Err(failed(
                 format!(
-                    "line {line}: the headers of this section name different files depending on whether its names carry git's a/ and b/ style prefixes, so which file it changes would be a guess"
+                    "line {line}: the headers of this section name different files depending on which of git's prefixes its names carry, so which file it changes would be a guess"
                 ),
                 line,
                 "inconsistent_names",
@@ -602,7 +626,7 @@ impl GitNames {
     }
 
     /// The old and new paths with prefixes `p` and `q` taken off, when every header agrees.
-    fn under(&self, p: &str, q: &str, moves: bool) -> Option<(Option<String>, Option<String>)> {
+    fn under(&self, p: &str, q: &str) -> Option<(Option<String>, Option<String>)> {
         let strip = |name: &String, prefix: &str| name.strip_prefix(prefix).map(str::to_owned);
         let mut olds = Vec::new();
         let mut news = Vec::new();
@@ -624,11 +648,7 @@ impl GitNames {
         if !same(&olds) || !same(&news) || olds.iter().chain(&news).any(String::is_empty) {
             return None;
         }
-        let (old, new) = (olds.first().cloned(), news.first().cloned());
-        if !moves && old.is_some() && new.is_some() && old != new {
-            return None;
-        }
-        Some((old, new))
+        Some((olds.first().cloned(), news.first().cloned()))
     }
 }
 
@@ -726,6 +746,16 @@ impl<'a> Reader<'a> {
         self.headers_at(self.i)
     }
 
+    /// Whether the `---` and `+++` lines at the cursor date their files at the epoch.
+    fn epochs(&self) -> (bool, bool) {
+        let side = |i, prefix| {
+            self.at(i)
+                .and_then(|l| l.strip_prefix(prefix))
+                .is_some_and(dated_epoch)
+        };
+        (side(self.i, "--- "), side(self.i + 1, "+++ "))
+    }
+
     fn headers_at(&self, i: usize) -> Option<(Option<String>, Option<String>)> {
         let old = self.at(i)?.strip_prefix("--- ")?;
         let new = self.at(i + 1)?.strip_prefix("+++ ")?;
@@ -784,7 +814,10 @@ pub(crate) fn parse(text: &str) -> Result<Vec<FilePatch>> {
             return Err(bare_hunk_header(r.number(), None));
         }
         // A context diff's hunk separator: commentary would skip its section in silence.
-        if line == "***************" {
+        if line == "***************"
+            && r.at(r.i + 1)
+                .is_some_and(|next| next.starts_with("*** ") && next.ends_with(" ****"))
+        {
             return Err(failed(
                 format!(
                     "line {}: a context diff (diff -c) section, which this tool does not read; skipping it would apply only part of the patch, so none of it is applied (make the patch with diff -u or git diff)",
@@ -902,23 +935,19 @@ fn plain_section(
         old_path = old_path.map(|p| p[2..].to_owned());
         new_path = new_path.map(|p| p[2..].to_owned());
     }
-    let action = match (&old_path, &new_path) {
-        (None, None) => {
-            return Err(failed(
-                format!("line {line}: both sides of a file header are /dev/null"),
-                line,
-                "bad_header",
-            ));
-        }
-        (None, Some(_)) => Action::Create,
-        (Some(_), None) => Action::Delete,
-        _ => Action::Modify,
-    };
+    if old_path.is_none() && new_path.is_none() {
+        return Err(failed(
+            format!("line {line}: both sides of a file header are /dev/null"),
+            line,
+            "bad_header",
+        ));
+    }
+    let epochs = r.epochs();
     r.i += 2;
     let mut file = FilePatch {
         old_path,
         new_path,
-        action,
+        action: Action::Modify,
         old_mode: None,
         new_mode: None,
         hunks: Vec::new(),
@@ -926,6 +955,20 @@ fn plain_section(
         codex: None,
     };
     read_hunks(r, &mut file)?;
+    // `diff -N` dates a side that does not exist at the epoch. It is taken for absent only
+    // where the hunks agree that it is empty: a real file may be dated so too (a build with
+    // `SOURCE_DATE_EPOCH=0`), and then its hunks have lines on that side.
+    if epochs.0 && file.new_path.is_some() && file.hunks.iter().all(|h| h.old_count == 0) {
+        file.old_path = None;
+    }
+    if epochs.1 && file.old_path.is_some() && file.hunks.iter().all(|h| h.new_count == 0) {
+        file.new_path = None;
+    }
+    file.action = match (&file.old_path, &file.new_path) {
+        (None, _) => Action::Create,
+        (_, None) => Action::Delete,
+        _ => Action::Modify,
+    };
     if file.hunks.is_empty() {
         return Err(failed(
             format!(
@@ -976,19 +1019,20 @@ fn git_section(r: &mut Reader, names: &str) -> Result<FilePatch> {
             file.action = Action::Rename;
             names.moved.0 = Some(git_name(p));
         } else if let Some(p) = text.strip_prefix("rename to ") {
+            file.action = Action::Rename;
             names.moved.1 = Some(git_name(p));
         } else if let Some(p) = text.strip_prefix("copy from ") {
             file.action = Action::Copy;
             names.moved.0 = Some(git_name(p));
         } else if let Some(p) = text.strip_prefix("copy to ") {
+            file.action = Action::Copy;
             names.moved.1 = Some(git_name(p));
         } else if text.starts_with("index ")
             || text.starts_with("similarity index ")
             || text.starts_with("dissimilarity index ")
         {
         } else if is_binary_marker(text) {
-            let moves = matches!(file.action, Action::Rename | Action::Copy);
-            if let Ok(paths) = names.paths(line, moves) {
+            if let Ok(paths) = names.paths(line) {
                 (file.old_path, file.new_path) = paths;
             }
             return Err(binary_section(r, Some(&file)));
@@ -1010,7 +1054,7 @@ fn git_section(r: &mut Reader, names: &str) -> Result<FilePatch> {
             "bad_header",
         ));
     }
-    (file.old_path, file.new_path) = names.paths(line, moves)?;
+    (file.old_path, file.new_path) = names.paths(line)?;
     match file.action {
         Action::Create => file.old_path = None,
         Action::Delete => file.new_path = None,
@@ -1685,6 +1729,9 @@ mod tests {
         }
         let create = "--- a/n\t1970-01-01 00:00:00 +0000\n+++ b/n\t2026-12-03 06:00:00 +0000\n@@ -0,0 +1 @@\n+n\n";
         assert_eq!(sections(create), Action::Create);
+        // A real file dated the epoch (SOURCE_DATE_EPOCH=0) has lines on that side: it exists.
+        let dated = "--- a/x\t1970-01-01 00:00:00 +0000\n+++ b/x\t1970-01-01 00:00:00 +0000\n@@ -1 +1 @@\n-a\n+b\n";
+        assert_eq!(sections(dated), Action::Modify);
         // A second past the epoch, or a date that is no date, is a file that exists.
         for date in [
             "1970-01-01 00:00:01 +0000",
@@ -1715,7 +1762,15 @@ mod tests {
         // A --no-prefix rename between directories that look like prefixes.
         let p = "diff --git i/x w/x\nsimilarity index 100%\nrename from i/x\nrename to w/x\n";
         assert_eq!(paths(p), (Some("i/x".into()), Some("w/x".into())));
-        // Headers that name different files are refused, whichever they are.
+        // A rename whose diff --git line splits evenly inside a name: the rename lines name it.
+        let p = "diff --git a/xx b/abc def/ghijkl\nsimilarity index 100%\nrename from xx\nrename to abc def/ghijkl\n";
+        assert_eq!(paths(p), (Some("xx".into()), Some("abc def/ghijkl".into())));
+        // git diff --no-index (and git diff HEAD:x z): two names, no rename lines.
+        let p =
+            format!("diff --git a/x.orig b/x\nindex 1..2 100644\n--- a/x.orig\n+++ b/x\n{hunk}");
+        assert_eq!(paths(&p), (Some("x.orig".into()), Some("x".into())));
+        // Headers that name different files are refused, whichever they are, and so are
+        // prefixes git does not write (--src-prefix): which file is meant would be a guess.
         let refused = |patch: &str| parse(patch).unwrap_err().details["reason"].clone();
         for patch in [
             format!("diff --git a/a b/a\n--- a/c\n+++ b/c\n{hunk}"),
@@ -1727,8 +1782,12 @@ mod tests {
         ] {
             assert_eq!(refused(&patch), "inconsistent_names", "{patch}");
         }
-        let p = "diff --git a/x b/z\nrename from x\n";
-        assert_eq!(parse(p).unwrap_err().details["reason"], "bad_header");
+        for p in [
+            "diff --git a/x b/z\nrename from x\n",
+            "diff --git a/x b/z\nrename to z\n",
+        ] {
+            assert_eq!(parse(p).unwrap_err().details["reason"], "bad_header", "{p}");
+        }
     }
 
     #[test]
@@ -1757,6 +1816,9 @@ mod tests {
         let err = parse(&format!("{context}{unified}")).unwrap_err();
         assert_eq!(err.details["reason"], "context_diff");
         assert_eq!(err.details["line"], 3);
+        // A line of stars in a commit message is no context diff.
+        let mail = format!("Subject: [PATCH] s\n\nNotes:\n***************\nfoo\n---\n{unified}");
+        assert_eq!(parse(&mail).unwrap()[0].path(), "y");
     }
 
     #[test]
