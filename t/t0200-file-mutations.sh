@@ -405,6 +405,21 @@ test_expect_success 'file move --overwrite replaces the destination by rename' '
 	test "$(json_get ".items[] | select(.path == \"occupied.txt\") | .before_hash" out)" = "$(sha occupied.orig)"
 '
 
+test_expect_success 'file move --overwrite onto a hard link of the source is refused, dry run too, and records nothing' '
+	printf "one file\n" >linked.txt &&
+	ln linked.txt alias.txt &&
+	keeper --json history list >ops.before &&
+	for dry in --dry-run ""
+	do
+		test_expect_code 2 keeper --json file move linked.txt alias.txt --overwrite $dry >out &&
+		test_error_code INVALID_ARGUMENT out &&
+		json_get .error.message out | grep "hard links to one file" || return 1
+	done &&
+	test "$(stat -c %h linked.txt)" = 2 &&
+	keeper --json history list >ops.after &&
+	test "$(jq ".operations | length" ops.before)" = "$(jq ".operations | length" ops.after)"
+'
+
 # delete
 
 test_expect_success 'file delete removes the file and reports its before hash' '

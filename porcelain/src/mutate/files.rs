@@ -373,6 +373,14 @@ impl Workspace {
                 Some(Kind::File) => Some(ws.see(&to)?),
                 None => None,
             };
+            // A rename onto another name of the same file does nothing and succeeds (POSIX):
+            // the source would stay, and the move would be found undone after its step.
+            if before.is_some() && same_file(&from, &to)? {
+                return Err(Error::invalid(
+                    "the source and the destination are hard links to one file, and renaming one onto the other changes nothing, so the source would stay; delete the source to keep the file under the destination's name alone",
+                )
+                .path(source));
+            }
             let skipped =
                 moved.bytes.is_none() || before.as_ref().is_some_and(|b| b.bytes.is_none());
             let mut removed = deleted_file(&from.rel, &moved);
@@ -434,4 +442,18 @@ impl Workspace {
             })
         })
     }
+}
+
+/// Whether two resolved files are one file under two names (hard links): the same device and
+/// inode.
+fn same_file(a: &Resolved, b: &Resolved) -> Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let identity = |r: &Resolved| -> Result<(u64, u64)> {
+        let meta = r
+            .open_file()?
+            .metadata()
+            .map_err(|e| Error::storage("inspecting file", &e))?;
+        Ok((meta.dev(), meta.ino()))
+    };
+    Ok(identity(a)? == identity(b)?)
 }
