@@ -93,17 +93,6 @@ impl Edge {
     }
 }
 
-/// A hunk's old lines: its context and removed lines, in order.
-fn old_text(hunk: &Hunk) -> Vec<&str> {
-    hunk.lines
-        .iter()
-        .filter_map(|l| match l {
-            HunkLine::Context(t) | HunkLine::Remove(t) => Some(t.as_str()),
-            HunkLine::Add(_) => None,
-        })
-        .collect()
-}
-
 /// What a file section of a patch does to its file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Action {
@@ -1322,7 +1311,8 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
     let mut previous: Option<(usize, usize, usize)> = None;
     // The hunks that applied at their stated line, not tied to an edge: their index, where the
     // previous hunk ended (the search for their lines starts there), and their line (0-based).
-    let mut by_number: Vec<(usize, usize, usize)> = Vec::new();
+    // Hunks placed at their stated line: (hunk, cursor, place, old lines).
+    let mut by_number: Vec<(usize, usize, usize, Vec<&str>)> = Vec::new();
     // A refused hunk applies nowhere: no offset, as for any failed hunk.
     let refused = |mut report: HunkReport, refusal: Refusal| {
         report.status = "failed";
@@ -1602,10 +1592,10 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
                 }
             }
         }
-        if by_stated_line && !want.is_empty() {
-            by_number.push((n, cursor, at));
-        }
         previous = Some((n + 1, stated + want.len(), at));
+        if by_stated_line && !want.is_empty() {
+            by_number.push((n, cursor, at, want));
+        }
         cursor = k;
         if cursor == old.len() {
             touched_end = true;
@@ -1624,11 +1614,11 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
             if h.old_count == 0 && h.old_start > 0 {
                 return Some((n, None));
             }
-            let &(_, from, at) = by_number.iter().find(|(i, ..)| *i == n)?;
-            let want = old_text(h);
+            let (_, from, at, want) = by_number.iter().find(|(i, ..)| *i == n)?;
+            let (from, at) = (*from, *at);
             let fits = |p: usize| want.iter().enumerate().all(|(k, w)| old[p + k].text == *w);
             let other = (from..=old.len() - want.len()).find(|&p| p != at && fits(p))?;
-            Some((n, Some((at, other, want, from))))
+            Some((n, Some((at, other, want.as_slice(), from))))
         });
         if let Some((n, places)) = guess {
             let hunk = &file.hunks[n];
@@ -1653,7 +1643,7 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
                     details,
                 },
                 Some((at, other, want, from)) => {
-                    report.mismatch = Some(Box::new(Mismatch::find(&old, &want, at, from)));
+                    report.mismatch = Some(Box::new(Mismatch::find(&old, want, at, from)));
                     details.push(("matches_at", vec![at + 1, other + 1].into()));
                     Refusal {
                         reason: "ambiguous",
