@@ -799,6 +799,29 @@ test_expect_success 'text holding no file change is PATCH_FAILED' '
 	refused 18 PATCH_FAILED file apply-patch garbage.patch
 '
 
+test_expect_success 'a context diff section before a unified one refuses the whole patch' '
+	printf "a\n" >cx.txt && printf "a\n" >cy.txt &&
+	save cx.txt && save cy.txt &&
+	cat >mixed.patch <<-\EOF &&
+	*** cx.txt
+	--- cx.txt
+	***************
+	*** 1 ****
+	! a
+	--- 1 ----
+	! b
+	--- cy.txt
+	+++ cy.txt
+	@@ -1 +1 @@
+	-a
+	+b
+	EOF
+	refused 18 PATCH_FAILED file apply-patch mixed.patch &&
+	test "$(jq -r .error.details.reason refusal.json)" = context_diff &&
+	test "$(jq -r .error.details.line refusal.json)" = 3 &&
+	untouched cx.txt && untouched cy.txt
+'
+
 test_expect_success 'a patch over 1 MiB is LIMIT_EXCEEDED (exit 21) and creates nothing' '
 	big_patch >big.patch &&
 	test $(wc -c <big.patch) -gt 1048576 &&
