@@ -218,8 +218,29 @@ bar()" --new "    foo()
 	untouched frame.py
 '
 
+test_expect_success 'deleting a line and one of two equal lines the file indents apart is NO_MATCH' '
+	printf "def f():\n    if x:\n        log()\n        return\n    return\n" >twice.py &&
+	save twice.py &&
+	refused 16 NO_MATCH file replace-text twice.py --old "log()
+return
+return" --new "return" --first &&
+	test "$(json_get .error.details.reason refusal.json)" = pairing_ambiguous &&
+	untouched twice.py
+'
+
+test_expect_success 'a final line end on the new text only is NO_MATCH, not a line lost' '
+	printf "a:\n    x()\n\n    y()\nz()\n" >end.txt &&
+	save end.txt &&
+	printf "x()\n" >new-with-end &&
+	refused 16 NO_MATCH file replace-text end.txt --old "x()
+
+y()" --new-file new-with-end --first &&
+	test "$(json_get .error.details.reason refusal.json)" = final_line_end &&
+	untouched end.txt
+'
+
 test_expect_success PYTHON 'every Python file edited above (or left alone by a refusal) still compiles' '
-	for f in code.py ind.py nest.py blank.py scale.py strip.py block.py ratio.py trail.py frame.py
+	for f in code.py ind.py nest.py blank.py scale.py strip.py block.py ratio.py trail.py frame.py twice.py
 	do
 		python3 -m py_compile "$f" || return 1
 	done

@@ -334,6 +334,33 @@ pub(crate) fn replace(
         guard_region(path, &region.join("\n"), expected, true, || lines.clone())?;
     }
     chosen = chosen[picked].to_vec();
+    // The match is of whole lines, and so is what replaces them. Read as the literal
+    // replacement the exact stage makes, a new text without the old text's final line end
+    // would run into the next line, one with a line end the old text lacks would leave an
+    // empty line after it, and so would an empty one over an old text without a line end;
+    // read as lines, none of them. Which one the caller meant is a guess, except for an empty
+    // new text over lines with their line end: those lines go.
+    let ends_line = |t: &str| t.ends_with('\n') || t.ends_with('\r');
+    let run_on = match (ends_line(old), ends_line(new)) {
+        (false, _) if new.is_empty() => Some(
+            "the old text has no line end and the new text is empty, so whether the lines go or leave an empty line",
+        ),
+        (true, false) if !new.is_empty() => Some(
+            "the old text ends with a line end and the new text does not, so whether the new text's last line joins the next line of the file",
+        ),
+        (false, true) => Some(
+            "the new text ends with a line end and the old text does not, so whether an empty line follows the new text",
+        ),
+        _ => None,
+    };
+    // A match that ends the file where the file has no final newline has no line end after
+    // it to run on or to leave: the file keeps having none, as every edit keeps it.
+    let ends = |at: usize| !doc.lines[at + wanted.len() - 1].eol.is_empty();
+    if let Some(guess) = run_on
+        && let Some(&at) = chosen.iter().find(|&&at| ends(at))
+    {
+        return Err(final_line_end_refused(path, guess, new_count.max(1), at));
+    }
     if new_lead < lead || new_trail < trail {
         let at = chosen[0];
         let (end, asked, kept, line, file_line) = if new_lead < lead {
@@ -369,6 +396,27 @@ pub(crate) fn replace(
             rewrite(&file, at, &wanted, &new_lines, &forward).map_err(|r| r.into_error(path))?;
         let other =
             rewrite(&file, at, &wanted, &new_lines, &backward).map_err(|r| r.into_error(path))?;
+        if let Some((j, i, i2)) = other_partner(&wanted, &new_lines, &forward, &file) {
+            return Err(Refusal {
+                line: j + 1,
+                file_line: at + 1,
+                subject: format!(
+                    "line {} of the new text can be paired with the old text's lines in two ways",
+                    j + 1
+                ),
+                why: Why {
+                    reason: "pairing_ambiguous",
+                    text: format!(
+                        "it keeps either file line {} or file line {}, which differ ({:?} or {:?})",
+                        at + i + 1,
+                        at + i2 + 1,
+                        file[i],
+                        file[i2],
+                    ),
+                },
+            }
+            .into_error(path));
+        }
         if let Some(j) = (0..written.lines.len()).find(|&j| written.lines[j] != other.lines[j]) {
             return Err(Refusal {
                 line: j + 1,
@@ -449,6 +497,26 @@ fn blank_ends_refused(
     .with("reason", "blank_edge_lines")
     .recovery(
         "re-read the lines and send the old text exactly as the file has it, blank lines included, or delete or replace the lines by their numbers",
+    )
+}
+
+/// NO_MATCH for a whitespace-normalised match, found at 0-based file line `at`, whose old
+/// and new texts disagree on ending with a line end; `guess` says what that leaves open, and
+/// `line` is the new text's last line (1-based).
+fn final_line_end_refused(path: &str, guess: &str, line: usize, at: usize) -> Error {
+    Error::new(
+        Code::NoMatch,
+        format!(
+            "the old text matched file line {} only after ignoring indentation and trailing whitespace, which replaces whole lines, and {guess} is a guess; nothing was written",
+            at + 1,
+        ),
+    )
+    .path(path)
+    .with("line", line)
+    .with("file_line", at + 1)
+    .with("reason", "final_line_end")
+    .recovery(
+        "end both texts with a line end or neither (an empty new text deletes the lines when the old text ends with a line end), or re-read the lines and send the old text exactly as the file has it",
     )
 }
 
@@ -554,6 +622,97 @@ fn pair_lines(old: &[String], new: &[String], backward: bool) -> Pairing {
     }
     blocks.sort();
     Pairing { sources, blocks }
+}
+
+/// Above this many cells (old lines by new lines) the pairings are not searched, and an old
+/// text with repeated lines the file indents differently is refused instead.
+const MAX_PAIRING_CELLS: usize = 1 << 22;
+
+/// A new line that `pairing` keeps equal to old line `i` and that another reading of the
+/// change, as small as the diff's, keeps equal to old line `i2` instead, where the window's
+/// file lines `i` and `i2` differ: `(j, i, i2)`. Which of the two the new line is written as
+/// would be a guess. Reading the texts from the end (`pair_lines`) does not find every such
+/// choice: a diff sets a common prefix and suffix aside first, so both readings of old
+/// `D E E` to new `E` keep the last `E`, where keeping the first is as small a change.
+///
+/// A change is measured as its changed, deleted and inserted lines, one each (a line edit
+/// distance), so that a line changed in its place is one change, not a deletion and an
+/// insertion: old `} }` to new `} }x` changes the second line, and keeping the second `}`
+/// instead would take two. A pair (i2, j) is on a smallest change exactly when the smallest
+/// change before it and the smallest after it add up to the whole.
+fn other_partner(
+    old: &[String],
+    new: &[String],
+    pairing: &Pairing,
+    file: &[&str],
+) -> Option<(usize, usize, usize)> {
+    let o: Vec<&str> = old.iter().map(|l| l.trim()).collect();
+    let n: Vec<&str> = new.iter().map(|l| l.trim()).collect();
+    // Old lines with the same text as another old line that the file writes differently:
+    // only those can be kept in two ways that differ.
+    let mut by_text: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, t) in o.iter().enumerate() {
+        by_text.entry(t).or_default().push(i);
+    }
+    let differs = |i: usize| by_text[o[i]].iter().any(|&k| file[k] != file[i]);
+    let kept: Vec<(usize, usize)> = pairing
+        .sources
+        .iter()
+        .enumerate()
+        .filter_map(|(j, s)| match *s {
+            Source::Equal(i) if differs(i) => Some((j, i)),
+            _ => None,
+        })
+        .collect();
+    let &(first_j, first_i) = kept.first()?;
+    let (m, w) = (o.len() + 1, n.len() + 1);
+    if m.saturating_mul(w) > MAX_PAIRING_CELLS {
+        let i2 = by_text[o[first_i]]
+            .iter()
+            .copied()
+            .find(|&k| file[k] != file[first_i])?;
+        return Some((first_j, first_i, i2));
+    }
+    // before[i * w + j]: the smallest change from o[..i] to n[..j]; after[i * w + j]: from
+    // o[i..] to n[j..].
+    let mut before = vec![0u32; m * w];
+    let mut after = vec![0u32; m * w];
+    for i in 0..m {
+        for j in 0..w {
+            before[i * w + j] = match (i, j) {
+                (0, _) => j as u32,
+                (_, 0) => i as u32,
+                _ => {
+                    let diagonal = before[(i - 1) * w + j - 1] + u32::from(o[i - 1] != n[j - 1]);
+                    let gap = before[(i - 1) * w + j].min(before[i * w + j - 1]) + 1;
+                    diagonal.min(gap)
+                }
+            };
+        }
+    }
+    for i in (0..m).rev() {
+        for j in (0..w).rev() {
+            after[i * w + j] = match (i == m - 1, j == w - 1) {
+                (true, _) => (w - 1 - j) as u32,
+                (_, true) => (m - 1 - i) as u32,
+                _ => {
+                    let diagonal = after[(i + 1) * w + j + 1] + u32::from(o[i] != n[j]);
+                    let gap = after[(i + 1) * w + j].min(after[i * w + j + 1]) + 1;
+                    diagonal.min(gap)
+                }
+            };
+        }
+    }
+    let smallest = before[m * w - 1];
+    kept.into_iter().find_map(|(j, i)| {
+        by_text[o[i]]
+            .iter()
+            .copied()
+            .find(|&i2| {
+                file[i2] != file[i] && before[i2 * w + j] + after[(i2 + 1) * w + j + 1] == smallest
+            })
+            .map(|i2| (j, i, i2))
+    })
 }
 
 /// What one matched window becomes.
@@ -1952,6 +2111,69 @@ mod tests {
         // The same deletion where the file indents both alike is one result either way.
         let (out, _) = normalised("    a()\n    x()\n    a()\n", "a()\nx()\na()", "a()");
         assert_eq!(out, "    a()\n");
+    }
+
+    #[test]
+    fn a_kept_line_that_equals_another_old_line_the_file_indents_otherwise_is_refused() {
+        // Deleting `log()` and one `return`: a diff keeps the last `return` read either way,
+        // but keeping the first is as small a change, and the two write different code.
+        let text = "def f():\n    if x:\n        log()\n        return\n    return\n";
+        let err = refusal(text, "log()\nreturn\nreturn", "return");
+        assert_eq!(err.details["reason"], "pairing_ambiguous");
+        assert_eq!(
+            (
+                err.details["line"].clone(),
+                err.details["file_line"].clone()
+            ),
+            (1.into(), 3.into())
+        );
+        assert!(
+            err.message.contains("file line 5 or file line 4"),
+            "{}",
+            err.message
+        );
+        let err = refusal("if x:\n    a\n    b\nb\n", "a\nb\nb", "b");
+        assert_eq!(err.details["reason"], "pairing_ambiguous");
+        // Alike in the file: one result whichever is kept.
+        let (out, _) = normalised("  a\n  b\n  b\n", "a\nb\nb", "b");
+        assert_eq!(out, "  b\n");
+        // A line changed in its place is one change, not a deletion and an insertion: the
+        // `}` the new text keeps is the first one, whatever the file's indentation.
+        let (out, _) = normalised("        }\n    }\n", "}\n}", "}\n} x");
+        assert_eq!(out, "        }\n    } x\n");
+    }
+
+    #[test]
+    fn old_and_new_texts_that_disagree_on_a_final_line_end_are_refused() {
+        let text = "a:\n    x()\n\n    y()\nz()\n";
+        // Literally, the new text's line end would leave an empty line before `z()`.
+        let err = refusal(text, "x()\n\ny()", "x()\n");
+        assert_eq!(err.details["reason"], "final_line_end");
+        assert_eq!(err.details["file_line"], 2);
+        // Literally, `X()` would run into `z()`; and an empty new text would leave a line.
+        assert_eq!(
+            refusal(text, "x()\n\ny()\n", "X()").details["reason"],
+            "final_line_end"
+        );
+        assert_eq!(
+            refusal(text, "x()\n\ny()", "").details["reason"],
+            "final_line_end"
+        );
+        // An empty new text over lines with their line end deletes them; texts that agree
+        // replace whole lines either way.
+        assert_eq!(normalised(text, "x()\n\ny()\n", "").0, "a:\nz()\n");
+        assert_eq!(
+            normalised(text, "x()\n\ny()\n", "X()\n").0,
+            "a:\n    X()\nz()\n"
+        );
+        assert_eq!(
+            normalised(text, "x()\n\ny()", "X()").0,
+            "a:\n    X()\nz()\n"
+        );
+        // At the end of a file without a final newline there is no line end to run on to:
+        // the file keeps having none.
+        let (out, _) = normalised("a:\n    x()\n    y()", "x()\ny()", "X()\nY()\n");
+        assert_eq!(out, "a:\n    X()\n    Y()");
     }
 
     #[test]
