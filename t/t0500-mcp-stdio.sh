@@ -332,6 +332,40 @@ test_expect_success 'the server serves a registered workspace by --workspace' '
 	json_get ".result.structuredContent.workspaces == [{\"name\": \"test\", \"served\": true}]" named.json
 '
 
+test_expect_success 'a root renamed and made again under the server is refused, not split from its journal' '
+	mkdir served && printf "a\n" >served/a.txt &&
+	cat >renamed.py <<-\EOF &&
+	import json, os, subprocess, sys
+	server = subprocess.Popen(["filekeeper-mcp", "--root", "served"], stdin=subprocess.PIPE,
+	                          stdout=subprocess.PIPE, text=True)
+	def send(message):
+	    server.stdin.write(json.dumps(message) + "\n")
+	    server.stdin.flush()
+	    if "id" in message:
+	        return json.loads(server.stdout.readline())
+	def write(n, content):
+	    return send({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {
+	        "name": "file_write", "arguments": {"path": "a.txt", "content": content}}})
+	send(json.loads(sys.argv[1]))
+	send(json.loads(sys.argv[2]))
+	first = write(1, "one\n")
+	os.rename("served", "moved")
+	os.mkdir("served")
+	second = write(2, "two\n")
+	server.stdin.close()
+	server.wait()
+	print(json.dumps({"first": first["result"]["structuredContent"],
+	                  "second": second["result"]["structuredContent"]}))
+	EOF
+	python3 renamed.py "$INIT" "$INITIALIZED" >renamed.json &&
+	json_get ".first.ok" renamed.json &&
+	test "$(jq -r .second.error.code renamed.json)" = WORKSPACE_NOT_FOUND &&
+	printf "one\n" >expect &&
+	test_cmp expect moved/a.txt &&
+	test ! -e served/.filekeeper &&
+	test ! -e served/a.txt
+'
+
 test_expect_success '--workspace and --root together is a usage error, before any protocol traffic' '
 	test_expect_code 2 filekeeper-mcp --workspace test --root "$WS" </dev/null >both.out 2>both.err &&
 	test ! -s both.out &&

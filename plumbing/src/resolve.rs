@@ -30,6 +30,8 @@ const MAX_LINKS: usize = 40;
 pub struct Root {
     fd: OwnedFd,
     canonical: PathBuf,
+    /// The directory's device and inode when it was opened: the path must still name it.
+    identity: (u64, u64),
 }
 
 /// Whether a path is to be read or written; it decides how a final symlink is treated and
@@ -100,7 +102,28 @@ impl Root {
             Mode::empty(),
         )
         .map_err(|_| missing())?;
-        Ok(Root { fd, canonical })
+        let stat = rustix::fs::fstat(&fd).map_err(|_| missing())?;
+        Ok(Root {
+            fd,
+            canonical,
+            identity: (stat.st_dev, stat.st_ino),
+        })
+    }
+
+    /// Checks that the root's path still names the directory opened. Files are reached
+    /// through the directory's descriptor and the state (journal, objects, lock) through its
+    /// path, so a process that keeps a root open (the MCP server, a Python `Workspace`) would
+    /// otherwise, once the directory is renamed and another made in its place, change the
+    /// files of one and record them in the other, under a lock that excludes nobody.
+    pub fn check_still_here(&self) -> Result<()> {
+        match rustix::fs::stat(&self.canonical) {
+            Ok(stat) if (stat.st_dev, stat.st_ino) == self.identity => Ok(()),
+            _ => Err(Error::new(
+                Code::WorkspaceNotFound,
+                "the workspace root was moved, removed or replaced since this session opened it; nothing was done",
+            )
+            .recovery("open the workspace again; a registered workspace whose root moved must be registered again")),
+        }
     }
 
     /// The canonical host path of the root. Never shown to callers.
@@ -116,6 +139,7 @@ impl Root {
     /// `notes.md`). Whether a missing path may become a file is the caller's to judge, with
     /// [`names_directory`].
     pub fn resolve(&self, given: &str, intent: Intent) -> Result<Resolved> {
+        self.check_still_here()?;
         let resolved = resolve(self, given, intent)?;
         if names_directory(given) && resolved.kind == Some(Kind::File) {
             return Err(Error::new(

@@ -115,6 +115,9 @@ impl Workspace {
     /// The state directory. With `create` false a workspace that never recorded anything has
     /// none, and nothing is created.
     pub fn state(&self, create: bool) -> Result<Option<State>> {
+        // The state is found by the root's path and the files by its descriptor: both must
+        // name the same directory.
+        self.root.check_still_here()?;
         if let Some(found) = self.found.get() {
             return Ok(Some(found.clone()));
         }

@@ -85,6 +85,23 @@ def test_a_transient_workspace_by_root(app: Filekeeper, root: Path) -> None:
     assert service.read_file("a.txt").content == "a\n"
 
 
+def test_a_root_renamed_and_made_again_is_refused(app: Filekeeper, root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    service = app.workspace(root=root)
+    service.write_file("a.txt", "one\n")
+    root.rename(root.with_name("moved"))
+    root.mkdir()
+    # The handle reaches files through the moved directory and the journal by the path:
+    # a write would change one and record it in the other.
+    with pytest.raises(FilekeeperError) as raised:
+        service.write_file("a.txt", "two\n")
+    assert raised.value.code == "WORKSPACE_NOT_FOUND"
+    assert (root.with_name("moved") / "a.txt").read_text() == "one\n"
+    assert list(root.iterdir()) == []
+    with pytest.raises(FilekeeperError):
+        service.list_history()
+
+
 def test_no_workspace_selected_is_a_coded_error(app: Filekeeper) -> None:
     with pytest.raises(FilekeeperError) as raised:
         app.workspace()
