@@ -190,6 +190,14 @@ test_expect_success 'End of File anchors a hunk at the last lines; a file withou
 	cmp expect "$WS/tail.txt"
 '
 
+test_expect_success 'a line of one space at the end of a hunk is an empty context line, not a separator' '
+	printf "foo\nbar\n\nbaz\n" >"$WS/space.txt" &&
+	printf "*** Begin Patch\n*** Update File: space.txt\n@@ foo\n+new\n \n*** End Patch\n" >space.patch &&
+	codex space.patch &&
+	printf "foo\nbar\nnew\n\nbaz\n" >expect &&
+	cmp expect "$WS/space.txt"
+'
+
 test_expect_success 'a match found only with trailing whitespace ignored applies with a warning' '
 	printf "alpha  \nbeta\n" >"$WS/spaces.txt" &&
 	printf "*** Begin Patch\n*** Update File: spaces.txt\n@@\n alpha\n-beta\n+BETA\n*** End Patch\n" >spaces.patch &&

@@ -370,12 +370,16 @@ fn update_section(r: &mut Reader, rest: &str) -> Result<FilePatch> {
     // The hunk being read; `closed` once `*** End of File` ended it.
     let mut current: Option<Chunk> = None;
     let mut closed = false;
-    let finish = |chunk: Option<Chunk>, chunks: &mut Vec<Chunk>| -> Result<()> {
+    // The patch lines that are empty, not even a space: separators where a hunk could not
+    // go on (before the first, after the last line of one), empty context lines elsewhere. A
+    // line that is a single space is context wherever it is.
+    let mut bare: Vec<usize> = Vec::new();
+    let finish = |chunk: Option<Chunk>, chunks: &mut Vec<Chunk>, bare: &[usize]| -> Result<()> {
         let Some(mut chunk) = chunk else {
             return Ok(());
         };
         // Empty lines after a hunk's last line separate it from what follows.
-        while chunk.lines.last() == Some(&Body::Context(String::new())) {
+        while chunk.numbers.last().is_some_and(|n| bare.contains(n)) {
             chunk.lines.pop();
             chunk.numbers.pop();
         }
@@ -448,7 +452,7 @@ fn update_section(r: &mut Reader, rest: &str) -> Result<FilePatch> {
                 c.numbers.clear();
                 c.anchors.extend(anchor.map(|a| (n, a)));
             } else {
-                finish(current.take(), &mut chunks)?;
+                finish(current.take(), &mut chunks, &bare)?;
                 let mut c = Chunk::new(n);
                 c.anchors.extend(anchor.map(|a| (n, a)));
                 current = Some(c);
@@ -458,7 +462,10 @@ fn update_section(r: &mut Reader, rest: &str) -> Result<FilePatch> {
             continue;
         }
         let body = match text.chars().next() {
-            None => Body::Context(String::new()),
+            None => {
+                bare.push(n);
+                Body::Context(String::new())
+            }
             Some(' ') => Body::Context(text[1..].to_owned()),
             Some('-') => Body::Remove(text[1..].to_owned()),
             Some('+') => Body::Add(text[1..].to_owned()),
@@ -473,13 +480,14 @@ fn update_section(r: &mut Reader, rest: &str) -> Result<FilePatch> {
                 .path(&path));
             }
         };
-        if current.is_none() && chunks.is_empty() && body == Body::Context(String::new()) {
+        let is_bare = text.is_empty();
+        if current.is_none() && chunks.is_empty() && is_bare {
             // Empty lines before the section's first hunk separate it from its header.
             r.i += 1;
             continue;
         }
         if closed || (current.is_none() && !chunks.is_empty()) {
-            if body == Body::Context(String::new()) {
+            if is_bare {
                 r.i += 1;
                 continue;
             }
@@ -500,7 +508,7 @@ fn update_section(r: &mut Reader, rest: &str) -> Result<FilePatch> {
         c.numbers.push(n);
         r.i += 1;
     }
-    finish(current, &mut chunks)?;
+    finish(current, &mut chunks, &bare)?;
     if moved.is_none() && !chunks.iter().any(Chunk::changes) {
         return Err(failed(
             format!("line {line}: the section of {path} changes nothing"),
@@ -923,6 +931,24 @@ mod tests {
                 Body::Add("z".into()),
             ]
         );
+    }
+
+    #[test]
+    fn a_single_space_is_an_empty_context_line_even_at_a_hunks_edges() {
+        // At the end: `new` goes before the empty line after `bar`, not after `foo`.
+        let out = update("foo\nbar\n\nbaz\n", "@@ foo\n+new\n \n").unwrap();
+        assert_eq!(out, "foo\nbar\nnew\n\nbaz\n");
+        // Before `*** End of File`: the file ends with the empty line.
+        let out = update("foo\nbar\n\n", "@@\n+new\n \n*** End of File\n").unwrap();
+        assert_eq!(out, "foo\nbar\nnew\n\n");
+        // It is checked: no empty line follows `x` here.
+        assert!(update("x\ny\n", "@@\n-x\n+X\n \n").is_err());
+        // At the start of a section's first hunk without `@@`: the `b` after the empty line.
+        let out = update("b\nq\n\nb\n", " \n-b\n+B\n").unwrap();
+        assert_eq!(out, "b\nq\n\nB\n");
+        // A line with nothing on it still ends a hunk.
+        let out = update("foo\nbar\n\nbaz\n", "@@ foo\n+new\n\n").unwrap();
+        assert_eq!(out, "foo\nnew\nbar\n\nbaz\n");
     }
 
     #[test]
