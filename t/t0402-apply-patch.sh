@@ -843,6 +843,12 @@ test_expect_success 'a patch creating a file that exists is ALREADY_EXISTS and w
 	cmp expect exists.txt
 '
 
+test_expect_success 'a patch creating a file at a path ending with / is NOT_A_FILE and writes nothing' '
+	printf -- "--- /dev/null\n+++ b/nd/\n@@ -0,0 +1 @@\n+x\n" >slash.patch &&
+	refused 5 NOT_A_FILE file apply-patch slash.patch &&
+	test ! -e nd
+'
+
 test_expect_success 'a patch modifying a missing file is PATH_NOT_FOUND' '
 	printf -- "--- a/missing.txt\n+++ b/missing.txt\n@@ -1 +1 @@\n-a\n+b\n" >missing.patch &&
 	refused 3 PATH_NOT_FOUND file apply-patch missing.patch &&

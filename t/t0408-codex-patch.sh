@@ -250,6 +250,14 @@ test_expect_success 'an added file never overwrites, and a move never lands on a
 	rejected 14 ALREADY_EXISTS - 2 onto.patch
 '
 
+test_expect_success 'a file added or moved to a path ending with / is NOT_A_FILE, never a file of that name' '
+	printf "*** Begin Patch\n*** Add File: newdir/\n+x\n*** End Patch\n" >slash-add.patch &&
+	rejected 5 NOT_A_FILE - 2 slash-add.patch &&
+	printf "*** Begin Patch\n*** Update File: tail.txt\n*** Move to: sub/\n*** End Patch\n" >slash-move.patch &&
+	rejected 5 NOT_A_FILE - 2 slash-move.patch &&
+	test ! -e "$WS/newdir" && test ! -e "$WS/sub"
+'
+
 test_expect_success 'deleting or updating a missing file is refused' '
 	printf "*** Begin Patch\n*** Add File: fine.txt\n+x\n*** Delete File: nowhere.txt\n*** End Patch\n" >missing.patch &&
 	rejected 3 PATH_NOT_FOUND - 4 missing.patch &&

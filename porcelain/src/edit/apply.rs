@@ -303,13 +303,31 @@ impl Workspace {
         path: &str,
         options: &MutationOptions,
     ) -> Result<(String, Vec<String>)> {
+        if filekeeper_plumbing::resolve::names_directory(path) {
+            return Err(Error::new(
+                Code::NotAFile,
+                "the patch creates a file at a path that ends with /, which names a directory",
+            )
+            .path(path)
+            .recovery(
+                "name the file without the trailing slash (for a move, the file's full new path)",
+            ));
+        }
         match self.resolve_target(path, options) {
             Ok(t) if t.kind.is_none() => Ok((t.rel, Vec::new())),
-            Ok(_) => Err(Error::new(
-                Code::AlreadyExists,
-                "the patch creates a file that already exists",
-            )
-            .path(path)),
+            Ok(t) => {
+                let directory = t.kind == Some(Kind::Directory);
+                Err(Error::new(
+                    Code::AlreadyExists,
+                    if directory {
+                        "the patch creates a file where a directory is"
+                    } else {
+                        "the patch creates a file that already exists"
+                    },
+                )
+                .path(path)
+                .with("existing", if directory { "directory" } else { "file" }))
+            }
             Err(e) if e.code == Code::PathNotFound => {
                 let rel = self.inner.root.relative(path)?;
                 let Some((parent, name)) = rel.rsplit_once('/') else {
@@ -467,7 +485,14 @@ fn at_directive(mut e: Error, file: &FilePatch) -> Error {
     if e.details.contains_key("line") {
         return e;
     }
+    let directory = e.details.get("existing").and_then(|v| v.as_str()) == Some("directory");
     let what = match (e.code, file.action) {
+        (Code::AlreadyExists, Action::Create) if directory => {
+            Some("`*** Add File:` names a directory; a patch adds files only")
+        }
+        (Code::AlreadyExists, Action::Rename) if directory => {
+            Some("`*** Move to:` names a directory; name the file's full new path")
+        }
         (Code::AlreadyExists, Action::Create) => {
             Some("`*** Add File:` names a file that already exists; a patch never overwrites one")
         }
