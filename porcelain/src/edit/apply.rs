@@ -408,6 +408,9 @@ impl Workspace {
 /// Parses a patch in either format: a Codex patch when its first non-empty line is
 /// `*** Begin Patch`, else a unified diff.
 pub(crate) fn parse(text: &str) -> Result<Vec<FilePatch>> {
+    // A byte-order mark before the first line is the saving editor's, not the patch's: the
+    // first line is a header or commentary, never a file's content.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if codex::is_codex(text) {
         return codex::parse(text);
     }
@@ -1002,6 +1005,14 @@ mod tests {
         let keeper = Filekeeper::new(Some(&dir.path().join("home"))).unwrap();
         let ws = keeper.workspace(None, Some(&root)).unwrap();
         (dir, ws)
+    }
+
+    #[test]
+    fn a_byte_order_mark_before_the_patch_is_the_editors() {
+        let codex = "\u{feff}*** Begin Patch\n*** Delete File: a\n*** End Patch\n";
+        assert_eq!(super::parse(codex).unwrap()[0].path(), "a");
+        let unified = "\u{feff}--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n";
+        assert_eq!(super::parse(unified).unwrap()[0].path(), "x");
     }
 
     #[test]
