@@ -35,6 +35,9 @@ impl filekeeper::plumbing::Spelling for McpSpelling {
             Name => "name",
             Offset => "offset",
             Length => "length",
+            Workspace => "the server's --workspace NAME",
+            Root => "the server's --root PATH",
+            Home => "the server's --home",
         }
         .to_owned()
     }
@@ -47,6 +50,8 @@ impl filekeeper::plumbing::Spelling for McpSpelling {
             MoveDir => "file_move, one file at a time (this server has no directory move)",
             Undo => "undo_operation",
             Fsck => "a Filekeeper fsck, which this server does not run",
+            UseWorkspace => "a default workspace, which this server does not set",
+            ListWorkspaces => "the workspace_list tool",
         }
         .to_owned()
     }

@@ -218,6 +218,12 @@ pub enum Argument {
     Offset,
     /// How many bytes a byte read returns at most.
     Length,
+    /// The registered workspace to work in, by name.
+    Workspace,
+    /// A directory to work in as a transient workspace.
+    Root,
+    /// The Filekeeper home directory.
+    Home,
 }
 
 impl Argument {
@@ -247,6 +253,9 @@ impl Argument {
             Argument::Name => "name",
             Argument::Offset => "offset",
             Argument::Length => "length",
+            Argument::Workspace => "workspace",
+            Argument::Root => "root",
+            Argument::Home => "home",
         }
     }
 }
@@ -265,6 +274,10 @@ pub enum Operation {
     Undo,
     /// Verifying the object store and the journal.
     Fsck,
+    /// Making a registered workspace the default.
+    UseWorkspace,
+    /// Listing the registered workspaces.
+    ListWorkspaces,
 }
 
 impl Operation {
@@ -276,6 +289,8 @@ impl Operation {
             Operation::MoveDir => "move_dir",
             Operation::Undo => "undo",
             Operation::Fsck => "fsck",
+            Operation::UseWorkspace => "use_workspace",
+            Operation::ListWorkspaces => "list_workspaces",
         }
     }
 }

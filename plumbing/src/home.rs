@@ -7,7 +7,7 @@
 use crate::config::{self, Config, Limits};
 use crate::default_cache;
 use crate::durable::{replace_file, sync_dir};
-use crate::error::{Code, Error, Result};
+use crate::error::{Argument, Code, Error, Operation, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::path::{Path, PathBuf};
 
@@ -53,6 +53,13 @@ pub struct Registration {
 impl Home {
     /// Finds the home from the explicit option and the environment. Nothing is created.
     pub fn locate(explicit: Option<&Path>) -> Result<Home> {
+        // An empty path would be the current directory: a home nobody chose.
+        if explicit.is_some_and(|p| p.as_os_str().is_empty()) {
+            return Err(Error::worded(
+                Code::InvalidArgument,
+                crate::words![Argument::Home, " is empty; name the home directory"],
+            ));
+        }
         let env = |key: &str| {
             std::env::var_os(key)
                 .filter(|v| !v.is_empty())
@@ -64,7 +71,13 @@ impl Home {
             .or_else(|| env("XDG_DATA_HOME").map(|d| d.join("filekeeper")))
             .or_else(|| env("HOME").map(|h| h.join(".local/share/filekeeper")))
             .ok_or_else(|| {
-                Error::invalid("cannot find a Filekeeper home: set FILEKEEPER_HOME or pass --home")
+                Error::worded(
+                    Code::InvalidArgument,
+                    crate::words![
+                        "cannot find a Filekeeper home: set FILEKEEPER_HOME or pass ",
+                        Argument::Home,
+                    ],
+                )
             })?;
         let dir = if dir.is_absolute() {
             dir
@@ -393,7 +406,10 @@ pub fn workspace_not_found(name: &str) -> Error {
         format!("no workspace named {name}"),
     )
     .with("name", name)
-    .recovery("list workspaces with `keeper workspace list`")
+    .hint(crate::words![
+        "list workspaces with ",
+        Operation::ListWorkspaces
+    ])
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 
 use crate::config::{Limits, Retention, StateLocation};
 use crate::durable::{create_dir_if_missing, sync_dir};
-use crate::error::{Code, Error, Result};
+use crate::error::{Argument, Code, Error, Operation, Result};
 use crate::home::{Home, workspace_not_found};
 use crate::journal::{self, Item, Journal, NewOperation, Status};
 use crate::odb::ObjectStore;
@@ -79,11 +79,28 @@ impl Workspace {
                 .ok_or_else(|| workspace_not_found(name))?;
             (Some(name.to_owned()), reg.get(name)?.root)
         } else if let Some(root) = root {
+            // An empty path would be the current directory: a root nobody chose.
+            if root.as_os_str().is_empty() {
+                return Err(Error::worded(
+                    Code::InvalidArgument,
+                    crate::words![Argument::Root, " is empty; name the workspace directory"],
+                ));
+            }
             (None, root.to_path_buf())
         } else {
             let no_default = || {
-                Error::new(Code::NoWorkspaceSelected, "no workspace selected and no default set")
-                    .recovery("pass --workspace NAME or --root PATH, or set a default with `keeper workspace use NAME`")
+                Error::new(
+                    Code::NoWorkspaceSelected,
+                    "no workspace selected and no default set",
+                )
+                .hint(crate::words![
+                    "pass ",
+                    Argument::Workspace,
+                    " or ",
+                    Argument::Root,
+                    ", or set a default with ",
+                    Operation::UseWorkspace,
+                ])
             };
             let found = home.default_registration()?.ok_or_else(no_default)?;
             (Some(found.name), found.root)

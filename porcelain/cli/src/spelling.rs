@@ -35,6 +35,9 @@ impl Spelling for CliSpelling {
             Name => "NAME",
             Offset => "--offset",
             Length => "--length",
+            Workspace => "--workspace NAME",
+            Root => "--root PATH",
+            Home => "--home",
         }
         .to_owned()
     }
@@ -47,6 +50,8 @@ impl Spelling for CliSpelling {
             MoveDir => "`keeper dir move`",
             Undo => "`keeper history undo`",
             Fsck => "`keeper fsck`",
+            UseWorkspace => "`keeper workspace use NAME`",
+            ListWorkspaces => "`keeper workspace list`",
         }
         .to_owned()
     }

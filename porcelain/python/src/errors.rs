@@ -49,6 +49,9 @@ impl Spelling for PythonSpelling {
             Argument::Name => "name",
             Argument::Offset => "offset",
             Argument::Length => "length",
+            Argument::Workspace => "name=",
+            Argument::Root => "root=",
+            Argument::Home => "Filekeeper(home=...)",
         }
         .to_owned()
     }
@@ -60,6 +63,8 @@ impl Spelling for PythonSpelling {
             Operation::MoveDir => "Workspace.move_dir()",
             Operation::Undo => "Workspace.undo()",
             Operation::Fsck => "a Filekeeper fsck, which the Python API does not run",
+            Operation::UseWorkspace => "Filekeeper.use_workspace()",
+            Operation::ListWorkspaces => "Filekeeper.list_workspaces()",
         }
         .to_owned()
     }

@@ -17,8 +17,9 @@ use filekeeper::{
     DiffOptions, EditGuards, Error, GrepOptions, HistoryFilter, ListOptions, MutationOptions,
     Policy, Position, ReadBytesOptions, ReadOptions, Result, WorkspaceEntry,
 };
+use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyBytes, PyList, PyString};
 use records::{Class, record};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -50,10 +51,38 @@ fn answer_list<T: Serialize>(
 }
 
 /// Whole-file content: text (written as UTF-8) or bytes (written as they are).
-#[derive(FromPyObject)]
 enum Content {
     Text(String),
     Bytes(Vec<u8>),
+}
+
+/// Only `str` and `bytes`: a list of ints or a `bytearray` is a TypeError, not bytes, and a
+/// `str` holding a lone surrogate (which has no UTF-8) is INVALID_ARGUMENT, as the CLI
+/// refuses an argument that is not UTF-8.
+impl<'a, 'py> FromPyObject<'a, 'py> for Content {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if let Ok(text) = obj.cast::<PyString>() {
+            return match text.to_cow() {
+                Ok(text) => Ok(Content::Text(text.into_owned())),
+                Err(_) => Err(to_python(
+                    obj.py(),
+                    Error::invalid(
+                        "content is a str that has no UTF-8 form (it holds a lone surrogate); pass bytes to write bytes as they are",
+                    )
+                    .with("argument", "content"),
+                )),
+            };
+        }
+        if let Ok(bytes) = obj.cast::<PyBytes>() {
+            return Ok(Content::Bytes(bytes.as_bytes().to_vec()));
+        }
+        Err(PyTypeError::new_err(format!(
+            "content must be str or bytes, not {}",
+            obj.get_type().name()?
+        )))
+    }
 }
 
 impl Content {
@@ -80,17 +109,50 @@ fn options(
     }
 }
 
-/// A count or line number given as a Python int: a negative one is INVALID_ARGUMENT naming
-/// the keyword, as the other surfaces refuse theirs.
-fn natural(keyword: &str, value: i64) -> Result<u64> {
-    u64::try_from(value).map_err(|_| {
-        Error::invalid(format!("{keyword} must be zero or more, not {value}"))
-            .with("argument", keyword)
-    })
+/// A Python int of any size, taken as it is so that [`natural`] can refuse it naming its
+/// keyword (extracting a Rust integer would raise Python's OverflowError instead).
+enum Int {
+    Fits(i128),
+    /// Past 128 bits; `negative` says on which side.
+    Huge {
+        negative: bool,
+    },
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Int {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        match obj.extract::<i128>() {
+            Ok(value) => Ok(Int::Fits(value)),
+            Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => Ok(Int::Huge {
+                negative: obj.lt(0)?,
+            }),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// A count or line number given as a Python int: a negative one, or one past the 64 bits
+/// the other surfaces take, is INVALID_ARGUMENT naming the keyword, as they refuse theirs.
+fn natural(keyword: &str, value: Int) -> Result<u64> {
+    let (negative, shown) = match value {
+        Int::Fits(value) => match u64::try_from(value) {
+            Ok(fits) => return Ok(fits),
+            Err(_) => (value < 0, value.to_string()),
+        },
+        Int::Huge { negative } => (negative, "past 128 bits".to_owned()),
+    };
+    let why = if negative {
+        "cannot be negative"
+    } else {
+        "is too large"
+    };
+    Err(Error::invalid(format!("{keyword} {why} ({shown})")).with("argument", keyword))
 }
 
 /// [`natural`] for an optional keyword.
-fn natural_opt(keyword: &str, value: Option<i64>) -> Result<Option<u64>> {
+fn natural_opt(keyword: &str, value: Option<Int>) -> Result<Option<u64>> {
     value.map(|v| natural(keyword, v)).transpose()
 }
 
@@ -271,10 +333,10 @@ impl Workspace {
         &self,
         py: Python<'_>,
         path: &str,
-        start_line: Option<i64>,
-        end_line: Option<i64>,
-        max_bytes: Option<i64>,
-        max_lines: Option<i64>,
+        start_line: Option<Int>,
+        end_line: Option<Int>,
+        max_bytes: Option<Int>,
+        max_lines: Option<Int>,
         encoding: Option<String>,
         snapshot: bool,
     ) -> PyResult<Py<PyAny>> {
@@ -296,10 +358,10 @@ impl Workspace {
         &self,
         py: Python<'_>,
         paths: Vec<String>,
-        start_line: Option<i64>,
-        end_line: Option<i64>,
-        max_bytes_per_file: Option<i64>,
-        max_lines_per_file: Option<i64>,
+        start_line: Option<Int>,
+        end_line: Option<Int>,
+        max_bytes_per_file: Option<Int>,
+        max_lines_per_file: Option<Int>,
     ) -> PyResult<Py<PyAny>> {
         let options = ReadOptions {
             from_line: checked(py, natural_opt("start_line", start_line))?,
@@ -331,7 +393,7 @@ impl Workspace {
         path: Option<&str>,
         recursive: bool,
         glob: Option<String>,
-        max_entries: Option<i64>,
+        max_entries: Option<Int>,
         cursor: Option<String>,
     ) -> PyResult<Py<PyAny>> {
         let options = ListOptions {
@@ -381,7 +443,7 @@ impl Workspace {
         py: Python<'_>,
         path: &str,
         other: &str,
-        max_bytes: Option<i64>,
+        max_bytes: Option<Int>,
     ) -> PyResult<Py<PyAny>> {
         let options = DiffOptions {
             max_bytes: checked(py, natural_opt("max_bytes", max_bytes))?,
@@ -396,8 +458,8 @@ impl Workspace {
         &self,
         py: Python<'_>,
         path: &str,
-        offset: Option<i64>,
-        length: Option<i64>,
+        offset: Option<Int>,
+        length: Option<Int>,
     ) -> PyResult<Py<PyAny>> {
         let options = ReadBytesOptions {
             offset: checked(py, natural_opt("offset", offset))?,
@@ -415,7 +477,7 @@ impl Workspace {
         py: Python<'_>,
         path: &str,
         pattern: &str,
-        max_results: Option<i64>,
+        max_results: Option<Int>,
         cursor: Option<String>,
     ) -> PyResult<Py<PyAny>> {
         let max_results = checked(py, natural_opt("max_results", max_results))?;
@@ -438,7 +500,7 @@ impl Workspace {
         regex: bool,
         glob: Option<String>,
         ignore_case: bool,
-        max_results: Option<i64>,
+        max_results: Option<Int>,
         encoding: Option<String>,
         cursor: Option<String>,
     ) -> PyResult<Py<PyAny>> {
@@ -647,8 +709,8 @@ impl Workspace {
         old: &str,
         new: &str,
         policy: &str,
-        expected_match_count: Option<i64>,
-        occurrence: Option<i64>,
+        expected_match_count: Option<Int>,
+        occurrence: Option<Int>,
         expected_content: Option<String>,
         expected_hash: Option<String>,
         base_hash: Option<String>,
@@ -687,8 +749,8 @@ impl Workspace {
         &self,
         py: Python<'_>,
         path: &str,
-        start: i64,
-        end: i64,
+        start: Int,
+        end: Int,
         replacement: &str,
         expected_content: Option<String>,
         expected_hash: Option<String>,
@@ -726,7 +788,7 @@ impl Workspace {
         path: &str,
         content: &str,
         position: &str,
-        line: Option<i64>,
+        line: Option<Int>,
         expected_content: Option<String>,
         expected_hash: Option<String>,
         base_hash: Option<String>,
@@ -757,8 +819,8 @@ impl Workspace {
         &self,
         py: Python<'_>,
         path: &str,
-        start: i64,
-        end: i64,
+        start: Int,
+        end: Int,
         expected_content: Option<String>,
         expected_hash: Option<String>,
         base_hash: Option<String>,
@@ -821,7 +883,7 @@ impl Workspace {
         path: Option<String>,
         actor: Option<String>,
         task_id: Option<String>,
-        limit: Option<i64>,
+        limit: Option<Int>,
         cursor: Option<String>,
     ) -> PyResult<Py<PyAny>> {
         let filter = HistoryFilter {

@@ -106,6 +106,12 @@ def test_no_workspace_selected_is_a_coded_error(app: Filekeeper) -> None:
     with pytest.raises(FilekeeperError) as raised:
         app.workspace()
     assert raised.value.code == "NO_WORKSPACE_SELECTED"
+    # In this API's words, never the command line's.
+    recovery = raised.value.details["recovery"]
+    assert "name=" in recovery
+    assert "Filekeeper.use_workspace()" in recovery
+    assert "--" not in recovery
+    assert "keeper " not in recovery
 
 
 def test_an_unknown_workspace_names_itself(app: Filekeeper) -> None:
@@ -113,6 +119,21 @@ def test_an_unknown_workspace_names_itself(app: Filekeeper) -> None:
         app.workspace(name="nowhere")
     assert raised.value.code == "WORKSPACE_NOT_FOUND"
     assert raised.value.details["name"] == "nowhere"
+    assert "Filekeeper.list_workspaces()" in raised.value.details["recovery"]
+
+
+def test_an_empty_home_or_root_is_refused_not_the_current_directory(
+    app: Filekeeper, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FilekeeperError) as raised:
+        Filekeeper(home="")
+    assert raised.value.code == "INVALID_ARGUMENT"
+    assert "home=" in raised.value.message
+    with pytest.raises(FilekeeperError) as raised:
+        app.workspace(root="")
+    assert raised.value.code == "INVALID_ARGUMENT"
+    assert list(tmp_path.iterdir()) == [tmp_path / "home"]
 
 
 def test_the_registry(app: Filekeeper, root: Path) -> None:
@@ -627,9 +648,37 @@ def test_a_negative_number_is_an_invalid_argument_naming_its_keyword(
     assert (root / "a.txt").read_text() == "a\n"
 
 
-def test_a_wrong_type_is_pythons_type_error(ws: Workspace) -> None:
+def test_a_wrong_type_is_pythons_type_error(ws: Workspace, root: Path) -> None:
     with pytest.raises(TypeError):
         ws.read_file(7)  # type: ignore[arg-type]
+    # Content is str or bytes: a list of ints is no byte string.
+    with pytest.raises(TypeError, match="content must be str or bytes, not list"):
+        ws.write_file("d.txt", [104, 105])  # type: ignore[arg-type]
+    assert not (root / "d.txt").exists()
+
+
+def test_an_int_past_64_bits_is_refused_like_a_negative_one(ws: Workspace, root: Path) -> None:
+    (root / "a.txt").write_text("a\n")
+    with pytest.raises(FilekeeperError) as raised:
+        ws.read_file("a.txt", max_bytes=2**64)
+    assert raised.value.code == "INVALID_ARGUMENT"
+    assert raised.value.details["argument"] == "max_bytes"
+    with pytest.raises(FilekeeperError) as raised:
+        ws.read_file("a.txt", start_line=2**200)
+    assert raised.value.details["argument"] == "start_line"
+    # Within 64 bits a count reaches the library, which judges it as for the CLI.
+    with pytest.raises(FilekeeperError) as raised:
+        ws.read_file("a.txt", max_bytes=2**63)
+    assert raised.value.code == "LIMIT_EXCEEDED"
+
+
+def test_text_content_without_utf8_is_refused_and_writes_nothing(ws: Workspace, root: Path) -> None:
+    with pytest.raises(FilekeeperError) as raised:
+        ws.write_file("s.txt", "x\ud800y")
+    assert raised.value.code == "INVALID_ARGUMENT"
+    assert raised.value.details["argument"] == "content"
+    assert "Content" not in raised.value.message
+    assert not (root / "s.txt").exists()
 
 
 def test_an_edit_on_a_snapshot_lands_below_lines_inserted_since(ws: Workspace, root: Path) -> None:
