@@ -228,6 +228,16 @@ return" --new "return" --first &&
 	untouched twice.py
 '
 
+test_expect_success 'the same deletion sent at the file'"'"'s own levels applies: the kept line tells itself apart' '
+	printf "def f(x):\n    if x:\n        log() \n        return\n    return\n" >levels.py &&
+	replaced levels.py --old "    if x:
+        log()
+        return
+    return" --new "    return" --first &&
+	printf "def f(x):\n    return\n" >expect &&
+	test_cmp expect levels.py
+'
+
 test_expect_success 'a final line end on the new text only is NO_MATCH, not a line lost' '
 	printf "a:\n    x()\n\n    y()\nz()\n" >end.txt &&
 	save end.txt &&
@@ -240,7 +250,7 @@ y()" --new-file new-with-end --first &&
 '
 
 test_expect_success PYTHON 'every Python file edited above (or left alone by a refusal) still compiles' '
-	for f in code.py ind.py nest.py blank.py scale.py strip.py block.py ratio.py trail.py frame.py twice.py
+	for f in code.py ind.py nest.py blank.py scale.py strip.py block.py ratio.py trail.py frame.py twice.py levels.py
 	do
 		python3 -m py_compile "$f" || return 1
 	done

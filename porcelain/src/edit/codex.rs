@@ -487,7 +487,9 @@ fn update_section(r: &mut Reader, rest: &str) -> Result<FilePatch> {
             continue;
         }
         if closed || (current.is_none() && !chunks.is_empty()) {
-            if is_bare {
+            // After `*** End of File` no context can follow: a line of spaces there can only
+            // be a separator.
+            if text.trim().is_empty() {
                 r.i += 1;
                 continue;
             }
@@ -946,6 +948,9 @@ mod tests {
         // At the start of a section's first hunk without `@@`: the `b` after the empty line.
         let out = update("b\nq\n\nb\n", " \n-b\n+B\n").unwrap();
         assert_eq!(out, "b\nq\n\nB\n");
+        // After `*** End of File` nothing can follow, so a line of one space is a separator.
+        let out = update("a\nb\n", "@@\n a\n-b\n+c\n*** End of File\n \n").unwrap();
+        assert_eq!(out, "a\nc\n");
         // A line with nothing on it still ends a hunk.
         let out = update("foo\nbar\n\nbaz\n", "@@ foo\n+new\n\n").unwrap();
         assert_eq!(out, "foo\nnew\nbar\n\nbaz\n");

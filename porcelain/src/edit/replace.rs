@@ -396,28 +396,38 @@ pub(crate) fn replace(
             rewrite(&file, at, &wanted, &new_lines, &forward).map_err(|r| r.into_error(path))?;
         let other =
             rewrite(&file, at, &wanted, &new_lines, &backward).map_err(|r| r.into_error(path))?;
-        if let Some((j, i, i2)) = other_partner(&wanted, &new_lines, &forward, &file) {
+        let mut rivals = vec![other];
+        // A kept line that as small a change keeps as another old line of its text: the
+        // window written with that pairing instead (a pairing the rules cannot write is no
+        // reading the caller can have meant).
+        let Some(partners) = other_partners(&wanted, &new_lines, &forward, &file) else {
             return Err(Refusal {
-                line: j + 1,
+                line: 1,
                 file_line: at + 1,
-                subject: format!(
-                    "line {} of the new text can be paired with the old text's lines in two ways",
-                    j + 1
-                ),
+                subject: "the new text's lines can be paired with the old text's in more ways than are checked".to_owned(),
                 why: Why {
                     reason: "pairing_ambiguous",
-                    text: format!(
-                        "it keeps either file line {} or file line {}, which differ ({:?} or {:?})",
-                        at + i + 1,
-                        at + i2 + 1,
-                        file[i],
-                        file[i2],
-                    ),
+                    text: format!("over {MAX_OTHER_PARTNERS} of them keep a line the file writes otherwise"),
                 },
             }
             .into_error(path));
+        };
+        for (j, i2) in partners {
+            let mut sources = forward.sources.clone();
+            sources[j] = Source::Equal(i2);
+            let pairing = Pairing {
+                sources,
+                blocks: forward.blocks.clone(),
+            };
+            if let Ok(rival) = rewrite(&file, at, &wanted, &new_lines, &pairing) {
+                rivals.push(rival);
+            }
         }
-        if let Some(j) = (0..written.lines.len()).find(|&j| written.lines[j] != other.lines[j]) {
+        for rival in &rivals {
+            let Some(j) = (0..written.lines.len()).find(|&j| written.lines[j] != rival.lines[j])
+            else {
+                continue;
+            };
             return Err(Refusal {
                 line: j + 1,
                 file_line: at + 1,
@@ -429,7 +439,7 @@ pub(crate) fn replace(
                     reason: "pairing_ambiguous",
                     text: format!(
                         "the two write it differently ({:?} or {:?})",
-                        written.lines[j], other.lines[j],
+                        written.lines[j], rival.lines[j],
                     ),
                 },
             }
@@ -564,6 +574,7 @@ enum Source {
 }
 
 /// How the new text's lines pair with the old text's.
+#[derive(Clone)]
 struct Pairing {
     sources: Vec<Source>,
     /// Each changed block: its non-blank old lines and its non-blank new lines, in order.
@@ -624,95 +635,109 @@ fn pair_lines(old: &[String], new: &[String], backward: bool) -> Pairing {
     Pairing { sources, blocks }
 }
 
-/// Above this many cells (old lines by new lines) the pairings are not searched, and an old
-/// text with repeated lines the file indents differently is refused instead.
+/// Above this many cells (old lines by new lines) the smallest changes are not searched, and
+/// every old line of a kept line's text counts as its other partner.
 const MAX_PAIRING_CELLS: usize = 1 << 22;
 
-/// A new line that `pairing` keeps equal to old line `i` and that another reading of the
-/// change, as small as the diff's, keeps equal to old line `i2` instead, where the window's
-/// file lines `i` and `i2` differ: `(j, i, i2)`. Which of the two the new line is written as
-/// would be a guess. Reading the texts from the end (`pair_lines`) does not find every such
-/// choice: a diff sets a common prefix and suffix aside first, so both readings of old
-/// `D E E` to new `E` keep the last `E`, where keeping the first is as small a change.
+/// The other readings [`other_partners`] gives at most (`None` past it): a text with more is
+/// refused rather than checked in part.
+const MAX_OTHER_PARTNERS: usize = 1024;
+
+/// For each new line that `pairing` keeps equal to an old line `i`, every other old line
+/// `i2` of the same text (whitespace aside) that as small a change keeps it equal to instead,
+/// where the window's file lines `i` and `i2` differ: `(j, i2)`. Written with `i2`, the window
+/// may come out otherwise, and which of the two the caller meant would be a guess. Reading
+/// the texts from the end (`pair_lines`) does not find every such choice: a diff sets a
+/// common prefix and suffix aside first, so both readings of old `D E E` to new `E` keep the
+/// last `E`, where keeping the first is as small a change.
 ///
 /// A change is measured as its changed, deleted and inserted lines, one each (a line edit
 /// distance), so that a line changed in its place is one change, not a deletion and an
 /// insertion: old `} }` to new `} }x` changes the second line, and keeping the second `}`
 /// instead would take two. A pair (i2, j) is on a smallest change exactly when the smallest
 /// change before it and the smallest after it add up to the whole.
-fn other_partner(
+fn other_partners(
     old: &[String],
     new: &[String],
     pairing: &Pairing,
     file: &[&str],
-) -> Option<(usize, usize, usize)> {
+) -> Option<Vec<(usize, usize)>> {
     let o: Vec<&str> = old.iter().map(|l| l.trim()).collect();
     let n: Vec<&str> = new.iter().map(|l| l.trim()).collect();
-    // Old lines with the same text as another old line that the file writes differently:
-    // only those can be kept in two ways that differ.
     let mut by_text: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, t) in o.iter().enumerate() {
         by_text.entry(t).or_default().push(i);
     }
-    let differs = |i: usize| by_text[o[i]].iter().any(|&k| file[k] != file[i]);
+    // Only old lines that share their text with an old line the file writes otherwise can
+    // be kept in two ways that differ.
+    let rivals = |i: usize| {
+        by_text[o[i]]
+            .iter()
+            .copied()
+            .filter(move |&k| file[k] != file[i])
+    };
     let kept: Vec<(usize, usize)> = pairing
         .sources
         .iter()
         .enumerate()
         .filter_map(|(j, s)| match *s {
-            Source::Equal(i) if differs(i) => Some((j, i)),
+            Source::Equal(i) if rivals(i).next().is_some() => Some((j, i)),
             _ => None,
         })
         .collect();
-    let &(first_j, first_i) = kept.first()?;
-    let (m, w) = (o.len() + 1, n.len() + 1);
-    if m.saturating_mul(w) > MAX_PAIRING_CELLS {
-        let i2 = by_text[o[first_i]]
-            .iter()
-            .copied()
-            .find(|&k| file[k] != file[first_i])?;
-        return Some((first_j, first_i, i2));
+    if kept.is_empty() {
+        return Some(Vec::new());
     }
+    let (m, w) = (o.len() + 1, n.len() + 1);
+    let searched = m.saturating_mul(w) <= MAX_PAIRING_CELLS;
     // before[i * w + j]: the smallest change from o[..i] to n[..j]; after[i * w + j]: from
     // o[i..] to n[j..].
-    let mut before = vec![0u32; m * w];
-    let mut after = vec![0u32; m * w];
-    for i in 0..m {
-        for j in 0..w {
-            before[i * w + j] = match (i, j) {
-                (0, _) => j as u32,
-                (_, 0) => i as u32,
-                _ => {
-                    let diagonal = before[(i - 1) * w + j - 1] + u32::from(o[i - 1] != n[j - 1]);
-                    let gap = before[(i - 1) * w + j].min(before[i * w + j - 1]) + 1;
-                    diagonal.min(gap)
-                }
-            };
+    let (mut before, mut after) = (Vec::new(), Vec::new());
+    if searched {
+        before = vec![0u32; m * w];
+        after = vec![0u32; m * w];
+        for i in 0..m {
+            for j in 0..w {
+                before[i * w + j] = match (i, j) {
+                    (0, _) => j as u32,
+                    (_, 0) => i as u32,
+                    _ => {
+                        let diagonal =
+                            before[(i - 1) * w + j - 1] + u32::from(o[i - 1] != n[j - 1]);
+                        let gap = before[(i - 1) * w + j].min(before[i * w + j - 1]) + 1;
+                        diagonal.min(gap)
+                    }
+                };
+            }
+        }
+        for i in (0..m).rev() {
+            for j in (0..w).rev() {
+                after[i * w + j] = match (i == m - 1, j == w - 1) {
+                    (true, _) => (w - 1 - j) as u32,
+                    (_, true) => (m - 1 - i) as u32,
+                    _ => {
+                        let diagonal = after[(i + 1) * w + j + 1] + u32::from(o[i] != n[j]);
+                        let gap = after[(i + 1) * w + j].min(after[i * w + j + 1]) + 1;
+                        diagonal.min(gap)
+                    }
+                };
+            }
         }
     }
-    for i in (0..m).rev() {
-        for j in (0..w).rev() {
-            after[i * w + j] = match (i == m - 1, j == w - 1) {
-                (true, _) => (w - 1 - j) as u32,
-                (_, true) => (m - 1 - i) as u32,
-                _ => {
-                    let diagonal = after[(i + 1) * w + j + 1] + u32::from(o[i] != n[j]);
-                    let gap = after[(i + 1) * w + j].min(after[i * w + j + 1]) + 1;
-                    diagonal.min(gap)
-                }
-            };
-        }
-    }
-    let smallest = before[m * w - 1];
-    kept.into_iter().find_map(|(j, i)| {
-        by_text[o[i]]
-            .iter()
-            .copied()
-            .find(|&i2| {
-                file[i2] != file[i] && before[i2 * w + j] + after[(i2 + 1) * w + j + 1] == smallest
-            })
-            .map(|i2| (j, i, i2))
-    })
+    let smallest = before.last().copied().unwrap_or_default();
+    let partners: Vec<(usize, usize)> = kept
+        .into_iter()
+        .flat_map(|(j, i)| {
+            rivals(i)
+                .filter(|&i2| {
+                    !searched || before[i2 * w + j] + after[(i2 + 1) * w + j + 1] == smallest
+                })
+                .map(move |i2| (j, i2))
+                .collect::<Vec<_>>()
+        })
+        .take(MAX_OTHER_PARTNERS + 1)
+        .collect();
+    (partners.len() <= MAX_OTHER_PARTNERS).then_some(partners)
 }
 
 /// What one matched window becomes.
@@ -2128,7 +2153,8 @@ mod tests {
             (1.into(), 3.into())
         );
         assert!(
-            err.message.contains("file line 5 or file line 4"),
+            err.message
+                .contains(r#"("    return" or "        return")"#),
             "{}",
             err.message
         );
@@ -2141,6 +2167,33 @@ mod tests {
         // `}` the new text keeps is the first one, whatever the file's indentation.
         let (out, _) = normalised("        }\n    }\n", "}\n}", "}\n} x");
         assert_eq!(out, "        }\n    } x\n");
+    }
+
+    #[test]
+    fn a_kept_line_whose_indentation_tells_which_old_line_it_is_applies() {
+        // The old text keeps the file's levels (only a trailing space differs): the kept
+        // `return` is the outer one by its own indentation, and either pairing writes it so.
+        let text = "def f(x):\n    if x:\n        log() \n        return\n    return\n";
+        let old = "    if x:\n        log()\n        return\n    return";
+        let (out, _) = normalised(text, old, "    return");
+        assert_eq!(out, "def f(x):\n    return\n");
+        // Spaces sent for a tab-indented file, a block wrapped around a line.
+        let text = "func f() {\n\tfor {\n\t\tg()\n\t}\n}\n";
+        let old = "    for {\n        g()\n    }\n}";
+        let new = "    for {\n        if x {\n            g()\n        }\n    }\n}";
+        let (out, _) = normalised(text, old, new);
+        assert_eq!(
+            out,
+            "func f() {\n\tfor {\n\t\tif x {\n\t\t\tg()\n\t\t}\n\t}\n}\n"
+        );
+        // An old text dedented by a level: unwrapping the `if`.
+        let text = "def f(x):\n    if debug:\n        log()\n        return\n    return\n";
+        let (out, _) = normalised(
+            text,
+            "if debug:\n    log()\n    return\nreturn",
+            "log()\nreturn",
+        );
+        assert_eq!(out, "def f(x):\n    log()\n    return\n");
     }
 
     #[test]
