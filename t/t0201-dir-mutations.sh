@@ -492,6 +492,25 @@ test_expect_success 'dir delete of .filekeeper is PATH_IS_STATE_PATH (exit 8)' '
 	test -f .filekeeper/journal.sqlite3
 '
 
+test_expect_success 'entries added while a directory is deleted are CONTENT_CONFLICT, retryable, and nothing is deleted' '
+	for d in race-log race-run
+	do
+		mkdir -p $d/gone/sub && printf "a\n" >$d/gone/a.txt && printf "b\n" >$d/gone/sub/b.txt || return 1
+	done &&
+	FILEKEEPER_TEST_FAULT_LOG=$PWD/race-calls \
+		keeper --root "$PWD/race-log" dir delete gone --recursive --confirm-recursive >/dev/null &&
+	n=$(sed -n "s/ remove directory\$//p" race-calls | head -n 1) &&
+	test -n "$n" &&
+	# The directory found not empty at its removal, as when another process adds a file.
+	test_expect_code 15 env FILEKEEPER_TEST_FAULT=$n:enotempty \
+		keeper --json --root "$PWD/race-run" dir delete gone --recursive --confirm-recursive >race.json &&
+	test_error_code CONTENT_CONFLICT race.json &&
+	test "$(jq .error.retryable race.json)" = true &&
+	! grep -e "--recursive" race.json &&
+	test "$(cat race-run/gone/a.txt)" = a &&
+	test "$(cat race-run/gone/sub/b.txt)" = b
+'
+
 test_expect_success 'no .fk-tmp- file is left anywhere' '
 	no_temp_files
 '

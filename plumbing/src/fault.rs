@@ -79,7 +79,8 @@ impl Injectable for crate::Error {
 /// through here, so the fault sweep can name one by number (in a fixed order per command,
 /// except that a mutation's record, new blobs and staged files run on three threads and
 /// interleave: every number is still one call, which one may vary between runs):
-/// with `FILEKEEPER_TEST_FAULT=N:eio` (or `enospc`) the Nth call fails without running, and
+/// with `FILEKEEPER_TEST_FAULT=N:eio` (or `enospc`, `enotempty`) the Nth call fails without
+/// running, and
 /// with `N:die` it runs and the process aborts right after it, as a power cut would leave it.
 /// Only the `crash-points` build counts; in any other build this is the call itself.
 #[inline(always)]
@@ -119,6 +120,7 @@ mod sweep {
             let fault = match kind {
                 "eio" => Fault::Fail(5),
                 "enospc" => Fault::Fail(28),
+                "enotempty" => Fault::Fail(39),
                 "die" => Fault::Die,
                 _ => return None,
             };

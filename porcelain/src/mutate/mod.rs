@@ -572,7 +572,22 @@ impl Workspace {
             Step::RestoreDir { path, mode } => {
                 fs_ops::make_dir_with_mode(&root.resolve(path, write)?, *mode)
             }
-            Step::RemoveDir { path } => fs_ops::remove_dir(&root.resolve(path, write)?),
+            // The plan emptied the directory (or found it empty): entries there now were
+            // added by another process since, and the operation is rolled back for them.
+            Step::RemoveDir { path } => {
+                fs_ops::remove_dir(&root.resolve(path, write)?).map_err(|e| {
+                    if e.code == Code::InvalidArgument {
+                        Error::new(
+                            Code::ContentConflict,
+                            "another process added entries to the directory while it was being deleted",
+                        )
+                        .path(path)
+                        .retryable(true)
+                    } else {
+                        e
+                    }
+                })
+            }
             Step::Rename { from, to, replace } => {
                 let from = root.resolve(from, write)?;
                 let to = root.resolve(to, write)?;
