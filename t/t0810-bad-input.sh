@@ -740,6 +740,14 @@ test_expect_success 'an endless --new-file is refused' '
 	answers 21 LIMIT_EXCEEDED file replace-text f.txt --first --old one --new-file /dev/zero
 '
 
+test_expect_success 'a path over 4096 bytes is named by its size, never echoed' '
+	long=$(printf "%05000d" 0) &&
+	answers 2 INVALID_ARGUMENT file read "$long" &&
+	test "$(jq .error.details.path_bytes "$B/answer.json")" = 5000 &&
+	test "$(jq .error.details.max_path_bytes "$B/answer.json")" = 4096 &&
+	! grep -q 00000000 "$B/answer.json"
+'
+
 test_expect_success 'a failed workspace use or create with a new --home creates no home' '
 	answers 23 WORKSPACE_NOT_FOUND --home ../fresh-home workspace use test &&
 	test ! -e ../fresh-home &&

@@ -354,7 +354,9 @@ fn relative_components(root: &Root, given: &str) -> Result<Vec<Vec<u8>>> {
         return Err(Error::invalid(format!(
             "the path is {} bytes long; paths are at most 4096",
             given.len()
-        )));
+        ))
+        .with("path_bytes", given.len())
+        .with("max_path_bytes", 4096));
     }
     let path = Path::new(given);
     if path.components().any(|c| c == Component::ParentDir) {
