@@ -8,6 +8,10 @@ use crate::{Code, Error, Result, Workspace};
 use filekeeper_plumbing::resolve::{Intent, Kind, Resolved};
 use filekeeper_plumbing::walk::{self, EntryKind, WalkOptions};
 use filekeeper_plumbing::{Argument, words};
+use std::collections::HashSet;
+
+/// How many entries a move that found unrecorded ones lists.
+const MAX_UNRECORDED_LISTED: usize = 100;
 
 impl Workspace {
     /// Creates a directory; with `parents`, also its missing ancestors (and an existing
@@ -317,6 +321,42 @@ impl Workspace {
     /// Every entry below a directory, in walk order: files with their state, directories as
     /// `None` with their mode. Links and special files cannot be recorded for undo, so they
     /// are refused.
+    /// Entries of a directory a move put in place that the move's plan does not name: added
+    /// to the source tree by another process between the plan's listing and the rename, they
+    /// moved with it unrecorded (at most [`MAX_UNRECORDED_LISTED`]). Empty for other plans.
+    pub(super) fn unrecorded_entries(&self, plan: &Plan) -> Result<Vec<String>> {
+        if plan.kind != "dir_move" {
+            return Ok(Vec::new());
+        }
+        let named: HashSet<&str> = plan
+            .items
+            .iter()
+            .filter(|p| p.item.after_exists)
+            .map(|p| p.item.path.as_str())
+            .collect();
+        let dir = self.inner.root.resolve(&plan.target, Intent::Read)?;
+        let walk = walk::walk(
+            &self.inner.root,
+            &dir,
+            WalkOptions {
+                recursive: true,
+                max_depth: self.inner.limits.max_recursion_depth as usize,
+                respect_ignore: false,
+            },
+        )?;
+        let mut unrecorded = Vec::new();
+        for entry in walk {
+            let entry = entry?;
+            if !named.contains(entry.rel.as_str()) {
+                unrecorded.push(entry.rel);
+                if unrecorded.len() == MAX_UNRECORDED_LISTED {
+                    break;
+                }
+            }
+        }
+        Ok(unrecorded)
+    }
+
     fn tree_below(&self, dir: &Resolved) -> Result<Vec<Below>> {
         let max_depth = self.inner.limits.max_recursion_depth as usize;
         let mut walk = walk::walk(
@@ -395,3 +435,44 @@ impl Workspace {
 /// An entry below a directory: its path, a file's state (`None` for a directory), and a
 /// directory's mode (`None` for a file, whose mode is in its state).
 type Below = (String, Option<Seen>, Option<u32>);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Filekeeper;
+    use std::fs;
+
+    #[test]
+    fn a_moved_tree_lists_what_its_plan_does_not_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("ws");
+        fs::create_dir_all(root.join("b/sub")).unwrap();
+        fs::write(root.join("b/sub/planned.txt"), "p").unwrap();
+        // Made in the source by another process after the listing: it moved along.
+        fs::write(root.join("b/sub/added.txt"), "a").unwrap();
+        let keeper = Filekeeper::new(Some(&dir.path().join("home"))).unwrap();
+        let ws = keeper.workspace(None, Some(&root)).unwrap();
+        let mut file = dir_item("b/sub/planned.txt", Change::Created, false, true);
+        file.kind = Kind::File;
+        let items = [
+            dir_item("b", Change::Created, false, true),
+            dir_item("b/sub", Change::Created, false, true),
+            file,
+        ]
+        .map(|item| Planned {
+            item,
+            after_size: None,
+        });
+        let plan = Plan {
+            items: items.into(),
+            ..Plan::new("dir_move", "b", "b")
+        };
+        assert_eq!(ws.unrecorded_entries(&plan).unwrap(), ["b/sub/added.txt"]);
+        // Only a move's plan is walked.
+        let other = Plan {
+            items: Vec::new(),
+            ..Plan::new("dir_delete", "b", "b")
+        };
+        assert!(ws.unrecorded_entries(&other).unwrap().is_empty());
+    }
+}

@@ -337,7 +337,8 @@ impl Workspace {
         }
         drop(applying);
         let items: Vec<Item> = plan.items.iter().map(|p| p.item.clone()).collect();
-        let bad = mismatched_paths(&self.inner, &items, Side::After)?;
+        let mut bad = mismatched_paths(&self.inner, &items, Side::After)?;
+        bad.extend(self.unrecorded_entries(&plan)?);
         if !bad.is_empty() {
             journal.set_status(&id, &[Status::Pending], Status::Partial)?;
             return Err(Error::new(
