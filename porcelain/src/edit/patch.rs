@@ -1209,6 +1209,22 @@ fn read_hunks(r: &mut Reader, file: &mut FilePatch) -> Result<()> {
                 "misplaced_no_newline_marker",
             )));
         }
+        // An empty line without a newline is no line at all: no diff writes one, and applied
+        // it would leave the file a line shorter than the hunk says.
+        let empty_marked = hunk.lines.iter().zip(&hunk.eols).position(|(line, eol)| {
+            let (HunkLine::Context(text) | HunkLine::Remove(text) | HunkLine::Add(text)) = line;
+            *eol == Some("") && text.is_empty()
+        });
+        if let Some(k) = empty_marked {
+            return Err(counts(failed(
+                format!(
+                    "line {header_line}: the hunk marks its line {}, an empty line, `\\ No newline at end of file`; a file that ends without a newline ends with text, so no diff writes this",
+                    k + 1
+                ),
+                header_line,
+                "empty_unterminated_line",
+            )));
+        }
         let continues = r.peek().is_some_and(|l| {
             matches!(l.chars().next(), Some(' ' | '+' | '-'))
                 && !r.at_signature()
@@ -1797,6 +1813,16 @@ mod tests {
                 .message
                 .contains("line_ends")
         );
+    }
+
+    #[test]
+    fn an_empty_line_marked_without_newline_is_refused() {
+        let patch = "--- f\n+++ f\n@@ -1 +1 @@\n-a\n+\n\\ No newline at end of file\n";
+        let err = parse(patch).unwrap_err();
+        assert_eq!(err.details["reason"], "empty_unterminated_line");
+        // A marked line with text is the file's unterminated last line, as ever.
+        let patch = "--- f\n+++ f\n@@ -1 +1 @@\n-a\n+b\n\\ No newline at end of file\n";
+        assert!(parse(patch).is_ok());
     }
 
     #[test]
