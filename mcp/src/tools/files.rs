@@ -204,7 +204,8 @@ impl Tool for DirectoryCreate {
 #[derive(Deserialize, JsonSchema)]
 pub struct DirectoryDelete {
     path: String,
-    // Delete everything inside too (every file's bytes are stored first, so it can be undone).
+    // Delete everything inside too (every file's bytes are stored first, so it can be undone,
+    // unless one is over max_history_blob_bytes: then the whole deletion cannot be).
     #[serde(default)]
     recursive: bool,
     #[serde(flatten)]

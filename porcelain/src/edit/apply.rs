@@ -306,7 +306,7 @@ impl Workspace {
         if filekeeper_plumbing::resolve::names_directory(path) {
             return Err(Error::new(
                 Code::NotAFile,
-                "the patch creates a file at a path that ends with /, which names a directory",
+                "the patch creates a file at a path spelt as a directory (ending with / or /.)",
             )
             .path(path)
             .recovery(

@@ -12,7 +12,10 @@ use filekeeper::{Result, Workspace};
 pub struct DeleteArgs {
     /// The directory, workspace-relative.
     pub path: String,
-    /// Delete everything inside too (needs --confirm-recursive).
+    /// Delete everything inside too (needs --confirm-recursive). Each file's bytes are
+    /// stored first so the deletion can be undone, except a file over
+    /// max_history_blob_bytes: a tree holding one is deleted but cannot be undone at all
+    /// (the result says undo_available: false; --dry-run shows it first).
     #[arg(long, requires = "confirm_recursive")]
     pub recursive: bool,
     /// Confirms --recursive: both are required, so a tree is never deleted by one slip.
