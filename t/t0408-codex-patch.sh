@@ -250,6 +250,11 @@ test_expect_success 'an added file never overwrites, and a move never lands on a
 	rejected 14 ALREADY_EXISTS - 2 onto.patch
 '
 
+test_expect_success 'deleting a file and adding it again in one patch is one file changed twice' '
+	printf "*** Begin Patch\n*** Delete File: win.txt\n*** Add File: win.txt\n+y\n*** End Patch\n" >twice.patch &&
+	rejected 18 PATCH_FAILED duplicate_file 3 twice.patch
+'
+
 test_expect_success 'a file added or moved to a path ending with / is NOT_A_FILE, never a file of that name' '
 	printf "*** Begin Patch\n*** Add File: newdir/\n+x\n*** End Patch\n" >slash-add.patch &&
 	rejected 5 NOT_A_FILE - 2 slash-add.patch &&

@@ -188,7 +188,17 @@ impl Workspace {
             }
             Action::Create => {
                 let path = file.new_path.clone().unwrap_or_default();
-                let (rel, dirs) = self.new_file_target(&path, options)?;
+                let (rel, dirs) = match self.new_file_target(&path, options) {
+                    // A file an earlier section deletes is still there while the patch is
+                    // checked: the patch changes it twice, which is what to say.
+                    Err(e) if e.code == Code::AlreadyExists => {
+                        if let Ok(there) = self.resolve_target(&path, options) {
+                            b.claim(&there.rel, &path)?;
+                        }
+                        return Err(e);
+                    }
+                    found => found?,
+                };
                 b.make_dirs(&rel, dirs, &path)?;
                 b.claim(&rel, &path)?;
                 let (hunks, new) = b.patched(file, &path, &[])?;
