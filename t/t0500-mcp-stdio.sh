@@ -383,7 +383,9 @@ test_expect_success 'an unknown --workspace fails at start-up with WORKSPACE_NOT
 	test_must_fail filekeeper-mcp --workspace no-such-ws </dev/null >nows.out 2>nows.err &&
 	test ! -s nows.out &&
 	grep -F "WORKSPACE_NOT_FOUND" nows.err &&
-	grep -F "no-such-ws" nows.err
+	grep -F "no-such-ws" nows.err &&
+	# Said to whoever configured the server: the command that lists what --workspace takes.
+	grep -F "keeper workspace list" nows.err
 '
 
 test_expect_success 'a --root that does not exist fails at start-up, nothing on stdout' '

@@ -241,6 +241,7 @@ pub(crate) fn short(name: &str) -> String {
 }
 
 fn fail(err: &Error) -> ! {
+    let err = err.clone().render(&spelling::StartupSpelling);
     eprintln!("filekeeper-mcp: error[{}]: {}", err.code, err.message);
     if let Some(how) = err.details.get("recovery").and_then(|v| v.as_str()) {
         eprintln!("  hint: {how}");

@@ -62,3 +62,29 @@ impl filekeeper::plumbing::Spelling for McpSpelling {
 pub fn name_argument(err: Error) -> Error {
     err.render(&McpSpelling)
 }
+
+/// How the server words an error that stops it before any client is served (printed on
+/// stderr for whoever configured it): its own command-line flags, and the `keeper` commands
+/// that manage what those flags name, since no tool can be called yet.
+pub struct StartupSpelling;
+
+impl filekeeper::plumbing::Spelling for StartupSpelling {
+    fn argument(&self, argument: filekeeper::plumbing::Argument) -> String {
+        use filekeeper::plumbing::Argument::*;
+        match argument {
+            Workspace => "--workspace NAME".to_owned(),
+            Root => "--root PATH".to_owned(),
+            Home => "--home".to_owned(),
+            other => McpSpelling.argument(other),
+        }
+    }
+
+    fn operation(&self, operation: filekeeper::plumbing::Operation) -> String {
+        use filekeeper::plumbing::Operation::*;
+        match operation {
+            UseWorkspace => "`keeper workspace use NAME`".to_owned(),
+            ListWorkspaces => "`keeper workspace list`".to_owned(),
+            other => McpSpelling.operation(other),
+        }
+    }
+}
