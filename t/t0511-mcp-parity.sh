@@ -234,6 +234,15 @@ define_rows () {
 		file replace-text notes.txt --old zeta --new x --first &&
 	row rw MATCH_COUNT_MISMATCH "replace first of several" file_replace_text '{"path": "notes.txt", "old": "a", "new": "x", "policy": "first"}' \
 		file replace-text notes.txt --old a --new x --first &&
+	row rw NO_MATCH "a normalised replace that could keep either of two lines" file_replace_text '{"path": "src/twice.py", "old": "log()\nreturn\nreturn", "new": "return", "policy": "first"}' \
+		file replace-text src/twice.py --old "log()
+return
+return" --new return --first &&
+	row rw NO_MATCH "a normalised replace whose new text alone ends its line" file_replace_text '{"path": "src/end.txt", "old": "x()\n\ny()", "new": "x()\n", "policy": "first"}' \
+		file replace-text src/end.txt --old "x()
+
+y()" --new "x()
+" --first &&
 	row rw INVALID_ARGUMENT "an out-of-range line edit" file_replace_lines '{"path": "notes.txt", "start": 3, "end": 7, "replacement": "x\n"}' \
 		file replace-lines notes.txt --start 3 --end 7 --replacement "x
 " &&
@@ -265,6 +274,8 @@ test_expect_success 'setup: the template tree, with history, a symlink escape an
 	printf "alpha\nbeta\ngamma\n" >"$TPL/notes.txt" &&
 	printf "fn main() {\n    println!(\"hi\");\n}\n" >"$TPL/src/main.rs" &&
 	printf "# Read me\n" >"$TPL/docs/readme.md" &&
+	printf "def f():\n    if x:\n        log()\n        return\n    return\n" >"$TPL/src/twice.py" &&
+	printf "a:\n    x()\n\n    y()\nz()\n" >"$TPL/src/end.txt" &&
 	printf "\000\001\002binary\n" >"$TPL/blob.bin" &&
 	printf "secret\n" >"$OUTSIDE/secret.txt" &&
 	ln -s "$OUTSIDE/secret.txt" "$TPL/escape.txt" &&
@@ -384,6 +395,13 @@ test_expect_success 'the parity table: both surfaces agree on every request' '
 	test "$(wc -l <"$TRASH/table")" -eq "$(wc -l <"$ROWS")" &&
 	awk -F "\t" "\$4 != \"same\"" "$TRASH/table" >differences &&
 	test_line_count = 0 differences
+'
+
+test_expect_success 'the normalised stage refuses for the same reason on both surfaces' '
+	compare_all "pairs | select(.row.name | startswith(\"a normalised replace\")) |
+		\"\(.cli.error.details.reason) \(.mcp.error.details.reason)\"" >reasons &&
+	printf "pairing_ambiguous pairing_ambiguous\nfinal_line_end final_line_end\n" >expect &&
+	test_cmp expect reasons
 '
 
 {

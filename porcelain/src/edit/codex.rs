@@ -91,6 +91,9 @@ pub(crate) struct Chunk {
     end_of_file: bool,
     /// For each added line, whether it ended with CR in the patch.
     add_crs: Vec<bool>,
+    /// How many of the last body lines were empty patch lines (not even a space): those
+    /// separate the hunk from what follows, and are dropped when it ends.
+    trailing_empty: usize,
 }
 
 impl Chunk {
@@ -102,6 +105,7 @@ impl Chunk {
             numbers: Vec::new(),
             end_of_file: false,
             add_crs: Vec::new(),
+            trailing_empty: 0,
         }
     }
 
@@ -370,19 +374,16 @@ fn update_section(r: &mut Reader, rest: &str) -> Result<FilePatch> {
     // The hunk being read; `closed` once `*** End of File` ended it.
     let mut current: Option<Chunk> = None;
     let mut closed = false;
-    // The patch lines that are empty, not even a space: separators where a hunk could not
-    // go on (before the first, after the last line of one), empty context lines elsewhere. A
-    // line that is a single space is context wherever it is.
-    let mut bare: Vec<usize> = Vec::new();
-    let finish = |chunk: Option<Chunk>, chunks: &mut Vec<Chunk>, bare: &[usize]| -> Result<()> {
+    // A patch line that is empty, not even a space, is a separator where a hunk could not go
+    // on (before the first, after the last line of one) and an empty context line elsewhere.
+    // A line that is a single space is context wherever it is.
+    let finish = |chunk: Option<Chunk>, chunks: &mut Vec<Chunk>| -> Result<()> {
         let Some(mut chunk) = chunk else {
             return Ok(());
         };
-        // Empty lines after a hunk's last line separate it from what follows.
-        while chunk.numbers.last().is_some_and(|n| bare.contains(n)) {
-            chunk.lines.pop();
-            chunk.numbers.pop();
-        }
+        let kept = chunk.lines.len() - chunk.trailing_empty;
+        chunk.lines.truncate(kept);
+        chunk.numbers.truncate(kept);
         if chunk.lines.is_empty() {
             return Err(failed(
                 format!(
@@ -450,9 +451,10 @@ fn update_section(r: &mut Reader, rest: &str) -> Result<FilePatch> {
                 let c = current.as_mut().expect("checked above");
                 c.lines.clear();
                 c.numbers.clear();
+                c.trailing_empty = 0;
                 c.anchors.extend(anchor.map(|a| (n, a)));
             } else {
-                finish(current.take(), &mut chunks, &bare)?;
+                finish(current.take(), &mut chunks)?;
                 let mut c = Chunk::new(n);
                 c.anchors.extend(anchor.map(|a| (n, a)));
                 current = Some(c);
@@ -462,10 +464,7 @@ fn update_section(r: &mut Reader, rest: &str) -> Result<FilePatch> {
             continue;
         }
         let body = match text.chars().next() {
-            None => {
-                bare.push(n);
-                Body::Context(String::new())
-            }
+            None => Body::Context(String::new()),
             Some(' ') => Body::Context(text[1..].to_owned()),
             Some('-') => Body::Remove(text[1..].to_owned()),
             Some('+') => Body::Add(text[1..].to_owned()),
@@ -480,8 +479,8 @@ fn update_section(r: &mut Reader, rest: &str) -> Result<FilePatch> {
                 .path(&path));
             }
         };
-        let is_bare = text.is_empty();
-        if current.is_none() && chunks.is_empty() && is_bare {
+        let empty = text.is_empty();
+        if current.is_none() && chunks.is_empty() && empty {
             // Empty lines before the section's first hunk separate it from its header.
             r.i += 1;
             continue;
@@ -508,9 +507,10 @@ fn update_section(r: &mut Reader, rest: &str) -> Result<FilePatch> {
         }
         c.lines.push(body);
         c.numbers.push(n);
+        c.trailing_empty = if empty { c.trailing_empty + 1 } else { 0 };
         r.i += 1;
     }
-    finish(current, &mut chunks, &bare)?;
+    finish(current, &mut chunks)?;
     if moved.is_none() && !chunks.iter().any(Chunk::changes) {
         return Err(failed(
             format!("line {line}: the section of {path} changes nothing"),

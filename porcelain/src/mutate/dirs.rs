@@ -232,6 +232,7 @@ impl Workspace {
                     ws.ignored_warning_as(&from.rel, true),
                 ]
                 .concat(),
+                renamed_tree: Some(to.rel.clone()),
                 ..Plan::new("dir_move", destination, &to.rel)
             })
         })
@@ -318,34 +319,23 @@ impl Workspace {
         })
     }
 
-    /// Every entry below a directory, in walk order: files with their state, directories as
-    /// `None` with their mode. Links and special files cannot be recorded for undo, so they
-    /// are refused.
-    /// Entries of a directory a move put in place that the move's plan does not name: added
-    /// to the source tree by another process between the plan's listing and the rename, they
-    /// moved with it unrecorded (at most [`MAX_UNRECORDED_LISTED`]). Empty for other plans.
+    /// Entries of the directory a plan renamed into place ([`Plan::renamed_tree`]) that the
+    /// plan does not name: added to the source tree by another process between the plan's
+    /// listing and the rename, they moved with it unrecorded (at most
+    /// [`MAX_UNRECORDED_LISTED`]). Empty for a plan that renames no tree.
     pub(super) fn unrecorded_entries(&self, plan: &Plan) -> Result<Vec<String>> {
-        if plan.kind != "dir_move" {
+        let Some(tree) = &plan.renamed_tree else {
             return Ok(Vec::new());
-        }
+        };
         let named: HashSet<&str> = plan
             .items
             .iter()
             .filter(|p| p.item.after_exists)
             .map(|p| p.item.path.as_str())
             .collect();
-        let dir = self.inner.root.resolve(&plan.target, Intent::Read)?;
-        let walk = walk::walk(
-            &self.inner.root,
-            &dir,
-            WalkOptions {
-                recursive: true,
-                max_depth: self.inner.limits.max_recursion_depth as usize,
-                respect_ignore: false,
-            },
-        )?;
+        let dir = self.inner.root.resolve(tree, Intent::Read)?;
         let mut unrecorded = Vec::new();
-        for entry in walk {
+        for entry in self.walk_whole_tree(&dir)? {
             let entry = entry?;
             if !named.contains(entry.rel.as_str()) {
                 unrecorded.push(entry.rel);
@@ -357,17 +347,27 @@ impl Workspace {
         Ok(unrecorded)
     }
 
-    fn tree_below(&self, dir: &Resolved) -> Result<Vec<Below>> {
-        let max_depth = self.inner.limits.max_recursion_depth as usize;
-        let mut walk = walk::walk(
+    /// A walk of everything below `dir` as it is on disk: recursive to
+    /// `max_recursion_depth`, ignore rules not applied (a move or delete carries ignored
+    /// files too).
+    fn walk_whole_tree(&self, dir: &Resolved) -> Result<walk::Walk> {
+        walk::walk(
             &self.inner.root,
             dir,
             WalkOptions {
                 recursive: true,
-                max_depth,
+                max_depth: self.inner.limits.max_recursion_depth as usize,
                 respect_ignore: false,
             },
-        )?;
+        )
+    }
+
+    /// Every entry below a directory, in walk order: files with their state, directories as
+    /// `None` with their mode. Links and special files cannot be recorded for undo, so they
+    /// are refused.
+    fn tree_below(&self, dir: &Resolved) -> Result<Vec<Below>> {
+        let max_depth = self.inner.limits.max_recursion_depth as usize;
+        let mut walk = self.walk_whole_tree(dir)?;
         let mut out = Vec::new();
         for entry in walk.by_ref() {
             let entry = entry?;
@@ -465,10 +465,11 @@ mod tests {
         });
         let plan = Plan {
             items: items.into(),
+            renamed_tree: Some("b".into()),
             ..Plan::new("dir_move", "b", "b")
         };
         assert_eq!(ws.unrecorded_entries(&plan).unwrap(), ["b/sub/added.txt"]);
-        // Only a move's plan is walked.
+        // Only a plan that renames a tree is walked.
         let other = Plan {
             items: Vec::new(),
             ..Plan::new("dir_delete", "b", "b")

@@ -72,6 +72,10 @@ pub(crate) struct Plan {
     pub sides: HashMap<String, Sides>,
     /// Command-specific result fields (match_stage, match_count, patch_files).
     pub extra: MutationExtra,
+    /// A directory the steps rename into place whole (a directory move's destination). What
+    /// a rename carries is whatever the source held at that instant, so after the steps every
+    /// entry below it must be one the items name.
+    pub renamed_tree: Option<String>,
 }
 
 impl Plan {
@@ -94,6 +98,7 @@ impl Plan {
             preview: Preview::default(),
             sides: HashMap::new(),
             extra: MutationExtra::default(),
+            renamed_tree: None,
         }
     }
 
