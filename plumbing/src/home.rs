@@ -39,6 +39,25 @@ pub struct Home {
     dir: PathBuf,
 }
 
+/// Refuses a directory the caller named (`argument`: the home, a workspace root) that no
+/// path can be: an empty one, which would be the current directory nobody chose, and one
+/// holding a NUL byte, which no system call takes (a Python caller can pass one).
+pub(crate) fn check_given_dir(given: &Path, argument: Argument, what: &str) -> Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = given.as_os_str().as_bytes();
+    let why = if bytes.is_empty() {
+        format!(" is empty; name {what}")
+    } else if bytes.contains(&0) {
+        format!(" holds a NUL byte, which no path can; name {what}")
+    } else {
+        return Ok(());
+    };
+    Err(Error::worded(
+        Code::InvalidArgument,
+        crate::words![argument, why.as_str()],
+    ))
+}
+
 /// A registered workspace.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Registration {
@@ -53,12 +72,8 @@ pub struct Registration {
 impl Home {
     /// Finds the home from the explicit option and the environment. Nothing is created.
     pub fn locate(explicit: Option<&Path>) -> Result<Home> {
-        // An empty path would be the current directory: a home nobody chose.
-        if explicit.is_some_and(|p| p.as_os_str().is_empty()) {
-            return Err(Error::worded(
-                Code::InvalidArgument,
-                crate::words![Argument::Home, " is empty; name the home directory"],
-            ));
+        if let Some(given) = explicit {
+            check_given_dir(given, Argument::Home, "the home directory")?;
         }
         let env = |key: &str| {
             std::env::var_os(key)

@@ -79,13 +79,7 @@ impl Workspace {
                 .ok_or_else(|| workspace_not_found(name))?;
             (Some(name.to_owned()), reg.get(name)?.root)
         } else if let Some(root) = root {
-            // An empty path would be the current directory: a root nobody chose.
-            if root.as_os_str().is_empty() {
-                return Err(Error::worded(
-                    Code::InvalidArgument,
-                    crate::words![Argument::Root, " is empty; name the workspace directory"],
-                ));
-            }
+            crate::home::check_given_dir(root, Argument::Root, "the workspace directory")?;
             (None, root.to_path_buf())
         } else {
             let no_default = || {

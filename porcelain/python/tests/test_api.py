@@ -136,6 +136,18 @@ def test_an_empty_home_or_root_is_refused_not_the_current_directory(
     assert list(tmp_path.iterdir()) == [tmp_path / "home"]
 
 
+def test_a_home_or_root_holding_a_nul_byte_is_an_invalid_argument(app: Filekeeper) -> None:
+    with pytest.raises(FilekeeperError) as raised:
+        Filekeeper(home="a\0b")
+    assert raised.value.code == "INVALID_ARGUMENT"
+    assert "home=" in raised.value.message
+    assert "NUL" in raised.value.message
+    with pytest.raises(FilekeeperError) as raised:
+        app.workspace(root="a\0b")
+    assert raised.value.code == "INVALID_ARGUMENT"
+    assert "root=" in raised.value.message
+
+
 def test_the_registry(app: Filekeeper, root: Path) -> None:
     app.create_workspace("notes", root)
     assert app.use_workspace("notes").default
