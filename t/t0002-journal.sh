@@ -487,6 +487,20 @@ test_expect_success 'journal-begin --stdin with an unknown field is INVALID_ARGU
 	test_error_code INVALID_ARGUMENT out
 '
 
+test_expect_success 'journal-begin refuses a field given twice, never taking the last' '
+	op_count >before &&
+	test_expect_code 2 keeper --json journal-begin --kind create \
+		--item "{\"path\": \"a.txt\", \"path\": \"b.txt\", \"after_hash\": \"$(cat a-new.id)\"}" >out &&
+	test_error_code INVALID_ARGUMENT out &&
+	test "$(json_get .error.details.field out)" = path &&
+	json_get .error.message out | grep "names \"path\" twice" &&
+	echo "{\"kind\": \"write\", \"items\": [{\"path\": \"a.txt\"}], \"kind\": \"delete\"}" |
+		test_expect_code 2 keeper --json journal-begin --stdin >out &&
+	test_error_code INVALID_ARGUMENT out &&
+	op_count >after &&
+	test_cmp before after
+'
+
 test_expect_success 'setup: a second workspace whose journal says schema version 99' '
 	mkdir "$TRASH/newer" &&
 	(

@@ -236,6 +236,22 @@ test_expect_success 'an unknown argument is refused, not ignored, and nothing is
 	test "$(cat note.txt)" = hello
 '
 
+test_expect_success 'an argument given twice is invalid params, never read as the last, and nothing is written' '
+	{
+		call_req 1 file_delete "{\"path\":\"note.txt\",\"dry_run\":true,\"dry_run\":false}" &&
+		call_req 2 file_write "{\"path\":\"note.txt\",\"content\":\"x\",\"expected_hash\":\"sha256:$(printf %064d 0)\",\"expected_hash\":null}" &&
+		call_req 3 file_read "{\"path\":\"note.txt\"}"
+	} | mcp_raw twice.out --root "$WS" &&
+	for id in 1 2
+	do
+		response $id twice.out >twice.json &&
+		json_get ".error.code == -32602" twice.json >/dev/null &&
+		json_get ".error.message" twice.json | grep "names \"[a-z_]*\" twice" || return 1
+	done &&
+	answers_read 3 twice.out &&
+	test "$(cat note.txt)" = hello
+'
+
 test_expect_success 'setup: 5 MB arguments' '
 	head -c 5242880 /dev/zero | tr "\\000" x >big.content &&
 	test "$(wc -c <big.content)" -eq 5242880 &&

@@ -14,6 +14,7 @@
 //! a `_meta` that is not an object). `t/fuzz`'s `mcp_request` target
 //! compiles this file unchanged, so the fuzzer decodes lines exactly as the server does.
 
+use filekeeper::plumbing::strict_json::{ParseError, parse_unique};
 use rmcp::model::ClientJsonRpcMessage;
 use serde_json::{Map, Value};
 
@@ -67,9 +68,14 @@ pub fn classify(bytes: &[u8]) -> Line {
     }
     // Parsed into a `Value`, not skipped over: skipping accepts what the protocol handler
     // then cannot decode (a lone surrogate escape, a number out of f64's range) and would
-    // drop without an answer.
-    let Ok(message) = serde_json::from_str::<Value>(line) else {
-        return Line::Reply(error(-32700, "parse error: the line is not JSON"));
+    // drop without an answer. A name given twice in one object is refused, not read as the
+    // last: `"dry_run": true, "dry_run": false` cannot say which was meant.
+    let message = match parse_unique(line) {
+        Ok(message) => message,
+        Err(ParseError::Syntax(_)) => {
+            return Line::Reply(error(-32700, "parse error: the line is not JSON"));
+        }
+        Err(ParseError::Repeated { at, name }) => return repeated(line, &at, &name),
     };
     if let Some((id, code, message)) = envelope_problem(&message) {
         return Line::Reply(reply(id, code, &message));
@@ -90,6 +96,35 @@ pub fn classify(bytes: &[u8]) -> Line {
         };
     };
     Line::Request(Box::new(decoded), Awaited::of(&message))
+}
+
+/// The answer to a message with an object that names `name` twice (the object at the JSON
+/// pointer `at`): -32602 within the params (a tool's arguments included), -32600 in the
+/// envelope, with the request's id when the last of each name gives one. A notification, which
+/// gets no answer, gets none.
+fn repeated(line: &str, at: &str, name: &str) -> Line {
+    let message = serde_json::from_str::<Value>(line).unwrap_or_default();
+    let id = message
+        .get("id")
+        .filter(|id| id.is_string() || id.is_number());
+    let (code, what) = if at == "/params" || at.starts_with("/params/") {
+        (-32602, "invalid params")
+    } else {
+        (-32600, "invalid request")
+    };
+    let object = match at {
+        "" => "the message".to_owned(),
+        "/params/arguments" => "the tool's arguments".to_owned(),
+        _ => format!("the object at {at}"),
+    };
+    match (id, message.get("method")) {
+        (None, Some(_)) if code == -32602 => Line::Blank,
+        (id, _) => Line::Reply(reply(
+            id.cloned().unwrap_or(Value::Null),
+            code,
+            &format!("{what}: {object} names {name:?} twice; send each name once"),
+        )),
+    }
 }
 
 /// What is wrong with a message's JSON-RPC envelope, as (the id to answer with, code,
@@ -340,6 +375,37 @@ mod tests {
             assert_eq!(reply["error"]["code"], -32602, "{line}");
             assert_eq!(reply["id"], 1, "{line}");
         }
+    }
+
+    #[test]
+    fn a_name_given_twice_is_refused_never_read_as_the_last() {
+        let cases = [
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"file_delete","arguments":{"path":"a","dry_run":true,"dry_run":false}}}"#,
+                -32602,
+                r#"invalid params: the tool's arguments names "dry_run" twice; send each name once"#,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"file_read","name":"file_delete","arguments":{}}}"#,
+                -32602,
+                r#"invalid params: the object at /params names "name" twice; send each name once"#,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/list"}"#,
+                -32600,
+                r#"invalid request: the message names "method" twice; send each name once"#,
+            ),
+        ];
+        for (line, code, message) in cases {
+            let reply = answer(line);
+            assert_eq!(reply["error"]["code"], code, "{line}");
+            assert_eq!(reply["error"]["message"], message, "{line}");
+            assert_eq!(reply["id"], 1, "{line}");
+        }
+        // A notification gets no answer, repeated names or not.
+        let line =
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized","params":{"a":1,"a":2}}"#;
+        assert_eq!(classify(line.as_bytes()), Line::Blank);
     }
 
     #[test]

@@ -8,6 +8,7 @@ use clap::Args;
 use filekeeper::ObjectId;
 use filekeeper::plumbing::commands::{self, JournalEntry};
 use filekeeper::plumbing::journal::OperationRecord;
+use filekeeper::plumbing::strict_json::{ParseError, parse_unique};
 use filekeeper::{Error, Result};
 use serde_json::{Value, json};
 use std::io::Read;
@@ -141,8 +142,23 @@ pub fn cmd_journal_show(cx: &Context, args: &JournalShowArgs) -> Result<Reply> {
     Ok(reply(&ws, entry, human))
 }
 
+/// `text` as JSON, refusing an object that names a field twice (which of the two was meant
+/// cannot be known).
 fn parse_json(flag: &str, text: &str) -> Result<Value> {
-    serde_json::from_str(text).map_err(|e| Error::invalid(format!("{flag} is not valid JSON: {e}")))
+    parse_unique(text).map_err(|e| match e {
+        ParseError::Syntax(e) => Error::invalid(format!("{flag} is not valid JSON: {e}")),
+        ParseError::Repeated { at, name } => {
+            let object = if at.is_empty() {
+                String::new()
+            } else {
+                format!(" (in the object at {at})")
+            };
+            Error::invalid(format!(
+                "{flag} names {name:?} twice{object}; give each field once"
+            ))
+            .with("field", name)
+        }
+    })
 }
 
 /// A journal record for people.
