@@ -382,6 +382,22 @@ test_expect_success 'a base is for a patch of one existing file' '
 	json_get .error.message refusal.json | grep -e "--base"
 '
 
+test_expect_success 'a file that became binary or lost its UTF-8 since the version is refused, not merged into' '
+	ten bin.txt &&
+	base=$(snapshot bin.txt) &&
+	printf "caf\351\ntwo\nthree\nfour\nfive\n" >bin.txt &&
+	save bin.txt &&
+	refused 20 BINARY_CONTENT_REFUSED --naming bin.txt file replace-lines bin.txt --start 5 --end 5 --replacement FIVE --base "$base" &&
+	untouched bin.txt &&
+	printf "o\000ne\ntwo\nthree\nfour\nfive\n" >bin.txt &&
+	save bin.txt &&
+	refused 20 BINARY_CONTENT_REFUSED --naming bin.txt file delete-lines bin.txt --start 5 --end 5 --base "$base" &&
+	untouched bin.txt &&
+	printf "*** Begin Patch\n*** Update File: bin.txt\n@@\n four\n-five\n+FIVE\n*** End Patch\n" >bin.patch &&
+	refused 20 BINARY_CONTENT_REFUSED --naming bin.txt file apply-patch bin.patch --base "$base" &&
+	untouched bin.txt
+'
+
 # The same through the MCP server, as an agent calls it.
 
 test_expect_success MCP_SDK 'MCP: file_read snapshots by default once the workspace has history' '

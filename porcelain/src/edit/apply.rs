@@ -78,8 +78,15 @@ impl Workspace {
             return Ok((hunks, None));
         };
         let changed = hunk_ranges(&snapshot, &hunks);
-        let merged = super::merge::merge(&snapshot, &seen.1, &edited, &changed)
-            .map_err(|conflicts| super::merge_conflict(path, base, seen.0.hash, &conflicts))?;
+        let merged = super::merged_into_live(
+            path,
+            base,
+            &snapshot,
+            &edited,
+            &changed,
+            seen.0.hash,
+            &seen.1,
+        )?;
         b.warnings.push(format!(
             "{rel} changed since the version this patch was made on; the patch was merged into \
              the file as it is now (see merged.landed for where each change went)"

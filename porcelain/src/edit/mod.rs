@@ -107,8 +107,7 @@ impl Workspace {
         let (mut extra, mut warnings) = edit(&mut editable).map_err(on_snapshot)?;
         let changed = editable.changed();
         let edited = editable.into_bytes();
-        let merged = merge::merge(&snapshot, live, &edited, &changed)
-            .map_err(|conflicts| merge_conflict(path, base, live_hash, &conflicts))?;
+        let merged = merged_into_live(path, base, &snapshot, &edited, &changed, live_hash, live)?;
         warnings.push(format!(
             "{rel} changed since the version this edit was made on; the edit was merged into \
              the file as it is now (see merged.landed for where each change went)"
@@ -252,6 +251,28 @@ impl Workspace {
             })
         })
     }
+}
+
+/// `edited` (version `base`, `snapshot`, with an edit that replaced its byte ranges
+/// `changed`) merged into `live`, the bytes the file holds now (`live_hash`), or
+/// CONTENT_CONFLICT with the regions both changed.
+///
+/// The file as it is now is edited too, so what refuses an edit of it refuses the merge:
+/// a file that became binary or lost its UTF-8 since the version is BINARY_CONTENT_REFUSED,
+/// as the same edit without a base is (the merge is of bytes, and once merged the version's
+/// text would sit in a file that is not text).
+pub(crate) fn merged_into_live(
+    path: &str,
+    base: ObjectId,
+    snapshot: &[u8],
+    edited: &[u8],
+    changed: &[std::ops::Range<usize>],
+    live_hash: ObjectId,
+    live: &[u8],
+) -> Result<merge::Merged> {
+    doc::text_of(path, live)?;
+    merge::merge(snapshot, live, edited, changed)
+        .map_err(|conflicts| merge_conflict(path, base, live_hash, &conflicts))
 }
 
 /// The most conflicting regions one error shows, and the most bytes of each text in them.
