@@ -617,6 +617,25 @@ test_expect_success 'a dry run still rejects an out-of-range line' '
 	untouched dry.txt
 '
 
+test_expect_success 'an edit that would start a file without a BOM with U+FEFF is refused, writing nothing' '
+	printf "a\n\357\273\277b\n" >feff.txt &&
+	save feff.txt &&
+	refused 2 INVALID_ARGUMENT file delete-lines feff.txt --start 1 --end 1 &&
+	test "$(json_get .error.details.reason refusal.json)" = bom_would_appear &&
+	untouched feff.txt &&
+	refused 2 INVALID_ARGUMENT file insert-lines feff.txt --position before --line 1 --content "$(printf "\357\273\277x")" &&
+	untouched feff.txt &&
+	refused 2 INVALID_ARGUMENT file replace-text feff.txt --old a --new "$(printf "\357\273\277a")" --first &&
+	untouched feff.txt
+'
+
+test_expect_success 'a file with a BOM may start its text with U+FEFF: the BOM stays and the character is text' '
+	printf "\357\273\277a\n\357\273\277b\n" >feff2.txt &&
+	edited delete-lines feff2.txt --start 1 --end 1 &&
+	printf "\357\273\277\357\273\277b\n" >expect &&
+	cmp expect feff2.txt
+'
+
 # undo
 
 test_expect_success 'history undo of replace-lines restores the exact old bytes' '

@@ -173,6 +173,20 @@ test_expect_success 'a CRLF file stays CRLF and its BOM stays' '
 	cmp expect "$WS/win.txt"
 '
 
+test_expect_success 'a patch that would start a file without a BOM with U+FEFF is refused; a new file takes it as given' '
+	printf "first\nsecond\n" >"$WS/plain.txt" &&
+	printf "*** Begin Patch\n*** Update File: plain.txt\n@@\n-first\n+\357\273\277first\n second\n*** End Patch\n" >feff.patch &&
+	tree_state "$WS" >state.before &&
+	refused 2 INVALID_ARGUMENT file apply-patch feff.patch &&
+	test "$(jq -r .error.details.reason refusal.json)" = bom_would_appear &&
+	tree_state "$WS" >state.after &&
+	test_cmp state.before state.after &&
+	printf "*** Begin Patch\n*** Add File: feff-new.txt\n+\357\273\277new\n*** End Patch\n" >feff-new.patch &&
+	codex feff-new.patch &&
+	printf "\357\273\277new\n" >expect &&
+	cmp expect "$WS/feff-new.txt"
+'
+
 test_expect_success 'End of File anchors a hunk at the last lines; a file without final newline keeps none' '
 	printf "end\nmiddle\nend" >"$WS/tail.txt" &&
 	cat >tail.patch <<-\EOF &&

@@ -457,6 +457,16 @@ pub(crate) fn patched(
         let mut doc = Doc::parse_for_codex(path, bytes)?;
         let applied = codex::apply(file, path, &mut doc);
         let new = applied.ok.then(|| Arc::new(doc.to_bytes()));
+        // A Codex patch sees an existing file's text without its BOM, as a read shows it, so
+        // it cannot mean to add one (a unified diff's line 1 holds the BOM, so it adds or
+        // removes one only by saying so; a new file's content is written as given, as by
+        // `create`).
+        if let Some(new) = new
+            .as_ref()
+            .filter(|_| file.action != patch::Action::Create)
+        {
+            super::doc::no_new_bom(path, bytes, new)?;
+        }
         return Ok(((applied.reports, new), applied.warnings, applied.problem));
     }
     let mut doc = Doc::parse_for_patch(path, bytes)?;

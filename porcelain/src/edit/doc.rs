@@ -49,6 +49,24 @@ pub(crate) fn text_of<'a>(path: &str, bytes: &'a [u8]) -> Result<&'a str> {
     })
 }
 
+/// Refuses an edit that would make a file without a BOM (`before`) start with U+FEFF
+/// (`after`): every reader, this one included, takes that for a byte order mark, so the
+/// character the caller's text held (or the line that followed a deleted first line) would
+/// vanish from the file's text. An edit keeps a file's BOM as it is, and so never adds one.
+pub(crate) fn no_new_bom(path: &str, before: &[u8], after: &[u8]) -> Result<()> {
+    if before.starts_with(BOM.as_bytes()) || !after.starts_with(BOM.as_bytes()) {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        "after this edit the file would start with the character U+FEFF, which reads as a byte order mark the file does not have: the character would vanish from its text; nothing was written",
+    )
+    .path(path)
+    .with("reason", "bom_would_appear")
+    .recovery(
+        "leave U+FEFF out of the start of the file, or write the whole file if a byte order mark is what it should have",
+    ))
+}
+
 /// `text` without its UTF-8 BOM, and whether it had one.
 pub(crate) fn strip_bom(text: &str) -> (bool, &str) {
     match text.strip_prefix(BOM) {

@@ -78,6 +78,7 @@ impl Workspace {
                 (editable.into_bytes(), extra, warnings)
             }
         };
+        doc::no_new_bom(path, &bytes, &new)?;
         drop(bytes); // `seen` keeps the old bytes when they go to history; nothing else needs them
         self.check_size(path, new.len())?;
         let verb = format!("Edited ({kind})");
