@@ -145,6 +145,17 @@ test_expect_success 'read-many of 33 paths without --json prints no content' '
 	grep "^error\[LIMIT_EXCEEDED\]" err
 '
 
+test_expect_success 'read-many bounds no file could meet refuse the request, naming the per-file option' '
+	test_expect_code 2 keeper --json file read-many lf.txt crlf.txt --max-bytes-per-file 0 >out &&
+	test_error_code INVALID_ARGUMENT out &&
+	json_get .error.message out | grep -e "^--max-bytes-per-file must be at least 1" &&
+	test_expect_code 2 keeper --json file read-many lf.txt --max-lines-per-file 0 >out &&
+	json_get .error.message out | grep -e "^--max-lines-per-file must be at least 1" &&
+	test_expect_code 21 keeper --json file read-many lf.txt --max-bytes-per-file 99999999999 >out &&
+	test_error_code LIMIT_EXCEEDED out &&
+	json_get .error.message out | grep -e "^--max-bytes-per-file 99999999999 is above"
+'
+
 test_expect_success 'read-many --max-bytes-per-file truncates each file on its own' '
 	printf "aaaaaaaa\nbbbbbbbb\ncccccccc\n" >nine1.txt &&
 	printf "dddddddd\neeeeeeee\n" >nine2.txt &&

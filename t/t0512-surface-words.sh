@@ -67,6 +67,8 @@ test_expect_success 'MCP: the refusals the audit found name the tool arguments a
 	mcp_hint file_insert_lines INVALID_ARGUMENT "position end takes no line" &&
 	mcp_hint file_read INVALID_ARGUMENT "to_line is before from_line" &&
 	mcp_hint file_read LIMIT_EXCEEDED "max_bytes" &&
+	mcp_hint file_read_many INVALID_ARGUMENT "max_bytes_per_file must be at least 1" &&
+	mcp_hint file_read_many LIMIT_EXCEEDED "max_bytes_per_file" &&
 	mcp_hint file_read BINARY_CONTENT_REFUSED "the encoding argument" &&
 	mcp_hint file_write SENSITIVE_PATH_REFUSED "i_accept_secret_write_risk"
 '
@@ -100,6 +102,7 @@ test_expect_success 'CLI: the same refusals through keeper' '
 	cli read-from file read f.txt --from-line 99 &&
 	cli read-zero file read f.txt --max-bytes 0 &&
 	cli read-huge file read f.txt --max-bytes 999999999999 &&
+	cli read-many-zero file read-many f.txt g.txt --max-lines-per-file 0 &&
 	cli read-line file read f.txt --max-bytes 1 &&
 	cli read-latin1 file read l.txt &&
 	cli list-zero file list --max-entries 0 &&
@@ -112,7 +115,7 @@ test_expect_success 'CLI: the same refusals through keeper' '
 	do
 		jq -c "{message: .error.message, recovery: .error.details.recovery}" "$f" || exit 1
 	done >cli-failures.jsonl &&
-	test_line_count = 22 cli-failures.jsonl
+	test_line_count = 23 cli-failures.jsonl
 '
 
 test_expect_success 'CLI: no message or recovery names an MCP argument or tool' '
@@ -147,6 +150,7 @@ test_expect_success 'CLI: the same refusals name the flags and commands' '
 	cli_says read-from "--from-line 99" &&
 	cli_says read-zero "--max-bytes must be at least 1" &&
 	cli_says read-huge "--max-bytes" &&
+	cli_says read-many-zero "--max-lines-per-file must be at least 1" &&
 	cli_says read-line "--max-bytes" &&
 	cli_says read-latin1 "--encoding" &&
 	cli_says list-zero "--max-entries" &&

@@ -23,6 +23,8 @@ impl filekeeper::plumbing::Spelling for McpSpelling {
             Line => "line",
             MaxBytes => "max_bytes",
             MaxLines => "max_lines",
+            MaxBytesPerFile => "max_bytes_per_file",
+            MaxLinesPerFile => "max_lines_per_file",
             FromLine => "from_line",
             ToLine => "to_line",
             MaxEntries => "max_entries",

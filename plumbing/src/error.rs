@@ -194,6 +194,10 @@ pub enum Argument {
     MaxBytes,
     /// The most lines one read returns.
     MaxLines,
+    /// The most bytes a read of several files returns of each.
+    MaxBytesPerFile,
+    /// The most lines a read of several files returns of each.
+    MaxLinesPerFile,
     /// The first line of a read.
     FromLine,
     /// The last line of a read.
@@ -241,6 +245,8 @@ impl Argument {
             Argument::Line => "line",
             Argument::MaxBytes => "max_bytes",
             Argument::MaxLines => "max_lines",
+            Argument::MaxBytesPerFile => "max_bytes_per_file",
+            Argument::MaxLinesPerFile => "max_lines_per_file",
             Argument::FromLine => "from_line",
             Argument::ToLine => "to_line",
             Argument::MaxEntries => "max_entries",

@@ -206,6 +206,25 @@ pub enum ManyItem {
     },
 }
 
+/// The arguments that bound a read, as the caller named them: a read's own, or read-many's,
+/// which bound each file.
+#[derive(Clone, Copy)]
+struct BoundNames {
+    max_bytes: Argument,
+    max_lines: Argument,
+}
+
+impl BoundNames {
+    const READ: BoundNames = BoundNames {
+        max_bytes: Argument::MaxBytes,
+        max_lines: Argument::MaxLines,
+    };
+    const READ_MANY: BoundNames = BoundNames {
+        max_bytes: Argument::MaxBytesPerFile,
+        max_lines: Argument::MaxLinesPerFile,
+    };
+}
+
 impl Workspace {
     /// Reads lines of a text file. Ranges are 1-based and inclusive; a range beyond the end is
     /// INVALID_ARGUMENT, never clamped. A read longer than `max_bytes` stops at a whole line
@@ -213,7 +232,7 @@ impl Workspace {
     /// missing file is PATH_NOT_FOUND with the names it probably meant.
     pub fn read_file(&self, path: &str, options: &ReadOptions) -> Result<ReadResult> {
         let mut read = self
-            .read_one(path, options)
+            .read_one(path, options, BoundNames::READ)
             .map_err(|e| self.explain(e, true))?;
         if options.snapshot {
             read.snapshot_stored = Some(self.store_snapshot(path, &read.content_hash)?);
@@ -267,26 +286,26 @@ impl Workspace {
         Ok(true)
     }
 
-    /// [`Workspace::read_file`] without the snapshot and the explanations.
-    fn read_one(&self, path: &str, options: &ReadOptions) -> Result<ReadResult> {
+    /// The most bytes a read of `options` returns, once the bounds that do not depend on a
+    /// file are checked: a zero bound, one above `max_read_bytes`, a line 0, a range that
+    /// ends before it starts. `names` says which arguments set the bounds.
+    fn read_bounds(&self, options: &ReadOptions, names: BoundNames) -> Result<u64> {
         let ceiling = self.inner.limits.max_read_bytes;
         let max_bytes = match options.max_bytes {
             Some(0) => {
                 return Err(Error::worded(
                     Code::InvalidArgument,
-                    words![Argument::MaxBytes, " must be at least 1"],
-                )
-                .path(path));
+                    words![names.max_bytes, " must be at least 1"],
+                ));
             }
             Some(n) if n > ceiling => {
                 return Err(Error::worded(
                     Code::LimitExceeded,
                     words![
-                        Argument::MaxBytes,
+                        names.max_bytes,
                         format!(" {n} is above the configured max_read_bytes {ceiling}")
                     ],
                 )
-                .path(path)
                 .with("limit", ceiling)
                 .with("requested", n));
             }
@@ -296,21 +315,27 @@ impl Workspace {
         if options.max_lines == Some(0) {
             return Err(Error::worded(
                 Code::InvalidArgument,
-                words![Argument::MaxLines, " must be at least 1"],
-            )
-            .path(path));
+                words![names.max_lines, " must be at least 1"],
+            ));
         }
         let from_line = options.from_line.unwrap_or(1);
         if from_line == 0 || options.to_line == Some(0) {
-            return Err(Error::invalid("line numbers are 1-based").path(path));
+            return Err(Error::invalid("line numbers are 1-based"));
         }
         if options.to_line.is_some_and(|to| to < from_line) {
             return Err(Error::worded(
                 Code::InvalidArgument,
                 words![Argument::ToLine, " is before ", Argument::FromLine],
-            )
-            .path(path));
+            ));
         }
+        Ok(max_bytes)
+    }
+
+    /// [`Workspace::read_file`] without the snapshot and the explanations.
+    fn read_one(&self, path: &str, options: &ReadOptions, names: BoundNames) -> Result<ReadResult> {
+        let ceiling = self.inner.limits.max_read_bytes;
+        let max_bytes = self.read_bounds(options, names).map_err(|e| e.path(path))?;
+        let from_line = options.from_line.unwrap_or(1);
         let encoding = text::encoding_for(options.encoding.as_deref()).map_err(|e| e.path(path))?;
         let file = self.inner.root.resolve(path, Intent::Read)?.open_file()?;
         let collect = Collect {
@@ -344,7 +369,7 @@ impl Workspace {
                 Code::LimitExceeded,
                 words![
                     format!("line {from_line} alone is {len} bytes, more than "),
-                    Argument::MaxBytes,
+                    names.max_bytes,
                     format!(" {max_bytes}")
                 ],
             )
@@ -356,7 +381,7 @@ impl Workspace {
             return Err(if max_bytes < ceiling && len <= ceiling {
                 err.hint(words![
                     "raise ",
-                    Argument::MaxBytes,
+                    names.max_bytes,
                     format!(" to {len} or more (max_read_bytes allows up to {ceiling}) to read this line")
                 ])
             } else {
@@ -414,15 +439,20 @@ impl Workspace {
         if paths.is_empty() {
             return Err(Error::invalid("name at least one path"));
         }
+        // Bounds that no file could meet refuse the request, as they refuse a single read,
+        // rather than failing every path alike.
+        self.read_bounds(options, BoundNames::READ_MANY)?;
         Ok(paths
             .iter()
-            .map(|path| match self.read_one(path, options) {
-                Ok(read) => ManyItem::Read(read),
-                Err(error) => ManyItem::Failed {
-                    path: path.clone(),
-                    error: self.explain(error, false),
+            .map(
+                |path| match self.read_one(path, options, BoundNames::READ_MANY) {
+                    Ok(read) => ManyItem::Read(read),
+                    Err(error) => ManyItem::Failed {
+                        path: path.clone(),
+                        error: self.explain(error, false),
+                    },
                 },
-            })
+            )
             .collect())
     }
 

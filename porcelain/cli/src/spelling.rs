@@ -23,6 +23,8 @@ impl Spelling for CliSpelling {
             Line => "--line",
             MaxBytes => "--max-bytes",
             MaxLines => "--max-lines",
+            MaxBytesPerFile => "--max-bytes-per-file",
+            MaxLinesPerFile => "--max-lines-per-file",
             FromLine => "--from-line",
             ToLine => "--to-line",
             MaxEntries => "--max-entries",

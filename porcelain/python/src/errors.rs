@@ -37,6 +37,8 @@ impl Spelling for PythonSpelling {
             Argument::Line => "line",
             Argument::MaxBytes => "max_bytes",
             Argument::MaxLines => "max_lines",
+            Argument::MaxBytesPerFile => "max_bytes_per_file",
+            Argument::MaxLinesPerFile => "max_lines_per_file",
             Argument::FromLine => "start_line",
             Argument::ToLine => "end_line",
             Argument::MaxEntries => "max_entries",

@@ -477,6 +477,10 @@ def test_read_many_reports_each_path(ws: Workspace, root: Path) -> None:
     assert isinstance(results[1], FailedPath)
     assert results[1].path == "missing.txt"
     assert results[1].error.code == "PATH_NOT_FOUND"
+    with pytest.raises(FilekeeperError) as raised:
+        ws.read_many(["a.txt", "missing.txt"], max_bytes_per_file=0)
+    assert raised.value.code == "INVALID_ARGUMENT"
+    assert raised.value.message == "max_bytes_per_file must be at least 1"
 
 
 def test_a_read_numbers_its_lines_on_request_and_takes_a_line_bound(
