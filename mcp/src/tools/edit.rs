@@ -7,7 +7,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-/// `policy` of `file_replace_text`.
+// `policy` of `file_replace_text`: its words, with no description of their own in the
+// schema (a doc comment here would become the argument's description in `tools/list`).
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 #[schemars(inline)]
@@ -108,7 +109,7 @@ impl Tool for FileReplaceLines {
     }
 }
 
-/// `position` of `file_insert_lines`.
+// `position` of `file_insert_lines`, kept out of the schema like `PolicyWord`'s.
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 #[schemars(inline)]
