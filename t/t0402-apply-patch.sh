@@ -136,6 +136,39 @@ test_expect_success 'a git diff of a file with a non-ASCII name (quoted by git) 
 	cmp expect "caf$(printf "\303\251").txt"
 '
 
+test_expect_success 'a git diff of a name holding a CR (quoted \\r) changes that file, not one named with an r' '
+	printf "a\n" >"$SCRATCH/repo/n$(printf "\r")x" &&
+	in_git "$SCRATCH/repo" add . &&
+	in_git "$SCRATCH/repo" commit -q -m cr &&
+	printf "CHANGED\n" >"$SCRATCH/repo/n$(printf "\r")x" &&
+	in_git "$SCRATCH/repo" diff >cr-name.patch &&
+	grep -F "\"a/n\\rx\"" cr-name.patch &&
+	printf "a\n" >"n$(printf "\r")x" &&
+	printf "a\n" >nrx &&
+	patched cr-name.patch &&
+	printf "CHANGED\n" >expect &&
+	cmp expect "n$(printf "\r")x" &&
+	printf "a\n" >expect &&
+	cmp expect nrx
+'
+
+test_expect_success 'a quoted name git could not have written is PATCH_FAILED bad_quoted_name, nothing applied' '
+	printf "a\n" >"$(printf "\357\277\275").txt" &&
+	save "$(printf "\357\277\275").txt" &&
+	for name in "\\351.txt" "x\\q" "x\\1" "x\\"
+	do
+		printf "diff --git \"a/%s\" \"b/%s\"\n--- \"a/%s\"\n+++ \"b/%s\"\n@@ -1 +1 @@\n-a\n+b\n" \
+			"$name" "$name" "$name" "$name" >bad-name.patch &&
+		refused 18 PATCH_FAILED file apply-patch bad-name.patch &&
+		test "$(json_get .error.details.reason refusal.json)" = bad_quoted_name || return 1
+	done &&
+	printf -- "--- \"a/x\n+++ \"b/x\n@@ -1 +1 @@\n-a\n+b\n" >open-quote.patch &&
+	refused 18 PATCH_FAILED file apply-patch open-quote.patch &&
+	test "$(json_get .error.details.reason refusal.json)" = bad_quoted_name &&
+	test ! -e "\"b" &&
+	untouched "$(printf "\357\277\275").txt"
+'
+
 test_expect_success 'a git diff of a name ending in a space changes that file, not the one without the space' '
 	printf "one\n" >"$SCRATCH/repo/sp " &&
 	printf "one\n" >"$SCRATCH/repo/sp" &&

@@ -423,12 +423,28 @@ pub(super) fn failed(message: String, line: usize, reason: &str) -> Error {
         .with("reason", reason)
 }
 
-/// A name as git writes it in its extended headers: C-quoted when unusual, else as is.
-fn git_name(text: &str) -> String {
-    match text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
-        Some(quoted) => unquote(quoted),
-        None => text.to_owned(),
+/// A name as git writes it in its extended headers: C-quoted when unusual, else as is. A
+/// quoted name that git could not have written is `Err` with why ([`unquote`]).
+fn git_name(text: &str) -> std::result::Result<String, &'static str> {
+    if !text.starts_with('"') {
+        return Ok(text.to_owned());
     }
+    match quoted_token(text)? {
+        Some((name, "")) => Ok(name),
+        Some(_) => Err("has text after its closing quote"),
+        None => Err("has no closing quote"),
+    }
+}
+
+/// PATCH_FAILED for a quoted name on patch line `line` that git could not have written
+/// (`why`). Reading it any other way would name another file: `\r` read as `r`, or bytes
+/// that are not UTF-8 read as U+FFFD, changed a file the patch did not name.
+fn bad_name(line: usize, why: &str) -> Error {
+    failed(
+        format!("line {line}: a quoted file name {why}; nothing was applied"),
+        line,
+        "bad_quoted_name",
+    )
 }
 
 /// The path named by a `---`/`+++` header, unquoted when git quoted it, or `None` for
@@ -436,13 +452,13 @@ fn git_name(text: &str) -> String {
 /// timestamp after one, and git ends a name that holds a space with one, so that a name's own
 /// trailing spaces survive (`x ` is not `x`). Without a tab, trailing whitespace is the
 /// line's, not the name's.
-fn header_path(rest: &str) -> Option<String> {
+fn header_path(rest: &str) -> std::result::Result<Option<String>, &'static str> {
     let path = match rest.split_once('\t') {
         Some((name, _)) => name,
         None => rest.trim_end(),
     };
-    let path = git_name(path);
-    (path != "/dev/null").then_some(path)
+    let path = git_name(path)?;
+    Ok((path != "/dev/null").then_some(path))
 }
 
 /// Whether a `---`/`+++` header dates its file at the Unix epoch, as `diff -N` dates a file
@@ -489,37 +505,48 @@ fn is_epoch(date: &str) -> bool {
     fraction.bytes().all(|b| b == b'0') && days * 86_400 + hh * 3600 + mm * 60 + ss - zone == 0
 }
 
-/// The leading C-quoted name of `text` (unquoted) and what follows its closing quote.
-fn quoted_token(text: &str) -> Option<(String, &str)> {
-    let body = text.strip_prefix('"')?;
+/// The leading C-quoted name of `text` (unquoted) and what follows its closing quote;
+/// `Ok(None)` when the quote is not closed, `Err` when the name is not as git quotes one.
+fn quoted_token(text: &str) -> std::result::Result<Option<(String, &str)>, &'static str> {
+    let Some(body) = text.strip_prefix('"') else {
+        return Ok(None);
+    };
     let bytes = body.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
             b'\\' => i += 2,
-            b'"' => return Some((unquote(&body[..i]), &body[i + 1..])),
+            b'"' => return Ok(Some((unquote(&body[..i])?, &body[i + 1..]))),
             _ => i += 1,
         }
     }
-    None
+    Ok(None)
 }
 
 /// The two names of a `diff --git` line, without their `a/` and `b/` prefixes. Unquoted names
 /// may hold spaces, so they are only known when both halves name the same file (git then
 /// writes `rename` or `copy` headers, or `---`/`+++` lines, for anything else).
-fn git_names(rest: &str) -> Option<(String, String)> {
+fn git_names(rest: &str) -> std::result::Result<Option<(String, String)>, &'static str> {
     let (old, new) = if rest.starts_with('"') {
-        let (old, after) = quoted_token(rest)?;
-        (old, git_name(after.strip_prefix(' ')?))
+        let Some((old, after)) = quoted_token(rest)? else {
+            return Err("has no closing quote");
+        };
+        let Some(new) = after.strip_prefix(' ') else {
+            return Ok(None);
+        };
+        (old, git_name(new)?)
     } else if let Some((old, quoted)) = rest.split_once(" \"") {
-        (old.to_owned(), quoted_token(&format!("\"{quoted}"))?.0)
+        let Some((new, _)) = quoted_token(&format!("\"{quoted}"))? else {
+            return Err("has no closing quote");
+        };
+        (old.to_owned(), new)
     } else {
         let half = rest.len() / 2;
         if rest.len().is_multiple_of(2)
             || !rest.is_char_boundary(half)
             || rest.as_bytes()[half] != b' '
         {
-            return None;
+            return Ok(None);
         }
         // Halves of equal length are the names only when they name one file, with or
         // without a prefix each: `a/xx b/abc def/ghijkl` also splits evenly, at a space
@@ -527,11 +554,11 @@ fn git_names(rest: &str) -> Option<(String, String)> {
         let (old, new) = (&rest[..half], &rest[half + 1..]);
         let unprefixed = |n: &'_ str| n.split_once('/').map(|(_, rest)| rest.to_owned());
         if old != new && unprefixed(old).is_none_or(|o| Some(o) != unprefixed(new)) {
-            return None;
+            return Ok(None);
         }
         (old.to_owned(), new.to_owned())
     };
-    Some((old, new))
+    Ok(Some((old, new)))
 }
 
 /// The prefix pairs git writes before a section's two names: `a/` and `b/`, and with
@@ -641,14 +668,20 @@ impl GitNames {
     }
 }
 
-/// Undoes git's C-style quoting of unusual file names: `\\`, `\"`, `\t`, `\n`, and octal
-/// bytes such as `\303\251` (UTF-8 for é).
-fn unquote(quoted: &str) -> String {
+/// Undoes git's C-style quoting of unusual file names (`quote_c_style` in git; GNU diff
+/// writes the same): `\\`, `\"`, `\a`, `\b`, `\f`, `\n`, `\r`, `\t`, `\v`, and octal bytes
+/// such as `\303\251` (UTF-8 for é). Any other escape, a `"` left unescaped, and bytes that
+/// are not UTF-8 (no workspace path can hold them) are `Err` with why, never read as
+/// something near: each such reading would name another file.
+fn unquote(quoted: &str) -> std::result::Result<String, &'static str> {
     let bytes = quoted.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] != b'\\' || i + 1 == bytes.len() {
+        if bytes[i] == b'"' {
+            return Err("holds a quote that is not escaped");
+        }
+        if bytes[i] != b'\\' {
             out.push(bytes[i]);
             i += 1;
             continue;
@@ -662,14 +695,26 @@ fn unquote(quoted: &str) -> String {
             i += 4;
             continue;
         }
-        out.push(match bytes[i + 1] {
-            b't' => b'\t',
-            b'n' => b'\n',
-            other => other,
+        out.push(match bytes.get(i + 1) {
+            Some(b'a') => 0x07,
+            Some(b'b') => 0x08,
+            Some(b'f') => 0x0c,
+            Some(b'n') => b'\n',
+            Some(b'r') => b'\r',
+            Some(b't') => b'\t',
+            Some(b'v') => 0x0b,
+            Some(b'\\') => b'\\',
+            Some(b'"') => b'"',
+            _ => {
+                return Err(
+                    "holds an escape git never writes (git writes \\\\, \\\", \\a, \\b, \\f, \\n, \\r, \\t, \\v and three octal digits)",
+                );
+            }
         });
         i += 2;
     }
-    String::from_utf8_lossy(&out).into_owned()
+    String::from_utf8(out)
+        .map_err(|_| "names bytes that are not UTF-8, which no workspace path can hold")
 }
 
 fn hunk_range(text: &str) -> Option<(usize, usize)> {
@@ -730,9 +775,20 @@ impl<'a> Reader<'a> {
         self.i + 1
     }
 
-    /// The `---` and `+++` names at the cursor, when the cursor is on such a pair.
-    fn file_headers(&self) -> Option<(Option<String>, Option<String>)> {
-        self.headers_at(self.i)
+    /// Whether the cursor is on a `---` and `+++` pair.
+    fn at_file_headers(&self) -> bool {
+        self.headers_at(self.i).is_some()
+    }
+
+    /// The `---` and `+++` names at the cursor (`None` for `/dev/null`), when it is on such
+    /// a pair; PATCH_FAILED for a quoted name git could not have written.
+    fn file_headers(&self) -> Result<Option<(Option<String>, Option<String>)>> {
+        let Some((old, new)) = self.headers_at(self.i) else {
+            return Ok(None);
+        };
+        let old = header_path(old).map_err(|why| bad_name(self.number(), why))?;
+        let new = header_path(new).map_err(|why| bad_name(self.number() + 1, why))?;
+        Ok(Some((old, new)))
     }
 
     /// Whether the `---` and `+++` lines at the cursor date their files at the epoch.
@@ -745,10 +801,11 @@ impl<'a> Reader<'a> {
         (side(self.i, "--- "), side(self.i + 1, "+++ "))
     }
 
-    fn headers_at(&self, i: usize) -> Option<(Option<String>, Option<String>)> {
+    /// The text after `--- ` and `+++ ` when lines `i` and `i + 1` are such a pair.
+    fn headers_at(&self, i: usize) -> Option<(&str, &str)> {
         let old = self.at(i)?.strip_prefix("--- ")?;
         let new = self.at(i + 1)?.strip_prefix("+++ ")?;
-        Some((header_path(old), header_path(new)))
+        Some((old, new))
     }
 
     /// Whether the cursor is on the email signature `git format-patch` ends a patch with:
@@ -794,7 +851,7 @@ pub(crate) fn parse(text: &str) -> Result<Vec<FilePatch>> {
             commentary = false;
             continue;
         }
-        if let Some((old_path, new_path)) = r.file_headers() {
+        if let Some((old_path, new_path)) = r.file_headers()? {
             files.push(plain_section(&mut r, old_path, new_path)?);
             commentary = false;
             continue;
@@ -977,7 +1034,7 @@ fn plain_section(
 fn git_section(r: &mut Reader, names: &str) -> Result<FilePatch> {
     let line = r.number();
     let mut names = GitNames {
-        line: git_names(names),
+        line: git_names(names).map_err(|why| bad_name(line, why))?,
         ..GitNames::default()
     };
     let mut file = FilePatch {
@@ -1006,16 +1063,16 @@ fn git_section(r: &mut Reader, names: &str) -> Result<FilePatch> {
             file.new_mode = Some(mode(m)?);
         } else if let Some(p) = text.strip_prefix("rename from ") {
             file.action = Action::Rename;
-            names.moved.0 = Some(git_name(p));
+            names.moved.0 = Some(git_name(p).map_err(|why| bad_name(r.number(), why))?);
         } else if let Some(p) = text.strip_prefix("rename to ") {
             file.action = Action::Rename;
-            names.moved.1 = Some(git_name(p));
+            names.moved.1 = Some(git_name(p).map_err(|why| bad_name(r.number(), why))?);
         } else if let Some(p) = text.strip_prefix("copy from ") {
             file.action = Action::Copy;
-            names.moved.0 = Some(git_name(p));
+            names.moved.0 = Some(git_name(p).map_err(|why| bad_name(r.number(), why))?);
         } else if let Some(p) = text.strip_prefix("copy to ") {
             file.action = Action::Copy;
-            names.moved.1 = Some(git_name(p));
+            names.moved.1 = Some(git_name(p).map_err(|why| bad_name(r.number(), why))?);
         } else if text.starts_with("index ")
             || text.starts_with("similarity index ")
             || text.starts_with("dissimilarity index ")
@@ -1025,7 +1082,7 @@ fn git_section(r: &mut Reader, names: &str) -> Result<FilePatch> {
                 (file.old_path, file.new_path) = paths;
             }
             return Err(binary_section(r, Some(&file)));
-        } else if let Some(dashes) = r.file_headers() {
+        } else if let Some(dashes) = r.file_headers()? {
             names.dashes = Some(dashes);
             headers = true;
             r.i += 2;
@@ -1228,7 +1285,7 @@ fn read_hunks(r: &mut Reader, file: &mut FilePatch) -> Result<()> {
         let continues = r.peek().is_some_and(|l| {
             matches!(l.chars().next(), Some(' ' | '+' | '-'))
                 && !r.at_signature()
-                && r.file_headers().is_none()
+                && !r.at_file_headers()
         });
         if continues {
             return Err(counts(failed(
@@ -1719,6 +1776,22 @@ mod tests {
         assert_eq!((bad.status, bad.offset), ("failed", 0));
         let refusal = bad.refusal.as_ref().expect("a refusal");
         (refusal.reason, refusal.clause.clone(), bad.hunk)
+    }
+
+    #[test]
+    fn unquote_reads_every_escape_git_writes_and_refuses_the_rest() {
+        assert_eq!(
+            unquote(r#"\a\b\f\n\r\t\v\\\"\303\251\000"#).unwrap(),
+            "\u{7}\u{8}\u{c}\n\r\t\u{b}\\\"\u{e9}\0"
+        );
+        for bad in [r"x\q", r"x\1", r"x\47", r"\777", r"x\", r"\351", "a\"b"] {
+            assert!(unquote(bad).is_err(), "{bad}");
+        }
+        assert_eq!(git_name(r#""a/n\rx""#).unwrap(), "a/n\rx");
+        assert_eq!(git_name("plain name").unwrap(), "plain name");
+        for bad in [r#""a/x"#, r#""a/x" y"#, "\""] {
+            assert!(git_name(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]
