@@ -152,6 +152,15 @@ test_expect_success 'a git diff of a name holding a CR (quoted \\r) changes that
 	cmp expect nrx
 '
 
+test_expect_success 'a hunk header with line numbers past 2^32 is a malformed header, not an internal error' '
+	printf "a\nb\n" >huge-range.txt &&
+	save huge-range.txt &&
+	printf -- "--- a/huge-range.txt\n+++ b/huge-range.txt\n@@ -18446744073709551615,2 +1,2 @@\n a\n-b\n+B\n" >huge-range.patch &&
+	refused 18 PATCH_FAILED file apply-patch huge-range.patch &&
+	test "$(json_get .error.details.reason refusal.json)" = bad_hunk_header &&
+	untouched huge-range.txt
+'
+
 test_expect_success 'a quoted name git could not have written is PATCH_FAILED bad_quoted_name, nothing applied' '
 	printf "a\n" >"$(printf "\357\277\275").txt" &&
 	save "$(printf "\357\277\275").txt" &&

@@ -717,12 +717,15 @@ fn unquote(quoted: &str) -> std::result::Result<String, &'static str> {
         .map_err(|_| "names bytes that are not UTF-8, which no workspace path can hold")
 }
 
+/// A hunk header's `START,COUNT` (or `START`, a count of 1). Numbers past 2^32 are no
+/// line of a file an edit takes (`max_write_bytes` holds far fewer lines), and arithmetic on
+/// them could overflow, so they make the header malformed.
 fn hunk_range(text: &str) -> Option<(usize, usize)> {
-    let (start, count) = match text.split_once(',') {
+    let (start, count): (u32, u32) = match text.split_once(',') {
         Some((s, c)) => (s.parse().ok()?, c.parse().ok()?),
         None => (text.parse().ok()?, 1),
     };
-    Some((start, count))
+    Some((start as usize, count as usize))
 }
 
 /// A binary section, as `diff` and `git diff` write one. Its content cannot be applied as
