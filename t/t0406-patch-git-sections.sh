@@ -226,6 +226,15 @@ test_expect_success 'a copy without hunks writes an identical copy' '
 	undoes_exactly
 '
 
+test_expect_success 'a section whose headers say copy and rename is refused, the source kept' '
+	base "printf \"a\\n\" >x.txt" &&
+	change "cp x.txt z.txt && printf \"a\\nb\\n\" >z.txt" --find-copies-harder &&
+	grep "^copy to z.txt" "$PATCH" &&
+	sed "s/^copy to z.txt/rename to z.txt/" "$PATCH" >"$TRASH/mixed.diff" && cp "$TRASH/mixed.diff" "$PATCH" &&
+	refused_whole 18 PATCH_FAILED &&
+	test "$(json_get .error.details.reason refusal.json)" = inconsistent_headers
+'
+
 test_expect_success 'a patch that deletes every file of a directory removes the directory' '
 	base "mkdir -p gone/inner && echo 1 >gone/a && echo 2 >gone/inner/b && echo 3 >stay.txt" &&
 	change "git rm -q -r gone" &&

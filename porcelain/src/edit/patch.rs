@@ -106,6 +106,19 @@ pub(crate) enum Action {
     Copy,
 }
 
+impl Action {
+    /// What the action does to a file, in a message.
+    fn word(&self) -> &'static str {
+        match self {
+            Action::Modify => "modified",
+            Action::Create => "created",
+            Action::Delete => "deleted",
+            Action::Rename => "renamed",
+            Action::Copy => "copied",
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub(crate) struct FilePatch {
     /// The file the section reads; `None` for a creation (`/dev/null`).
@@ -1053,6 +1066,34 @@ fn git_section(r: &mut Reader, names: &str) -> Result<FilePatch> {
     r.i += 1;
     let mut headers = false;
     while let Some(text) = r.peek() {
+        // Each header that says what happens to the file (created, deleted, renamed, copied)
+        // must agree with any before it: `copy from` then `rename to` is neither, and taking
+        // the last would delete a file a copy keeps (`git apply` refuses it too).
+        let said = [
+            ("deleted file mode ", Action::Delete),
+            ("new file mode ", Action::Create),
+            ("rename from ", Action::Rename),
+            ("rename to ", Action::Rename),
+            ("copy from ", Action::Copy),
+            ("copy to ", Action::Copy),
+        ]
+        .into_iter()
+        .find(|(header, _)| text.starts_with(header));
+        if let Some((_, action)) = said
+            && file.action != Action::Modify
+            && file.action != action
+        {
+            return Err(failed(
+                format!(
+                    "line {}: the section's headers disagree on what happens to the file ({} and {})",
+                    r.number(),
+                    file.action.word(),
+                    action.word()
+                ),
+                r.number(),
+                "inconsistent_headers",
+            ));
+        }
         let mode = |m: &str| parse_mode(m, r.number());
         if let Some(m) = text.strip_prefix("old mode ") {
             file.old_mode = Some(mode(m)?);
