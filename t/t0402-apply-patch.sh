@@ -841,6 +841,17 @@ test_expect_success 'text holding no file change is PATCH_FAILED' '
 	refused 18 PATCH_FAILED file apply-patch garbage.patch
 '
 
+test_expect_success 'a normal diff section before a unified one refuses the whole patch' '
+	printf "q\n" >ny.txt && printf "a\n" >nx.txt &&
+	save nx.txt && save ny.txt &&
+	(cd "$SCRATCH" && printf "q\n" >ny.old && printf "Q\n" >ny.new && ! diff ny.old ny.new) >normal.patch &&
+	printf -- "--- a/nx.txt\n+++ b/nx.txt\n@@ -1 +1 @@\n-a\n+A\n" >>normal.patch &&
+	refused 18 PATCH_FAILED file apply-patch normal.patch &&
+	test "$(json_get .error.details.reason refusal.json)" = normal_diff &&
+	test "$(json_get .error.details.line refusal.json)" = 1 &&
+	untouched nx.txt && untouched ny.txt
+'
+
 test_expect_success 'a context diff section before a unified one refuses the whole patch' '
 	printf "a\n" >cx.txt && printf "a\n" >cy.txt &&
 	save cx.txt && save cy.txt &&

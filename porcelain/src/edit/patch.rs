@@ -741,6 +741,17 @@ fn hunk_range(text: &str) -> Option<(usize, usize)> {
     Some((start as usize, count as usize))
 }
 
+/// Whether `line` is a normal diff's change command: a line range of the old file, `a`, `c`
+/// or `d`, and a line range of the new (`5a6,7`, `3,4d2`, `1c1`).
+fn is_normal_diff_command(line: &str) -> bool {
+    let range = |r: &str| {
+        let mut parts = r.splitn(2, ',');
+        parts.all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    line.split_once(['a', 'c', 'd'])
+        .is_some_and(|(old, new)| range(old) && range(new))
+}
+
 /// A binary section, as `diff` and `git diff` write one. Its content cannot be applied as
 /// text, and applying the patch's other sections without it would be a partial patch.
 fn is_binary_marker(line: &str) -> bool {
@@ -887,6 +898,25 @@ pub(crate) fn parse(text: &str) -> Result<Vec<FilePatch>> {
                 ),
                 r.number(),
                 "context_diff",
+            ));
+        }
+        // A normal diff's change command (`1c1`, `3,4d2`) with its first `<` or `>` line:
+        // commentary would skip it in silence too.
+        if is_normal_diff_command(line)
+            && r.at(r.i + 1).is_some_and(|next| {
+                ["<", ">"].iter().any(|m| {
+                    next.strip_prefix(m)
+                        .is_some_and(|t| t.is_empty() || t.starts_with(' '))
+                })
+            })
+        {
+            return Err(failed(
+                format!(
+                    "line {}: a normal diff (diff without -u) section, which this tool does not read; skipping it would apply only part of the patch, so none of it is applied (make the patch with diff -u or git diff)",
+                    r.number()
+                ),
+                r.number(),
+                "normal_diff",
             ));
         }
         if line.starts_with("@@ ") {
