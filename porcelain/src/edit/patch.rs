@@ -1674,7 +1674,24 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
             .enumerate()
             .filter_map(|(k, e)| e.filter(|e| !e.is_empty()).map(|e| (e, old[at + k].eol)))
             .collect();
-        let faithful = !judged.is_empty() && judged.iter().all(|(p, f)| p == f);
+        // A hunk of added lines alone shows none of the file's lines, but added lines that
+        // end differently from one another are as their author wrote them: a transport that
+        // converts line ends converts them all alike.
+        let mut added_ends = hunk
+            .lines
+            .iter()
+            .zip(&hunk.eols)
+            .filter(|(l, _)| matches!(l, HunkLine::Add(_)))
+            .filter_map(|(_, e)| e.filter(|e| !e.is_empty()));
+        let added_mix = added_ends
+            .next()
+            .is_some_and(|first| added_ends.any(|e| e != first));
+        let faithful = if judged.is_empty() {
+            // A file with no line end yet gives each added line its own (`own_ends`).
+            added_mix && !own_ends
+        } else {
+            judged.iter().all(|(p, f)| p == f)
+        };
         let asked = hunk
             .lines
             .iter()
@@ -1682,8 +1699,13 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
             .filter(|(l, _)| matches!(l, HunkLine::Add(_)))
             .find_map(|(_, e)| e.filter(|e| !e.is_empty() && *e != eol));
         if faithful && let Some(asked) = asked {
-            let from = judged[0].0;
-            let clause = if judged.iter().all(|(p, _)| *p == from) && from != asked {
+            let from = judged.first().map_or(asked, |j| j.0);
+            let clause = if judged.is_empty() {
+                format!(
+                    "adds lines ending in LF and in CRLF, which a converted patch never does, so each end is as its author wrote it; added lines take the file's convention ({}), so this patch cannot be applied exactly",
+                    eol_name(eol)
+                )
+            } else if judged.iter().all(|(p, _)| *p == from) && from != asked {
                 format!(
                     "changes line ends from {} to {}; added lines take the file's convention ({}), so this patch cannot be applied exactly",
                     eol_name(from),
@@ -2064,6 +2086,16 @@ mod tests {
             "--- f\n+++ f\n@@ -1,3 +1,3 @@\n a\r\n-b\r\n+B\n c\r\n",
         );
         assert_eq!(reason, "line_ends");
+        // Added lines alone (diff -U0) that end in LF and in CRLF: as written, not converted.
+        let (reason, clause, _) =
+            refusal("a\r\nb\r\nc\n", "--- f\n+++ f\n@@ -3,0 +4,2 @@\n+d\n+e\r\n");
+        assert_eq!(reason, "line_ends");
+        assert!(clause.contains("in LF and in CRLF"), "{clause}");
+        // Added lines alone that agree take the file's convention, as a converted patch's do.
+        assert_eq!(
+            patch_one("a\nb\n", "--- f\n+++ f\n@@ -0,0 +1,2 @@\n+x\r\n+y\r\n").unwrap(),
+            "x\ny\na\nb\n"
+        );
     }
 
     #[test]
