@@ -72,9 +72,15 @@ pub(crate) fn guard_region(
         return Ok(());
     };
     // The region is whole lines, so its last line end may be given or left off; every
-    // other line end, an empty line's included, must be there.
+    // other line end, an empty line's included, must be there. A region of no lines (the
+    // end of an empty file) holds no line end either: `\n` is one empty line, not it.
     let actual = region_text(doc, from, to);
-    if super::locate::without_last_line_end(&flattened(expected)) != actual {
+    let matches = if from == to {
+        expected.is_empty()
+    } else {
+        super::locate::without_last_line_end(&flattened(expected)) == actual
+    };
+    if !matches {
         let error = Error::new(
             Code::ContentConflict,
             "the target lines do not hold the expected content",
@@ -210,6 +216,21 @@ mod tests {
         );
         delete_lines(&mut d, "f", 2, 3, Some("b\nc\n")).unwrap();
         assert_eq!(d.to_bytes(), b"a\n");
+    }
+
+    #[test]
+    fn the_end_of_an_empty_file_is_guarded_by_empty_text_alone() {
+        for given in ["\n", "\r\n", "x"] {
+            let mut d = doc(b"");
+            let err = insert_lines(&mut d, "f", Position::End, None, "x", Some(given)).unwrap_err();
+            assert_eq!(err.code, Code::ContentConflict, "{given:?}");
+        }
+        let mut d = doc(b"");
+        insert_lines(&mut d, "f", Position::End, None, "x", Some("")).unwrap();
+        assert_eq!(d.to_bytes(), b"x\n");
+        // A file of one empty line has that line as its last: `\n` guards it.
+        let mut d = doc(b"\n");
+        insert_lines(&mut d, "f", Position::End, None, "x", Some("\n")).unwrap();
     }
 
     #[test]
