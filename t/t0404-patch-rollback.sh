@@ -24,6 +24,10 @@ test_expect_success 'a failure at the second file restores the first and changes
 	for f in a b c; do cmp old/$f.txt $f.txt || return 1; done
 '
 
+test_expect_success 'the failure names the file whose step failed, not the first' '
+	test "$(json_get .error.details.path out)" = b.txt
+'
+
 test_expect_success 'the operation is recorded as rolled back, nothing pending' '
 	op=$(json_get .error.details.operation_id out) &&
 	keeper --json history show "$op" >show &&

@@ -326,6 +326,13 @@ impl Workspace {
                     .map_err(|e| Error::storage("applying a step", &e));
             let staged = staged.get_mut(done).and_then(Option::take);
             if let Err(err) = injected.and_then(|()| self.apply(step, options, staged)) {
+                // Of several paths, the error names the one whose step failed (a full disk, a
+                // read-only file know none); one path is named as the caller gave it (below).
+                let err = if plan.steps.len() > 1 && !err.details.contains_key("path") {
+                    err.path(step.path())
+                } else {
+                    err
+                };
                 return Err(self.roll_back(&mut journal, &id, &plan, done, err, &store));
             }
             if filekeeper_plumbing::fault::CRASH_POINTS_ARMED {

@@ -39,6 +39,20 @@ pub(crate) enum Step {
     },
 }
 
+impl Step {
+    /// The path the step changes (a rename's source).
+    pub fn path(&self) -> &str {
+        match self {
+            Step::Publish { path, .. }
+            | Step::Remove { path }
+            | Step::MakeDir { path }
+            | Step::RestoreDir { path, .. }
+            | Step::RemoveDir { path } => path,
+            Step::Rename { from, .. } => from,
+        }
+    }
+}
+
 /// One journal item and what the result reports of it.
 pub(crate) struct Planned {
     pub item: Item,
