@@ -100,13 +100,22 @@ pub fn classify(bytes: &[u8]) -> Line {
 
 /// The answer to a message with an object that names `name` twice (the object at the JSON
 /// pointer `at`): -32602 within the params (a tool's arguments included), -32600 in the
-/// envelope, with the request's id when the last of each name gives one. A notification, which
-/// gets no answer, gets none.
+/// envelope, with the request's id. What would be answered otherwise is answered first: a
+/// line that is not JSON at all (-32700), an envelope that is wrong anyway (a batch, say).
+/// A notification or a response gets no answer, as ever.
 fn repeated(line: &str, at: &str, name: &str) -> Line {
-    let message = serde_json::from_str::<Value>(line).unwrap_or_default();
-    let id = message
-        .get("id")
-        .filter(|id| id.is_string() || id.is_number());
+    let Ok(message) = serde_json::from_str::<Value>(line) else {
+        return Line::Reply(error(-32700, "parse error: the line is not JSON"));
+    };
+    if let Some((id, code, message)) = envelope_problem(&message) {
+        return Line::Reply(reply(id, code, &message));
+    }
+    let Some(id) = message.get("id").filter(|id| !id.is_null()) else {
+        return Line::Blank;
+    };
+    if message.get("method").is_none() {
+        return Line::Blank;
+    }
     let (code, what) = if at == "/params" || at.starts_with("/params/") {
         (-32602, "invalid params")
     } else {
@@ -117,14 +126,11 @@ fn repeated(line: &str, at: &str, name: &str) -> Line {
         "/params/arguments" => "the tool's arguments".to_owned(),
         _ => format!("the object at {at}"),
     };
-    match (id, message.get("method")) {
-        (None, Some(_)) if code == -32602 => Line::Blank,
-        (id, _) => Line::Reply(reply(
-            id.cloned().unwrap_or(Value::Null),
-            code,
-            &format!("{what}: {object} names {name:?} twice; send each name once"),
-        )),
-    }
+    Line::Reply(reply(
+        id.clone(),
+        code,
+        &format!("{what}: {object} names {name:?} twice; send each name once"),
+    ))
 }
 
 /// What is wrong with a message's JSON-RPC envelope, as (the id to answer with, code,
@@ -140,8 +146,11 @@ fn envelope_problem(message: &Value) -> Option<(Value, i64, String)> {
     };
     let id = match object.get("id") {
         None | Some(Value::Null) => Value::Null,
-        Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
-        Some(_) => return invalid(&Value::Null, "an id must be a string or a number"),
+        Some(id @ Value::String(_)) => id.clone(),
+        // A fractional id (`1.0`) comes back from the protocol handler as another number,
+        // and the answer owed to it would never be seen as given.
+        Some(id @ Value::Number(n)) if n.is_i64() || n.is_u64() => id.clone(),
+        Some(_) => return invalid(&Value::Null, "an id must be a string or an integer"),
     };
     if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return invalid(&id, "jsonrpc must be \"2.0\"");
@@ -402,10 +411,20 @@ mod tests {
             assert_eq!(reply["error"]["message"], message, "{line}");
             assert_eq!(reply["id"], 1, "{line}");
         }
-        // A notification gets no answer, repeated names or not.
-        let line =
-            r#"{"jsonrpc":"2.0","method":"notifications/initialized","params":{"a":1,"a":2}}"#;
-        assert_eq!(classify(line.as_bytes()), Line::Blank);
+        // A notification or a response gets no answer, repeated names or not; a line that
+        // is not JSON after the repetition is still a parse error.
+        for line in [
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized","params":{"a":1,"a":2}}"#,
+            r#"{"jsonrpc":"2.0","method":"a","method":"b"}"#,
+            r#"{"jsonrpc":"2.0","id":77,"result":{"a":1,"a":2}}"#,
+        ] {
+            assert_eq!(classify(line.as_bytes()), Line::Blank, "{line}");
+        }
+        let reply = answer(r#"{"jsonrpc":"2.0","id":1,"a":1,"a":2,"#);
+        assert_eq!(reply["error"]["code"], -32700);
+        // A fractional id is an invalid request: the answer would carry another number.
+        let reply = answer(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#);
+        assert_eq!(reply["error"]["code"], -32600);
     }
 
     #[test]

@@ -532,7 +532,11 @@ def raw_cases(tools, op_id):
     proto("name-empty", enc(call_line(2018, "", {})), 2018, [-32602])
     proto("method-huge", enc({"jsonrpc": "2.0", "id": 2019, "method": "m" * MIB}), 2019, [-32601])
     proto("duplicate-argument", b'{"jsonrpc":"2.0","id":2020,"method":"tools/call","params":{"name":"file_info",'
-          b'"arguments":{"path":"f.txt","path":"d"}}}', 2020, [-32600, -32602, "result"])
+          b'"arguments":{"path":"f.txt","path":"d"}}}', 2020, [-32602])
+    proto("duplicate-in-response", b'{"jsonrpc":"2.0","id":2025,"result":{"a":1,"a":2}}', None, [])
+    proto("duplicate-in-notification", b'{"jsonrpc":"2.0","method":"notifications/initialized",'
+          b'"method":"notifications/initialized"}', None, [])
+    proto("id-fraction", b'{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}', None, [-32600])
     proto("crlf", enc({"jsonrpc": "2.0", "id": 2021, "method": "tools/call", "params": info}) + b"\r", 2021, ["result"])
     proto("blank-lines", b"\n  \n\t", None, [])
     proto("stray-response", enc({"jsonrpc": "2.0", "id": 2022, "result": {}}), None, [])

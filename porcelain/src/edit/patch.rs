@@ -741,15 +741,69 @@ fn hunk_range(text: &str) -> Option<(usize, usize)> {
     Some((start as usize, count as usize))
 }
 
-/// Whether `line` is a normal diff's change command: a line range of the old file, `a`, `c`
-/// or `d`, and a line range of the new (`5a6,7`, `3,4d2`, `1c1`).
-fn is_normal_diff_command(line: &str) -> bool {
-    let range = |r: &str| {
-        let mut parts = r.splitn(2, ',');
-        parts.all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+/// Whether the cursor is on a whole section of a normal diff: a change command (`5a6,7`,
+/// `3,4d2`, `1c1`: a line range of the old file, `a`, `c` or `d`, a line range of the new)
+/// and then exactly the lines it declares, `<` lines of the old, `---` between for a change,
+/// `>` lines of the new, and after them the end, another command or another section. The
+/// whole shape is asked for, so that a commit message's line that only looks like a command
+/// (a hash such as `1234a5678` above a quoted line) is not taken for one.
+fn normal_diff_at(r: &Reader) -> bool {
+    let line = r.peek().unwrap_or_default();
+    let count = |range: &str| -> Option<usize> {
+        let (first, last) = match range.split_once(',') {
+            Some((a, b)) => (a.parse::<usize>().ok()?, b.parse::<usize>().ok()?),
+            None => (range.parse().ok()?, range.parse().ok()?),
+        };
+        (last >= first && last - first < 1 << 20).then(|| last - first + 1)
     };
-    line.split_once(['a', 'c', 'd'])
-        .is_some_and(|(old, new)| range(old) && range(new))
+    let Some((at, command)) = line
+        .char_indices()
+        .find(|(_, c)| matches!(c, 'a' | 'c' | 'd'))
+    else {
+        return false;
+    };
+    let (Some(olds), Some(news)) = (count(&line[..at]), count(&line[at + 1..])) else {
+        return false;
+    };
+    let (olds, news) = match command {
+        'a' => (0, news),
+        'd' => (olds, 0),
+        _ => (olds, news),
+    };
+    let marked = |i: usize, mark: &str| {
+        r.at(i)
+            .and_then(|l| l.strip_prefix(mark))
+            .is_some_and(|t| t.is_empty() || t.starts_with(' '))
+    };
+    let mut i = r.i + 1;
+    if !(i..i + olds).all(|k| marked(k, "<")) {
+        return false;
+    }
+    i += olds;
+    if command == 'c' {
+        if r.at(i) != Some("---") {
+            return false;
+        }
+        i += 1;
+    }
+    if !(i..i + news).all(|k| marked(k, ">")) {
+        return false;
+    }
+    // And what follows is what follows a normal diff's section: the end, its marker of a
+    // missing newline, another command, or another section.
+    let next = r.at(i + news);
+    next.is_none_or(|l| {
+        let command = l.split_once(['a', 'c', 'd']).is_some_and(|(old, new)| {
+            [old, new]
+                .iter()
+                .all(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit() || b == b','))
+        });
+        command
+            || l.starts_with('\\')
+            || l.starts_with("diff ")
+            || l.starts_with("Index: ")
+            || r.headers_at(i + news).is_some()
+    })
 }
 
 /// A binary section, as `diff` and `git diff` write one. Its content cannot be applied as
@@ -900,16 +954,10 @@ pub(crate) fn parse(text: &str) -> Result<Vec<FilePatch>> {
                 "context_diff",
             ));
         }
-        // A normal diff's change command (`1c1`, `3,4d2`) with its first `<` or `>` line:
-        // commentary would skip it in silence too.
-        if is_normal_diff_command(line)
-            && r.at(r.i + 1).is_some_and(|next| {
-                ["<", ">"].iter().any(|m| {
-                    next.strip_prefix(m)
-                        .is_some_and(|t| t.is_empty() || t.starts_with(' '))
-                })
-            })
-        {
+        // A normal diff's section (`1c1`, `3,4d2`, with its `<` and `>` lines) before the
+        // first unified one: commentary would skip it in silence too. (After a section, any
+        // line that belongs to none is refused below.)
+        if files.is_empty() && normal_diff_at(&r) {
             return Err(failed(
                 format!(
                     "line {}: a normal diff (diff without -u) section, which this tool does not read; skipping it would apply only part of the patch, so none of it is applied (make the patch with diff -u or git diff)",
@@ -1446,6 +1494,16 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
         (false, Some(agreed)) => (agreed, false),
         (false, None) => ("\n", true),
     };
+    let mut added_ends = file.hunks.iter().flat_map(|h| {
+        h.lines
+            .iter()
+            .zip(&h.eols)
+            .filter(|(l, _)| matches!(l, HunkLine::Add(_)))
+            .filter_map(|(_, e)| e.filter(|e| !e.is_empty()))
+    });
+    let added_mix = added_ends
+        .next()
+        .is_some_and(|first| added_ends.any(|e| e != first));
     let old = std::mem::take(&mut doc.lines);
     let mut out: Vec<Line> = Vec::with_capacity(old.len());
     let mut cursor = 0usize;
@@ -1674,18 +1732,9 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
             .enumerate()
             .filter_map(|(k, e)| e.filter(|e| !e.is_empty()).map(|e| (e, old[at + k].eol)))
             .collect();
-        // A hunk of added lines alone shows none of the file's lines, but added lines that
-        // end differently from one another are as their author wrote them: a transport that
-        // converts line ends converts them all alike.
-        let mut added_ends = hunk
-            .lines
-            .iter()
-            .zip(&hunk.eols)
-            .filter(|(l, _)| matches!(l, HunkLine::Add(_)))
-            .filter_map(|(_, e)| e.filter(|e| !e.is_empty()));
-        let added_mix = added_ends
-            .next()
-            .is_some_and(|first| added_ends.any(|e| e != first));
+        // A hunk of added lines alone shows none of the file's lines, but when the section's
+        // added lines end differently from one another they are as their author wrote them:
+        // a transport that converts line ends converts them all alike.
         let faithful = if judged.is_empty() {
             // A file with no line end yet gives each added line its own (`own_ends`).
             added_mix && !own_ends
@@ -1702,7 +1751,8 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
             let from = judged.first().map_or(asked, |j| j.0);
             let clause = if judged.is_empty() {
                 format!(
-                    "adds lines ending in LF and in CRLF, which a converted patch never does, so each end is as its author wrote it; added lines take the file's convention ({}), so this patch cannot be applied exactly",
+                    "adds lines ending in {}, where the section's added lines end in LF and in CRLF, which a converted patch never does, so each end is as its author wrote it; added lines take the file's convention ({}), so this patch cannot be applied exactly",
+                    eol_name(asked),
                     eol_name(eol)
                 )
             } else if judged.iter().all(|(p, _)| *p == from) && from != asked {
@@ -2091,6 +2141,12 @@ mod tests {
             refusal("a\r\nb\r\nc\n", "--- f\n+++ f\n@@ -3,0 +4,2 @@\n+d\n+e\r\n");
         assert_eq!(reason, "line_ends");
         assert!(clause.contains("in LF and in CRLF"), "{clause}");
+        // The same two lines in two hunks of one section.
+        let (reason, _, _) = refusal(
+            "a\nb\nc\n",
+            "--- f\n+++ f\n@@ -1,0 +2 @@\n+x\r\n@@ -2,0 +4 @@\n+y\n",
+        );
+        assert_eq!(reason, "line_ends");
         // Added lines alone that agree take the file's convention, as a converted patch's do.
         assert_eq!(
             patch_one("a\nb\n", "--- f\n+++ f\n@@ -0,0 +1,2 @@\n+x\r\n+y\r\n").unwrap(),

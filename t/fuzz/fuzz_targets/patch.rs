@@ -202,10 +202,14 @@ fn codex_from_unified(text: &str, a: &str, eol: &str, parity: usize) -> String {
 
 /// The diff from A to B as a Codex patch turns A into B, or is refused as ambiguous. Skipped
 /// where the format cannot say what B needs: a change of the final newline (a Codex patch
-/// keeps the file's), and a BOM in A (set apart before matching, while the diff's line 1 has
-/// it).
+/// keeps the file's), a BOM in A (set apart before matching, while the diff's line 1 has it),
+/// and a U+FEFF starting B alone (an edit never adds a BOM: `bom_would_appear`).
 fn codex_differential(a: &str, b: &str, text: &str, context: usize) {
-    if a == b || unterminated(a) != unterminated(b) || a.starts_with('\u{feff}') {
+    if a == b
+        || unterminated(a) != unterminated(b)
+        || a.starts_with('\u{feff}')
+        || b.starts_with('\u{feff}')
+    {
         return;
     }
     let eol = if a.contains("\r\n") || b.contains("\r\n") {
@@ -251,7 +255,7 @@ fn raw(patch: &str, doc: &str) {
         let (old, new) = parsed.names(i);
         assert!(old.is_some() || new.is_some(), "both sides /dev/null");
         let Ok(applied) = parsed.apply(i, doc.as_bytes()) else {
-            continue; // binary content is refused
+            continue; // binary content, and an edit that would add a BOM, are refused
         };
         let good = |s: &str| s == "applies" || s == "applies_at_offset";
         assert_eq!(
