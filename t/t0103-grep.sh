@@ -402,6 +402,34 @@ test_expect_success 'grep honours a nested negation (!keep.log)' '
 	test_cmp expect actual
 '
 
+test_expect_success 'a .gitignore over 1 MiB is read whole: its last rule holds, not cut short' '
+	mkdir -p "$TRASH/bigignore" &&
+	(
+		cd "$TRASH/bigignore" &&
+		git init -q . &&
+		{ printf "#" && repeat 1048567 x && printf "\nfoo.txt.bak\n"; } >.gitignore &&
+		test "$(wc -c <.gitignore)" -gt 1048576 &&
+		echo hello >foo.txt && echo hello >foo.txt.bak
+	) &&
+	keeper --root "$TRASH/bigignore" --json file grep . hello >out &&
+	test "$(json_get "[.matches[].path]" out | jq -c .)" = "[\"foo.txt\"]"
+'
+
+test_expect_success 'a linked .gitignore is never followed, whichever directory grep starts from' '
+	mkdir -p "$TRASH/linked/sub" &&
+	(
+		cd "$TRASH/linked" &&
+		git init -q . &&
+		echo secret.txt >rules &&
+		ln -s rules .gitignore &&
+		echo hello >sub/secret.txt
+	) &&
+	keeper --root "$TRASH/linked" --json file grep . hello >from-root &&
+	keeper --root "$TRASH/linked" --json file grep sub hello >from-sub &&
+	test "$(json_get ".matches | length" from-root)" = 1 &&
+	test "$(json_get ".matches | length" from-sub)" = 1
+'
+
 test_expect_success 'grep never searches .git/' '
 	keeper --workspace code --json file grep . "needle in .git" >out &&
 	test "$(json_get ".matches | length" out)" = 0 &&

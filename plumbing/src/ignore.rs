@@ -152,7 +152,7 @@ pub fn git_ignores(root: &crate::resolve::Root, rel: &str, is_dir: bool) -> bool
     let parts: Vec<&str> = rel.split('/').filter(|p| !p.is_empty()).collect();
     let mut dir = String::new();
     for (i, part) in parts.iter().enumerate() {
-        rules.push_dir(&dir, read_gitignore(root, &dir).as_deref());
+        rules.push_dir(&dir, gitignore_of(root, &dir).as_deref());
         let path = if dir.is_empty() {
             (*part).to_owned()
         } else {
@@ -167,20 +167,16 @@ pub fn git_ignores(root: &crate::resolve::Root, rel: &str, is_dir: bool) -> bool
     false
 }
 
-fn read_gitignore(root: &crate::resolve::Root, dir: &str) -> Option<Vec<u8>> {
-    use std::io::Read;
-    let file = if dir.is_empty() {
-        ".gitignore".to_owned()
-    } else {
-        format!("{dir}/.gitignore")
-    };
-    let handle = root
-        .resolve(&file, crate::resolve::Intent::Read)
-        .and_then(|r| r.open_file())
+/// The `.gitignore` of workspace directory `dir` (`""` for the root), read as a walk reads
+/// the ones it meets ([`crate::walk::gitignore_in`]), so that a path's rules are the same
+/// whichever directory a walk starts from.
+pub(crate) fn gitignore_of(root: &crate::resolve::Root, dir: &str) -> Option<Vec<u8>> {
+    let dir = if dir.is_empty() { "." } else { dir };
+    let fd = root
+        .resolve(dir, crate::resolve::Intent::Read)
+        .and_then(|r| r.open_dir())
         .ok()?;
-    let mut bytes = Vec::new();
-    handle.take(1024 * 1024).read_to_end(&mut bytes).ok()?;
-    Some(bytes)
+    crate::walk::gitignore_in(&fd)
 }
 
 #[cfg(test)]

@@ -15,8 +15,6 @@ use std::fs::File;
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
 
-/// `.gitignore` files larger than this are not read: a pathological file must not stall a walk.
-const MAX_GITIGNORE_BYTES: u64 = 1024 * 1024;
 /// The buffer each directory is read into: 32 KiB holds about a thousand short names, so
 /// most directories take one `getdents64` and the one that says the end.
 const DIR_BUF_BYTES: usize = 32 * 1024;
@@ -174,22 +172,7 @@ fn list(dir: OwnedFd, gitignore: bool) -> Result<Listing> {
         && names
             .iter()
             .any(|(n, k)| n == b".gitignore" && *k != Some(EntryKind::Directory)))
-    .then(|| {
-        // Non-blocking, and only a regular file is read: a FIFO named .gitignore must not
-        // stall the walk.
-        rustix::fs::openat(
-            &dir,
-            ".gitignore",
-            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .ok()
-        .filter(|fd| {
-            rustix::fs::fstat(fd)
-                .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::RegularFile)
-        })
-        .and_then(|fd| read_bounded(File::from(fd)))
-    })
+    .then(|| gitignore_in(&dir))
     .flatten();
     Ok(Listing {
         dir: Arc::new(dir),
@@ -306,16 +289,7 @@ pub fn walk(root: &Root, start: &Resolved, options: WalkOptions) -> Result<Walk>
         // The .gitignore files of the start directory's ancestors inside the workspace apply.
         let mut dir = String::new();
         for part in base.split('/').filter(|p| !p.is_empty()) {
-            let path = if dir.is_empty() {
-                ".gitignore".to_owned()
-            } else {
-                format!("{dir}/.gitignore")
-            };
-            let bytes = root
-                .resolve(&path, crate::resolve::Intent::Read)
-                .and_then(|r| r.open_file())
-                .ok()
-                .and_then(read_bounded);
+            let bytes = crate::ignore::gitignore_of(root, &dir);
             rules.push_dir(&dir, bytes.as_deref());
             dir = if dir.is_empty() {
                 part.to_owned()
@@ -343,13 +317,23 @@ pub fn walk(root: &Root, start: &Resolved, options: WalkOptions) -> Result<Walk>
     Ok(walk)
 }
 
-fn read_bounded(file: File) -> Option<Vec<u8>> {
+/// The `.gitignore` of the directory `dir`, read the one way every walk and check reads it:
+/// only a regular file, never through a link (as git 2.32 and later), opened without
+/// blocking (a FIFO must not stall the walk), and whole, as git and ripgrep read it (a file
+/// cut short would drop rules, or shorten the pattern it cut in).
+pub(crate) fn gitignore_in(dir: &OwnedFd) -> Option<Vec<u8>> {
     use std::io::Read;
+    let fd = rustix::fs::openat(
+        dir,
+        ".gitignore",
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .ok()?;
+    let regular = rustix::fs::fstat(&fd)
+        .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::RegularFile);
     let mut bytes = Vec::new();
-    file.take(MAX_GITIGNORE_BYTES)
-        .read_to_end(&mut bytes)
-        .ok()?;
-    Some(bytes)
+    (regular && File::from(fd).read_to_end(&mut bytes).is_ok()).then_some(bytes)
 }
 
 /// The key the read-ahead knows a subdirectory by: its workspace-relative path, as bytes.
