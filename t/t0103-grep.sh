@@ -430,6 +430,15 @@ test_expect_success 'a linked .gitignore is never followed, whichever directory 
 	test "$(json_get ".matches | length" from-sub)" = 1
 '
 
+test_expect_success 'a FIFO named .gitignore above the workspace root does not stall grep' '
+	git init -q "$TRASH/fifo" &&
+	mkdir "$TRASH/fifo/ws" &&
+	echo hello >"$TRASH/fifo/ws/a.txt" &&
+	mkfifo "$TRASH/fifo/.gitignore" &&
+	timeout 20 keeper --root "$TRASH/fifo/ws" --json file grep . hello >out &&
+	test "$(json_get ".matches | length" out)" = 1
+'
+
 test_expect_success 'grep never searches .git/' '
 	keeper --workspace code --json file grep . "needle in .git" >out &&
 	test "$(json_get ".matches | length" out)" = 0 &&

@@ -21,7 +21,7 @@ impl IgnoreRules {
     pub fn for_root(root: &Path) -> IgnoreRules {
         let mut search = gix_ignore::Search::default();
         if let Some(file) = global_excludes_file()
-            && let Ok(bytes) = std::fs::read(&file)
+            && let Some(bytes) = read_regular(&file, true)
         {
             search.add_patterns_buffer(&bytes, file, None, Ignore::default());
         }
@@ -29,7 +29,7 @@ impl IgnoreRules {
         let mut prefix = Vec::new();
         if let Some(top) = top {
             let exclude = top.join(".git/info/exclude");
-            if let Ok(bytes) = std::fs::read(&exclude) {
+            if let Some(bytes) = read_regular(&exclude, true) {
                 search.add_patterns_buffer(&bytes, exclude, None, Ignore::default());
             }
             // .gitignore files between the repository's top and the root (exclusive) apply too.
@@ -80,8 +80,32 @@ impl IgnoreRules {
     }
 }
 
+/// The bytes of the ignore file at host path `path`, when it is a regular file: opened
+/// without blocking (a FIFO named `.gitignore` must not stall a search), read whole, and
+/// through a link only where git follows one (`follow`: the excludes files, not a
+/// `.gitignore` of the work tree).
+fn read_regular(path: &Path, follow: bool) -> Option<Vec<u8>> {
+    use rustix::fs::{FileType, Mode, OFlags};
+    use std::io::Read;
+    let nofollow = if follow {
+        OFlags::empty()
+    } else {
+        OFlags::NOFOLLOW
+    };
+    let fd = rustix::fs::open(
+        path,
+        OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | nofollow,
+        Mode::empty(),
+    )
+    .ok()?;
+    let regular = rustix::fs::fstat(&fd)
+        .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::RegularFile);
+    let mut bytes = Vec::new();
+    (regular && std::fs::File::from(fd).read_to_end(&mut bytes).is_ok()).then_some(bytes)
+}
+
 fn read_into(search: &mut gix_ignore::Search, file: &Path, base: &Path) {
-    if let Ok(bytes) = std::fs::read(file) {
+    if let Some(bytes) = read_regular(file, false) {
         let source = base.join(".gitignore");
         search.add_patterns_buffer(&bytes, source, Some(Path::new("")), Ignore::default());
     }
