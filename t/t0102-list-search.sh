@@ -556,4 +556,21 @@ test_expect_success 'neither list nor search created .filekeeper/ in the reposit
 	test ! -e "$OUTSIDE/.filekeeper"
 '
 
+test_expect_success 'in a git worktree, the main repository'"'"'s info/exclude applies' '
+	git init -q "$TRASH/wt-main" &&
+	(
+		cd "$TRASH/wt-main" &&
+		echo x >f &&
+		git add f &&
+		git -c user.email=t@example.com -c user.name=t commit -q -m init &&
+		echo "secret*" >>.git/info/exclude &&
+		git worktree add -q "$TRASH/wt-linked"
+	) &&
+	touch "$TRASH/wt-linked/secret1" "$TRASH/wt-linked/ok.txt" &&
+	keeper --root "$TRASH/wt-linked" --json file search . "*" >out &&
+	jq -r ".. | .path? // empty" out | sort >actual &&
+	printf ".\nf\nok.txt\n" >expect &&
+	test_cmp expect actual
+'
+
 test_done

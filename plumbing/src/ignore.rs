@@ -28,7 +28,7 @@ impl IgnoreRules {
         let top = root.ancestors().find(|dir| dir.join(".git").exists());
         let mut prefix = Vec::new();
         if let Some(top) = top {
-            let exclude = top.join(".git/info/exclude");
+            let exclude = git_dir(&top.join(".git")).join("info/exclude");
             if let Some(bytes) = read_regular(&exclude, true) {
                 search.add_patterns_buffer(&bytes, exclude, None, Ignore::default());
             }
@@ -77,6 +77,27 @@ impl IgnoreRules {
         self.search
             .pattern_matching_relative_path(path, Some(is_dir), Case::Sensitive)
             .is_some_and(|m| !m.pattern.is_negative())
+    }
+}
+
+/// The directory that holds a repository's `info/exclude`, from its `.git`: the directory
+/// itself, or for a worktree or submodule, whose `.git` is a file saying `gitdir: PATH`, that
+/// git directory, or the common one its `commondir` names (a worktree shares the main
+/// repository's `info/exclude`).
+fn git_dir(dot_git: &Path) -> PathBuf {
+    if dot_git.is_dir() {
+        return dot_git.to_path_buf();
+    }
+    let base = dot_git.parent().unwrap_or(Path::new("/"));
+    let text = |path: &Path| read_regular(path, true).and_then(|b| String::from_utf8(b).ok());
+    let Some(gitdir) = text(dot_git)
+        .and_then(|t| Some(base.join(t.lines().next()?.strip_prefix("gitdir:")?.trim())))
+    else {
+        return dot_git.to_path_buf();
+    };
+    match text(&gitdir.join("commondir")) {
+        Some(common) => gitdir.join(common.trim()),
+        None => gitdir,
     }
 }
 
