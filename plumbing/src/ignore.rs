@@ -21,7 +21,7 @@ impl IgnoreRules {
     pub fn for_root(root: &Path) -> IgnoreRules {
         let mut search = gix_ignore::Search::default();
         if let Some(file) = global_excludes_file()
-            && let Some(bytes) = read_regular(&file, true)
+            && let Some(bytes) = read_host(&file, true)
         {
             search.add_patterns_buffer(&bytes, file, None, Ignore::default());
         }
@@ -29,7 +29,7 @@ impl IgnoreRules {
         let mut prefix = Vec::new();
         if let Some(top) = top {
             let exclude = git_dir(&top.join(".git")).join("info/exclude");
-            if let Some(bytes) = read_regular(&exclude, true) {
+            if let Some(bytes) = read_host(&exclude, true) {
                 search.add_patterns_buffer(&bytes, exclude, None, Ignore::default());
             }
             // .gitignore files between the repository's top and the root (exclusive) apply too.
@@ -89,7 +89,7 @@ fn git_dir(dot_git: &Path) -> PathBuf {
         return dot_git.to_path_buf();
     }
     let base = dot_git.parent().unwrap_or(Path::new("/"));
-    let text = |path: &Path| read_regular(path, true).and_then(|b| String::from_utf8(b).ok());
+    let text = |path: &Path| read_host(path, true).and_then(|b| String::from_utf8(b).ok());
     let Some(gitdir) = text(dot_git)
         .and_then(|t| Some(base.join(t.lines().next()?.strip_prefix("gitdir:")?.trim())))
     else {
@@ -101,11 +101,16 @@ fn git_dir(dot_git: &Path) -> PathBuf {
     }
 }
 
-/// The bytes of the ignore file at host path `path`, when it is a regular file: opened
-/// without blocking (a FIFO named `.gitignore` must not stall a search), read whole, and
-/// through a link only where git follows one (`follow`: the excludes files, not a
-/// `.gitignore` of the work tree).
-fn read_regular(path: &Path, follow: bool) -> Option<Vec<u8>> {
+/// The bytes of the ignore file `name` in directory `dir` (`rustix::fs::CWD` for a host
+/// path), when it is a regular file: opened without blocking (a FIFO named `.gitignore` must
+/// not stall a search), read whole (a file cut short would drop rules, or shorten the pattern
+/// it cut in), and through a link only where git follows one (`follow`: the excludes files,
+/// never a `.gitignore` of the work tree, as git 2.32 and later).
+pub(crate) fn read_regular<P: rustix::path::Arg>(
+    dir: impl rustix::fd::AsFd,
+    name: P,
+    follow: bool,
+) -> Option<Vec<u8>> {
     use rustix::fs::{FileType, Mode, OFlags};
     use std::io::Read;
     let nofollow = if follow {
@@ -113,8 +118,9 @@ fn read_regular(path: &Path, follow: bool) -> Option<Vec<u8>> {
     } else {
         OFlags::NOFOLLOW
     };
-    let fd = rustix::fs::open(
-        path,
+    let fd = rustix::fs::openat(
+        dir,
+        name,
         OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | nofollow,
         Mode::empty(),
     )
@@ -125,8 +131,13 @@ fn read_regular(path: &Path, follow: bool) -> Option<Vec<u8>> {
     (regular && std::fs::File::from(fd).read_to_end(&mut bytes).is_ok()).then_some(bytes)
 }
 
+/// The ignore file at host path `path`.
+fn read_host(path: &Path, follow: bool) -> Option<Vec<u8>> {
+    read_regular(rustix::fs::CWD, path, follow)
+}
+
 fn read_into(search: &mut gix_ignore::Search, file: &Path, base: &Path) {
-    if let Some(bytes) = read_regular(file, false) {
+    if let Some(bytes) = read_host(file, false) {
         let source = base.join(".gitignore");
         search.add_patterns_buffer(&bytes, source, Some(Path::new("")), Ignore::default());
     }
@@ -194,34 +205,61 @@ pub fn git_ignores(root: &crate::resolve::Root, rel: &str, is_dir: bool) -> bool
         return false;
     }
     let mut rules = IgnoreRules::for_root(root.host_path());
-    let parts: Vec<&str> = rel.split('/').filter(|p| !p.is_empty()).collect();
-    let mut dir = String::new();
-    for (i, part) in parts.iter().enumerate() {
-        rules.push_dir(&dir, gitignore_of(root, &dir).as_deref());
+    let parts: Vec<&str> = rel
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    let above = gitignores_above(root, rel);
+    for (i, (part, (dir, bytes))) in parts.iter().zip(above).enumerate() {
+        rules.push_dir(&dir, bytes.as_deref());
         let path = if dir.is_empty() {
             (*part).to_owned()
         } else {
             format!("{dir}/{part}")
         };
-        let last = i + 1 == parts.len();
-        if rules.is_ignored(&path, !last || is_dir) {
+        if rules.is_ignored(&path, i + 1 < parts.len() || is_dir) {
             return true;
         }
-        dir = path;
     }
     false
 }
 
-/// The `.gitignore` of workspace directory `dir` (`""` for the root), read as a walk reads
-/// the ones it meets ([`crate::walk::gitignore_in`]), so that a path's rules are the same
-/// whichever directory a walk starts from.
-pub(crate) fn gitignore_of(root: &crate::resolve::Root, dir: &str) -> Option<Vec<u8>> {
-    let dir = if dir.is_empty() { "." } else { dir };
-    let fd = root
-        .resolve(dir, crate::resolve::Intent::Read)
+/// The `.gitignore` of the workspace root and of each directory below it on the way to the
+/// workspace path `rel` (`rel` itself excluded), each with its workspace-relative directory
+/// (`""` for the root), read as a walk reads the ones it meets, so that a path's rules are
+/// the same whichever directory a walk starts from. `rel` is a resolved path: the way down
+/// holds one directory handle at a time and follows no link; past a directory that cannot
+/// be entered, there are no more files to read.
+pub(crate) fn gitignores_above(
+    root: &crate::resolve::Root,
+    rel: &str,
+) -> Vec<(String, Option<Vec<u8>>)> {
+    use rustix::fs::{Mode, OFlags};
+    let parts: Vec<&str> = rel
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    let mut dir = root
+        .resolve(".", crate::resolve::Intent::Read)
         .and_then(|r| r.open_dir())
-        .ok()?;
-    crate::walk::gitignore_in(&fd)
+        .ok();
+    let mut rel_dir = String::new();
+    let mut found = Vec::with_capacity(parts.len());
+    for part in parts {
+        let bytes = dir
+            .as_ref()
+            .and_then(|fd| read_regular(fd, ".gitignore", false));
+        found.push((rel_dir.clone(), bytes));
+        dir = dir.and_then(|fd| {
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            rustix::fs::openat(&fd, part, flags, Mode::empty()).ok()
+        });
+        if !rel_dir.is_empty() {
+            rel_dir.push('/');
+        }
+        rel_dir.push_str(part);
+    }
+    found
 }
 
 #[cfg(test)]

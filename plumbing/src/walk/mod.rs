@@ -172,7 +172,7 @@ fn list(dir: OwnedFd, gitignore: bool) -> Result<Listing> {
         && names
             .iter()
             .any(|(n, k)| n == b".gitignore" && *k != Some(EntryKind::Directory)))
-    .then(|| gitignore_in(&dir))
+    .then(|| crate::ignore::read_regular(&dir, ".gitignore", false))
     .flatten();
     Ok(Listing {
         dir: Arc::new(dir),
@@ -287,15 +287,8 @@ pub fn walk(root: &Root, start: &Resolved, options: WalkOptions) -> Result<Walk>
     };
     if let Some(rules) = rules.as_mut() {
         // The .gitignore files of the start directory's ancestors inside the workspace apply.
-        let mut dir = String::new();
-        for part in base.split('/').filter(|p| !p.is_empty()) {
-            let bytes = crate::ignore::gitignore_of(root, &dir);
+        for (dir, bytes) in crate::ignore::gitignores_above(root, &base) {
             rules.push_dir(&dir, bytes.as_deref());
-            dir = if dir.is_empty() {
-                part.to_owned()
-            } else {
-                format!("{dir}/{part}")
-            };
         }
     }
     let mut walk = Walk {
@@ -315,25 +308,6 @@ pub fn walk(root: &Root, start: &Resolved, options: WalkOptions) -> Result<Walk>
     let listing = list(fd, walk.rules.is_some())?;
     walk.enter(listing, base, 0);
     Ok(walk)
-}
-
-/// The `.gitignore` of the directory `dir`, read the one way every walk and check reads it:
-/// only a regular file, never through a link (as git 2.32 and later), opened without
-/// blocking (a FIFO must not stall the walk), and whole, as git and ripgrep read it (a file
-/// cut short would drop rules, or shorten the pattern it cut in).
-pub(crate) fn gitignore_in(dir: &OwnedFd) -> Option<Vec<u8>> {
-    use std::io::Read;
-    let fd = rustix::fs::openat(
-        dir,
-        ".gitignore",
-        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-    .ok()?;
-    let regular = rustix::fs::fstat(&fd)
-        .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::RegularFile);
-    let mut bytes = Vec::new();
-    (regular && File::from(fd).read_to_end(&mut bytes).is_ok()).then_some(bytes)
 }
 
 /// The key the read-ahead knows a subdirectory by: its workspace-relative path, as bytes.

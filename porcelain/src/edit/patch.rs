@@ -38,6 +38,16 @@ struct Hunk {
 }
 
 impl Hunk {
+    /// The terminators the patch gives its added lines, where it gives one (not a line a
+    /// `\ No newline` marker follows, nor one the patch text ends on).
+    fn added_ends(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.lines
+            .iter()
+            .zip(&self.eols)
+            .filter(|(l, _)| matches!(l, HunkLine::Add(_)))
+            .filter_map(|(_, e)| e.filter(|e| !e.is_empty()))
+    }
+
     /// The edge of the file the hunk must meet, if its context says so: context before its
     /// change and none after means a diff tool ran out of file after it (it ends the file);
     /// none before, some after, stated at line 1, means it starts the file. A hunk with no
@@ -748,27 +758,8 @@ fn hunk_range(text: &str) -> Option<(usize, usize)> {
 /// whole shape is asked for, so that a commit message's line that only looks like a command
 /// (a hash such as `1234a5678` above a quoted line) is not taken for one.
 fn normal_diff_at(r: &Reader) -> bool {
-    let line = r.peek().unwrap_or_default();
-    let count = |range: &str| -> Option<usize> {
-        let (first, last) = match range.split_once(',') {
-            Some((a, b)) => (a.parse::<usize>().ok()?, b.parse::<usize>().ok()?),
-            None => (range.parse().ok()?, range.parse().ok()?),
-        };
-        (last >= first && last - first < 1 << 20).then(|| last - first + 1)
-    };
-    let Some((at, command)) = line
-        .char_indices()
-        .find(|(_, c)| matches!(c, 'a' | 'c' | 'd'))
-    else {
+    let Some((command, olds, news)) = normal_command(r.peek().unwrap_or_default()) else {
         return false;
-    };
-    let (Some(olds), Some(news)) = (count(&line[..at]), count(&line[at + 1..])) else {
-        return false;
-    };
-    let (olds, news) = match command {
-        'a' => (0, news),
-        'd' => (olds, 0),
-        _ => (olds, news),
     };
     let marked = |i: usize, mark: &str| {
         r.at(i)
@@ -791,18 +782,33 @@ fn normal_diff_at(r: &Reader) -> bool {
     }
     // And what follows is what follows a normal diff's section: the end, its marker of a
     // missing newline, another command, or another section.
-    let next = r.at(i + news);
-    next.is_none_or(|l| {
-        let command = l.split_once(['a', 'c', 'd']).is_some_and(|(old, new)| {
-            [old, new]
-                .iter()
-                .all(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit() || b == b','))
-        });
-        command
+    r.at(i + news).is_none_or(|l| {
+        normal_command(l).is_some()
             || l.starts_with('\\')
             || l.starts_with("diff ")
             || l.starts_with("Index: ")
             || r.headers_at(i + news).is_some()
+    })
+}
+
+/// A normal diff's change command (`3a4,5`, `2,3c2`, `4d3`): the command letter and how many
+/// old and new lines its section holds.
+fn normal_command(line: &str) -> Option<(char, usize, usize)> {
+    let count = |range: &str| -> Option<usize> {
+        let (first, last) = match range.split_once(',') {
+            Some((a, b)) => (a.parse::<usize>().ok()?, b.parse::<usize>().ok()?),
+            None => (range.parse().ok()?, range.parse().ok()?),
+        };
+        (last >= first && last - first < 1 << 20).then(|| last - first + 1)
+    };
+    let (at, command) = line
+        .char_indices()
+        .find(|(_, c)| matches!(c, 'a' | 'c' | 'd'))?;
+    let (olds, news) = (count(&line[..at])?, count(&line[at + 1..])?);
+    Some(match command {
+        'a' => ('a', 0, news),
+        'd' => ('d', olds, 0),
+        _ => ('c', olds, news),
     })
 }
 
@@ -1463,14 +1469,7 @@ fn mark_no_eol(hunk: &mut Hunk) {
 /// Only terminated lines count: not the one a `\ No newline` marker follows, nor one the
 /// patch text ends on without a newline.
 fn patch_convention(file: &FilePatch) -> Option<&'static str> {
-    let mut ends = file.hunks.iter().flat_map(|h| {
-        h.lines
-            .iter()
-            .zip(&h.eols)
-            .filter(|(l, _)| matches!(l, HunkLine::Add(_)))
-            .filter_map(|(_, eol)| eol.filter(|e| !e.is_empty()))
-            .map(|e| if e == "\r\n" { "\r\n" } else { "\n" })
-    });
+    let mut ends = file.hunks.iter().flat_map(Hunk::added_ends);
     let first = ends.next().unwrap_or("\n");
     ends.all(|e| e == first).then_some(first)
 }
@@ -1489,21 +1488,14 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
     // none, so it takes the patch's: the one its added lines agree on, else each added line
     // keeps its own, as the patch writes it (`own_ends`).
     let has_eol = doc.lines.iter().any(|l| !l.eol.is_empty());
-    let (eol, own_ends) = match (has_eol, patch_convention(file)) {
+    let convention = patch_convention(file);
+    // The section's added lines end in LF and in CRLF (no agreed convention).
+    let added_mix = convention.is_none();
+    let (eol, own_ends) = match (has_eol, convention) {
         (true, _) => (doc.eol(), false),
         (false, Some(agreed)) => (agreed, false),
         (false, None) => ("\n", true),
     };
-    let mut added_ends = file.hunks.iter().flat_map(|h| {
-        h.lines
-            .iter()
-            .zip(&h.eols)
-            .filter(|(l, _)| matches!(l, HunkLine::Add(_)))
-            .filter_map(|(_, e)| e.filter(|e| !e.is_empty()))
-    });
-    let added_mix = added_ends
-        .next()
-        .is_some_and(|first| added_ends.any(|e| e != first));
     let old = std::mem::take(&mut doc.lines);
     let mut out: Vec<Line> = Vec::with_capacity(old.len());
     let mut cursor = 0usize;
@@ -1741,12 +1733,7 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
         } else {
             judged.iter().all(|(p, f)| p == f)
         };
-        let asked = hunk
-            .lines
-            .iter()
-            .zip(&hunk.eols)
-            .filter(|(l, _)| matches!(l, HunkLine::Add(_)))
-            .find_map(|(_, e)| e.filter(|e| !e.is_empty() && *e != eol));
+        let asked = hunk.added_ends().find(|e| *e != eol);
         if faithful && let Some(asked) = asked {
             let from = judged.first().map_or(asked, |j| j.0);
             let clause = if judged.is_empty() {
