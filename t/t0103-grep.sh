@@ -157,6 +157,17 @@ test_expect_success 'an empty query is INVALID_ARGUMENT naming the searched path
 	test "$(json_get .error.details.path out)" = .
 '
 
+test_expect_success 'a query holding a line end is INVALID_ARGUMENT, not a search that finds nothing' '
+	test_when_finished "rm -f \"\$CODE/two-lines.txt\"" &&
+	printf "one\ntwo\n" >"$CODE/two-lines.txt" &&
+	nl="$(printf "\nx")" && nl="${nl%x}" &&
+	test_expect_code 2 keeper --workspace code --json file grep two-lines.txt "one${nl}two" >out &&
+	test_error_code INVALID_ARGUMENT out &&
+	grep "line end" out &&
+	test_expect_code 2 keeper --workspace code --json file grep two-lines.txt "$(printf "one\rtwo")" >out &&
+	test_error_code INVALID_ARGUMENT out
+'
+
 test_expect_success 'grep is case-sensitive by default' '
 	keeper --workspace code --json file grep case.txt needle >out &&
 	echo case.txt:2:1 >expect &&

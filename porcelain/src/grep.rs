@@ -23,7 +23,8 @@ const MAX_LINE_CHARS: usize = 500;
 const WINDOW_BEFORE: usize = 100;
 /// Files are read in blocks of this size; only whole lines are searched.
 const BLOCK: usize = 256 * 1024;
-/// A line longer than this ends the search of its file (counted as skipped).
+/// A line longer than this, in bytes without its end, ends the search of its file (counted
+/// as skipped); every shorter line is searched.
 const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 /// Files handed from the walker to a searcher at a time.
 const BATCH: usize = 64;
@@ -127,6 +128,13 @@ impl Workspace {
         if query.is_empty() {
             return Err(Error::invalid("the query is empty").path(path));
         }
+        // No line holds a line end, so such a text could only ever find nothing.
+        if !options.regex && query.contains(['\n', '\r']) {
+            return Err(Error::invalid(
+                "the query holds a line end, and each line is matched on its own, without its end: search for one line of the text",
+            )
+            .path(path));
+        }
         let source = if options.regex {
             query.to_owned()
         } else {
@@ -194,6 +202,7 @@ impl Workspace {
             encoding,
             wanted: max + 1,
             resume: resume.as_ref().map(|(path, line)| (path.as_str(), *line)),
+            max_line_bytes: MAX_LINE_BYTES,
         };
         if start.kind == Some(Kind::File) {
             let file = start.open_file()?;
@@ -412,6 +421,8 @@ struct Search<'a> {
     wanted: usize,
     /// A cursor's file and line: in that file only the lines after it count.
     resume: Option<(&'a str, u64)>,
+    /// The longest line searched ([`MAX_LINE_BYTES`]; less in tests).
+    max_line_bytes: usize,
 }
 
 impl Search<'_> {
@@ -430,23 +441,22 @@ impl Search<'_> {
             _ => 0,
         };
         loop {
+            // buf[..filled] holds no line end now, but perhaps a `\r` at its end (see below).
+            let unended = filled - usize::from(buf[..filled].ends_with(b"\r"));
+            if unended > self.max_line_bytes {
+                return skipped(outcome);
+            }
             if buf.len() - filled < BLOCK / 2 {
-                if buf.len() >= MAX_LINE_BYTES {
-                    outcome.matches.clear();
-                    outcome.skipped = true;
-                    return outcome;
-                }
-                let grown = buf.len() * 2;
+                let grown = (buf.len() * 2).min(self.max_line_bytes + BLOCK);
                 buf.resize(grown, 0);
             }
-            let n = match file.read(&mut buf[filled..]) {
+            // At most a block a read, so that a line read whole can only be too long if it
+            // began in what was kept from the reads before (checked below).
+            let room = buf.len().min(filled + BLOCK);
+            let n = match file.read(&mut buf[filled..room]) {
                 Ok(n) => n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => {
-                    outcome.matches.clear();
-                    outcome.skipped = true;
-                    return outcome;
-                }
+                Err(_) => return skipped(outcome),
             };
             let eof = n == 0;
             let mut skip_bom = 0;
@@ -464,21 +474,33 @@ impl Search<'_> {
             if skip_bom > 0 {
                 buf.copy_within(skip_bom..n, 0);
             }
+            let kept = unended;
             filled += n - skip_bom;
+            // The line that began in what was kept ends in this read, or goes on past it.
+            let first_end = memchr::memchr2(b'\n', b'\r', &buf[kept..filled]).map(|i| kept + i);
+            if first_end.unwrap_or(filled) > self.max_line_bytes {
+                return skipped(outcome);
+            }
             // Search the whole lines; keep the unterminated tail for the next read. A line
-            // ends in an ASCII byte, which no ASCII-compatible encoding uses inside a
-            // character, so whole lines decode on their own.
+            // ends in an ASCII byte (`\n`, `\r\n` or a lone `\r`), which no ASCII-compatible
+            // encoding uses inside a character, so whole lines decode on their own. A `\r`
+            // that ends what was read may be the first half of a `\r\n`: it waits for the
+            // next read.
             let end = if eof {
                 filled
             } else {
-                match memchr::memrchr(b'\n', &buf[..filled]) {
+                let last = |to: usize| memchr::memrchr2(b'\n', b'\r', &buf[..to]);
+                match last(filled) {
+                    Some(i) if i + 1 == filled && buf[i] == b'\r' => match last(i) {
+                        Some(j) => j + 1,
+                        None => continue,
+                    },
                     Some(i) => i + 1,
                     None => continue,
                 }
             };
             let Some(text) = self.decode(&buf[..end]) else {
-                outcome.matches.clear();
-                outcome.skipped = true;
+                let mut outcome = skipped(outcome);
                 outcome.undecodable = true;
                 return outcome;
             };
@@ -513,6 +535,13 @@ impl Search<'_> {
         self.encoding
             .decode_without_bom_handling_and_without_replacement(lines)
     }
+}
+
+/// A file given up on part way: none of its matches count.
+fn skipped(mut outcome: FileOutcome) -> FileOutcome {
+    outcome.matches.clear();
+    outcome.skipped = true;
+    outcome
 }
 
 /// Finds matching lines in `region` (whole lines, starting at line `line_no`), leaving out
@@ -726,6 +755,7 @@ mod tests {
             encoding: text::encoding_for(encoding).unwrap(),
             wanted: 2,
             resume: None,
+            max_line_bytes: MAX_LINE_BYTES,
         };
         let file = std::fs::File::open(&path).unwrap();
         search.file(file, "f", &mut vec![0u8; BLOCK])
@@ -743,6 +773,7 @@ mod tests {
             encoding: UTF_8,
             wanted: 100,
             resume: None,
+            max_line_bytes: MAX_LINE_BYTES,
         };
         let file = std::fs::File::open(&path).unwrap();
         let outcome = search.file(file, "f", &mut vec![0u8; BLOCK]);
@@ -789,5 +820,70 @@ mod tests {
         assert_eq!(outcome.matches[0].text, "café");
         let outcome = search_bytes(b"caf\xc3\xa9\n", None);
         assert_eq!(outcome.matches[0].text, "café");
+    }
+
+    /// Searches `bytes` for "needle" as grep does, with lines longer than `LIMIT` refused:
+    /// the production limit made small, so that its edges are cheap to reach.
+    fn search_limited(bytes: &[u8]) -> FileOutcome {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, bytes).unwrap();
+        let regex = Regex::new("needle").unwrap();
+        let search = Search {
+            regex: &regex,
+            across_lines: true,
+            encoding: UTF_8,
+            wanted: 100,
+            resume: None,
+            max_line_bytes: LIMIT,
+        };
+        let file = std::fs::File::open(&path).unwrap();
+        search.file(file, "f", &mut vec![0u8; BLOCK])
+    }
+    const LIMIT: usize = 3 * BLOCK + 7;
+
+    fn lines(outcome: &FileOutcome) -> Vec<u64> {
+        outcome.matches.iter().map(|m| m.line).collect()
+    }
+
+    #[test]
+    fn lines_end_where_read_says_whatever_the_blocks() {
+        // A CRLF whose CR ends a block: no empty line between them.
+        let mut text = "a\n".repeat(BLOCK / 2).into_bytes();
+        text.truncate(BLOCK - 1);
+        text.extend_from_slice(b"\r\nneedle\n");
+        let before = text.iter().filter(|b| **b == b'\n').count() as u64;
+        assert_eq!(lines(&search_limited(&text)), [before]);
+        // Lines ended by lone CRs only, more bytes of them than the longest line: each is a
+        // line of its own, not one line too long to search.
+        let mut text = "line\r".repeat(LIMIT / 5 + 1);
+        text.push_str("needle\r");
+        let outcome = search_limited(text.as_bytes());
+        assert_eq!(
+            (outcome.skipped, lines(&outcome)),
+            (false, vec![(LIMIT / 5 + 2) as u64])
+        );
+    }
+
+    #[test]
+    fn a_line_up_to_the_limit_is_searched_and_a_longer_one_skips_the_file() {
+        // A line of the longest length allowed, ended each way, or the file's last.
+        let mut line = "x".repeat(LIMIT - 6);
+        line.push_str("needle");
+        for (text, want) in [
+            (format!("{line}\nneedle\n"), &[1u64, 2][..]),
+            (format!("{line}\r\nneedle\n"), &[1, 2]),
+            (format!("{line}\rneedle\n"), &[1, 2]),
+            (line.clone(), &[1]),
+        ] {
+            let outcome = search_limited(text.as_bytes());
+            assert_eq!((outcome.skipped, &lines(&outcome)[..]), (false, want));
+        }
+        // One byte more, however it ends, and no match of the file counts.
+        for end in ["\n", "\r", "\r\n", ""] {
+            let line = "x".repeat(LIMIT + 1);
+            let outcome = search_limited(format!("needle\n{line}{end}needle\n").as_bytes());
+            assert!(outcome.skipped && outcome.matches.is_empty(), "{end:?}");
+        }
     }
 }
