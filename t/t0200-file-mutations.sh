@@ -280,6 +280,26 @@ test_expect_success 'file write of identical content reports changed false but r
 	test "$(journal "SELECT count(*) FROM operations WHERE id = '"'"'$(json_get .operation_id out)'"'"'")" = 1
 '
 
+test_expect_success 'file write and copy of identical content leave the file alone: inode, mtime and hard links' '
+	printf "same\n" >same.txt &&
+	ln same.txt same-link.txt &&
+	touch -d "2020-01-02 03:04:05" same.txt &&
+	stat -c "%i %h %Y" same.txt >before &&
+	keeper --json file write same.txt --content "same
+" >out &&
+	test "$(json_get ".items[0].change" out)" = unchanged &&
+	stat -c "%i %h %Y" same.txt >after &&
+	test_cmp before after &&
+	printf "same\n" >same-copy.txt &&
+	touch -d "2020-01-02 03:04:05" same-copy.txt &&
+	stat -c "%i %h %Y" same-copy.txt >before &&
+	keeper --json file copy same.txt same-copy.txt --expected-destination-hash "$(sha same-copy.txt)" >out &&
+	test "$(json_get .changed out)" = false &&
+	test "$(json_get .summary out)" = "same-copy.txt already holds this content; nothing to write." &&
+	stat -c "%i %h %Y" same-copy.txt >after &&
+	test_cmp before after
+'
+
 # copy
 
 test_expect_success 'setup: a source file to copy and move' '

@@ -473,6 +473,43 @@ test_expect_success 'dir delete --recursive of a tree holding a symlink to outsi
 	test_cmp before after
 '
 
+test_expect_success 'setup: a tree holding a credential-shaped file' '
+	mkdir -p secrets/deep &&
+	printf "TOKEN=1\n" >secrets/deep/.env &&
+	printf "note\n" >secrets/readme
+'
+
+test_expect_success 'dir delete --recursive of a tree holding a credential is refused while planning, dry run alike: nothing recorded or stored' '
+	tree_content secrets >before &&
+	ops=$(op_count) &&
+	find .filekeeper/objects -type f | sort >objects.before &&
+	test_expect_code 10 keeper --json dir delete secrets --recursive --confirm-recursive --dry-run >out &&
+	test_error_code SENSITIVE_PATH_REFUSED out &&
+	test "$(json_get .error.details.path out)" = secrets/deep/.env &&
+	test_expect_code 10 keeper --json dir delete secrets --recursive --confirm-recursive >out &&
+	test_error_code SENSITIVE_PATH_REFUSED out &&
+	jq -e ".error.details | has(\"operation_id\") | not" out &&
+	test "$(op_count)" = "$ops" &&
+	find .filekeeper/objects -type f | sort >objects.after &&
+	test_cmp objects.before objects.after &&
+	tree_content secrets >after &&
+	test_cmp before after
+'
+
+test_expect_success 'dir move of a tree holding a credential needs the override, and so does its undo' '
+	test_expect_code 10 keeper --json dir move secrets secrets2 >out &&
+	test_error_code SENSITIVE_PATH_REFUSED out &&
+	test -f secrets/deep/.env && test ! -e secrets2 &&
+	keeper --json dir move secrets secrets2 --i-accept-secret-write-risk >out &&
+	json_get .operation_id out >op.secrets &&
+	test -f secrets2/deep/.env &&
+	test_expect_code 10 keeper --json history undo "$(cat op.secrets)" >out &&
+	test_error_code SENSITIVE_PATH_REFUSED out &&
+	test -f secrets2/deep/.env &&
+	keeper --json history undo "$(cat op.secrets)" --i-accept-secret-write-risk >out &&
+	test -f secrets/deep/.env && test ! -e secrets2
+'
+
 test_expect_success 'dir delete of the workspace root is refused' '
 	test_must_fail keeper --json dir delete . --recursive --confirm-recursive >out &&
 	test "$(json_get .ok out)" = false &&

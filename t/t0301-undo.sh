@@ -938,6 +938,56 @@ test_expect_success EXPENSIVE 'a file added among the 50,000 blocks that undo an
 	test_cmp expect actual
 '
 
+# A recorded path that now leads through a link, and directory modes going forward again.
+
+test_expect_success 'setup: workspace "linked"' '
+	mkdir "$TRASH/linked" &&
+	keeper workspace create linked "$TRASH/linked" >/dev/null
+'
+
+test_expect_success 'undo is UNDO_CONFLICT when a directory on a recorded path became a link; the linked-to directory is kept' '
+	L=$TRASH/linked &&
+	mkdir -p "$L/p" "$L/q" &&
+	keeper --json --workspace linked dir create p/nd >out &&
+	op_of out >op.nd &&
+	rm -r "$L/p" && ln -s q "$L/p" && mkdir "$L/q/nd" &&
+	test_expect_code 12 keeper --json --workspace linked history undo "$(cat op.nd)" --dry-run >out &&
+	test_error_code UNDO_CONFLICT out &&
+	test "$(json_get ".error.details.blocking_paths[0]" out)" = p/nd &&
+	test_expect_code 12 keeper --json --workspace linked history undo "$(cat op.nd)" >out &&
+	test_error_code UNDO_CONFLICT out &&
+	test -d "$L/q/nd"
+'
+
+test_expect_success 'undo does not overwrite a file the link leads to in place of the recorded one' '
+	L=$TRASH/linked &&
+	mkdir -p "$L/d1" "$L/d3" &&
+	printf "one\n" >"$L/d1/e.txt" &&
+	printf "two\n" >two &&
+	keeper --json --workspace linked file write d1/e.txt --input "$WS/two" >out &&
+	op_of out >op.e &&
+	mv "$L/d1" "$L/d1.real" && ln -s d3 "$L/d1" &&
+	printf "two\n" >"$L/d3/e.txt" &&
+	test_expect_code 12 keeper --json --workspace linked history undo "$(cat op.e)" >out &&
+	test_error_code UNDO_CONFLICT out &&
+	test "$(json_get ".error.details.blocking_paths[0]" out)" = d1/e.txt &&
+	cmp two "$L/d3/e.txt" &&
+	cmp two "$L/d1.real/e.txt"
+'
+
+test_expect_success 'undoing the undo of dir create puts the directory back with the mode it had' '
+	L=$TRASH/linked &&
+	keeper --json --workspace linked dir create private >out &&
+	chmod 700 "$L/private" &&
+	keeper --json --workspace linked history undo-last >out &&
+	test ! -e "$L/private" &&
+	op_of out >op.u &&
+	keeper --json --workspace linked history show "$(cat op.u)" >out &&
+	test "$(json_get ".operation.items[0].before_mode" out)" = 448 &&
+	keeper --json --workspace linked history undo "$(cat op.u)" >out &&
+	test "$(mode_of "$L/private")" = 700
+'
+
 # Workspace-relative paths, and travel.
 
 test_expect_success 'no host path is recorded anywhere in the journal' '

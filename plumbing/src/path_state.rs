@@ -31,7 +31,8 @@ pub enum Observed {
 }
 
 /// What `path` holds now. A path that cannot hold any recorded state (a link, a path through
-/// a file) is [`Observed::Other`], not an error: the caller is comparing, not writing.
+/// a file or through a link) is [`Observed::Other`], not an error: the caller is comparing,
+/// not writing.
 pub fn observe(ws: &Workspace, path: &str) -> Result<Observed> {
     let resolved = match ws.root.resolve(
         path,
@@ -54,6 +55,10 @@ pub fn observe(ws: &Workspace, path: &str) -> Result<Observed> {
         Err(e) if e.code == Code::PathNotFound => return Ok(Observed::Absent),
         Err(e) => return Err(e),
     };
+    // A link that replaced a directory on the path leads to another path's state.
+    if !crate::resolve::is_real_path(&resolved, path) {
+        return Ok(Observed::Other);
+    }
     Ok(match resolved.kind {
         None => Observed::Absent,
         Some(Kind::Directory) => {

@@ -86,7 +86,7 @@ fn parent_of(path: &str) -> &str {
 /// Removes our `.fk-tmp-*` files from a workspace directory. Call only with the workspace
 /// lock held: every publication holds it, so any such file is a dead process's leftover.
 pub fn remove_temp_files(ws: &Workspace, dir: &str) -> Result<()> {
-    let Ok(start) = ws.root.resolve(dir, Intent::Read) else {
+    let Ok(start) = ws.root.resolve_recorded(dir, Intent::Read) else {
         return Ok(()); // the directory is gone: nothing to clean
     };
     let Ok(entries) = walk::walk(

@@ -151,6 +151,23 @@ impl Root {
         Ok(resolved)
     }
 
+    /// Resolves a path that was recorded as a real workspace path (a plan's step, a journal
+    /// item), which must still be one: reached through no link. A directory on it that a
+    /// link has replaced since would take the change to another path than the one recorded
+    /// (an undo would delete or overwrite a file no operation names), so that is
+    /// CONTENT_CONFLICT.
+    pub fn resolve_recorded(&self, recorded: &str, intent: Intent) -> Result<Resolved> {
+        let resolved = self.resolve(recorded, intent)?;
+        if !is_real_path(&resolved, recorded) {
+            return Err(Error::new(
+                Code::ContentConflict,
+                "a directory on this path has been replaced by a symbolic link since the path was recorded, so the path now leads elsewhere",
+            )
+            .path(recorded));
+        }
+        Ok(resolved)
+    }
+
     /// Whether the last component of `given` is itself a symbolic link, looked at without
     /// following it; the directories above it are resolved as for any read.
     pub fn is_symlink(&self, given: &str) -> bool {
@@ -408,6 +425,20 @@ fn inside_root(root: &Root, path: &Path) -> Option<PathBuf> {
 
 fn text(component: &[u8]) -> String {
     String::from_utf8_lossy(component).into_owned()
+}
+
+/// The rules a write to the workspace-relative path `rel` must pass before anything is
+/// resolved: not inside `.filekeeper/`, and not credential-shaped unless `intent` allows it.
+/// A mutation checks every path it will change with this while it plans, so that a tree
+/// holding a credential is refused before anything is recorded, not at the step that
+/// reaches it.
+pub fn check_write_path(rel: &str, intent: Intent) -> Result<()> {
+    let components: Vec<Vec<u8>> = rel
+        .split('/')
+        .filter(|c| !c.is_empty() && *c != ".")
+        .map(|c| c.as_bytes().to_vec())
+        .collect();
+    check_write_rules(rel, &components, intent)
 }
 
 fn check_write_rules(given: &str, components: &[Vec<u8>], intent: Intent) -> Result<()> {
@@ -709,6 +740,20 @@ fn finish(
         name: Some(name),
         kind,
     })
+}
+
+/// Whether `resolved` is where `recorded` names, with no link followed: its real path is the
+/// recorded one, written without empty or `.` components.
+pub fn is_real_path(resolved: &Resolved, recorded: &str) -> bool {
+    let mut parts = recorded.split('/').filter(|c| !c.is_empty() && *c != ".");
+    let mut real = resolved.rel.split('/').filter(|c| *c != ".");
+    loop {
+        match (parts.next(), real.next()) {
+            (None, None) => return true,
+            (a, b) if a == b => {}
+            _ => return false,
+        }
+    }
 }
 
 /// Checks that a workspace-relative path recorded elsewhere (a journal item) is well formed:

@@ -360,3 +360,30 @@ fn publish_refuses_bytes_that_differ_from_the_promised_content() {
         "a temp file was left"
     );
 }
+
+#[test]
+fn a_recorded_path_resolves_only_while_no_link_stands_on_it() {
+    let t = tree();
+    let root = Root::open(&t.root).unwrap();
+    // Written otherwise but the same real path: still itself.
+    assert_eq!(
+        root.resolve_recorded("./dir//file.txt", WRITE).unwrap().rel,
+        "dir/file.txt"
+    );
+    assert_eq!(root.resolve_recorded(".", READ).unwrap().rel, ".");
+    // `dir` replaced by a link to another directory of the workspace: the recorded path now
+    // leads to `other/file.txt`, which no record names.
+    fs::rename(t.root.join("dir"), t.root.join("other")).unwrap();
+    symlink("other", t.root.join("dir")).unwrap();
+    assert_eq!(
+        root.resolve("dir/file.txt", WRITE).unwrap().rel,
+        "other/file.txt"
+    );
+    let err = root.resolve_recorded("dir/file.txt", WRITE).unwrap_err();
+    assert_eq!(
+        (err.code, err.details["path"].as_str()),
+        (Code::ContentConflict, Some("dir/file.txt"))
+    );
+    assert!(root.resolve_recorded("dir/new.txt", WRITE).is_err());
+    assert!(root.resolve_recorded("other/file.txt", WRITE).is_ok());
+}

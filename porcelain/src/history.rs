@@ -489,7 +489,7 @@ impl Workspace {
             }
             steps.push(step);
             items.push(Planned {
-                item: inverse(item),
+                item: inverse(item, *now),
                 after_size,
             });
         }
@@ -546,7 +546,7 @@ impl Workspace {
 
     /// Every direct entry of the directory at `path`, unbounded (workspace-relative paths).
     fn entries_in(&self, path: &str) -> Result<Vec<String>> {
-        let dir = self.inner.root.resolve(
+        let dir = self.inner.root.resolve_recorded(
             path,
             filekeeper_plumbing::resolve::Intent::Write {
                 allow_sensitive: true,
@@ -618,8 +618,14 @@ fn undo_summary(op: &Operation) -> String {
     format!("Undid {} ({about}).", op.id)
 }
 
-/// The item an undo records: the original with its sides swapped.
-fn inverse(item: &Item) -> Item {
+/// The item an undo records: the original with its sides swapped, and the mode `now` holds
+/// where the original recorded none on its after side (a directory `dir create` or a patch
+/// made): undoing this undo puts the directory back with the mode it had, not a new one's.
+fn inverse(item: &Item, now: Observed) -> Item {
+    let now_mode = match now {
+        Observed::Directory { mode } | Observed::File { mode, .. } => Some(mode),
+        Observed::Absent | Observed::Other => None,
+    };
     let change = match (item.after_exists, item.before_exists) {
         (true, false) => Change::Deleted,
         (false, true) => Change::Created,
@@ -633,7 +639,7 @@ fn inverse(item: &Item) -> Item {
         after_exists: item.before_exists,
         before_hash: item.after_hash,
         after_hash: item.before_hash,
-        before_mode: item.after_mode,
+        before_mode: item.after_mode.or(now_mode.filter(|_| item.after_exists)),
         after_mode: item.before_mode,
         history_skipped: false,
     }

@@ -702,16 +702,16 @@ impl Builder {
             self.after_blobs.push(Arc::clone(&new));
         }
         let after_hash = ObjectId::of(&new);
+        let change = match seen {
+            None => Change::Created,
+            Some(s) if s.hash == after_hash && mode.is_none_or(|m| m == s.mode) => {
+                Change::Unchanged
+            }
+            Some(_) => Change::Modified,
+        };
         let item = Item {
             path: rel.to_owned(),
-            change: match seen {
-                None => Change::Created,
-                Some(s) if s.hash == after_hash && mode.is_none_or(|m| m == s.mode) => {
-                    Change::Unchanged
-                }
-                Some(_) => Change::Modified,
-            }
-            .into(),
+            change: change.into(),
             kind: Kind::File,
             before_exists: seen.is_some(),
             after_exists: true,
@@ -725,12 +725,16 @@ impl Builder {
             item,
             after_size: Some(new.len() as u64),
         });
-        self.writes.push(Step::Publish {
-            path: rel.to_owned(),
-            expect: seen.map_or(Expect::Absent, |s| Expect::Hash(s.hash)),
-            mode: mode.filter(|m| seen.is_none_or(|s| s.mode != *m)),
-            content: new,
-        });
+        // A file that already holds the result is left as it is: rewriting it would change
+        // its inode and mtime (and split its hard links) for a change reported as none.
+        if change != Change::Unchanged {
+            self.writes.push(Step::Publish {
+                path: rel.to_owned(),
+                expect: seen.map_or(Expect::Absent, |s| Expect::Hash(s.hash)),
+                mode: mode.filter(|m| seen.is_none_or(|s| s.mode != *m)),
+                content: new,
+            });
+        }
         self.written.insert(rel.to_owned());
     }
 

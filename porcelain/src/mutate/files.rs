@@ -193,7 +193,9 @@ impl Workspace {
                 Arc::new(bytes),
                 mode,
             )?;
-            plan.summary = summary;
+            if plan.changes_anything() {
+                plan.summary = summary;
+            }
             plan.source = Some(from.rel.clone());
             Ok(plan)
         })
@@ -275,12 +277,17 @@ impl Workspace {
                 item,
                 after_size: Some(content.len() as u64),
             }],
-            steps: vec![Step::Publish {
-                path: target.rel.clone(),
-                expect,
-                mode: new_mode,
-                content,
-            }],
+            // A file that already holds the content is left as it is: rewriting it would
+            // change its inode and mtime (and split its hard links) for no change.
+            steps: (change != Change::Unchanged)
+                .then(|| Step::Publish {
+                    path: target.rel.clone(),
+                    expect,
+                    mode: new_mode,
+                    content,
+                })
+                .into_iter()
+                .collect(),
             blobs,
             after_blobs,
             warnings: self.ignored_warning(&target.rel),

@@ -227,6 +227,26 @@ fn fill(content: &[u8]) -> impl FnOnce(&mut dyn std::io::Write) -> Result<()> + 
     }
 }
 
+/// Every path the plan changes passes the write rules (a credential-shaped one only with the
+/// override), checked while planning: a directory's entries are changed by steps that name
+/// only the directory (`dir move`) or reach them one by one after the operation is recorded
+/// (`dir delete --recursive`), so a step's own check would come too late, or never.
+fn check_written_paths(plan: &Plan, options: &MutationOptions) -> Result<()> {
+    let intent = filekeeper_plumbing::resolve::Intent::Write {
+        allow_sensitive: options.allow_sensitive_write,
+    };
+    let renamed_to = plan.steps.iter().filter_map(|step| match step {
+        Step::Rename { to, .. } => Some(to.as_str()),
+        _ => None,
+    });
+    plan.items
+        .iter()
+        .map(|p| p.item.path.as_str())
+        .chain(plan.steps.iter().map(Step::path))
+        .chain(renamed_to)
+        .try_for_each(|path| filekeeper_plumbing::resolve::check_write_path(path, intent))
+}
+
 fn hash_text(id: Option<ObjectId>) -> Option<String> {
     id.map(|h| h.to_string())
 }
@@ -245,6 +265,7 @@ impl Workspace {
         let planned = |ws: &Workspace| {
             let plan = plan(ws)?;
             given.replace(Some(plan.given.clone()));
+            check_written_paths(&plan, options)?;
             Ok(plan)
         };
         self.run(options, planned)
@@ -539,7 +560,7 @@ impl Workspace {
                 else {
                     return Ok(None);
                 };
-                let Ok(target) = self.inner.root.resolve(path, write) else {
+                let Ok(target) = self.inner.root.resolve_recorded(path, write) else {
                     return Ok(None);
                 };
                 publish::stage(&target, *mode, Some(ObjectId::of(content)), fill(content))
@@ -562,7 +583,7 @@ impl Workspace {
                 content,
             } => {
                 // Resolved again, as every step is: the tree may have changed since staging.
-                let target = root.resolve(path, write)?;
+                let target = root.resolve_recorded(path, write)?;
                 if let Some(staged) = staged.filter(|staged| staged.is_beside(&target)) {
                     return staged.finish(&target, *expect, *mode).map(|_| ());
                 }
@@ -575,15 +596,15 @@ impl Workspace {
                 )
                 .map(|_| ())
             }
-            Step::Remove { path } => fs_ops::remove_file(&root.resolve(path, write)?),
-            Step::MakeDir { path } => fs_ops::make_dir(&root.resolve(path, write)?),
+            Step::Remove { path } => fs_ops::remove_file(&root.resolve_recorded(path, write)?),
+            Step::MakeDir { path } => fs_ops::make_dir(&root.resolve_recorded(path, write)?),
             Step::RestoreDir { path, mode } => {
-                fs_ops::make_dir_with_mode(&root.resolve(path, write)?, *mode)
+                fs_ops::make_dir_with_mode(&root.resolve_recorded(path, write)?, *mode)
             }
             // The plan emptied the directory (or found it empty): entries there now were
             // added by another process since, and the operation is rolled back for them.
             Step::RemoveDir { path } => {
-                fs_ops::remove_dir(&root.resolve(path, write)?).map_err(|e| {
+                fs_ops::remove_dir(&root.resolve_recorded(path, write)?).map_err(|e| {
                     if e.code == Code::InvalidArgument {
                         Error::new(
                             Code::ContentConflict,
@@ -597,8 +618,8 @@ impl Workspace {
                 })
             }
             Step::Rename { from, to, replace } => {
-                let from = root.resolve(from, write)?;
-                let to = root.resolve(to, write)?;
+                let from = root.resolve_recorded(from, write)?;
+                let to = root.resolve_recorded(to, write)?;
                 fs_ops::rename(&from, &to, *replace)
             }
         }

@@ -116,12 +116,14 @@ impl Plan {
         }
     }
 
+    /// The item of the targeted path, whose hashes the result reports; none when the plan
+    /// does not change it (an undo of a partial operation that left it as it was): another
+    /// item's hashes would be reported as the target's.
     pub(super) fn target_item(&self) -> Option<&Item> {
         self.items
             .iter()
             .map(|p| &p.item)
             .find(|i| i.path == self.target)
-            .or_else(|| self.items.first().map(|p| &p.item))
     }
 
     pub(super) fn history_skipped(&self) -> Vec<String> {

@@ -50,7 +50,7 @@ pub(crate) fn restore_before(
 }
 
 fn restore_one(ws: &Workspace, item: &Item, current: Observed, store: &ObjectStore) -> Result<()> {
-    let target = ws.inner.root.resolve(
+    let target = ws.inner.root.resolve_recorded(
         &item.path,
         Intent::Write {
             allow_sensitive: true,
