@@ -476,4 +476,21 @@ mod tests {
         };
         assert!(ws.unrecorded_entries(&other).unwrap().is_empty());
     }
+
+    #[test]
+    fn a_result_reports_the_hashes_of_its_target_only() {
+        let mut file = dir_item("t/f1.txt", Change::Created, false, true);
+        file.kind = Kind::File;
+        file.after_hash = Some(filekeeper_plumbing::ObjectId::of(b"file 1\n"));
+        let items = [file].map(|item| Planned {
+            item,
+            after_size: None,
+        });
+        // An undo of a partial delete that left `t` itself in place: `t` is no item.
+        let plan = Plan {
+            items: items.into(),
+            ..Plan::new("undo", "t", "t")
+        };
+        assert!(plan.target_item().is_none());
+    }
 }
