@@ -800,6 +800,16 @@ test_expect_success '--max-lines stops after that many lines and says where to c
 	grep "truncated at max_lines; continue with --from-line 4" err
 '
 
+test_expect_success 'a cut read says so on stderr even with --quiet, and only that' '
+	keeper --quiet file read num.txt --max-lines 3 2>err >out &&
+	test_line_count = 3 out &&
+	echo "truncated at max_lines; continue with --from-line 4" >expect &&
+	test_cmp expect err &&
+	keeper --quiet file read-many num.txt lf.txt --max-lines-per-file 3 2>err >/dev/null &&
+	echo "num.txt: truncated at max_lines; continue with --from-line 4" >expect &&
+	test_cmp expect err
+'
+
 test_expect_success '--max-lines at or above the lines asked for is no cut' '
 	keeper --json file read num.txt --max-lines 10 >out &&
 	json_get ".end_line == 10 and .truncated == false and .truncation_reason == null" out &&

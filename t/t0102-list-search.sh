@@ -216,6 +216,13 @@ test_expect_success 'list --max-entries N returns N entries and says truncated' 
 	test_cmp expect actual
 '
 
+test_expect_success 'a truncated list says so on stderr even with --quiet' '
+	keeper --quiet file list tree -r --max-entries 4 >out 2>err &&
+	test_line_count = 4 out &&
+	grep "^truncated after 4 entries; continue with --cursor " err &&
+	test_line_count = 1 err
+'
+
 test_expect_success 'list --max-entries equal to the number of entries is not truncated' '
 	keeper --json file list tree -r --max-entries 15 >out &&
 	test "$(json_get ".entries | length" out)" = 15 &&

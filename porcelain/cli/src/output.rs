@@ -25,6 +25,10 @@ pub struct Reply {
     pub human: Vec<u8>,
     /// Metadata for people, printed on stderr in human mode unless --quiet.
     pub notes: Vec<String>,
+    /// Notes that say the result is incomplete (cut at a bound, directories not read), printed
+    /// on stderr in human mode even with --quiet: without them, a part would pass for the
+    /// whole.
+    pub partial: Vec<String>,
     /// The process exit code (0, or 3 for a predicate answering "no").
     pub exit: i32,
     /// The human output is a unified diff (coloured when colour is on).
@@ -43,6 +47,7 @@ impl Reply {
             fields,
             human: human.into(),
             notes: Vec::new(),
+            partial: Vec::new(),
             exit: 0,
             diff: false,
             verbose_diff: String::new(),
@@ -91,6 +96,11 @@ pub fn success(style: Style, reply: Reply) -> i32 {
             for note in &reply.notes {
                 eprintln!("{note}");
             }
+        }
+        for note in &reply.partial {
+            eprintln!("{note}");
+        }
+        if !style.quiet {
             if let Some(Value::Array(warnings)) = reply.fields.get("warnings") {
                 for w in warnings.iter().filter_map(Value::as_str) {
                     eprintln!("warning: {w}");

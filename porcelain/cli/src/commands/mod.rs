@@ -57,7 +57,8 @@ pub struct Global {
     #[arg(long, global = true)]
     pub json: bool,
 
-    /// Print nothing but the result itself and errors.
+    /// Print nothing but the result itself, errors, and the notes that say a result is
+    /// incomplete (cut at a bound, directories not read).
     #[arg(long, short, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
 

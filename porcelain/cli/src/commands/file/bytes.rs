@@ -42,10 +42,16 @@ pub fn cmd_read_bytes(ws: &Workspace, args: &ReadBytesArgs) -> Result<Reply> {
             range.content_hash
         ),
     }];
-    if let Some(next) = range.next_offset {
-        notes.push(format!("more follows; continue with --offset {next}"));
-    }
     let mut reply = Reply::new(workspace_fields(ws, &range), range.raw.clone());
+    if let Some(next) = range.next_offset {
+        let more = format!("more follows; continue with --offset {next}");
+        // Without --length the read stopped at the default bound, short of what was asked.
+        if args.length.is_none() {
+            reply.partial.push(more);
+        } else {
+            notes.push(more);
+        }
+    }
     reply.notes = notes;
     Ok(reply)
 }

@@ -122,20 +122,22 @@ pub fn cmd_grep(ws: &Workspace, args: &GrepArgs) -> Result<Reply> {
             found.files_undecodable, found.encoding
         ));
     }
+    let mut partial = Vec::new();
     if found.truncated {
-        notes.push(match &found.next_cursor {
+        partial.push(match &found.next_cursor {
             Some(cursor) => format!("truncated: more lines match; continue with --cursor {cursor}"),
             None => "truncated: more lines match; narrow the search or raise --max-results".into(),
         });
     }
     if found.depth_limited {
-        notes.push("some directories were not searched: max_recursion_depth reached".into());
+        partial.push("some directories were not searched: max_recursion_depth reached".into());
     }
     for name in &found.non_utf8_names {
-        notes.push(format!("not searched, its name is not UTF-8: {name}"));
+        partial.push(format!("not searched, its name is not UTF-8: {name}"));
     }
     let mut reply = Reply::new(workspace_fields(ws, &found), human);
     reply.notes = notes;
+    reply.partial = partial;
     Ok(reply)
 }
 
@@ -151,9 +153,9 @@ fn listing_reply(ws: &Workspace, listing: Listing) -> Reply {
         };
         human.push_str(&format!("{}{suffix}\n", e.path));
     }
-    let mut notes = Vec::new();
+    let mut partial = Vec::new();
     if listing.truncated {
-        notes.push(match &listing.next_cursor {
+        partial.push(match &listing.next_cursor {
             Some(cursor) => format!(
                 "truncated after {} entries; continue with --cursor {cursor}",
                 listing.entries.len()
@@ -165,15 +167,15 @@ fn listing_reply(ws: &Workspace, listing: Listing) -> Reply {
         });
     }
     if listing.depth_limited {
-        notes.push("some directories were not descended: max_recursion_depth reached".into());
+        partial.push("some directories were not descended: max_recursion_depth reached".into());
     }
     for dir in &listing.unreadable {
-        notes.push(format!("could not read directory {dir}"));
+        partial.push(format!("could not read directory {dir}"));
     }
     for name in &listing.non_utf8_names {
-        notes.push(format!("left out, its name is not UTF-8: {name}"));
+        partial.push(format!("left out, its name is not UTF-8: {name}"));
     }
     let mut reply = Reply::new(workspace_fields(ws, &listing), human);
-    reply.notes = notes;
+    reply.partial = partial;
     reply
 }

@@ -89,7 +89,7 @@ pub fn cmd_read(ws: &Workspace, args: &ReadArgs) -> Result<Reply> {
         ..args.range.options(args.max_bytes, args.max_lines)
     };
     let read = ws.read_file(&args.path, &options)?;
-    let notes = read_notes(&read);
+    let (notes, partial) = read_notes(&read);
     let human = if args.numbered {
         read.numbered().into_bytes()
     } else {
@@ -97,6 +97,7 @@ pub fn cmd_read(ws: &Workspace, args: &ReadArgs) -> Result<Reply> {
     };
     let mut reply = Reply::new(workspace_fields(ws, &read), human);
     reply.notes = notes;
+    reply.partial = partial.into_iter().collect();
     Ok(reply)
 }
 
@@ -107,6 +108,7 @@ pub fn cmd_read_many(ws: &Workspace, args: &ReadManyArgs) -> Result<Reply> {
     let items = ws.read_many(&args.paths, &options)?;
     let mut human = Vec::new();
     let mut notes = Vec::new();
+    let mut partial = Vec::new();
     let mut results = Vec::new();
     for item in items {
         match &item {
@@ -123,11 +125,9 @@ pub fn cmd_read_many(ws: &Workspace, args: &ReadManyArgs) -> Result<Reply> {
                         human.push(b'\n');
                     }
                 }
-                notes.extend(
-                    read_notes(read)
-                        .into_iter()
-                        .map(|n| format!("{}: {n}", read.path)),
-                );
+                let (read_notes, cut) = read_notes(read);
+                notes.extend(read_notes.into_iter().map(|n| format!("{}: {n}", read.path)));
+                partial.extend(cut.map(|n| format!("{}: {n}", read.path)));
             }
             ManyItem::Failed { path, error } => {
                 let error = name_override(error.clone());
@@ -138,27 +138,27 @@ pub fn cmd_read_many(ws: &Workspace, args: &ReadManyArgs) -> Result<Reply> {
     }
     let mut reply = Reply::new(workspace_fields(ws, ReadMany { results }), human);
     reply.notes = notes;
+    reply.partial = partial;
     Ok(reply)
 }
 
-/// What a read returned besides the bytes, for stderr.
-fn read_notes(read: &ReadResult) -> Vec<String> {
+/// What a read returned besides the bytes, for stderr: the notes, and where the read was cut
+/// short, the note that says so (printed even with --quiet).
+fn read_notes(read: &ReadResult) -> (Vec<String>, Option<String>) {
     let lines = match (read.start_line, read.end_line) {
         (Some(a), Some(b)) => format!("lines {a}-{b} of {}", read.line_count),
         _ => format!("no lines of {}", read.line_count),
     };
-    let mut notes = vec![format!(
+    let notes = vec![format!(
         "{lines}, {}, {}, {}{}",
         read.encoding,
         read.newline,
         read.content_hash,
         if read.bom { ", BOM" } else { "" }
     )];
-    if let Some(next) = read.next_start_line {
+    let cut = read.next_start_line.map(|next| {
         let bound = read.truncation_reason.as_deref().unwrap_or("max_bytes");
-        notes.push(format!(
-            "truncated at {bound}; continue with --from-line {next}"
-        ));
-    }
-    notes
+        format!("truncated at {bound}; continue with --from-line {next}")
+    });
+    (notes, cut)
 }

@@ -58,7 +58,7 @@ pub fn cmd_list(cx: &Context, ws: &Workspace, args: &ListArgs) -> Result<Reply> 
     } else {
         human
     };
-    let notes = match (&page.next_cursor, page.truncated) {
+    let partial = match (&page.next_cursor, page.truncated) {
         (Some(cursor), _) => vec![format!(
             "older operations follow; continue with --cursor {cursor}"
         )],
@@ -66,7 +66,7 @@ pub fn cmd_list(cx: &Context, ws: &Workspace, args: &ListArgs) -> Result<Reply> 
         (None, false) => Vec::new(),
     };
     let mut reply = Reply::new(workspace_fields(ws, &page), human);
-    reply.notes = notes;
+    reply.partial = partial;
     Ok(reply)
 }
 
