@@ -344,7 +344,7 @@ impl Workspace {
             max_bytes,
             max_lines: options.max_lines.unwrap_or(u64::MAX),
         };
-        let scan = text::scan(file, encoding, Some(collect))?;
+        let scan = read_steadily(&file, path, |f| text::scan(f, encoding, Some(collect)))?;
         let facts = text_facts(path, scan.text, scan.not_text)?;
         let count = facts.line_count;
         let beyond = |what: Argument, n: u64| {
@@ -493,7 +493,7 @@ impl Workspace {
                 let meta = file
                     .metadata()
                     .map_err(|e| Error::storage("inspecting file", &e))?;
-                let scan = text::scan(file, encoding_rs::UTF_8, None)?;
+                let scan = read_steadily(&file, path, |f| text::scan(f, encoding_rs::UTF_8, None))?;
                 let text = scan.text.as_ref();
                 Ok(FileInfo {
                     path: path.to_owned(),
@@ -526,8 +526,9 @@ impl Workspace {
     /// The content hash of a file, `sha256:<hex>` of its exact bytes.
     pub fn hash_file(&self, path: &str) -> Result<(String, u64)> {
         let file = self.open_to_read(path)?;
-        let (id, size) =
-            crate::ObjectId::of_reader(file).map_err(|e| Error::storage("reading file", &e))?;
+        let (id, size) = read_steadily(&file, path, |f| {
+            crate::ObjectId::of_reader(f).map_err(|e| Error::storage("reading file", &e))
+        })?;
         Ok((id.to_string(), size))
     }
 
@@ -613,6 +614,47 @@ fn text_facts(
     })
 }
 
+/// What of a file's status changes when it is written: its size, and its modification and
+/// change times to the nanosecond.
+type Stamp = (u64, i64, i64, i64, i64);
+
+fn stamp(file: &std::fs::File) -> Result<Stamp> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = file
+        .metadata()
+        .map_err(|e| Error::storage("inspecting file", &e))?;
+    Ok((
+        meta.size(),
+        meta.mtime(),
+        meta.mtime_nsec(),
+        meta.ctime(),
+        meta.ctime_nsec(),
+    ))
+}
+
+/// Runs `read` over `file` and answers its result only if the file did not change meanwhile,
+/// as its status shows: a file another program rewrites in place while it is read would give
+/// a mix of two versions (hashed, counted and returned as if it were one), so that is
+/// CONTENT_CONFLICT, retryable. Keeper's own writes replace a file whole and never trip it.
+pub(crate) fn read_steadily<T>(
+    file: &std::fs::File,
+    path: &str,
+    read: impl FnOnce(&std::fs::File) -> Result<T>,
+) -> Result<T> {
+    let before = stamp(file)?;
+    let out = read(file)?;
+    if stamp(file)? != before {
+        return Err(Error::new(
+            Code::ContentConflict,
+            "the file changed while it was read (another program wrote to it), so what was read may mix two versions; nothing of it is returned",
+        )
+        .path(path)
+        .retryable(true)
+        .recovery("read it again once the other program has finished writing"));
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::{numbered, push_numbered};
@@ -638,5 +680,32 @@ mod tests {
         let mut out = String::from("header\n");
         push_numbered(&mut out, "x\r\n\r\ny", 999_999);
         assert_eq!(out, "header\n999999\tx\n1000000\t\n1000001\ty\n");
+    }
+
+    #[test]
+    fn a_file_written_while_it_is_read_is_a_retryable_conflict() {
+        use std::io::{Read, Write};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, "one\n").unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        let read = |mut f: &std::fs::File| {
+            let mut s = String::new();
+            f.read_to_string(&mut s).unwrap();
+            Ok(s)
+        };
+        assert_eq!(super::read_steadily(&file, "f", read).unwrap(), "one\n");
+        // Another program appends while the bytes are read.
+        let err = super::read_steadily(&file, "f", |f| {
+            let mut writer = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&path)
+                .unwrap();
+            writer.write_all(b"two\n").unwrap();
+            read(f)
+        })
+        .unwrap_err();
+        assert_eq!(err.code, crate::Code::ContentConflict);
+        assert!(err.retryable);
     }
 }

@@ -55,8 +55,9 @@ impl Workspace {
         .map_err(|e| e.path(path))?;
         let offset = options.offset.unwrap_or(0);
         let file = self.open_to_read(path)?;
-        let (raw, hash, size) =
-            collect(file, offset, length).map_err(|e| Error::storage("reading file", &e))?;
+        let (raw, hash, size) = crate::read::read_steadily(&file, path, |f| {
+            collect(f, offset, length).map_err(|e| Error::storage("reading file", &e))
+        })?;
         if offset > size {
             return Err(Error::worded(
                 Code::InvalidArgument,

@@ -126,7 +126,11 @@ pub fn cmd_read_many(ws: &Workspace, args: &ReadManyArgs) -> Result<Reply> {
                     }
                 }
                 let (read_notes, cut) = read_notes(read);
-                notes.extend(read_notes.into_iter().map(|n| format!("{}: {n}", read.path)));
+                notes.extend(
+                    read_notes
+                        .into_iter()
+                        .map(|n| format!("{}: {n}", read.path)),
+                );
                 partial.extend(cut.map(|n| format!("{}: {n}", read.path)));
             }
             ManyItem::Failed { path, error } => {
