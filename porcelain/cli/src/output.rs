@@ -100,11 +100,11 @@ pub fn success(style: Style, reply: Reply) -> i32 {
         for note in &reply.partial {
             eprintln!("{note}");
         }
-        if !style.quiet {
-            if let Some(Value::Array(warnings)) = reply.fields.get("warnings") {
-                for w in warnings.iter().filter_map(Value::as_str) {
-                    eprintln!("warning: {w}");
-                }
+        if !style.quiet
+            && let Some(Value::Array(warnings)) = reply.fields.get("warnings")
+        {
+            for w in warnings.iter().filter_map(Value::as_str) {
+                eprintln!("warning: {w}");
             }
         }
         if style.verbose {
