@@ -456,6 +456,24 @@ test_expect_success 'history show of a history-skipped operation says it is not 
 	json_get ".operations[0].items[0].history_skipped == true and .operations[0].undoable == false" out
 '
 
+test_expect_success 'a name holding a newline is quoted in a diff header, as git quotes it, and the diff applies back' '
+	nl="$(printf "\nx")" && nl="${nl%x}" &&
+	printf "one\n" >"x${nl}y.txt" &&
+	keeper --json file write "x${nl}y.txt" --content "two
+" >out &&
+	op=$(json_get .operation_id out) &&
+	keeper history diff "$op" >diff &&
+	head -n 2 diff >actual &&
+	printf "%s\n" "--- \"a/x\\ny.txt\"" "+++ \"b/x\\ny.txt\"" >expect &&
+	test_cmp expect actual &&
+	printf "one\n" >"x${nl}y.txt" &&
+	keeper --json file apply-patch diff >out &&
+	test "$(cat "x${nl}y.txt")" = two &&
+	keeper file list . >list &&
+	grep -Fx "\"x\\ny.txt\"" list &&
+	rm "x${nl}y.txt"
+'
+
 test_expect_success 'history diff of an unknown id is OPERATION_NOT_FOUND (exit 28)' '
 	test_expect_code 28 keeper --json history diff op_0123456789abcdef >out &&
 	test_error_code OPERATION_NOT_FOUND out &&

@@ -228,6 +228,9 @@ fn write(
     if hunks.is_empty() {
         return Written::default();
     }
+    // A name that would break the header line is quoted as git quotes it (and as
+    // `apply-patch` reads it back).
+    let (from, to) = (crate::quote::path(from), crate::quote::path(to));
     let mut out = format!("--- {from}\n+++ {to}\n");
     for (lo, hi) in hunks {
         let part = &script[lo..hi];

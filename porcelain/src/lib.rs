@@ -67,6 +67,7 @@ mod grep;
 mod history;
 mod listing;
 mod mutate;
+pub mod quote;
 mod read;
 mod read_bytes;
 pub mod retention;

@@ -614,22 +614,17 @@ fn text_facts(
     })
 }
 
-/// What of a file's status changes when it is written: its size, and its modification and
-/// change times to the nanosecond.
-type Stamp = (u64, i64, i64, i64, i64);
+/// What of a file's status changes when its bytes are written: its size, and its
+/// modification time to the nanosecond. Not its change time: that moves too when the file is
+/// replaced by a rename (its last name goes), which leaves the bytes read intact.
+type Stamp = (u64, i64, i64);
 
 fn stamp(file: &std::fs::File) -> Result<Stamp> {
     use std::os::unix::fs::MetadataExt;
     let meta = file
         .metadata()
         .map_err(|e| Error::storage("inspecting file", &e))?;
-    Ok((
-        meta.size(),
-        meta.mtime(),
-        meta.mtime_nsec(),
-        meta.ctime(),
-        meta.ctime_nsec(),
-    ))
+    Ok((meta.size(), meta.mtime(), meta.mtime_nsec()))
 }
 
 /// Runs `read` over `file` and answers its result only if the file did not change meanwhile,

@@ -94,17 +94,17 @@ pub fn success(style: Style, reply: Reply) -> i32 {
         let _ = stdout.flush();
         if !style.quiet {
             for note in &reply.notes {
-                eprintln!("{note}");
+                eprintln!("{}", filekeeper::quote::line(note));
             }
         }
         for note in &reply.partial {
-            eprintln!("{note}");
+            eprintln!("{}", filekeeper::quote::line(note));
         }
         if !style.quiet
             && let Some(Value::Array(warnings)) = reply.fields.get("warnings")
         {
             for w in warnings.iter().filter_map(Value::as_str) {
-                eprintln!("warning: {w}");
+                eprintln!("warning: {}", filekeeper::quote::line(w));
             }
         }
         if style.verbose {
@@ -121,9 +121,11 @@ pub fn success(style: Style, reply: Reply) -> i32 {
 
 pub use filekeeper::envelope::error_document;
 
+/// A value on one line of stderr: a string as it is, but with any character that would break
+/// the line escaped (a path in it may hold a newline); anything else as JSON.
 fn plain(value: &Value) -> String {
     match value {
-        Value::String(s) => s.clone(),
+        Value::String(s) => filekeeper::quote::line(s).into_owned(),
         other => other.to_string(),
     }
 }
@@ -135,12 +137,16 @@ pub fn failure(style: Style, err: &Error) -> i32 {
         let _ = writeln!(stdout, "{}", error_document(err));
         let _ = stdout.flush();
     } else {
-        eprintln!("error[{}]: {}", err.code, err.message);
+        eprintln!(
+            "error[{}]: {}",
+            err.code,
+            filekeeper::quote::line(&err.message)
+        );
         if let Some(path) = err.details.get("path").and_then(Value::as_str) {
-            eprintln!("  path: {path}");
+            eprintln!("  path: {}", filekeeper::quote::path(path));
         }
         if let Some(how) = err.details.get("recovery").and_then(Value::as_str) {
-            eprintln!("  hint: {how}");
+            eprintln!("  hint: {}", filekeeper::quote::line(how));
         }
         for (key, value) in err
             .details

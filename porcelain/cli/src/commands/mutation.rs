@@ -54,9 +54,10 @@ pub fn reply_with(ws: &Workspace, result: MutationResult, lines: &str) -> Reply 
         )];
         return reply;
     }
+    let summary = filekeeper::quote::line(&result.summary);
     let mut human = match &result.operation_id {
-        Some(id) => format!("{} [{id}]\n", result.summary),
-        None => format!("{}\n", result.summary),
+        Some(id) => format!("{summary} [{id}]\n"),
+        None => format!("{summary}\n"),
     };
     human.push_str(lines);
     human.push_str(&stat(&result.diffs));

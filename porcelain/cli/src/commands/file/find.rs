@@ -107,7 +107,8 @@ pub fn cmd_grep(ws: &Workspace, args: &GrepArgs) -> Result<Reply> {
     let found = ws.grep(&args.path, &args.query, &options)?;
     let mut human = String::new();
     for m in &found.matches {
-        human.push_str(&format!("{}:{}:{}:{}\n", m.path, m.line, m.column, m.text));
+        let path = filekeeper::quote::path(&m.path);
+        human.push_str(&format!("{path}:{}:{}:{}\n", m.line, m.column, m.text));
     }
     let mut notes = vec![format!(
         "{} matching lines in {} files searched ({} skipped, {} ignored)",
@@ -151,7 +152,7 @@ fn listing_reply(ws: &Workspace, listing: Listing) -> Reply {
             "symlink" => "@",
             _ => "",
         };
-        human.push_str(&format!("{}{suffix}\n", e.path));
+        human.push_str(&format!("{}{suffix}\n", filekeeper::quote::path(&e.path)));
     }
     let mut partial = Vec::new();
     if listing.truncated {

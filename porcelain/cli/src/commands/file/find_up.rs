@@ -22,7 +22,7 @@ pub struct FindUpArgs {
 pub fn cmd_find_up(ws: &Workspace, args: &FindUpArgs) -> Result<Reply> {
     let found = ws.find_up(&args.path, &args.name)?;
     let human = match &found.found_path {
-        Some(path) => format!("{path}\n"),
+        Some(path) => format!("{}\n", filekeeper::quote::path(path)),
         None => String::new(),
     };
     let mut reply = Reply::new(workspace_fields(ws, &found), human);

@@ -64,9 +64,14 @@ fn patch_lines(result: &MutationResult) -> String {
     };
     let mut out = String::new();
     for file in files {
+        let path = filekeeper::quote::path(&file.path);
         let what = match &file.from {
-            Some(from) => format!("{} {from} -> {}", file.change, file.path),
-            None => format!("{} {}", file.change.as_str().replace('_', " "), file.path),
+            Some(from) => format!(
+                "{} {} -> {path}",
+                file.change,
+                filekeeper::quote::path(from)
+            ),
+            None => format!("{} {path}", file.change.as_str().replace('_', " ")),
         };
         let mut notes = Vec::new();
         if let Some(mode) = file.mode {

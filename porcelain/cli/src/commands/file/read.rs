@@ -113,7 +113,8 @@ pub fn cmd_read_many(ws: &Workspace, args: &ReadManyArgs) -> Result<Reply> {
     for item in items {
         match &item {
             ManyItem::Read(read) => {
-                human.extend_from_slice(format!("==> {} <==\n", read.path).as_bytes());
+                let path = filekeeper::quote::path(&read.path);
+                human.extend_from_slice(format!("==> {path} <==\n").as_bytes());
                 if args.numbered {
                     human.extend_from_slice(read.numbered().as_bytes());
                 } else {
@@ -126,12 +127,8 @@ pub fn cmd_read_many(ws: &Workspace, args: &ReadManyArgs) -> Result<Reply> {
                     }
                 }
                 let (read_notes, cut) = read_notes(read);
-                notes.extend(
-                    read_notes
-                        .into_iter()
-                        .map(|n| format!("{}: {n}", read.path)),
-                );
-                partial.extend(cut.map(|n| format!("{}: {n}", read.path)));
+                notes.extend(read_notes.into_iter().map(|n| format!("{path}: {n}")));
+                partial.extend(cut.map(|n| format!("{path}: {n}")));
             }
             ManyItem::Failed { path, error } => {
                 let error = name_override(error.clone());

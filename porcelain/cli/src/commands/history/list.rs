@@ -43,7 +43,7 @@ pub fn cmd_list(cx: &Context, ws: &Workspace, args: &ListArgs) -> Result<Reply> 
                 op.id.clone(),
                 op.created_at.replace('T', " ").chars().take(19).collect(),
                 op.kind.clone(),
-                or_dash(&op.target_path).to_owned(),
+                filekeeper::quote::path(or_dash(&op.target_path)).into_owned(),
                 or_dash(&op.actor).to_owned(),
                 status,
             ]

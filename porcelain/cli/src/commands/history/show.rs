@@ -44,7 +44,7 @@ fn show(entry: &HistoryEntry) -> String {
         op.created_at,
         or_dash(&op.actor),
         or_dash(&op.task_id),
-        op.summary,
+        filekeeper::quote::line(&op.summary),
     );
     if let Some(source) = &op.source_path {
         out.push_str(&format!("source:   {source}\n"));
@@ -56,7 +56,7 @@ fn show(entry: &HistoryEntry) -> String {
         out.push_str(&format!(
             "  {:<9} {} ({})\n",
             item.change.as_str(),
-            item.path,
+            filekeeper::quote::path(&item.path),
             item.kind.as_str()
         ));
         let sides = [
