@@ -508,6 +508,7 @@ mod tests {
         );
     }
 
+    #[test]
     fn a_listing_and_a_grep_count_in_the_singular_too() {
         let list = json!({"ok": true, "workspace": null, "path": "src",
                           "entries": [{"path": "src/a.rs", "kind": "file", "size_bytes": 3}]});
