@@ -66,6 +66,8 @@ define_rows () {
 		file read "$TPL/notes.txt" &&
 	row ro ok "read many, one missing" file_read_many '{"paths": ["notes.txt", "missing.txt", "../x"]}' \
 		file read-many notes.txt missing.txt ../x &&
+	row ro ok "read many in an encoding" file_read_many '{"paths": ["notes.txt"], "encoding": "latin1"}' \
+		file read-many notes.txt --encoding latin1 &&
 	row ro ok "file info" file_info '{"path": "src/main.rs"}' \
 		file info src/main.rs &&
 	row ro ok "list recursively with a glob" directory_list '{"path": ".", "recursive": true, "glob": "*.md"}' \

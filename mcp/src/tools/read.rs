@@ -74,6 +74,8 @@ pub struct FileReadMany {
     max_lines_per_file: Option<u64>,
     // Number the lines in the text content (default true), as file_read does.
     numbered: Option<bool>,
+    // The files' encoding when it is not UTF-8 (e.g. latin1, shift_jis), as file_read takes it.
+    encoding: Option<String>,
 }
 
 impl Tool for FileReadMany {
@@ -95,7 +97,7 @@ impl Tool for FileReadMany {
             to_line: self.to_line,
             max_bytes: Some(self.max_bytes_per_file.unwrap_or(cx.reads.max_bytes)),
             max_lines: Some(self.max_lines_per_file.unwrap_or(cx.reads.max_lines)),
-            encoding: None,
+            encoding: self.encoding,
             snapshot: false,
         };
         let results = cx

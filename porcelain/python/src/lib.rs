@@ -353,7 +353,8 @@ impl Workspace {
     }
 
     /// Several text files at once: one `ReadResult` or `FailedPath` per path, in order.
-    #[pyo3(signature = (paths, *, start_line = None, end_line = None, max_bytes_per_file = None, max_lines_per_file = None))]
+    #[pyo3(signature = (paths, *, start_line = None, end_line = None, max_bytes_per_file = None, max_lines_per_file = None, encoding = None))]
+    #[allow(clippy::too_many_arguments)]
     fn read_many(
         &self,
         py: Python<'_>,
@@ -362,13 +363,14 @@ impl Workspace {
         end_line: Option<Int>,
         max_bytes_per_file: Option<Int>,
         max_lines_per_file: Option<Int>,
+        encoding: Option<String>,
     ) -> PyResult<Py<PyAny>> {
         let options = ReadOptions {
             from_line: checked(py, natural_opt("start_line", start_line))?,
             to_line: checked(py, natural_opt("end_line", end_line))?,
             max_bytes: checked(py, natural_opt("max_bytes_per_file", max_bytes_per_file))?,
             max_lines: checked(py, natural_opt("max_lines_per_file", max_lines_per_file))?,
-            encoding: None,
+            encoding,
             snapshot: false,
         };
         let read = py.detach(|| self.inner.read_many(&paths, &options));

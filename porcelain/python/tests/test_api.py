@@ -483,6 +483,17 @@ def test_read_many_reports_each_path(ws: Workspace, root: Path) -> None:
     assert raised.value.message == "max_bytes_per_file must be at least 1"
 
 
+def test_read_many_decodes_in_the_encoding_asked(ws: Workspace, root: Path) -> None:
+    (root / "l1.txt").write_bytes(b"caf\xe9\n")
+    [failed] = ws.read_many(["l1.txt"])
+    assert isinstance(failed, FailedPath)
+    assert failed.error.code == "BINARY_CONTENT_REFUSED"
+    [read] = ws.read_many(["l1.txt"], encoding="latin1")
+    assert isinstance(read, ReadResult)
+    assert read.content == "café\n"
+    assert read.encoding == "windows-1252"
+
+
 def test_a_read_numbers_its_lines_on_request_and_takes_a_line_bound(
     ws: Workspace, root: Path
 ) -> None:

@@ -431,6 +431,7 @@ class Workspace:
         end_line: int | None = None,
         max_bytes_per_file: int | None = None,
         max_lines_per_file: int | None = None,
+        encoding: str | None = None,
     ) -> list[ReadResult | FailedPath]: ...
     def list_directory(
         self,
