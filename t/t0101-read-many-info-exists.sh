@@ -435,6 +435,14 @@ test_expect_success 'the human answer names the link, and list agrees it is ther
 	test "$(json_get ".entries[0].kind" list.json)" = symlink
 '
 
+test_expect_success 'reading a link that leads nowhere says so and where it points, suggesting no other name' '
+	test_expect_code 3 keeper --json file read dangle/broken-link >out &&
+	test_error_code PATH_NOT_FOUND out &&
+	json_get .error.message out | grep "symbolic link whose target does not exist" &&
+	test "$(json_get .error.details.target out)" = no/such/file.txt &&
+	jq -e ".error.details | has(\"similar_paths\") | not" out
+'
+
 test_expect_success 'a dangling link whose text leaves the workspace is still an escape' '
 	ln -s ../../nowhere-at-all dangle/far &&
 	test_expect_code 11 keeper --json file exists dangle/far >out &&

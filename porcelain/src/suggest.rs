@@ -43,11 +43,23 @@ impl Workspace {
         let Some(given) = err.details.get("path").and_then(Value::as_str) else {
             return err;
         };
-        let Ok(rel) = self.inner.root.relative(given) else {
+        let given = given.to_owned();
+        let Ok(rel) = self.inner.root.relative(&given) else {
             return err;
         };
         let removed = self.removed_by(&rel);
         let mut err = err;
+        // The name is there, but as a link to nothing: say so, instead of suggesting the
+        // link itself as the nearest existing name.
+        if err.code == Code::PathNotFound && self.inner.root.is_symlink(&given) {
+            err.message = "the path is a symbolic link whose target does not exist".into();
+            return match self.inner.root.link_text_target(&given) {
+                Some(target) => err
+                    .with("target", target)
+                    .recovery("create the link's target, or use the path it should name"),
+                None => err.recovery("use the path the link should name"),
+            };
+        }
         if err.code == Code::PathNotFound {
             let similar = self.similar_paths(&rel);
             if let Some(first) = similar.first() {
