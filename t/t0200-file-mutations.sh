@@ -970,6 +970,22 @@ test_expect_success '--remove-bom with content that starts with a BOM is refused
 	untouched bom2.txt
 '
 
+# names that would break a line
+
+test_expect_success 'a name holding a newline stays one quoted line in human output' '
+	nl="$(printf "\nx")" && nl="${nl%x}" &&
+	printf "a\n" >"q${nl}n.txt" &&
+	keeper file write "q${nl}n.txt" --content "b
+" >out &&
+	test_line_count = 2 out &&
+	grep -Fx " \"q\\nn.txt\" | 2 +1 -1" out &&
+	keeper file info "q${nl}n.txt" >out &&
+	grep -Fx "path        \"q\\nn.txt\"" out &&
+	keeper file move "q${nl}n.txt" "r${nl}n.txt" --dry-run >out 2>/dev/null &&
+	grep -Fx "rename \"q\\nn.txt\" -> \"r\\nn.txt\"" out &&
+	keeper --json file delete "q${nl}n.txt" >/dev/null
+'
+
 # the end
 
 test_expect_success 'no .fk-tmp- file is left anywhere' '

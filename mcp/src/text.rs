@@ -274,7 +274,10 @@ fn listing(out: &mut String, rest: &mut Map<String, Value>) {
     for entry in entries {
         let path = path_of(&entry["path"]);
         let _ = match text(&entry["kind"]) {
-            "directory" => writeln!(out, "{path}/"),
+            "directory" => {
+                let dir = format!("{}/", text(&entry["path"]));
+                writeln!(out, "{}", filekeeper::quote::path(&dir))
+            }
             "file" => writeln!(out, "{path} ({} bytes)", entry["size_bytes"]),
             "symlink" => writeln!(out, "{path} -> ({})", text(&entry["target_kind"])),
             other => writeln!(out, "{path} ({other})"),

@@ -495,13 +495,18 @@ impl Workspace {
         }
         let preview = steps
             .iter()
-            .map(|s| match s {
-                Step::Publish { path, .. } => format!("restore {path}\n"),
-                Step::Remove { path } => format!("delete {path}\n"),
-                Step::MakeDir { path } => format!("mkdir {path}\n"),
-                Step::RestoreDir { path, mode } => format!("mkdir {path} (mode {mode:o})\n"),
-                Step::RemoveDir { path } => format!("rmdir {path}\n"),
-                Step::Rename { from, to, .. } => format!("rename {from} -> {to}\n"),
+            .map(|s| {
+                let q = |p: &str| crate::quote::path(p).into_owned();
+                match s {
+                    Step::Publish { path, .. } => format!("restore {}\n", q(path)),
+                    Step::Remove { path } => format!("delete {}\n", q(path)),
+                    Step::MakeDir { path } => format!("mkdir {}\n", q(path)),
+                    Step::RestoreDir { path, mode } => {
+                        format!("mkdir {} (mode {mode:o})\n", q(path))
+                    }
+                    Step::RemoveDir { path } => format!("rmdir {}\n", q(path)),
+                    Step::Rename { from, to, .. } => format!("rename {} -> {}\n", q(from), q(to)),
+                }
             })
             .collect::<String>()
             .into();

@@ -47,7 +47,7 @@ impl Workspace {
                 },
                 preview: missing
                     .iter()
-                    .map(|p| format!("mkdir {p}\n"))
+                    .map(|p| format!("mkdir {}\n", crate::quote::path(p)))
                     .collect::<String>()
                     .into(),
                 steps: missing
@@ -214,9 +214,9 @@ impl Workspace {
                 summary: format!("Moved directory {} to {}.", from.rel, to.rel),
                 source: Some(from.rel.clone()),
                 preview: format!(
-                    "rename {}/ -> {}/ ({} entries)\n",
-                    from.rel,
-                    to.rel,
+                    "rename {} -> {} ({} entries)\n",
+                    crate::quote::path(&format!("{}/", from.rel)),
+                    crate::quote::path(&format!("{}/", to.rel)),
                     tree.len()
                 )
                 .into(),
@@ -303,8 +303,8 @@ impl Workspace {
                 preview: steps
                     .iter()
                     .map(|s| match s {
-                        Step::Remove { path } => format!("delete {path}\n"),
-                        Step::RemoveDir { path } => format!("rmdir {path}\n"),
+                        Step::Remove { path } => format!("delete {}\n", crate::quote::path(path)),
+                        Step::RemoveDir { path } => format!("rmdir {}\n", crate::quote::path(path)),
                         _ => String::new(),
                     })
                     .collect::<String>()

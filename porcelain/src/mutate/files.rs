@@ -426,7 +426,12 @@ impl Workspace {
             Ok(Plan {
                 summary: format!("Moved {} to {}.", from.rel, to.rel),
                 source: Some(from.rel.clone()),
-                preview: format!("rename {} -> {}\n", from.rel, to.rel).into(),
+                preview: format!(
+                    "rename {} -> {}\n",
+                    crate::quote::path(&from.rel),
+                    crate::quote::path(&to.rel)
+                )
+                .into(),
                 items: vec![
                     Planned {
                         item: removed,

@@ -90,7 +90,7 @@ pub fn reply_with(ws: &Workspace, result: MutationResult, lines: &str) -> Reply 
 /// spelt out: ` notes.md | 3 +2 -1`, or what kept it from being diffed (` logo.png | binary`).
 /// Directories and unchanged files are left out: the summary speaks for them.
 fn stat(diffs: &[MutationDiff]) -> String {
-    let shown: Vec<(&str, String)> = diffs
+    let shown: Vec<(std::borrow::Cow<str>, String)> = diffs
         .iter()
         .filter_map(|d| {
             let what = match d.diff_kind {
@@ -105,7 +105,7 @@ fn stat(diffs: &[MutationDiff]) -> String {
                 "never_stored" => "not stored".to_owned(),
                 other => other.to_owned(),
             };
-            Some((d.path.as_str(), what))
+            Some((filekeeper::quote::path(&d.path), what))
         })
         .collect();
     let width = shown

@@ -152,7 +152,8 @@ fn listing_reply(ws: &Workspace, listing: Listing) -> Reply {
             "symlink" => "@",
             _ => "",
         };
-        human.push_str(&format!("{}{suffix}\n", filekeeper::quote::path(&e.path)));
+        let shown = format!("{}{suffix}", e.path);
+        human.push_str(&format!("{}\n", filekeeper::quote::path(&shown)));
     }
     let mut partial = Vec::new();
     if listing.truncated {

@@ -47,7 +47,8 @@ pub fn cmd_info(ws: &Workspace, args: &InfoArgs) -> Result<Reply> {
     {
         let shown = match (key.as_str(), value) {
             ("mode", Value::Number(n)) => format!("{:o}", n.as_u64().unwrap_or(0)),
-            (_, Value::String(s)) => s.clone(),
+            ("path", Value::String(s)) => filekeeper::quote::path(s).into_owned(),
+            (_, Value::String(s)) => filekeeper::quote::line(s).into_owned(),
             (_, other) => other.to_string(),
         };
         human.push_str(&format!("{key:<11} {shown}\n"));

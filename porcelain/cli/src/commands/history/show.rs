@@ -47,7 +47,7 @@ fn show(entry: &HistoryEntry) -> String {
         filekeeper::quote::line(&op.summary),
     );
     if let Some(source) = &op.source_path {
-        out.push_str(&format!("source:   {source}\n"));
+        out.push_str(&format!("source:   {}\n", filekeeper::quote::path(source)));
     }
     if let Some(undoes) = &op.undoes {
         out.push_str(&format!("undoes:   {undoes}\n"));

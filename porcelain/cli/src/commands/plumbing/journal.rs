@@ -177,7 +177,7 @@ fn render_operation(op: &OperationRecord) -> String {
         or_dash(&head.target_path),
     );
     if let Some(source) = &head.source_path {
-        out.push_str(&format!("source:   {source}\n"));
+        out.push_str(&format!("source:   {}\n", filekeeper::quote::path(source)));
     }
     if !head.summary.is_empty() {
         out.push_str(&format!("summary:  {}\n", head.summary));
