@@ -33,7 +33,8 @@ Each output line is one call:
    "envelope": the structured content is exactly a success or a failure document,
    "is_error_matches": isError is set exactly when ok is false,
    "text_matches": the text content is a model's rendering of the structured content: a
-     failure's starts with "error CODE: message", a success's is not empty,
+     failure's starts with "error CODE: message" (the message's control characters escaped,
+     as every line of the text escapes them), a success's is not empty,
    "code", "error_argument": error.code and error.details.argument of a failure,
    "protocol_code": the JSON-RPC error code of a protocol error,
    "host_path": the response or the server's stderr mentions TEXT (--forbid),
@@ -58,6 +59,7 @@ import subprocess
 import sys
 import threading
 import time
+import unicodedata
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import fkmcp  # noqa: E402
@@ -246,6 +248,23 @@ def exact_envelope(doc):
             and isinstance(err["retryable"], bool) and isinstance(err["details"], dict))
 
 
+
+ESCAPES = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r"}
+
+
+def one_line(text: str) -> str:
+    """TEXT as the server writes a message into one line of text: each control character
+    and Unicode line or paragraph separator as a C escape, or the octal of its UTF-8 bytes
+    (filekeeper::quote::line)."""
+    out = []
+    for c in text:
+        if unicodedata.category(c) == "Cc" or c in "\u2028\u2029":
+            out.append(ESCAPES.get(c) or "".join(f"\\{b:03o}" for b in c.encode()))
+        else:
+            out.append(c)
+    return "".join(out)
+
+
 def facts(response):
     """The checkable facts of one fkmcp.call() response."""
     text = json.dumps(response, ensure_ascii=False)
@@ -265,7 +284,8 @@ def facts(response):
     text = response.get("text") or ""
     if isinstance(doc, dict) and doc.get("ok") is False and isinstance(doc.get("error"), dict):
         error = doc["error"]
-        f["text_matches"] = text.startswith(f"error {error.get('code')}: {error.get('message')}\n")
+        message = one_line(str(error.get("message")))
+        f["text_matches"] = text.startswith(f"error {error.get('code')}: {message}\n")
     else:
         f["text_matches"] = isinstance(doc, dict) and doc.get("ok") is True and text != ""
     if isinstance(doc, dict) and doc.get("ok") is False and isinstance(doc.get("error"), dict):
