@@ -807,7 +807,10 @@ test_expect_success 'a cut read says so on stderr even with --quiet, and only th
 	test_cmp expect err &&
 	keeper --quiet file read-many num.txt lf.txt --max-lines-per-file 3 2>err >/dev/null &&
 	echo "num.txt: truncated at max_lines; continue with --from-line 4" >expect &&
-	test_cmp expect err
+	test_cmp expect err &&
+	keeper --quiet file read-many lf.txt missing.txt 2>err >out &&
+	grep "^missing.txt: error\[PATH_NOT_FOUND\]" err &&
+	test_line_count = 1 err
 '
 
 test_expect_success '--max-lines at or above the lines asked for is no cut' '

@@ -25,6 +25,9 @@ impl Default for View {
     }
 }
 
+/// Fields whose text is a body of lines (a diff), shown as it is under its name.
+const BODIES: &[&str] = &["diff", "preview_diff", "content"];
+
 /// Fields left out of the text when false: each says only that nothing special happened.
 const QUIET_WHEN_FALSE: &[&str] = &[
     "truncated",
@@ -265,19 +268,19 @@ fn listing(out: &mut String, rest: &mut Map<String, Value>) {
     let entries = take(rest, "entries");
     let entries = entries.as_array().map(Vec::as_slice).unwrap_or_default();
     let under = match take(rest, "path") {
-        Value::String(path) if !path.is_empty() => {
-            format!(" under {}", filekeeper::quote::path(&path))
-        }
+        Value::String(path) if !path.is_empty() => format!(" under {}", path_of(&path.into())),
         _ => String::new(),
     };
     let _ = writeln!(out, "{}{under}", counted(entries.len(), "entry", "entries"));
     for entry in entries {
         let path = path_of(&entry["path"]);
         let _ = match text(&entry["kind"]) {
-            "directory" => {
-                let dir = format!("{}/", text(&entry["path"]));
-                writeln!(out, "{}", filekeeper::quote::path(&dir))
-            }
+            // The slash inside the quotes, as git writes a directory's name.
+            "directory" => writeln!(
+                out,
+                "{}",
+                path_of(&format!("{}/", text(&entry["path"])).into())
+            ),
             "file" => writeln!(out, "{path} ({} bytes)", entry["size_bytes"]),
             "symlink" => writeln!(out, "{path} -> ({})", text(&entry["target_kind"])),
             other => writeln!(out, "{path} ({other})"),
@@ -383,10 +386,15 @@ fn remaining(out: &mut String, rest: &Map<String, Value>) {
         if !out.is_empty() && !out.ends_with('\n') {
             out.push('\n');
         }
-        // A path is one line, quoted when its name would break it.
-        let is_path = name == "path" || name.ends_with("_path") || name == "target";
+        // A path is one line, quoted when its name would break it; only a body of text (a
+        // diff) keeps its lines, and any other string is one line whatever it holds.
+        let is_path =
+            matches!(name.as_str(), "path" | "target" | "other") || name.ends_with("_path");
         let _ = match value {
             Value::String(_) if is_path => writeln!(out, "{name}: {}", path_of(value)),
+            Value::String(_) if !BODIES.contains(&name.as_str()) => {
+                writeln!(out, "{name}: {}", prose(value))
+            }
             Value::String(s) if s.contains('\n') => {
                 let _ = writeln!(out, "{name}:");
                 out.push_str(s);

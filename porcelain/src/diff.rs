@@ -228,10 +228,7 @@ fn write(
     if hunks.is_empty() {
         return Written::default();
     }
-    // A name that would break the header line is quoted as git quotes it (and as
-    // `apply-patch` reads it back).
-    let (from, to) = (crate::quote::path(from), crate::quote::path(to));
-    let mut out = format!("--- {from}\n+++ {to}\n");
+    let mut out = format!("--- {}\n+++ {}\n", header_name(from), header_name(to));
     for (lo, hi) in hunks {
         let part = &script[lo..hi];
         let old_count = part.iter().filter(|l| l.0 != '+').count();
@@ -271,6 +268,18 @@ fn write(
         removed,
         cut,
     }
+}
+
+/// A name as a `---`/`+++` header writes it, so that `apply-patch` and `git apply` read back
+/// exactly that name: quoted as git quotes a name that would break the line, and, as git
+/// does, ended with a tab when it holds a space (or ends in other whitespace): a reader takes
+/// trailing whitespace for the line's, so `x ` would be read as `x`, another file.
+pub(crate) fn header_name(name: &str) -> String {
+    let mut written = crate::quote::path(name).into_owned();
+    if written.contains(' ') || written.ends_with(char::is_whitespace) {
+        written.push('\t');
+    }
+    written
 }
 
 /// A hunk header's range: the first line (1-based) and the count, as `diff -u` writes them;

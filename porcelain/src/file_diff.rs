@@ -100,13 +100,15 @@ impl Workspace {
             .metadata()
             .map_err(|e| Error::storage("inspecting file", &e))?
             .len();
-        let mut bytes = Vec::new();
         // One byte past the limit tells a file above it, even one that grew since it was
         // looked at.
-        (&file)
-            .take(limit.saturating_add(1))
-            .read_to_end(&mut bytes)
-            .map_err(|e| Error::storage("reading file", &e))?;
+        let bytes = crate::read::read_steadily(&file, path, |f| {
+            let mut bytes = Vec::new();
+            f.take(limit.saturating_add(1))
+                .read_to_end(&mut bytes)
+                .map_err(|e| Error::storage("reading file", &e))?;
+            Ok(bytes)
+        })?;
         let len = size.max(bytes.len() as u64);
         if len > limit {
             return Err(Error::new(

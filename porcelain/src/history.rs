@@ -495,19 +495,7 @@ impl Workspace {
         }
         let preview = steps
             .iter()
-            .map(|s| {
-                let q = |p: &str| crate::quote::path(p).into_owned();
-                match s {
-                    Step::Publish { path, .. } => format!("restore {}\n", q(path)),
-                    Step::Remove { path } => format!("delete {}\n", q(path)),
-                    Step::MakeDir { path } => format!("mkdir {}\n", q(path)),
-                    Step::RestoreDir { path, mode } => {
-                        format!("mkdir {} (mode {mode:o})\n", q(path))
-                    }
-                    Step::RemoveDir { path } => format!("rmdir {}\n", q(path)),
-                    Step::Rename { from, to, .. } => format!("rename {} -> {}\n", q(from), q(to)),
-                }
-            })
+            .map(Step::preview_line)
             .collect::<String>()
             .into();
         let target = op

@@ -640,9 +640,9 @@ impl Builder {
                 .path(path)
                 .with("reason", "duplicate_file"));
             }
-            self.preview
-                .0
-                .push(PreviewPart::Text(format!("mkdir {dir}\n")));
+            self.preview.0.push(PreviewPart::Text(
+                Step::MakeDir { path: dir.clone() }.preview_line(),
+            ));
             self.items.push(Planned {
                 item: dir_item(&dir, Change::Created, false, true),
                 after_size: None,
@@ -740,9 +740,12 @@ impl Builder {
 
     /// Deletes the file `rel`, whose state is `seen`.
     fn remove(&mut self, rel: &str, seen: &Seen) {
-        self.preview
-            .0
-            .push(PreviewPart::Text(format!("delete {rel}\n")));
+        self.preview.0.push(PreviewPart::Text(
+            Step::Remove {
+                path: rel.to_owned(),
+            }
+            .preview_line(),
+        ));
         if let Some(bytes) = &seen.bytes {
             self.blobs.push(Arc::clone(bytes));
         }
@@ -768,9 +771,14 @@ impl Builder {
 
     /// Moves the file `from` (state `seen`) to `to` as it is.
     fn rename(&mut self, from: &str, to: &str, seen: &Seen) {
-        self.preview
-            .0
-            .push(PreviewPart::Text(format!("rename {from} -> {to}\n")));
+        self.preview.0.push(PreviewPart::Text(
+            Step::Rename {
+                from: from.to_owned(),
+                to: to.to_owned(),
+                replace: false,
+            }
+            .preview_line(),
+        ));
         if let Some(bytes) = &seen.bytes {
             self.blobs.push(Arc::clone(bytes));
         }
@@ -964,7 +972,7 @@ impl Builder {
         preview.0.extend(
             self.removed_dirs
                 .iter()
-                .map(|d| PreviewPart::Text(format!("rmdir {d}\n"))),
+                .map(|d| PreviewPart::Text(Step::RemoveDir { path: d.clone() }.preview_line())),
         );
         let steps = self
             .made_dirs

@@ -1912,6 +1912,38 @@ mod tests {
     }
 
     #[test]
+    fn every_name_a_diff_header_writes_reads_back_as_itself() {
+        let mut names: Vec<String> = (1u32..0x20)
+            .chain([0x7f])
+            .chain(0x80..0xa0)
+            .chain([0x2028, 0x2029, 0xa0])
+            .filter_map(char::from_u32)
+            .map(|c| format!("x{c}y"))
+            .collect();
+        names.extend(
+            [
+                "q\"uote",
+                "back\\slash",
+                "trailing ",
+                " leading",
+                "in side",
+                "é.txt",
+                "tab\t",
+            ]
+            .map(String::from),
+        );
+        for name in names {
+            let written = crate::diff::header_name(&format!("a/{name}"));
+            assert!(!written.contains(['\n', '\r']), "{name:?}");
+            assert_eq!(
+                header_path(&written),
+                Ok(Some(format!("a/{name}"))),
+                "{name:?}"
+            );
+        }
+    }
+
+    #[test]
     fn unquote_reads_every_escape_git_writes_and_refuses_the_rest() {
         assert_eq!(
             unquote(r#"\a\b\f\n\r\t\v\\\"\303\251\000"#).unwrap(),

@@ -47,7 +47,7 @@ impl Workspace {
                 },
                 preview: missing
                     .iter()
-                    .map(|p| format!("mkdir {}\n", crate::quote::path(p)))
+                    .map(|p| Step::MakeDir { path: p.clone() }.preview_line())
                     .collect::<String>()
                     .into(),
                 steps: missing
@@ -302,11 +302,7 @@ impl Workspace {
                 summary: format!("Deleted directory {} ({files} files).", target.rel),
                 preview: steps
                     .iter()
-                    .map(|s| match s {
-                        Step::Remove { path } => format!("delete {}\n", crate::quote::path(path)),
-                        Step::RemoveDir { path } => format!("rmdir {}\n", crate::quote::path(path)),
-                        _ => String::new(),
-                    })
+                    .map(Step::preview_line)
                     .collect::<String>()
                     .into(),
                 items,

@@ -146,14 +146,19 @@ impl Workspace {
         let expected = parse_expected_hash(expected_destination_hash, destination)?;
         self.mutate(options, |ws| {
             let from = ws.inner.root.resolve(source, Intent::Read)?;
-            let mut file = from.open_file()?;
+            let file = from.open_file()?;
             let meta = file
                 .metadata()
                 .map_err(|e| Error::storage("inspecting file", &e))?;
             ws.check_size(source, meta.len() as usize)?;
-            let mut bytes = Vec::with_capacity(meta.len() as usize);
-            file.read_to_end(&mut bytes)
-                .map_err(|e| Error::storage("reading file", &e))?;
+            // A source another program writes meanwhile would be copied as a mix of two
+            // versions, recorded as if it had existed.
+            let bytes = crate::read::read_steadily(&file, source, |mut f| {
+                let mut bytes = Vec::with_capacity(meta.len() as usize);
+                f.read_to_end(&mut bytes)
+                    .map_err(|e| Error::storage("reading file", &e))?;
+                Ok(bytes)
+            })?;
             let target = ws.file_target(destination, options)?;
             if target.rel == from.rel {
                 return Err(

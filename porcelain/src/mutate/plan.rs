@@ -40,6 +40,21 @@ pub(crate) enum Step {
 }
 
 impl Step {
+    /// The step as a line of a dry run's preview (`delete notes.md`), its paths quoted as
+    /// [`crate::quote::path`] writes them, so that a name cannot break the line. A
+    /// publication is shown by its diff, not by this line, except where an undo restores.
+    pub fn preview_line(&self) -> String {
+        let q = |p: &str| crate::quote::path(p).into_owned();
+        match self {
+            Step::Publish { path, .. } => format!("restore {}\n", q(path)),
+            Step::Remove { path } => format!("delete {}\n", q(path)),
+            Step::MakeDir { path } => format!("mkdir {}\n", q(path)),
+            Step::RestoreDir { path, mode } => format!("mkdir {} (mode {mode:o})\n", q(path)),
+            Step::RemoveDir { path } => format!("rmdir {}\n", q(path)),
+            Step::Rename { from, to, .. } => format!("rename {} -> {}\n", q(from), q(to)),
+        }
+    }
+
     /// The path the step changes (a rename's source).
     pub fn path(&self) -> &str {
         match self {

@@ -63,9 +63,12 @@ pub(crate) fn diff_preview(
         after.map(std::str::from_utf8),
     ) {
         (Some(Err(_)), _) | (_, Some(Err(_))) => {
-            return format!("binary content of {rel} changes\n");
+            return format!("binary content of {} changes\n", crate::quote::path(rel));
         }
-        (None, _) if existed => return format!("{rel} is above the history cap; no preview\n"),
+        (None, _) if existed => {
+            let rel = crate::quote::path(rel);
+            return format!("{rel} is above the history cap; no preview\n");
+        }
         (old, new) => (
             old.and_then(Result::ok).unwrap_or(""),
             new.and_then(Result::ok).unwrap_or(""),

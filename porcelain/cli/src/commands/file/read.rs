@@ -130,9 +130,16 @@ pub fn cmd_read_many(ws: &Workspace, args: &ReadManyArgs) -> Result<Reply> {
                 notes.extend(read_notes.into_iter().map(|n| format!("{path}: {n}")));
                 partial.extend(cut.map(|n| format!("{path}: {n}")));
             }
+            // A path that could not be read is missing from the output, so its note is
+            // printed even with --quiet, as a cut read's is.
             ManyItem::Failed { path, error } => {
                 let error = name_override(error.clone());
-                notes.push(format!("{path}: error[{}]: {}", error.code, error.message));
+                partial.push(format!(
+                    "{}: error[{}]: {}",
+                    filekeeper::quote::path(path),
+                    error.code,
+                    error.message
+                ));
             }
         }
         results.push(ReadManyItem::new(item, name_override));

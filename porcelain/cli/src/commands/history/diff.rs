@@ -15,23 +15,24 @@ pub fn cmd_diff(ws: &Workspace, args: &DiffArgs) -> Result<Reply> {
     let diff = ws.diff_operation(&args.operation_id)?;
     let mut human = String::new();
     for p in &diff.paths {
+        let path = filekeeper::quote::path(&p.path);
         match (&p.diff, p.diff_kind) {
             (Some(d), _) => human.push_str(d),
-            (None, "binary") => human.push_str(&format!("Binary file {} {}\n", p.path, p.change)),
+            (None, "binary") => human.push_str(&format!("Binary file {path} {}\n", p.change)),
             (None, "history_skipped") => human.push_str(&format!(
-                "{} {}: bytes above the history cap were not stored\n",
-                p.path, p.change
+                "{path} {}: bytes above the history cap were not stored\n",
+                p.change
             )),
             (None, "pruned") => human.push_str(&format!(
-                "{} {}: the operation was pruned; its contents are not shown\n",
-                p.path, p.change
+                "{path} {}: the operation was pruned; its contents are not shown\n",
+                p.change
             )),
             (None, "never_stored") => human.push_str(&format!(
-                "{} {}: the new contents were never stored\n",
-                p.path, p.change
+                "{path} {}: the new contents were never stored\n",
+                p.change
             )),
-            (None, "directory") => human.push_str(&format!("directory {} {}\n", p.path, p.change)),
-            (None, _) => human.push_str(&format!("{} unchanged\n", p.path)),
+            (None, "directory") => human.push_str(&format!("directory {path} {}\n", p.change)),
+            (None, _) => human.push_str(&format!("{path} unchanged\n")),
         }
     }
     let mut reply = Reply::new(workspace_fields(ws, &diff), human);

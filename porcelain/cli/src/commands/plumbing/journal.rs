@@ -174,13 +174,16 @@ fn render_operation(op: &OperationRecord) -> String {
         head.updated_at,
         or_dash(&head.actor),
         or_dash(&head.task_id),
-        or_dash(&head.target_path),
+        filekeeper::quote::path(&or_dash(&head.target_path)),
     );
     if let Some(source) = &head.source_path {
         out.push_str(&format!("source:   {}\n", filekeeper::quote::path(source)));
     }
     if !head.summary.is_empty() {
-        out.push_str(&format!("summary:  {}\n", head.summary));
+        out.push_str(&format!(
+            "summary:  {}\n",
+            filekeeper::quote::line(&head.summary)
+        ));
     }
     for item in &op.items {
         let side = |exists: bool, hash: &Option<ObjectId>, mode: Option<u32>| {
@@ -193,7 +196,7 @@ fn render_operation(op: &OperationRecord) -> String {
         out.push_str(&format!(
             "  {:<9} {}\n            before: {}\n            after:  {}\n",
             item.change.as_str(),
-            item.path,
+            filekeeper::quote::path(&item.path),
             side(item.before_exists, &item.before_hash, item.before_mode),
             side(item.after_exists, &item.after_hash, item.after_mode),
         ));

@@ -29,6 +29,6 @@ pub fn cmd_resolve_path(cx: &Context, args: &ResolvePathArgs) -> Result<Reply> {
         args.for_write,
         args.i_accept_secret_write_risk,
     )?;
-    let human = format!("{}\n", resolved.resolved);
+    let human = format!("{}\n", filekeeper::quote::path(&resolved.resolved));
     Ok(reply(&ws, resolved, human))
 }
