@@ -205,10 +205,7 @@ pub fn git_ignores(root: &crate::resolve::Root, rel: &str, is_dir: bool) -> bool
         return false;
     }
     let mut rules = IgnoreRules::for_root(root.host_path());
-    let parts: Vec<&str> = rel
-        .split('/')
-        .filter(|p| !p.is_empty() && *p != ".")
-        .collect();
+    let parts: Vec<&str> = crate::resolve::parts(rel).collect();
     let above = gitignores_above(root, rel);
     for (i, (part, (dir, bytes))) in parts.iter().zip(above).enumerate() {
         rules.push_dir(&dir, bytes.as_deref());
@@ -235,10 +232,7 @@ pub(crate) fn gitignores_above(
     rel: &str,
 ) -> Vec<(String, Option<Vec<u8>>)> {
     use rustix::fs::{Mode, OFlags};
-    let parts: Vec<&str> = rel
-        .split('/')
-        .filter(|p| !p.is_empty() && *p != ".")
-        .collect();
+    let parts: Vec<&str> = crate::resolve::parts(rel).collect();
     let mut dir = root
         .resolve(".", crate::resolve::Intent::Read)
         .and_then(|r| r.open_dir())

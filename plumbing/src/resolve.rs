@@ -433,12 +433,14 @@ fn text(component: &[u8]) -> String {
 /// holding a credential is refused before anything is recorded, not at the step that
 /// reaches it.
 pub fn check_write_path(rel: &str, intent: Intent) -> Result<()> {
-    let components: Vec<Vec<u8>> = rel
-        .split('/')
-        .filter(|c| !c.is_empty() && *c != ".")
-        .map(|c| c.as_bytes().to_vec())
-        .collect();
+    let components: Vec<Vec<u8>> = parts(rel).map(|c| c.as_bytes().to_vec()).collect();
     check_write_rules(rel, &components, intent)
+}
+
+/// The components of a workspace-relative path, without the empty and `.` ones that
+/// `a//./b` spells: the names a resolved path ([`Resolved::rel`]) is made of.
+pub fn parts(rel: &str) -> impl Iterator<Item = &str> {
+    rel.split('/').filter(|c| !c.is_empty() && *c != ".")
 }
 
 fn check_write_rules(given: &str, components: &[Vec<u8>], intent: Intent) -> Result<()> {
@@ -745,15 +747,7 @@ fn finish(
 /// Whether `resolved` is where `recorded` names, with no link followed: its real path is the
 /// recorded one, written without empty or `.` components.
 pub fn is_real_path(resolved: &Resolved, recorded: &str) -> bool {
-    let mut parts = recorded.split('/').filter(|c| !c.is_empty() && *c != ".");
-    let mut real = resolved.rel.split('/').filter(|c| *c != ".");
-    loop {
-        match (parts.next(), real.next()) {
-            (None, None) => return true,
-            (a, b) if a == b => {}
-            _ => return false,
-        }
-    }
+    parts(recorded).eq(parts(&resolved.rel))
 }
 
 /// Checks that a workspace-relative path recorded elsewhere (a journal item) is well formed:

@@ -474,10 +474,11 @@ impl Search<'_> {
             if skip_bom > 0 {
                 buf.copy_within(skip_bom..n, 0);
             }
-            let kept = unended;
             filled += n - skip_bom;
-            // The line that began in what was kept ends in this read, or goes on past it.
-            let first_end = memchr::memchr2(b'\n', b'\r', &buf[kept..filled]).map(|i| kept + i);
+            // The line that began in what was kept from the reads before ends in this read,
+            // or goes on past it.
+            let first_end =
+                memchr::memchr2(b'\n', b'\r', &buf[unended..filled]).map(|i| unended + i);
             if first_end.unwrap_or(filled) > self.max_line_bytes {
                 return skipped(outcome);
             }
