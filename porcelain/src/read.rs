@@ -490,10 +490,13 @@ impl Workspace {
             }
             Some(Kind::File) => {
                 let file = resolved.open_file()?;
-                let meta = file
-                    .metadata()
-                    .map_err(|e| Error::storage("inspecting file", &e))?;
-                let scan = read_steadily(&file, path, |f| text::scan(f, encoding_rs::UTF_8, None))?;
+                // The mode and time reported are of the version scanned.
+                let (meta, scan) = read_steadily(&file, path, |f| {
+                    let meta = f
+                        .metadata()
+                        .map_err(|e| Error::storage("inspecting file", &e))?;
+                    Ok((meta, text::scan(f, encoding_rs::UTF_8, None)?))
+                })?;
                 let text = scan.text.as_ref();
                 Ok(FileInfo {
                     path: path.to_owned(),
