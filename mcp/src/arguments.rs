@@ -86,7 +86,7 @@ pub fn parse<T: DeserializeOwned>(schema: &JsonObject, given: Option<JsonObject>
             .is_some_and(|required| required.iter().any(|r| r == name))
     };
     for (name, property) in properties {
-        match given.get(name) {
+        match given.get_mut(name) {
             None if required(name) => {
                 return Err(Error::invalid(format!("argument {name} is required"))
                     .with("argument", name.as_str()));
@@ -98,8 +98,10 @@ pub fn parse<T: DeserializeOwned>(schema: &JsonObject, given: Option<JsonObject>
     serde_json::from_value(Value::Object(given)).map_err(|e| Error::invalid(e.to_string()))
 }
 
-/// Whether `value` is of the type `property` declares.
-fn check(name: &str, property: &Value, value: &Value) -> Result<()> {
+/// Whether `value` is of the type `property` declares. A whole number written with a
+/// fraction (`2.0`) is the integer it equals, as JSON Schema's `integer` says (a client's
+/// JSON encoder may write any number that way); it is rewritten as that integer.
+fn check(name: &str, property: &Value, value: &mut Value) -> Result<()> {
     let wrong = |what: &str| {
         Err(Error::invalid(format!("argument {name} must be {what}")).with("argument", name))
     };
@@ -119,7 +121,13 @@ fn check(name: &str, property: &Value, value: &Value) -> Result<()> {
             }
             Ok(())
         }
-        Some("integer") if value.as_u64().is_none() => wrong("a non-negative integer"),
+        Some("integer") if value.as_u64().is_none() => match whole(value) {
+            Some(n) => {
+                *value = Value::from(n);
+                Ok(())
+            }
+            None => wrong("a non-negative integer"),
+        },
         Some("boolean") if !value.is_boolean() => wrong("true or false"),
         Some("array")
             if !value
@@ -130,6 +138,14 @@ fn check(name: &str, property: &Value, value: &Value) -> Result<()> {
         }
         _ => Ok(()),
     }
+}
+
+/// A number with no fractional part that fits 64 bits unsigned, written as a float.
+fn whole(value: &Value) -> Option<u64> {
+    let float = value.as_f64()?;
+    // 2^64 is exact as an f64; every whole float below it converts to u64 exactly.
+    (float.fract() == 0.0 && (0.0..18_446_744_073_709_551_616.0).contains(&float))
+        .then(|| float as u64)
 }
 
 /// `"a", "b" or "c"`.
@@ -216,6 +232,24 @@ mod tests {
                 paths: None
             }
         );
+    }
+
+    #[test]
+    fn a_whole_number_written_with_a_fraction_is_that_integer() {
+        for (given, count) in [
+            (json!(2.0), 2),
+            (json!(0.0), 0),
+            (json!(-0.0), 0),
+            (json!(1e19), 10_000_000_000_000_000_000),
+        ] {
+            let parsed = parse_example(json!({"name": "n", "count": given})).unwrap();
+            assert_eq!(parsed.count, Some(count), "{given}");
+        }
+        for given in [json!(2.5), json!(-1.0), json!(1e20), json!(-0.5)] {
+            let (message, argument) = refusal(json!({"name": "n", "count": given}));
+            assert_eq!(message, "argument count must be a non-negative integer");
+            assert_eq!(argument, "count");
+        }
     }
 
     #[test]
