@@ -24,6 +24,11 @@ pub(crate) struct Doc<'a> {
     /// spliced. Line numbers as read: an edit that splices more than once goes from the last
     /// place to the first.
     pub touched: Vec<Range<usize>>,
+    /// The newline convention of the file as read, which every new line takes. Fixed at
+    /// parsing: an edit that splices more than once goes from the last place to the first,
+    /// and the convention of a half-edited file (mixed line ends tipped by a later splice)
+    /// would give an earlier place other line ends than the same edit made alone.
+    convention: &'static str,
 }
 
 /// The bytes as editable text. Binary content (a NUL in the first 8 KiB) and invalid UTF-8
@@ -81,21 +86,23 @@ impl<'a> Doc<'a> {
     #[cfg(test)]
     pub fn parse(path: &str, bytes: &'a [u8]) -> Result<Doc<'a>> {
         let (bom, body) = strip_bom(text_of(path, bytes)?);
-        Ok(Doc {
+        Ok(Doc::new(bom, split_lines(body)))
+    }
+
+    fn new(bom: bool, lines: Vec<Line<'a>>) -> Doc<'a> {
+        let convention = convention(lines.iter().map(|l| l.eol));
+        Doc {
             bom,
-            lines: split_lines(body),
+            lines,
             touched: Vec::new(),
-        })
+            convention,
+        }
     }
 
     /// Parses text the way `diff` sees it, for patching: lines end only at `\n` (a lone `\r`
     /// is part of its line) and a BOM stays part of line 1, as it is in `diff -u` output.
     pub fn parse_for_patch(path: &str, bytes: &'a [u8]) -> Result<Doc<'a>> {
-        Ok(Doc {
-            bom: false,
-            lines: split_lf(text_of(path, bytes)?),
-            touched: Vec::new(),
-        })
+        Ok(Doc::new(false, split_lf(text_of(path, bytes)?)))
     }
 
     /// Parses text for a Codex patch: lines end only at `\n` (or `\r\n`), as for any patch,
@@ -103,11 +110,7 @@ impl<'a> Doc<'a> {
     /// which is without its BOM; it is written back as it was.
     pub fn parse_for_codex(path: &str, bytes: &'a [u8]) -> Result<Doc<'a>> {
         let (bom, body) = strip_bom(text_of(path, bytes)?);
-        Ok(Doc {
-            bom,
-            lines: split_lf(body),
-            touched: Vec::new(),
-        })
+        Ok(Doc::new(bom, split_lf(body)))
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -139,9 +142,10 @@ impl<'a> Doc<'a> {
         out.into_bytes()
     }
 
-    /// The convention new lines get: the file's own, LF when it has none or mixes them.
+    /// The convention new lines get: the file's own as read (the most common line end when
+    /// it mixes them, LF when it has none).
     pub fn eol(&self) -> &'static str {
-        convention(self.lines.iter().map(|l| l.eol))
+        self.convention
     }
 
     /// Whether the last line has a terminator (an empty file counts as ending with one).
@@ -312,11 +316,8 @@ impl<'a> Editable<'a> {
     /// The text as lines, split on first use.
     pub fn doc(&mut self) -> &mut Doc<'a> {
         let (bom, body) = (self.bom, self.body);
-        self.doc.get_or_insert_with(|| Doc {
-            bom,
-            lines: split_lines(body),
-            touched: Vec::new(),
-        })
+        self.doc
+            .get_or_insert_with(|| Doc::new(bom, split_lines(body)))
     }
 
     /// A buffer that already holds the BOM, for building a new text without a copy; hand it

@@ -1854,6 +1854,20 @@ mod tests {
     }
 
     #[test]
+    fn every_window_of_all_takes_the_convention_of_the_file_as_read() {
+        // Six CRLF and six LF line ends: a tie, so the file's convention is CRLF. The second
+        // window's edit takes a CRLF line away; spliced first (last to first), it must not
+        // tip the first window's inserted line to LF.
+        let text = "  foo\r\n  bar\n  baz\r\n  qux\ns1\ns2\ns3\ns4\n  foo\r\n  bar\r\n  baz\r\n  qux\r\n";
+        let (out, r) = run(text, "foo\nbar\nbaz\nqux", "foo\n\nNEW", Policy::All).unwrap();
+        assert_eq!((r.stage, r.count), ("normalised", 2));
+        assert_eq!(
+            out,
+            "  foo\r\n\r\n  NEW\ns1\ns2\ns3\ns4\n  foo\r\n\r\n  NEW\r\n"
+        );
+    }
+
+    #[test]
     fn normalised_stage_takes_the_file_indentation_for_changed_lines_and_warns() {
         let text = "fn main() {\n        let x = 1;   \n        call(x);\n}\n";
         let (out, r) = run(
