@@ -329,6 +329,21 @@ test_expect_success 'git format-patch output applies: its message and signature 
 	applies_like_git
 '
 
+test_expect_success 'a line "-- " that is not followed by git'"'"'s version is a hunk line, never a signature' '
+	base "printf \"x\\n- \\n\\nq\\nr\\n\" >f.txt" &&
+	# The header undercounts the hunk, which goes on with "-- " (the removal of "- ") and
+	# an empty context line, as a mailer that strips trailing blanks leaves it. Taken for a
+	# signature, "-- " would end the patch after x -> X and skip r -> R in silence.
+	printf "%s\n" "--- a/f.txt" "+++ b/f.txt" "@@ -1 +1 @@" "-x" "+X" "-- " "" " q" "-r" "+R" >"$PATCH" &&
+	refused_whole 18 PATCH_FAILED &&
+	test "$(json_get .error.details.reason refusal.json)" = hunk_body_too_long &&
+	test "$(json_get .error.details.line refusal.json)" = 6 &&
+	# The same as the patch'"'"'s last line.
+	printf "%s\n" "--- a/f.txt" "+++ b/f.txt" "@@ -1 +1 @@" "-x" "+X" "-- " >"$PATCH" &&
+	refused_whole 18 PATCH_FAILED &&
+	test "$(json_get .error.details.reason refusal.json)" = hunk_body_too_long
+'
+
 test_expect_success 'patch_files has one entry per section and names what happened to each' '
 	base "echo m >mod.txt && echo d >del.txt && seq 1 30 >ren.txt && echo x >exe" &&
 	change "echo more >>mod.txt && git rm -q del.txt && git mv ren.txt renamed.txt && chmod +x exe && mkdir n && echo new >n/new.txt" &&

@@ -896,11 +896,16 @@ impl<'a> Reader<'a> {
     }
 
     /// Whether the cursor is on the email signature `git format-patch` ends a patch with:
-    /// `-- ` and then a line that could not continue a hunk (git's version, or nothing).
+    /// `-- ` and then git's version, a line that could not continue a hunk. Anything else
+    /// after `-- ` (an empty line, which is an empty context line, or the end of the patch)
+    /// leaves `-- ` a hunk line that removes `- `: taken for a signature after a hunk whose
+    /// header counts too few lines, it would end the patch there and skip the rest of the
+    /// hunk in silence.
     fn at_signature(&self) -> bool {
         self.peek() == Some("-- ")
-            && self.at(self.i + 1).is_none_or(|next| {
-                !matches!(next.chars().next(), Some(' ' | '+' | '-' | '@' | '\\'))
+            && self.at(self.i + 1).is_some_and(|next| {
+                !next.is_empty()
+                    && !matches!(next.chars().next(), Some(' ' | '+' | '-' | '@' | '\\'))
             })
     }
 
