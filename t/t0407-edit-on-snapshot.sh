@@ -360,6 +360,18 @@ test_expect_success 'a unified diff made on a version merges below lines inserte
 	cmp expected p.txt
 '
 
+test_expect_success 'a hunk header that states line 0 for old lines merges as one stating line 1' '
+	ten p.txt &&
+	base=$(snapshot p.txt) &&
+	printf "%s\n" "--- a/p.txt" "+++ b/p.txt" "@@ -0,3 +0,3 @@" " one" "-two" "+TWO" " three" >p.patch &&
+	echo eleven >>p.txt &&
+	keeper --json file apply-patch p.patch --base "$base" >out.json &&
+	test "$(json_get .ok out.json)" = true &&
+	ten expected &&
+	sed -i "s/^two$/TWO/" expected && echo eleven >>expected &&
+	cmp expected p.txt
+'
+
 test_expect_success 'a Codex patch made on a version conflicts with a change to its lines, writing nothing' '
 	ten q.txt &&
 	base=$(snapshot q.txt) &&

@@ -492,11 +492,12 @@ fn hunk_ranges(bytes: &[u8], hunks: &[patch::HunkReport]) -> Vec<std::ops::Range
         .iter()
         .map(|h| {
             // The first old line, 0-based; a hunk without old lines states the line after
-            // which it inserts.
+            // which it inserts. A header that states line 0 for old lines (`@@ -0,3 +0,3 @@`,
+            // which git apply and GNU patch take for line 1) is taken so too.
             let first = if h.old_lines == 0 {
                 h.old_start
             } else {
-                h.old_start - 1
+                h.old_start.saturating_sub(1)
             };
             let first = first.saturating_add_signed(h.offset as isize);
             let from = first.min(last);
