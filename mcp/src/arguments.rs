@@ -145,7 +145,7 @@ fn whole(value: &Value) -> Option<u64> {
     let float = value.as_f64()?;
     // 2^64 is exact as an f64; every whole float below it converts to u64 exactly.
     (float.fract() == 0.0 && (0.0..18_446_744_073_709_551_616.0).contains(&float))
-        .then(|| float as u64)
+        .then_some(float as u64)
 }
 
 /// `"a", "b" or "c"`.

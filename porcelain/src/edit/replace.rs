@@ -1858,7 +1858,8 @@ mod tests {
         // Six CRLF and six LF line ends: a tie, so the file's convention is CRLF. The second
         // window's edit takes a CRLF line away; spliced first (last to first), it must not
         // tip the first window's inserted line to LF.
-        let text = "  foo\r\n  bar\n  baz\r\n  qux\ns1\ns2\ns3\ns4\n  foo\r\n  bar\r\n  baz\r\n  qux\r\n";
+        let text =
+            "  foo\r\n  bar\n  baz\r\n  qux\ns1\ns2\ns3\ns4\n  foo\r\n  bar\r\n  baz\r\n  qux\r\n";
         let (out, r) = run(text, "foo\nbar\nbaz\nqux", "foo\n\nNEW", Policy::All).unwrap();
         assert_eq!((r.stage, r.count), ("normalised", 2));
         assert_eq!(
