@@ -439,9 +439,10 @@ impl Workspace {
         if paths.is_empty() {
             return Err(Error::invalid("name at least one path"));
         }
-        // Bounds that no file could meet refuse the request, as they refuse a single read,
-        // rather than failing every path alike.
+        // Bounds that no file could meet, or an encoding no file could be read in, refuse the
+        // request, as they refuse a single read, rather than failing every path alike.
         self.read_bounds(options, BoundNames::READ_MANY)?;
+        text::encoding_for(options.encoding.as_deref())?;
         Ok(paths
             .iter()
             .map(
