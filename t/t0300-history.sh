@@ -403,6 +403,44 @@ test_expect_success 'history diff of a delete has /dev/null on the new side' '
 	test_cmp expect actual
 '
 
+test_expect_success 'history diff of an empty file created or deleted has the two header lines, as its result had' '
+	: >empty.in &&
+	keeper --json file create e.txt --input empty.in >created &&
+	keeper --json file delete e.txt >deleted &&
+	printf "%s\n" "--- /dev/null" "+++ b/e.txt" >expect.created &&
+	printf "%s\n" "--- a/e.txt" "+++ /dev/null" >expect.deleted &&
+	for change in created deleted
+	do
+		jq -e -j ".diffs[0].diff" $change >result &&
+		test_cmp expect.$change result &&
+		keeper --json history diff "$(op_of $change)" >out &&
+		jq -e -j ".paths[0].diff" out >actual &&
+		test_cmp expect.$change actual &&
+		test "$(json_get .paths[0].truncated out)" = false &&
+		keeper history diff "$(op_of $change)" >human &&
+		test_cmp expect.$change human || return 1
+	done
+'
+
+test_expect_success 'a history diff over 256 KiB is cut to whole lines, says so, and is truncated' '
+	awk "BEGIN { for (i = 0; i < 30000; i++) printf \"line %06d\\n\", i }" >big.v1 &&
+	awk "BEGIN { for (i = 0; i < 30000; i++) printf (i % 2 ? \"LINE %06d\\n\" : \"line %06d\\n\"), i }" >big.v2 &&
+	keeper --json file create big.txt --input big.v1 >out &&
+	keeper --json file write big.txt --input big.v2 >out &&
+	keeper --json history diff "$(op_of out)" >diff.json &&
+	test "$(json_get .paths[0].truncated diff.json)" = true &&
+	jq -e -j ".paths[0].diff" diff.json >diff &&
+	test "$(wc -c <diff)" -lt 270000 &&
+	# Every line but the note is a whole line of the diff: a header, a hunk header, or a
+	# context, removed or added line of the two versions.
+	tail -n 1 diff | grep "^\.\.\. diff cut at 256 KiB" &&
+	{ sed "\$d" diff | grep -v -E "^(--- a/|\+\+\+ b/|@@ -[0-9]+,[0-9]+ \+[0-9]+,[0-9]+ @@$|[-+ ](line|LINE) [0-9]{6}$)" >odd; true; } &&
+	test_must_be_empty odd &&
+	keeper history diff "$(op_of out)" >human 2>err &&
+	test_cmp diff human &&
+	grep "truncated: the diff of big.txt is only its start" err
+'
+
 test_expect_success 'history diff of a binary file says binary and has no body' '
 	printf "\000\001binary one\377" >bin.v1 &&
 	printf "\000\002binary two\377" >bin.v2 &&

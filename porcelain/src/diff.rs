@@ -19,7 +19,7 @@ type Script = Vec<(char, usize, usize)>;
 /// The unified diff from `old` to `new` as GNU `diff -u` writes it, with `context` lines
 /// around each change, headed `--- FROM` / `+++ TO`; empty when the texts are equal. A
 /// `timeout` bounds the line diff (a coarser, still correct diff after it), and the text is
-/// cut at a whole character past `max_bytes` with a note saying so.
+/// cut to whole lines within `max_bytes` with a note saying so.
 pub(crate) fn unified(
     from: &str,
     to: &str,
@@ -29,6 +29,25 @@ pub(crate) fn unified(
     timeout: Option<Duration>,
     max_bytes: usize,
 ) -> String {
+    let mut written = minimal(from, to, old, new, context, timeout, max_bytes);
+    if written.cut {
+        written
+            .text
+            .push_str(&format!("... diff cut at {} KiB\n", max_bytes / 1024));
+    }
+    written.text
+}
+
+/// [`unified`] without the note: the caller says why the diff was cut.
+pub(crate) fn minimal(
+    from: &str,
+    to: &str,
+    old: &str,
+    new: &str,
+    context: usize,
+    timeout: Option<Duration>,
+    max_bytes: usize,
+) -> Written {
     let mut config = similar::TextDiff::configure();
     if let Some(timeout) = timeout {
         config.timeout(timeout);
@@ -36,21 +55,15 @@ pub(crate) fn unified(
     let (old_lines, new_lines) = (lines(old), lines(new));
     let diff = config.diff_slices(&old_lines, &new_lines);
     let script = script_of(diff.ops());
-    let mut written = write(
+    write(
         from, to, &old_lines, &new_lines, &script, context, max_bytes,
-    );
-    if written.cut {
-        written
-            .text
-            .push_str(&format!("\n... diff cut at {} KiB\n", max_bytes / 1024));
-    }
-    written.text
+    )
 }
 
 /// A unified diff as [`changes`] writes it.
 #[derive(Debug, Default)]
 pub(crate) struct Written {
-    /// The diff, cut at a whole character at `max_bytes` when `cut` (without a note: the
+    /// The diff, cut to whole lines within `max_bytes` when `cut` (without a note: the
     /// caller says why it was cut).
     pub text: String,
     /// Lines added and removed by the whole diff, counted before any cut.
@@ -200,8 +213,8 @@ fn script_of(ops: &[DiffOp]) -> Script {
     script
 }
 
-/// Writes `script` as hunks with `context` lines around each change, cut at a whole character
-/// at `max_bytes`.
+/// Writes `script` as hunks with `context` lines around each change, cut to whole lines
+/// within `max_bytes`.
 fn write(
     from: &str,
     to: &str,
@@ -256,11 +269,7 @@ fn write(
     }
     let cut = out.len() > max_bytes;
     if cut {
-        let mut at = max_bytes;
-        while !out.is_char_boundary(at) {
-            at -= 1;
-        }
-        out.truncate(at);
+        out.truncate(whole_lines_within(&out, max_bytes));
     }
     Written {
         text: out,
@@ -268,6 +277,20 @@ fn write(
         removed,
         cut,
     }
+}
+
+/// Where to cut `diff` to keep at most `max_bytes` of it in whole lines: a line cut in the
+/// middle reads as another line (`-li` of `-line 7`, a removal of `li`). A line whose
+/// `\ No newline at end of file` marker would be cut off goes too: without its marker it
+/// would read as ending in a newline.
+fn whole_lines_within(diff: &str, max_bytes: usize) -> usize {
+    let bytes = diff.as_bytes();
+    let line_start = |end: usize| memchr::memrchr(b'\n', &bytes[..end]).map_or(0, |i| i + 1);
+    let mut at = line_start(max_bytes.min(bytes.len()));
+    if bytes.get(at) == Some(&b'\\') && at > 0 {
+        at = line_start(at - 1);
+    }
+    at
 }
 
 /// A name as a `---`/`+++` header writes it, so that `apply-patch` and `git apply` read back
@@ -468,10 +491,39 @@ mod tests {
         let old: String = (0..1000).map(|i| format!("line {i}\n")).collect();
         let written = changes("a/f", "b/f", &old, "", 3, None, 100);
         assert!(written.cut);
-        assert_eq!(written.text.len(), 100);
         assert_eq!((written.added, written.removed), (0, 1000));
         let whole = changed(&old, "");
         assert!(whole.text.starts_with(&written.text));
+        // Whole lines, as many as fit: the next line would not.
+        assert!(written.text.ends_with('\n') && written.text.len() <= 100);
+        let next = whole.text[written.text.len()..]
+            .split_inclusive('\n')
+            .next();
+        assert!(written.text.len() + next.unwrap().len() > 100);
+    }
+
+    #[test]
+    fn a_cut_never_splits_a_line_or_leaves_a_line_without_its_marker() {
+        let diff = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-line one\n\\ No newline at end of file\n+x\n";
+        let marker_at = diff.find('\\').unwrap();
+        for max in 0..diff.len() {
+            let at = whole_lines_within(diff, max);
+            assert!(at <= max, "{max}");
+            assert!(
+                at == 0 || diff.as_bytes()[at - 1] == b'\n',
+                "{max}: cut mid-line"
+            );
+            // `-line one` is kept only with its marker.
+            assert!(at != marker_at, "{max}: the marker was cut off its line");
+        }
+        assert_eq!(
+            whole_lines_within(diff, marker_at + 3),
+            diff.find("-line").unwrap()
+        );
+        assert_eq!(
+            whole_lines_within(diff, diff.len() - 1),
+            diff.find("+x").unwrap()
+        );
     }
 
     #[test]

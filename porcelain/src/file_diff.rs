@@ -59,7 +59,7 @@ impl Workspace {
         let (old_hash, new_hash) = (ObjectId::of(&old), ObjectId::of(&new));
         let (old_text, new_text) = (text(path, &old)?, text(other, &new)?);
         let identical = old_hash == new_hash;
-        let (mut diff, added, removed, cut) = if identical {
+        let (diff, added, removed, cut) = if identical {
             (String::new(), 0, 0, false)
         } else {
             let from = format!("a/{}", self.inner.root.relative(path)?);
@@ -75,11 +75,6 @@ impl Workspace {
             );
             (written.text, written.added, written.removed, written.cut)
         };
-        if cut {
-            // Whole lines only: a line cut in the middle would read as a different line.
-            let keep = diff.rfind('\n').map_or(0, |at| at + 1);
-            diff.truncate(keep);
-        }
         Ok(FileDiff {
             path: path.to_owned(),
             other: other.to_owned(),

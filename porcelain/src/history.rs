@@ -80,8 +80,12 @@ pub struct PathDiff {
     /// none is shown).
     #[schemars(extend("enum" = ["text", "binary", "history_skipped", "directory", "unchanged", "never_stored", "pruned"]))]
     pub diff_kind: &'static str,
-    /// The unified diff, for `text`; null otherwise.
+    /// The unified diff, for `text`; null otherwise. An empty file created or deleted has
+    /// the two header lines only. A diff longer than 256 KiB is cut to whole lines within
+    /// that, ends with a line saying so, and says `truncated`.
     pub diff: Option<String>,
+    /// Whether `diff` was cut: it is then only the start of the change.
+    pub truncated: bool,
 }
 
 /// The result of `history diff`: what one operation changed, path by path.
@@ -224,16 +228,18 @@ impl Workspace {
                 };
                 let (old, new) = (read(item.before_hash)?, read(item.after_hash)?);
                 match unified(&item.path, old.as_deref(), new.as_deref()) {
-                    Some(text) => ("text", Some(text)),
+                    Some(written) => ("text", Some(written)),
                     None => ("binary", None),
                 }
             };
+            let truncated = diff.as_ref().is_some_and(|w| w.cut);
             paths.push(PathDiff {
                 path: item.path.clone(),
                 change: item.change.clone(),
                 kind: item.kind.as_str(),
                 diff_kind,
-                diff,
+                diff: diff.map(|w| w.text),
+                truncated,
             });
         }
         Ok(HistoryDiff {
@@ -639,7 +645,10 @@ fn inverse(item: &Item, now: Observed) -> Item {
 }
 
 /// A unified diff between two versions (absent = `None`), or `None` when either is not text.
-fn unified(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> Option<String> {
+/// A version created or deleted without lines (an empty file) has its two header lines, which
+/// say which; a diff over [`MAX_DIFF_BYTES`] is cut to whole lines and ends with a line saying
+/// so.
+fn unified(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> Option<crate::diff::Written> {
     let old_text = old.map(std::str::from_utf8).transpose().ok()?;
     let new_text = new.map(std::str::from_utf8).transpose().ok()?;
     if old.is_some_and(|b| b.contains(&0)) || new.is_some_and(|b| b.contains(&0)) {
@@ -655,7 +664,7 @@ fn unified(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> Option<String>
     } else {
         "/dev/null".into()
     };
-    Some(crate::diff::unified(
+    let mut written = crate::diff::minimal(
         &from,
         &to,
         old_text.unwrap_or(""),
@@ -663,5 +672,19 @@ fn unified(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> Option<String>
         3,
         None,
         MAX_DIFF_BYTES,
-    ))
+    );
+    if written.text.is_empty() {
+        written.text = format!(
+            "--- {}\n+++ {}\n",
+            crate::diff::header_name(&from),
+            crate::diff::header_name(&to)
+        );
+    }
+    if written.cut {
+        written.text.push_str(&format!(
+            "... diff cut at {} KiB: history diff shows at most that much of one path\n",
+            MAX_DIFF_BYTES / 1024
+        ));
+    }
+    Some(written)
 }

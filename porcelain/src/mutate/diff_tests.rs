@@ -405,11 +405,15 @@ fn the_result_is_cut_at_max_diff_bytes_and_the_rest_omitted() {
     let first = &result.diffs[0];
     assert_eq!((first.path.as_str(), first.diff_kind), ("one.txt", "text"));
     let text = first.diff.as_deref().unwrap();
-    let (kept, note) = text.split_at(200);
+    let (kept, note) = text.split_at(text.find("... diff cut here").unwrap());
+    // Whole lines of the diff, as many as fit the bound: the next would not.
     assert!(kept.starts_with("--- a/one.txt\n+++ /dev/null\n@@ -1,100 +0,0 @@\n-line 0\n"));
+    assert!(kept.ends_with('\n') && kept.len() <= 200, "{kept:?}");
+    let next = format!("-line {}\n", kept.lines().count() - 3);
+    assert!(kept.len() + next.len() > 200, "{kept:?}");
     assert_eq!(
         note,
-        "\n... diff cut here: a result shows at most max_diff_bytes (200) of diff\n"
+        "... diff cut here: a result shows at most max_diff_bytes (200) of diff\n"
     );
     // The counts are the whole diff's.
     assert_eq!(

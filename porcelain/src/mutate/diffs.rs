@@ -230,7 +230,11 @@ fn content_diff(
     if written.text.is_empty() {
         // No line changes: an empty file created or deleted, or a file copied or renamed as
         // it is. The headers alone say which.
-        written.text = format!("--- {from}\n+++ {to}\n");
+        written.text = format!(
+            "--- {}\n+++ {}\n",
+            crate::diff::header_name(&from),
+            crate::diff::header_name(&to)
+        );
         if written.text.len() > budget.left {
             budget.left = 0;
             budget.truncated = true;
@@ -241,7 +245,7 @@ fn content_diff(
         budget.left = 0;
         budget.truncated = true;
         written.text.push_str(&format!(
-            "\n... diff cut here: a result shows at most max_diff_bytes ({}) of diff\n",
+            "... diff cut here: a result shows at most max_diff_bytes ({}) of diff\n",
             budget.limit
         ));
     } else {

@@ -350,6 +350,7 @@ class PathDiff(Record):
     kind: str
     diff_kind: str
     diff: str | None
+    truncated: bool
 
 @final
 class HistoryDiff(Record):

@@ -35,7 +35,19 @@ pub fn cmd_diff(ws: &Workspace, args: &DiffArgs) -> Result<Reply> {
             (None, _) => human.push_str(&format!("{path} unchanged\n")),
         }
     }
+    let cut: Vec<String> = diff
+        .paths
+        .iter()
+        .filter(|p| p.truncated)
+        .map(|p| filekeeper::quote::path(&p.path).into_owned())
+        .collect();
     let mut reply = Reply::new(workspace_fields(ws, &diff), human);
     reply.diff = true;
+    if !cut.is_empty() {
+        reply.partial.push(format!(
+            "truncated: the diff of {} is only its start (history diff shows at most 256 KiB of one path); `keeper history show` gives the hashes, and `keeper cat-blob` the whole versions",
+            cut.join(", ")
+        ));
+    }
     Ok(reply)
 }
