@@ -348,7 +348,7 @@ impl Workspace {
         if !skipped.is_empty() {
             return Err(Error::new(
                 Code::HistoryUnavailable,
-                "the operation's previous bytes were above the history cap and were not stored",
+                "the operation is not undoable: it wrote or replaced a file above the history cap (max_history_blob_bytes), whose bytes were not stored",
             )
             .with("operation_id", id)
             .with("reason", "history_skipped")
