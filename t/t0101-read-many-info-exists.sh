@@ -156,7 +156,9 @@ test_expect_success 'read-many bounds no file could meet refuse the request, nam
 	json_get .error.message out | grep -e "^--max-bytes-per-file 99999999999 is above" &&
 	test_expect_code 2 keeper --json file read-many lf.txt crlf.txt --encoding bogus >out &&
 	test_error_code INVALID_ARGUMENT out &&
-	test "$(json_get .error.details.encoding out)" = bogus
+	test "$(json_get .error.details.encoding out)" = bogus &&
+	test_expect_code 2 keeper --json file read-many lf.txt crlf.txt --encoding utf-16le >out &&
+	test_error_code INVALID_ARGUMENT out
 '
 
 test_expect_success 'read-many --max-bytes-per-file truncates each file on its own' '

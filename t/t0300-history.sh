@@ -422,6 +422,23 @@ test_expect_success 'history diff of an empty file created or deleted has the tw
 	done
 '
 
+test_expect_success 'the header lines of an empty file quote its name as every diff header does' '
+	nl="$(printf "\nx")" && nl="${nl%x}" &&
+	tab="$(printf "\t")" &&
+	keeper --json file create "sp ace.txt" --input empty.in >space &&
+	keeper --json file create "n${nl}l.txt" --input empty.in >newline &&
+	printf "%s\n" "--- /dev/null" "+++ b/sp ace.txt${tab}" >expect.space &&
+	printf "%s\n" "--- /dev/null" "+++ \"b/n\\nl.txt\"" >expect.newline &&
+	for name in space newline
+	do
+		jq -e -j ".diffs[0].diff" $name >result &&
+		test_cmp expect.$name result &&
+		keeper --json history diff "$(op_of $name)" >out &&
+		jq -e -j ".paths[0].diff" out >actual &&
+		test_cmp expect.$name actual || return 1
+	done
+'
+
 test_expect_success 'a history diff over 256 KiB is cut to whole lines, says so, and is truncated' '
 	awk "BEGIN { for (i = 0; i < 30000; i++) printf \"line %06d\\n\", i }" >big.v1 &&
 	awk "BEGIN { for (i = 0; i < 30000; i++) printf (i % 2 ? \"LINE %06d\\n\" : \"line %06d\\n\"), i }" >big.v2 &&

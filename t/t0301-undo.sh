@@ -785,6 +785,23 @@ test_expect_success 'undo of a history-skipped write is HISTORY_UNAVAILABLE (exi
 	test_no_host_path out
 '
 
+test_expect_success 'a history-skipped creation and deletion are HISTORY_UNAVAILABLE too, and the message fits each' '
+	mkdir "$TRASH/capped2" &&
+	keeper --home "$TRASH/home2" workspace create capped2 "$TRASH/capped2" >/dev/null &&
+	seq 1 50 | sed "s/^/new line /" >big2.new &&
+	keeper --json --home "$TRASH/home2" --workspace capped2 file create big2.txt --input "$WS/big2.new" >created &&
+	keeper --json --home "$TRASH/home2" --workspace capped2 file delete big2.txt >deleted &&
+	for change in created deleted
+	do
+		test_expect_code 29 keeper --json --home "$TRASH/home2" --workspace capped2 \
+			history undo "$(op_of $change)" >out &&
+		test_error_code HISTORY_UNAVAILABLE out &&
+		json_get ".error.details.paths == [\"big2.txt\"]" out &&
+		json_get ".error.message | contains(\"created, replaced or deleted a file above the history cap\")" out || return 1
+	done &&
+	! test -e "$TRASH/capped2/big2.txt"
+'
+
 test_expect_success 'the refused history-skipped undo changed nothing' '
 	cmp big.new "$TRASH/capped/big.txt" &&
 	keeper --json --home "$TRASH/home2" --workspace capped history show "$(cat op.big)" >out &&

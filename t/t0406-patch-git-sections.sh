@@ -329,6 +329,18 @@ test_expect_success 'git format-patch output applies: its message and signature 
 	applies_like_git
 '
 
+test_expect_success 'a signature file that starts with a blank line is a signature too' '
+	base "printf \"a\\nb\\n\" >f.txt" &&
+	printf "\nJoe\n" >"$TRASH/sig" &&
+	(cd "$REPO" && echo c >>f.txt && git commit -q -a -m "add c" &&
+		git format-patch -q -1 --stdout --signature-file="$TRASH/sig" >"$PATCH" &&
+		git reset -q --hard HEAD~1) &&
+	grep -A1 "^-- \$" "$PATCH" >dashes &&
+	test_line_count = 2 dashes &&
+	test "$(tail -n 1 dashes)" = "" &&
+	applies_like_git
+'
+
 test_expect_success 'a line "-- " that is not followed by git'"'"'s version is a hunk line, never a signature' '
 	base "printf \"x\\n- \\n\\nq\\nr\\n\" >f.txt" &&
 	# The header undercounts the hunk, which goes on with "-- " (the removal of "- ") and
@@ -338,8 +350,11 @@ test_expect_success 'a line "-- " that is not followed by git'"'"'s version is a
 	refused_whole 18 PATCH_FAILED &&
 	test "$(json_get .error.details.reason refusal.json)" = hunk_body_too_long &&
 	test "$(json_get .error.details.line refusal.json)" = 6 &&
-	# The same as the patch'"'"'s last line.
+	# The same as the patch'"'"'s last line, or followed by blank lines only.
 	printf "%s\n" "--- a/f.txt" "+++ b/f.txt" "@@ -1 +1 @@" "-x" "+X" "-- " >"$PATCH" &&
+	refused_whole 18 PATCH_FAILED &&
+	test "$(json_get .error.details.reason refusal.json)" = hunk_body_too_long &&
+	printf "%s\n" "--- a/f.txt" "+++ b/f.txt" "@@ -1 +1 @@" "-x" "+X" "-- " "" "" >"$PATCH" &&
 	refused_whole 18 PATCH_FAILED &&
 	test "$(json_get .error.details.reason refusal.json)" = hunk_body_too_long
 '

@@ -140,12 +140,13 @@ fn check(name: &str, property: &Value, value: &mut Value) -> Result<()> {
     }
 }
 
-/// A number with no fractional part that fits 64 bits unsigned, written as a float.
+/// A non-negative whole number written as a float, below 2^53. From 2^53 on, a float has
+/// no fraction to show: `9007199254740993.5` is read as `9007199254740994`, another integer
+/// than the one written, so such a number is refused rather than taken for one.
 fn whole(value: &Value) -> Option<u64> {
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
     let float = value.as_f64()?;
-    // 2^64 is exact as an f64; every whole float below it converts to u64 exactly.
-    (float.fract() == 0.0 && (0.0..18_446_744_073_709_551_616.0).contains(&float))
-        .then_some(float as u64)
+    (float.fract() == 0.0 && (0.0..EXACT).contains(&float)).then_some(float as u64)
 }
 
 /// `"a", "b" or "c"`.
@@ -240,12 +241,18 @@ mod tests {
             (json!(2.0), 2),
             (json!(0.0), 0),
             (json!(-0.0), 0),
-            (json!(1e19), 10_000_000_000_000_000_000),
+            (json!(9_007_199_254_740_991.0), 9_007_199_254_740_991),
         ] {
             let parsed = parse_example(json!({"name": "n", "count": given})).unwrap();
             assert_eq!(parsed.count, Some(count), "{given}");
         }
-        for given in [json!(2.5), json!(-1.0), json!(1e20), json!(-0.5)] {
+        for given in [
+            json!(2.5),
+            json!(-1.0),
+            json!(-0.5),
+            json!(9_007_199_254_740_992.0),
+            json!(1e19),
+        ] {
             let (message, argument) = refusal(json!({"name": "n", "count": given}));
             assert_eq!(message, "argument count must be a non-negative integer");
             assert_eq!(argument, "count");

@@ -29,7 +29,7 @@ pub(crate) fn unified(
     timeout: Option<Duration>,
     max_bytes: usize,
 ) -> String {
-    let mut written = minimal(from, to, old, new, context, timeout, max_bytes);
+    let mut written = unified_unnoted(from, to, old, new, context, timeout, max_bytes);
     if written.cut {
         written
             .text
@@ -38,8 +38,8 @@ pub(crate) fn unified(
     written.text
 }
 
-/// [`unified`] without the note: the caller says why the diff was cut.
-pub(crate) fn minimal(
+/// [`unified`] without the note on a cut diff: the caller says why it was cut.
+pub(crate) fn unified_unnoted(
     from: &str,
     to: &str,
     old: &str,
@@ -242,15 +242,19 @@ fn write(
         return Written::default();
     }
     let mut out = format!("--- {}\n+++ {}\n", header_name(from), header_name(to));
+    // Where each hunk's header ends: a cut right after one keeps the header without its body.
+    let mut header_ends = Vec::new();
     for (lo, hi) in hunks {
         let part = &script[lo..hi];
         let old_count = part.iter().filter(|l| l.0 != '+').count();
         let new_count = part.iter().filter(|l| l.0 != '-').count();
+        let header_start = out.len();
         out.push_str(&format!(
             "@@ -{} +{} @@\n",
             range(part[0].1, old_count),
             range(part[0].2, new_count)
         ));
+        header_ends.push((header_start, out.len()));
         for &(sign, o, n) in part {
             let text = if sign == '+' {
                 new_lines[n]
@@ -269,7 +273,20 @@ fn write(
     }
     let cut = out.len() > max_bytes;
     if cut {
-        out.truncate(whole_lines_within(&out, max_bytes));
+        let mut at = whole_lines_within(&out, max_bytes);
+        // A hunk header whose body is cut off says nothing: it goes, and a cut that keeps no
+        // line of any hunk's body keeps nothing (the headers alone would read as a change
+        // without lines, an empty file's).
+        if let Some(&(start, _)) = header_ends.iter().find(|&&(_, end)| end == at) {
+            at = start;
+        }
+        if header_ends
+            .first()
+            .is_none_or(|&(_, first_body)| at <= first_body)
+        {
+            at = 0;
+        }
+        out.truncate(at);
     }
     Written {
         text: out,
@@ -500,6 +517,31 @@ mod tests {
             .split_inclusive('\n')
             .next();
         assert!(written.text.len() + next.unwrap().len() > 100);
+    }
+
+    #[test]
+    fn a_cut_keeps_no_hunk_header_without_its_body_and_no_headers_alone() {
+        let old: String = (0..20).map(|i| format!("line {i}\n")).collect();
+        let new = old
+            .replace("line 1\n", "LINE 1\n")
+            .replace("line 18\n", "LINE 18\n");
+        let whole = changes("a/f", "b/f", &old, &new, 3, None, usize::MAX).text;
+        let second = whole.rfind("@@ -").unwrap();
+        let second_end = second + whole[second..].find('\n').unwrap() + 1;
+        for max in 0..whole.len() {
+            let written = changes("a/f", "b/f", &old, &new, 3, None, max);
+            let text = written.text;
+            assert!(whole.starts_with(&text) && written.cut, "{max}");
+            // Nothing, or headers, a hunk header and at least one line of its body.
+            assert!(
+                text.is_empty() || text.lines().count() >= 4,
+                "{max}: {text:?}"
+            );
+            assert!(!text.ends_with(" @@\n"), "{max}: {text:?}");
+            if (second_end..second_end + 5).contains(&max) {
+                assert_eq!(text.len(), second, "{max}");
+            }
+        }
     }
 
     #[test]

@@ -99,8 +99,8 @@ pub struct HistoryDiff {
     pub paths: Vec<PathDiff>,
 }
 
-/// A diff longer than this is cut: history shows changes, it never dumps file bodies.
-const MAX_DIFF_BYTES: usize = 256 * 1024;
+/// A path's diff longer than this is cut: history shows changes, it never dumps file bodies.
+pub const HISTORY_DIFF_MAX_BYTES: usize = 256 * 1024;
 
 impl Workspace {
     fn existing_journal(&self) -> Result<Option<Journal>> {
@@ -348,7 +348,7 @@ impl Workspace {
         if !skipped.is_empty() {
             return Err(Error::new(
                 Code::HistoryUnavailable,
-                "the operation is not undoable: it wrote or replaced a file above the history cap (max_history_blob_bytes), whose bytes were not stored",
+                "the operation is not undoable: it created, replaced or deleted a file above the history cap (max_history_blob_bytes), whose bytes were not stored",
             )
             .with("operation_id", id)
             .with("reason", "history_skipped")
@@ -646,7 +646,7 @@ fn inverse(item: &Item, now: Observed) -> Item {
 
 /// A unified diff between two versions (absent = `None`), or `None` when either is not text.
 /// A version created or deleted without lines (an empty file) has its two header lines, which
-/// say which; a diff over [`MAX_DIFF_BYTES`] is cut to whole lines and ends with a line saying
+/// say which; a diff over [`HISTORY_DIFF_MAX_BYTES`] is cut to whole lines and ends with a line saying
 /// so.
 fn unified(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> Option<crate::diff::Written> {
     let old_text = old.map(std::str::from_utf8).transpose().ok()?;
@@ -664,16 +664,16 @@ fn unified(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> Option<crate::
     } else {
         "/dev/null".into()
     };
-    let mut written = crate::diff::minimal(
+    let mut written = crate::diff::unified_unnoted(
         &from,
         &to,
         old_text.unwrap_or(""),
         new_text.unwrap_or(""),
         3,
         None,
-        MAX_DIFF_BYTES,
+        HISTORY_DIFF_MAX_BYTES,
     );
-    if written.text.is_empty() {
+    if written.text.is_empty() && !written.cut {
         written.text = format!(
             "--- {}\n+++ {}\n",
             crate::diff::header_name(&from),
@@ -682,8 +682,8 @@ fn unified(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> Option<crate::
     }
     if written.cut {
         written.text.push_str(&format!(
-            "... diff cut at {} KiB: history diff shows at most that much of one path\n",
-            MAX_DIFF_BYTES / 1024
+            "... diff cut at {} KiB: a path's diff is shown up to that much\n",
+            HISTORY_DIFF_MAX_BYTES / 1024
         ));
     }
     Some(written)

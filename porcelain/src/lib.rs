@@ -81,7 +81,9 @@ pub use edit::{EditGuards, FileReport, HunkReport, Landed, MergeReport, Policy, 
 pub use file_diff::{DiffOptions, FileDiff};
 pub use find_up::FoundUp;
 pub use grep::{GrepMatch, GrepOptions, GrepResult};
-pub use history::{HistoryDiff, HistoryEntry, HistoryFilter, HistoryOperation, PathDiff};
+pub use history::{
+    HISTORY_DIFF_MAX_BYTES, HistoryDiff, HistoryEntry, HistoryFilter, HistoryOperation, PathDiff,
+};
 pub use listing::{ListEntry, ListOptions, Listing};
 pub use mutate::{
     Change, MutationDiff, MutationExtra, MutationItem, MutationOptions, MutationResult,

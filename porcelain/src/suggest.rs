@@ -298,16 +298,16 @@ impl Workspace {
                 "the version you expected or the file now is not text within the history cap, so no diff is shown: re-read the file, then retry against its current hash",
             ));
         };
-        let diff = crate::diff::unified(
+        let written = crate::diff::unified_unnoted(
             &format!("a/{rel}"),
             &format!("b/{rel}"),
             &old,
             &new,
             3,
             Some(DIFF_TIMEOUT),
-            usize::MAX,
+            MAX_DIFF_BYTES,
         );
-        let (diff, truncated) = whole_lines(&diff, MAX_DIFF_BYTES);
+        let (diff, truncated) = (written.text, written.cut);
         err = err
             .with("diff_since_expected", diff)
             .with("diff_since_expected_truncated", truncated);
@@ -317,19 +317,6 @@ impl Workspace {
             "details.diff_since_expected shows what changed since the version you expected: make your change to the file as it is now and retry against details.actual_hash, or re-read it"
         }))
     }
-}
-
-/// `text` cut after its last whole line within `max` bytes, and whether it was cut.
-fn whole_lines(text: &str, max: usize) -> (String, bool) {
-    if text.len() <= max {
-        return (text.to_owned(), false);
-    }
-    // A line end is one byte, so the last one within `max` bytes ends a whole line.
-    let cut = text.as_bytes()[..max]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
-    (text[..cut].to_owned(), true)
 }
 
 /// Where operation `op` took the path `rel`, which held `before` until then: for a move, the
@@ -668,12 +655,5 @@ mod tests {
         assert_eq!(nearness("config.json", "config.yaml"), Some(4));
         assert_eq!(nearness("lib.rs", "main.rs"), None);
         assert_eq!(nearness("a", "b"), Some(1));
-    }
-
-    #[test]
-    fn a_diff_is_cut_after_a_whole_line() {
-        assert_eq!(whole_lines("ab\ncd\n", 10), ("ab\ncd\n".to_owned(), false));
-        assert_eq!(whole_lines("ab\ncd\n", 4), ("ab\n".to_owned(), true));
-        assert_eq!(whole_lines("ab\ncd\n", 1), (String::new(), true));
     }
 }

@@ -896,17 +896,27 @@ impl<'a> Reader<'a> {
     }
 
     /// Whether the cursor is on the email signature `git format-patch` ends a patch with:
-    /// `-- ` and then git's version, a line that could not continue a hunk. Anything else
-    /// after `-- ` (an empty line, which is an empty context line, or the end of the patch)
-    /// leaves `-- ` a hunk line that removes `- `: taken for a signature after a hunk whose
-    /// header counts too few lines, it would end the patch there and skip the rest of the
-    /// hunk in silence.
+    /// `-- `, then the signature's text (git's version, or a `--signature-file` that may
+    /// start with blank lines). The first line after `-- ` that is not blank must be text that
+    /// could not continue a hunk, nor start a section: `-- ` followed by nothing but blank
+    /// lines, or by a line such as ` q` after them, is a hunk line removing `- ` (and blank
+    /// lines are empty context lines), and taken for a signature after a hunk whose header
+    /// counts too few lines, it would end the patch there and skip the rest of the hunk in
+    /// silence.
     fn at_signature(&self) -> bool {
-        self.peek() == Some("-- ")
-            && self.at(self.i + 1).is_some_and(|next| {
-                !next.is_empty()
-                    && !matches!(next.chars().next(), Some(' ' | '+' | '-' | '@' | '\\'))
-            })
+        if self.peek() != Some("-- ") {
+            return false;
+        }
+        let mut i = self.i + 1;
+        while self.at(i).is_some_and(str::is_empty) {
+            i += 1;
+        }
+        self.at(i).is_some_and(|text| {
+            !matches!(text.chars().next(), Some(' ' | '+' | '-' | '@' | '\\'))
+                && !text.starts_with("diff ")
+                && !text.starts_with("Index: ")
+                && self.headers_at(i).is_none()
+        })
     }
 
     /// Whether only blank lines remain from the cursor until the end or the next section.

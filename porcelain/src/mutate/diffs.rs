@@ -227,6 +227,12 @@ fn content_diff(
         Some(budget.deadline),
         budget.left,
     );
+    if written.cut && written.text.is_empty() {
+        // Not one line of the diff fits what is left of the bound.
+        budget.left = 0;
+        budget.truncated = true;
+        return ("omitted", None);
+    }
     if written.text.is_empty() {
         // No line changes: an empty file created or deleted, or a file copied or renamed as
         // it is. The headers alone say which.

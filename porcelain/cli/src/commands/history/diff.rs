@@ -45,8 +45,9 @@ pub fn cmd_diff(ws: &Workspace, args: &DiffArgs) -> Result<Reply> {
     reply.diff = true;
     if !cut.is_empty() {
         reply.partial.push(format!(
-            "truncated: the diff of {} is only its start (history diff shows at most 256 KiB of one path); `keeper history show` gives the hashes, and `keeper cat-blob` the whole versions",
-            cut.join(", ")
+            "truncated: the diff of {} is only its start (history diff shows at most {} KiB of one path); `keeper history show` gives the hashes, and `keeper cat-blob` the whole versions",
+            cut.join(", "),
+            filekeeper::HISTORY_DIFF_MAX_BYTES / 1024
         ));
     }
     Ok(reply)
