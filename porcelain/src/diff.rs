@@ -19,27 +19,8 @@ type Script = Vec<(char, usize, usize)>;
 /// The unified diff from `old` to `new` as GNU `diff -u` writes it, with `context` lines
 /// around each change, headed `--- FROM` / `+++ TO`; empty when the texts are equal. A
 /// `timeout` bounds the line diff (a coarser, still correct diff after it), and the text is
-/// cut to whole lines within `max_bytes` with a note saying so.
+/// cut to whole lines within `max_bytes` (`cut`; the caller adds a note saying why).
 pub(crate) fn unified(
-    from: &str,
-    to: &str,
-    old: &str,
-    new: &str,
-    context: usize,
-    timeout: Option<Duration>,
-    max_bytes: usize,
-) -> String {
-    let mut written = unified_unnoted(from, to, old, new, context, timeout, max_bytes);
-    if written.cut {
-        written
-            .text
-            .push_str(&format!("... diff cut at {} KiB\n", max_bytes / 1024));
-    }
-    written.text
-}
-
-/// [`unified`] without the note on a cut diff: the caller says why it was cut.
-pub(crate) fn unified_unnoted(
     from: &str,
     to: &str,
     old: &str,
@@ -337,7 +318,7 @@ mod tests {
     use super::*;
 
     fn diff(old: &str, new: &str) -> String {
-        unified("a/f", "b/f", old, new, 3, None, usize::MAX)
+        unified("a/f", "b/f", old, new, 3, None, usize::MAX).text
     }
 
     #[test]
@@ -390,9 +371,9 @@ mod tests {
     #[test]
     fn a_long_diff_is_cut_and_says_so() {
         let old: String = (0..10_000).map(|i| format!("line {i}\n")).collect();
-        let text = unified("a/f", "b/f", &old, "", 3, None, 4096);
-        assert!(text.len() < 4096 + 64);
-        assert!(text.ends_with("... diff cut at 4 KiB\n"));
+        let written = unified("a/f", "b/f", &old, "", 3, None, 4096);
+        assert!(written.cut && written.text.len() <= 4096);
+        assert!(written.text.ends_with('\n'));
     }
 
     fn changed(old: &str, new: &str) -> Written {

@@ -664,7 +664,7 @@ fn unified(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> Option<crate::
     } else {
         "/dev/null".into()
     };
-    let mut written = crate::diff::unified_unnoted(
+    let mut written = crate::diff::unified(
         &from,
         &to,
         old_text.unwrap_or(""),

@@ -298,7 +298,7 @@ impl Workspace {
                 "the version you expected or the file now is not text within the history cap, so no diff is shown: re-read the file, then retry against its current hash",
             ));
         };
-        let written = crate::diff::unified_unnoted(
+        let written = crate::diff::unified(
             &format!("a/{rel}"),
             &format!("b/{rel}"),
             &old,

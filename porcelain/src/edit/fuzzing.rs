@@ -109,7 +109,7 @@ pub fn replace_text(
 /// The unified diff from `a` to `b` that `history diff` and dry-run previews print, headed
 /// `--- a/f` / `+++ b/f`, with `context` lines of context.
 pub fn unified_diff(a: &str, b: &str, context: usize) -> String {
-    crate::diff::unified("a/f", "b/f", a, b, context, None, usize::MAX)
+    crate::diff::unified("a/f", "b/f", a, b, context, None, usize::MAX).text
 }
 
 /// The unified diff from `a` to `b` that a mutation's result carries in `diffs` (lines found

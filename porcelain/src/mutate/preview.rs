@@ -84,7 +84,7 @@ pub(crate) fn diff_preview(
     } else {
         "/dev/null".to_owned()
     };
-    crate::diff::unified(
+    let mut written = crate::diff::unified(
         &from,
         &to,
         old,
@@ -92,5 +92,12 @@ pub(crate) fn diff_preview(
         3,
         Some(std::time::Duration::from_secs(2)),
         MAX_PREVIEW_BYTES,
-    )
+    );
+    if written.cut {
+        written.text.push_str(&format!(
+            "... diff cut at {} KiB\n",
+            MAX_PREVIEW_BYTES / 1024
+        ));
+    }
+    written.text
 }
