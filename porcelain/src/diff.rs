@@ -222,7 +222,7 @@ fn write(
     if hunks.is_empty() {
         return Written::default();
     }
-    let mut out = format!("--- {}\n+++ {}\n", header_name(from), header_name(to));
+    let mut out = headers(from, to);
     // Where each hunk's header ends: a cut right after one keeps the header without its body.
     let mut header_ends = Vec::new();
     for (lo, hi) in hunks {
@@ -289,6 +289,12 @@ fn whole_lines_within(diff: &str, max_bytes: usize) -> usize {
         at = line_start(at - 1);
     }
     at
+}
+
+/// The `---`/`+++` lines of a diff from `from` to `to`; alone, they are the whole diff of an
+/// empty file created or deleted.
+pub(crate) fn headers(from: &str, to: &str) -> String {
+    format!("--- {}\n+++ {}\n", header_name(from), header_name(to))
 }
 
 /// A name as a `---`/`+++` header writes it, so that `apply-patch` and `git apply` read back

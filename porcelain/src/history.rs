@@ -646,8 +646,8 @@ fn inverse(item: &Item, now: Observed) -> Item {
 
 /// A unified diff between two versions (absent = `None`), or `None` when either is not text.
 /// A version created or deleted without lines (an empty file) has its two header lines, which
-/// say which; a diff over [`HISTORY_DIFF_MAX_BYTES`] is cut to whole lines and ends with a line saying
-/// so.
+/// say which; a diff over [`HISTORY_DIFF_MAX_BYTES`] is cut to whole lines and ends with a
+/// line saying so.
 fn unified(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> Option<crate::diff::Written> {
     let old_text = old.map(std::str::from_utf8).transpose().ok()?;
     let new_text = new.map(std::str::from_utf8).transpose().ok()?;
@@ -674,11 +674,7 @@ fn unified(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> Option<crate::
         HISTORY_DIFF_MAX_BYTES,
     );
     if written.text.is_empty() && !written.cut {
-        written.text = format!(
-            "--- {}\n+++ {}\n",
-            crate::diff::header_name(&from),
-            crate::diff::header_name(&to)
-        );
+        written.text = crate::diff::headers(&from, &to);
     }
     if written.cut {
         written.text.push_str(&format!(

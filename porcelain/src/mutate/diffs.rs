@@ -236,11 +236,7 @@ fn content_diff(
     if written.text.is_empty() {
         // No line changes: an empty file created or deleted, or a file copied or renamed as
         // it is. The headers alone say which.
-        written.text = format!(
-            "--- {}\n+++ {}\n",
-            crate::diff::header_name(&from),
-            crate::diff::header_name(&to)
-        );
+        written.text = crate::diff::headers(&from, &to);
         if written.text.len() > budget.left {
             budget.left = 0;
             budget.truncated = true;
