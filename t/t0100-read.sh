@@ -461,6 +461,16 @@ test_expect_success 'a Latin-1 file is refused as UTF-8' '
 	test_error_code BINARY_CONTENT_REFUSED out
 '
 
+test_expect_success 'a file that the named encoding cannot decode asks for another one' '
+	test_expect_code 20 keeper --json file read latin1.txt --encoding shift_jis >out &&
+	test_error_code BINARY_CONTENT_REFUSED out &&
+	jq -r .error.message out >said &&
+	grep "not valid Shift_JIS" said &&
+	! grep -e "name the encoding" said &&
+	test "$(jq -r .error.details.recovery out)" = \
+		"if the file is text in another encoding, name that one with --encoding"
+'
+
 test_expect_success 'read --encoding latin1 prints the raw bytes unchanged' '
 	keeper file read latin1.txt --encoding latin1 >out 2>err &&
 	cmp latin1.txt out

@@ -345,7 +345,8 @@ impl Workspace {
             max_lines: options.max_lines.unwrap_or(u64::MAX),
         };
         let scan = read_steadily(&file, path, |f| text::scan(f, encoding, Some(collect)))?;
-        let facts = text_facts(path, scan.text, scan.not_text)?;
+        let named = options.encoding.is_some();
+        let facts = text_facts(path, scan.text, scan.not_text, named)?;
         let count = facts.line_count;
         let beyond = |what: Argument, n: u64| {
             Error::worded(
@@ -585,10 +586,15 @@ struct Facts {
     oversized_line: Option<u64>,
 }
 
+/// The facts of a file read as text, or BINARY_CONTENT_REFUSED saying why it is not. A file
+/// that failed to decode gets a way out: naming its encoding, or, when the caller `named` one
+/// already, naming another (the clause of an unnamed refusal would tell them to do what they
+/// did).
 fn text_facts(
     path: &str,
     text: Option<text::TextFacts>,
     not_text: Option<String>,
+    named: bool,
 ) -> Result<Facts> {
     let Some(t) = text else {
         let why = not_text.unwrap_or_default();
@@ -599,9 +605,14 @@ fn text_facts(
         .path(path);
         return Err(if why.contains("binary") {
             err
+        } else if named {
+            err.hint(words![
+                "if the file is text in another encoding, name that one with ",
+                Argument::Encoding
+            ])
         } else {
             err.recovery("if the file is text in another encoding, name that encoding")
-                .argument(crate::plumbing::Argument::Encoding)
+                .argument(Argument::Encoding)
         });
     };
     Ok(Facts {
