@@ -415,6 +415,18 @@ test_expect_success 'publish with a malformed blob id is INVALID_ARGUMENT and cr
 	test ! -e made-up.txt
 '
 
+test_expect_success 'publish resolves its path once it holds the lock: a directory moved while it waited is not followed' '
+	mkdir -p waited &&
+	printf "before\n" >waited/f.txt &&
+	blob=$(printf "after\n" | keeper hash-object -w --stdin) &&
+	test_expect_code 3 env FILEKEEPER_TEST_INTERFERE_AT=publish-waiting-for-lock \
+		FILEKEEPER_TEST_INTERFERE="mv waited moved" \
+		keeper --json publish waited/f.txt --blob "$blob" --expected-hash "$(sha waited/f.txt)" >out &&
+	test_error_code PATH_NOT_FOUND out &&
+	test "$(cat moved/f.txt)" = before &&
+	test ! -e waited
+'
+
 test_expect_success 'no refused publish left a .fk-tmp- file behind' '
 	no_temp_files
 '

@@ -273,4 +273,28 @@ test_expect_success 'the next mutation records a half-done recursive delete as p
 	grep -F "as partial: 2 path(s) changed" warnings
 '
 
+test_expect_success 'recovery removes only our temp files, not a file whose name merely starts like one' '
+	mkdir -p "$TRASH/lookalike/ws" &&
+	cd "$TRASH/lookalike" &&
+	printf "old\n" >ws/doc.txt &&
+	in_case --json file write .fk-tmp-keep.txt --content important >kept.json &&
+	json_get .ok kept.json &&
+	printf "stray\n" >ws/.fk-tmp-0123456789abcdef &&
+	crash publish-before-rename in_case file write doc.txt --content new &&
+	in_case --json recover >recovered.json &&
+	test "$(cat ws/.fk-tmp-keep.txt)" = important &&
+	test ! -e ws/.fk-tmp-0123456789abcdef &&
+	find ws -name ".fk-tmp-*" ! -name .fk-tmp-keep.txt >left &&
+	test_must_be_empty left
+'
+
+test_expect_success 'no write may give a file the name of our temp files' '
+	cd "$TRASH/lookalike" &&
+	test_expect_code 8 in_case --json file write .fk-tmp-0123456789abcdef --content x >out &&
+	test_error_code PATH_IS_STATE_PATH out &&
+	test_expect_code 8 in_case --json file move doc.txt .fk-tmp-aaaaaaaaaaaaaaaa >out &&
+	test_error_code PATH_IS_STATE_PATH out &&
+	test ! -e ws/.fk-tmp-0123456789abcdef
+'
+
 test_done

@@ -466,7 +466,11 @@ pub fn publish_blob(
     allow_sensitive: bool,
 ) -> Result<Published> {
     let blob = ObjectId::parse(blob)?;
-    let target = ws.root.resolve(path, Intent::Write { allow_sensitive })?;
+    let intent = Intent::Write { allow_sensitive };
+    // Resolved once to refuse a bad path before anything is opened or locked, and again
+    // below once the lock is held: another keeper may move the directories on the way while
+    // this one waits for the lock.
+    ws.root.resolve(path, intent)?;
     let state = ws.state(false)?;
     let store = state
         .as_ref()
@@ -475,8 +479,10 @@ pub fn publish_blob(
         .ok_or_else(|| crate::odb::not_stored(&blob))
         .and_then(|store| store.verify(&blob).map(|_| store))
         .map_err(|e| e.path(path))?;
+    crate::fault::crash_point("publish-waiting-for-lock");
     // Every publication holds the lock, so a temp file found while holding it is a leftover.
     let (_, _lock) = ws.lock()?;
+    let target = ws.root.resolve(path, intent)?;
     let published = publish::publish(&target, expect, mode, Some(blob), |out| {
         store.copy_to(&blob, &mut WriteRef(out)).map(|_| ())
     })?;

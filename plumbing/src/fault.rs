@@ -17,14 +17,41 @@ pub const CRASH_ENV: &str = "FILEKEEPER_TEST_CRASH_AT";
 /// every destructor and buffered flush, as a real crash would. Only a build with the
 /// `crash-points` feature (the one `make test` builds) has them: in any other build this is
 /// an empty function, so no stray environment variable can crash a user's keeper.
+///
+/// A crash point is also where a test can play another program that changes the workspace
+/// at that exact moment: see [`INTERFERE_AT_ENV`].
 #[inline(always)]
 pub fn crash_point(name: &str) {
     #[cfg(feature = "crash-points")]
     if std::env::var_os(CRASH_ENV).is_some_and(|v| v == name) {
         std::process::abort();
     }
+    #[cfg(feature = "crash-points")]
+    if std::env::var_os(INTERFERE_AT_ENV).is_some_and(|v| v == name) {
+        interfere();
+    }
     #[cfg(not(feature = "crash-points"))]
     let _ = name;
+}
+
+/// The environment variable that names the crash point at which the command in
+/// [`INTERFERE_ENV`] runs (with `sh -c`, waited for) instead of a crash: another program's
+/// change made at an exact moment of an operation, so that the t/ tests can show what keeper
+/// does about it without racing the clock.
+pub const INTERFERE_AT_ENV: &str = "FILEKEEPER_TEST_INTERFERE_AT";
+
+/// The shell command of [`INTERFERE_AT_ENV`].
+pub const INTERFERE_ENV: &str = "FILEKEEPER_TEST_INTERFERE";
+
+#[cfg(feature = "crash-points")]
+fn interfere() {
+    if let Some(command) = std::env::var_os(INTERFERE_ENV) {
+        // The test checks the command's effect; a command that failed shows there.
+        let _ = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(command)
+            .status();
+    }
 }
 
 /// The environment variable that names a failure point for tests.

@@ -17,8 +17,22 @@ use std::io::{self, Write};
 use std::os::fd::BorrowedFd;
 use std::os::unix::fs::PermissionsExt;
 
-/// Temp files of ours in workspace directories start with this, so they can be recognised.
+/// Temp files of ours in workspace directories are named this prefix and 16 hex digits.
 pub const TEMP_PREFIX: &str = ".fk-tmp-";
+
+/// Whether `name` is one of our temp files' names: [`TEMP_PREFIX`] and exactly 16 lowercase
+/// hex digits. Recovery removes such files beside an interrupted operation's paths, so no
+/// write may give a file such a name (`resolve::check_write_path`); any other name that
+/// merely starts with the prefix is an ordinary file of the workspace.
+pub fn is_temp_name(name: &[u8]) -> bool {
+    name.strip_prefix(TEMP_PREFIX.as_bytes())
+        .is_some_and(|hex| {
+            hex.len() == 16
+                && hex
+                    .iter()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
+        })
+}
 
 /// What the target must hold just before it is replaced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,6 +177,19 @@ fn file_mode(target: &Resolved) -> Result<u32> {
 
 /// Checks `expect` against the file at `target` now: the previous file's id (when the
 /// expectation required hashing it) and permission bits.
+/// Checks that `target` holds what `expect` says, as a publication does just before its
+/// rename: how a step that removes a file, or renames over one, makes sure that it destroys
+/// only the bytes the operation recorded, not what another process wrote since the plan was
+/// made. `doing` completes the refusal ("refusing to delete it").
+pub fn check_holds(target: &Resolved, expect: Expect, doing: &str) -> Result<()> {
+    check(target, expect).map(|_| ()).map_err(|mut e| {
+        if e.code == Code::ContentConflict {
+            e.message = format!("file content changed since it was read; refusing to {doing}");
+        }
+        e
+    })
+}
+
 fn check(target: &Resolved, expect: Expect) -> Result<(Option<ObjectId>, Option<u32>)> {
     match (expect, target.kind) {
         (_, Some(Kind::Directory)) => Err(not_a_file(target)),
@@ -521,6 +548,24 @@ mod tests {
         std::fs::write(dir.path().join("file.txt"), "old").unwrap();
         let root = Root::open(dir.path()).unwrap();
         (dir, root)
+    }
+
+    #[test]
+    fn only_the_prefix_and_sixteen_hex_digits_are_a_temp_name() {
+        assert!(is_temp_name(b".fk-tmp-0123456789abcdef"));
+        assert!(is_temp_name(
+            format!("{TEMP_PREFIX}{}", crate::durable::random_hex16()).as_bytes()
+        ));
+        for name in [
+            ".fk-tmp-keep.txt",
+            ".fk-tmp-0123456789ABCDEF",
+            ".fk-tmp-0123456789abcde",
+            ".fk-tmp-0123456789abcdef0",
+            ".fk-tmp-",
+            "x.fk-tmp-0123456789abcdef",
+        ] {
+            assert!(!is_temp_name(name.as_bytes()), "{name}");
+        }
     }
 
     fn names(dir: &tempfile::TempDir) -> Vec<String> {

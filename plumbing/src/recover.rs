@@ -12,7 +12,7 @@ use crate::error::Result;
 use crate::journal::{Journal, Status};
 use crate::lock::WorkspaceLock;
 use crate::path_state::{Side, mismatched_paths};
-use crate::publish::TEMP_PREFIX;
+use crate::publish::is_temp_name;
 use crate::resolve::Intent;
 use crate::walk::{self, EntryKind, WalkOptions};
 use crate::workspace::Workspace;
@@ -83,8 +83,9 @@ fn parent_of(path: &str) -> &str {
     path.rsplit_once('/').map_or(".", |(dir, _)| dir)
 }
 
-/// Removes our `.fk-tmp-*` files from a workspace directory. Call only with the workspace
-/// lock held: every publication holds it, so any such file is a dead process's leftover.
+/// Removes our temp files (`.fk-tmp-` and 16 hex digits) from a workspace directory. Call
+/// only with the workspace lock held: every publication holds it, so any such file is a dead
+/// process's leftover.
 pub fn remove_temp_files(ws: &Workspace, dir: &str) -> Result<()> {
     let Ok(start) = ws.root.resolve_recorded(dir, Intent::Read) else {
         return Ok(()); // the directory is gone: nothing to clean
@@ -103,13 +104,11 @@ pub fn remove_temp_files(ws: &Workspace, dir: &str) -> Result<()> {
     for entry in entries.flatten() {
         let name = entry.rel.rsplit('/').next().unwrap_or_default();
         if entry.kind == EntryKind::File
-            && name.starts_with(TEMP_PREFIX)
-            && let Ok(target) = ws.root.resolve(
-                &entry.rel,
-                Intent::Write {
-                    allow_sensitive: true,
-                },
-            )
+            && is_temp_name(name.as_bytes())
+            // Resolved for reading: a write may not name a temp file (`check_write_path`).
+            // The same name, not a link's target, is what goes.
+            && let Ok(target) = ws.root.resolve(&entry.rel, Intent::Read)
+            && crate::resolve::is_real_path(&target, &entry.rel)
         {
             crate::fs_ops::remove_file(&target)?;
         }

@@ -428,7 +428,8 @@ fn text(component: &[u8]) -> String {
 }
 
 /// The rules a write to the workspace-relative path `rel` must pass before anything is
-/// resolved: not inside `.filekeeper/`, and not credential-shaped unless `intent` allows it.
+/// resolved: not inside `.filekeeper/`, not named as our temp files are
+/// ([`crate::publish::is_temp_name`]), and not credential-shaped unless `intent` allows it.
 /// A mutation checks every path it will change with this while it plans, so that a tree
 /// holding a credential is refused before anything is recorded, not at the step that
 /// reaches it.
@@ -451,6 +452,17 @@ fn check_write_rules(given: &str, components: &[Vec<u8>], intent: Intent) -> Res
         return Err(Error::new(
             Code::PathIsStatePath,
             "paths inside .filekeeper/ belong to Filekeeper's own state and are never touched",
+        )
+        .path(given));
+    }
+    if matches!(intent, Intent::Write { .. })
+        && components
+            .last()
+            .is_some_and(|name| crate::publish::is_temp_name(name))
+    {
+        return Err(Error::new(
+            Code::PathIsStatePath,
+            "names of the form .fk-tmp-<16 hex digits> are Filekeeper's temp files, which recovery removes after an interrupted write; choose another name",
         )
         .path(given));
     }

@@ -442,8 +442,12 @@ impl Workspace {
                 (false, Kind::Directory, _) => Step::RemoveDir {
                     path: item.path.clone(),
                 },
-                (false, Kind::File, _) => Step::Remove {
+                (false, Kind::File, now) => Step::Remove {
                     path: item.path.clone(),
+                    hash: match now {
+                        Observed::File { hash, .. } => hash,
+                        _ => return Err(Error::internal("a file to remove that is not a file")),
+                    },
                 },
                 (true, Kind::Directory, _) => match item.before_mode {
                     Some(mode) => Step::RestoreDir {

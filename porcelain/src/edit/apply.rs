@@ -744,6 +744,7 @@ impl Builder {
         self.preview.0.push(PreviewPart::Text(
             Step::Remove {
                 path: rel.to_owned(),
+                hash: seen.hash,
             }
             .preview_line(),
         ));
@@ -758,6 +759,7 @@ impl Builder {
         });
         self.removals.push(Step::Remove {
             path: rel.to_owned(),
+            hash: seen.hash,
         });
         self.gone.insert(rel.to_owned());
     }
@@ -776,7 +778,8 @@ impl Builder {
             Step::Rename {
                 from: from.to_owned(),
                 to: to.to_owned(),
-                replace: false,
+                from_hash: Some(seen.hash),
+                replaces: None,
             }
             .preview_line(),
         ));
@@ -805,7 +808,8 @@ impl Builder {
         self.writes.push(Step::Rename {
             from: from.to_owned(),
             to: to.to_owned(),
-            replace: false,
+            from_hash: Some(seen.hash),
+            replaces: None,
         });
         self.written.insert(to.to_owned());
         self.gone.insert(from.to_owned());

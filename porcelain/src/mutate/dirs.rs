@@ -223,7 +223,8 @@ impl Workspace {
                 steps: vec![Step::Rename {
                     from: from.rel.clone(),
                     to: to.rel.clone(),
-                    replace: false,
+                    from_hash: None,
+                    replaces: None,
                 }],
                 items,
                 blobs,
@@ -274,7 +275,10 @@ impl Workspace {
                     after_size: None,
                 });
                 if let Some(seen) = seen {
-                    steps.push(Step::Remove { path: rel.clone() });
+                    steps.push(Step::Remove {
+                        path: rel.clone(),
+                        hash: seen.hash,
+                    });
                     blobs.extend(seen.bytes.clone());
                     sides.insert(rel.clone(), Sides::bytes(seen.bytes.clone(), None));
                 }

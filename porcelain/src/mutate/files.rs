@@ -339,6 +339,7 @@ impl Workspace {
                 }],
                 steps: vec![Step::Remove {
                     path: target.rel.clone(),
+                    hash: before.hash,
                 }],
                 blobs: before.bytes.into_iter().collect(),
                 warnings: ws.ignored_warning(&target.rel),
@@ -393,6 +394,7 @@ impl Workspace {
                 )
                 .path(source));
             }
+            let before_hash = before.as_ref().map(|b| b.hash);
             let skipped =
                 moved.bytes.is_none() || before.as_ref().is_some_and(|b| b.bytes.is_none());
             let mut removed = deleted_file(&from.rel, &moved);
@@ -450,7 +452,8 @@ impl Workspace {
                 steps: vec![Step::Rename {
                     from: from.rel.clone(),
                     to: to.rel.clone(),
-                    replace: overwrite,
+                    from_hash: Some(moved.hash),
+                    replaces: before_hash,
                 }],
                 blobs,
                 warnings,

@@ -499,9 +499,18 @@ impl Workspace {
         store: &filekeeper_plumbing::odb::ObjectStore,
     ) -> Error {
         let items: Vec<Item> = plan.items.iter().map(|p| p.item.clone()).collect();
-        let outcome = restore::restore_before(self, &items, store);
+        let touched = restore::Touched::by(&plan.steps, done);
+        let outcome = restore::restore_before(self, &items, &touched, store);
+        // Rolled back when every path a step changed is back; a path no step changed may hold
+        // another process's change, which is not this operation's to undo.
+        let changed: Vec<Item> = items
+            .iter()
+            .filter(|i| touched.applied(&i.path))
+            .cloned()
+            .collect();
         let restored_all = outcome.as_ref().is_ok_and(|r| r.failed.is_empty())
-            && mismatched_paths(&self.inner, &items, Side::Before).is_ok_and(|bad| bad.is_empty());
+            && mismatched_paths(&self.inner, &changed, Side::Before)
+                .is_ok_and(|bad| bad.is_empty());
         let status = if restored_all {
             Status::RolledBack
         } else {
@@ -569,6 +578,7 @@ impl Workspace {
     }
 
     fn apply(&self, step: &Step, options: &MutationOptions, staged: Option<Staged>) -> Result<()> {
+        use filekeeper_plumbing::publish::Expect;
         use filekeeper_plumbing::resolve::Intent;
         use filekeeper_plumbing::{fs_ops, publish};
         let write = Intent::Write {
@@ -596,7 +606,11 @@ impl Workspace {
                 )
                 .map(|_| ())
             }
-            Step::Remove { path } => fs_ops::remove_file(&root.resolve_recorded(path, write)?),
+            Step::Remove { path, hash } => {
+                let target = root.resolve_recorded(path, write)?;
+                publish::check_holds(&target, Expect::Hash(*hash), "delete it")?;
+                fs_ops::remove_file(&target)
+            }
             Step::MakeDir { path } => fs_ops::make_dir(&root.resolve_recorded(path, write)?),
             Step::RestoreDir { path, mode } => {
                 fs_ops::make_dir_with_mode(&root.resolve_recorded(path, write)?, *mode)
@@ -617,10 +631,21 @@ impl Workspace {
                     }
                 })
             }
-            Step::Rename { from, to, replace } => {
+            Step::Rename {
+                from,
+                to,
+                from_hash,
+                replaces,
+            } => {
                 let from = root.resolve_recorded(from, write)?;
                 let to = root.resolve_recorded(to, write)?;
-                fs_ops::rename(&from, &to, *replace)
+                if let Some(hash) = from_hash {
+                    publish::check_holds(&from, Expect::Hash(*hash), "move it")?;
+                }
+                if let Some(hash) = replaces {
+                    publish::check_holds(&to, Expect::Hash(*hash), "replace it")?;
+                }
+                fs_ops::rename(&from, &to, replaces.is_some())
             }
         }
     }

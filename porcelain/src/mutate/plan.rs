@@ -4,6 +4,7 @@ use super::MutationExtra;
 use super::diffs::Sides;
 use super::items::item_changes;
 use super::preview::Preview;
+use filekeeper_plumbing::ObjectId;
 use filekeeper_plumbing::journal::Item;
 use filekeeper_plumbing::publish::Expect;
 use std::collections::HashMap;
@@ -18,8 +19,10 @@ pub(crate) enum Step {
         mode: Option<u32>,
         content: Arc<Vec<u8>>,
     },
+    /// A file removed, if it still holds `hash` (the content recorded as its before state).
     Remove {
         path: String,
+        hash: ObjectId,
     },
     MakeDir {
         path: String,
@@ -32,10 +35,13 @@ pub(crate) enum Step {
     RemoveDir {
         path: String,
     },
+    /// A file or directory renamed. A file source must still hold `from_hash`; the
+    /// destination must be absent, or with `replaces` a file holding that content.
     Rename {
         from: String,
         to: String,
-        replace: bool,
+        from_hash: Option<ObjectId>,
+        replaces: Option<ObjectId>,
     },
 }
 
@@ -47,7 +53,7 @@ impl Step {
         let q = |p: &str| crate::quote::path(p).into_owned();
         match self {
             Step::Publish { path, .. } => format!("restore {}\n", q(path)),
-            Step::Remove { path } => format!("delete {}\n", q(path)),
+            Step::Remove { path, .. } => format!("delete {}\n", q(path)),
             Step::MakeDir { path } => format!("mkdir {}\n", q(path)),
             Step::RestoreDir { path, mode } => format!("mkdir {} (mode {mode:o})\n", q(path)),
             Step::RemoveDir { path } => format!("rmdir {}\n", q(path)),
@@ -55,11 +61,19 @@ impl Step {
         }
     }
 
+    /// The paths the step changes: a rename's two, every other step's one.
+    pub fn paths(&self) -> Vec<&str> {
+        match self {
+            Step::Rename { from, to, .. } => vec![from, to],
+            step => vec![step.path()],
+        }
+    }
+
     /// The path the step changes (a rename's source).
     pub fn path(&self) -> &str {
         match self {
             Step::Publish { path, .. }
-            | Step::Remove { path }
+            | Step::Remove { path, .. }
             | Step::MakeDir { path }
             | Step::RestoreDir { path, .. }
             | Step::RemoveDir { path } => path,

@@ -2,6 +2,7 @@
 //! operation. (Undo does not come here: it is an operation of its own, planned in
 //! `history.rs`, whose steps put the paths back.)
 
+use super::plan::Step;
 use crate::{Error, Result, Workspace};
 use filekeeper_plumbing::journal::Item;
 use filekeeper_plumbing::odb::ObjectStore;
@@ -19,13 +20,67 @@ fn depth(path: &str) -> usize {
     path.matches('/').count()
 }
 
-/// Brings every item back to its before state: paths that did not exist before are removed
-/// (deepest first), paths that did are put back (shallowest first, so directories come before
-/// their files). Paths already at their before state are left alone. Every path is tried;
-/// the outcome says which were restored and which could not be.
+/// The paths an operation's steps may have changed when it failed: those of the steps that
+/// were applied, and those of the step that failed, which may have been made before its error
+/// (a rename whose directory sync failed). A step names a directory for everything under it
+/// (a directory's rename moves its tree).
+pub(crate) struct Touched<'a> {
+    applied: Vec<&'a str>,
+    failed: Vec<&'a str>,
+}
+
+impl<'a> Touched<'a> {
+    /// The paths of `steps`, of which the first `done` were applied and the next one failed.
+    pub fn by(steps: &'a [Step], done: usize) -> Self {
+        let paths = |steps: &'a [Step]| steps.iter().flat_map(Step::paths).collect();
+        Touched {
+            applied: paths(&steps[..done.min(steps.len())]),
+            failed: paths(steps.get(done..=done).unwrap_or_default()),
+        }
+    }
+
+    /// Every path: how a test restores a whole recorded operation.
+    #[cfg(test)]
+    pub fn all(items: &'a [Item]) -> Self {
+        Touched {
+            applied: items.iter().map(|i| i.path.as_str()).collect(),
+            failed: Vec::new(),
+        }
+    }
+
+    fn covers(paths: &[&str], path: &str) -> bool {
+        paths.iter().any(|p| {
+            path.strip_prefix(p)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        })
+    }
+
+    /// Whether an applied step changed `path`.
+    pub fn applied(&self, path: &str) -> bool {
+        Self::covers(&self.applied, path)
+    }
+
+    fn maybe(&self, path: &str) -> bool {
+        self.applied(path) || Self::covers(&self.failed, path)
+    }
+}
+
+/// Brings back to its before state every item that the operation's steps may have changed
+/// (`touched`) and that holds the operation's after state: paths that did not exist before are
+/// removed (deepest first), paths that did are put back (shallowest first, so directories come
+/// before their files). Every path is tried; the outcome says which were restored and which
+/// could not be.
+///
+/// A path is never changed unless it holds what the operation put there. One that no applied
+/// step changed and that holds something else was changed by another process (which is
+/// often why the step failed: a file created where this one was to be, content written over
+/// the one the operation read), and it keeps that change. One that an applied step changed
+/// and that holds something else now could be put back only over another process's change,
+/// so it is left too, and named as not restored.
 pub(crate) fn restore_before(
     ws: &Workspace,
     items: &[Item],
+    touched: &Touched<'_>,
     store: &ObjectStore,
 ) -> Result<RestoreOutcome> {
     let mut outcome = RestoreOutcome {
@@ -38,7 +93,13 @@ pub(crate) fn restore_before(
     puts.sort_by_key(|i| depth(&i.path));
     for item in removals.into_iter().chain(puts) {
         let current = observe(&ws.inner, &item.path)?;
-        if matches_side(item, current, Side::Before) {
+        if matches_side(item, current, Side::Before) || !touched.maybe(&item.path) {
+            continue;
+        }
+        if !matches_side(item, current, Side::After) {
+            if touched.applied(&item.path) {
+                outcome.failed.push(item.path.clone());
+            }
             continue;
         }
         match restore_one(ws, item, current, store) {
