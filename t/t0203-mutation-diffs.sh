@@ -97,6 +97,34 @@ test_expect_success 'a move names both ends as moved' '
 		[[\"d/m.txt\", \"deleted\", \"moved\"], [\"d/e/m.txt\", \"created\", \"moved\"]]" move.json
 '
 
+test_expect_success 'a move over an existing file names its source as moved' '
+	printf "over\n" >d/o.txt &&
+	printf "old\n" >d/e/o.txt &&
+	keeper --json file move d/o.txt d/e/o.txt --overwrite >over.json &&
+	json_get "[.diffs[] | [.path, .change, .diff_kind]] ==
+		[[\"d/o.txt\", \"deleted\", \"moved\"], [\"d/e/o.txt\", \"modified\", \"text\"]]" over.json
+'
+
+test_expect_success 'a deletion is shown as one when another file comes to hold its content' '
+	printf "same line\n" >gone.txt &&
+	printf "other\n" >stays.txt &&
+	cat >delete-and-copy.patch <<-\EOF &&
+	--- a/gone.txt
+	+++ /dev/null
+	@@ -1 +0,0 @@
+	-same line
+	--- a/stays.txt
+	+++ b/stays.txt
+	@@ -1 +1 @@
+	-other
+	+same line
+	EOF
+	keeper --json file apply-patch delete-and-copy.patch >dc.json &&
+	json_get "[.diffs[] | [.path, .change, .diff_kind]] ==
+		[[\"gone.txt\", \"deleted\", \"text\"], [\"stays.txt\", \"modified\", \"text\"]]" dc.json &&
+	json_get ".diffs[0].diff | contains(\"-same line\")" dc.json
+'
+
 test_expect_success 'setup: a two-file patch' '
 	printf "a\nb\nc\n" >p1.txt &&
 	printf "x\ny\n" >p2.txt &&

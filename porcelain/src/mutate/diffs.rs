@@ -84,11 +84,13 @@ impl Sides {
     }
 }
 
-/// Every item's diff, in order, and whether any was cut or omitted. `stored` reads a blob
-/// of the history store (`None` when it cannot).
+/// Every item's diff, in order, and whether any was cut or omitted. `renamed` holds the
+/// sources of the plan's renames; `stored` reads a blob of the history store (`None` when it
+/// cannot).
 pub(crate) fn describe(
     items: &[Planned],
     sides: &HashMap<String, Sides>,
+    renamed: &HashSet<&str>,
     limits: &Limits,
     stored: &dyn Fn(&ObjectId) -> Option<Vec<u8>>,
 ) -> (Vec<MutationDiff>, bool) {
@@ -98,9 +100,11 @@ pub(crate) fn describe(
             .map(|p| &p.item)
             .filter(|i| i.kind == Kind::File)
     };
-    // Contents a file had before and that another path holds after: moved, not changed.
-    let lives_after: HashSet<ObjectId> = files()
-        .filter(|i| i.after_exists)
+    // A file that goes and a file that comes with the same content are one file moved (a
+    // directory's rename, an undone move); a file that goes while another that was already
+    // there comes to hold its content is a deletion and a change, unless a rename made them.
+    let came: HashSet<ObjectId> = files()
+        .filter(|i| !i.before_exists && i.after_exists)
         .filter_map(|i| i.after_hash)
         .collect();
     let left: HashSet<ObjectId> = files()
@@ -121,8 +125,9 @@ pub(crate) fn describe(
             let item = &p.item;
             let moved = (item.before_exists
                 && !item.after_exists
-                && (item.before_hash.is_some_and(|h| lives_after.contains(&h))
-                    || sources.contains(item.path.as_str())))
+                && (item.before_hash.is_some_and(|h| came.contains(&h))
+                    || sources.contains(item.path.as_str())
+                    || renamed.contains(item.path.as_str())))
                 || (!item.before_exists
                     && item.after_exists
                     && item.after_hash.is_some_and(|h| left.contains(&h)));

@@ -660,7 +660,21 @@ impl Workspace {
                 .as_ref()
                 .and_then(|store| store.read(id).ok())
         };
-        diffs::describe(&plan.items, &plan.sides, &self.inner.limits, &stored)
+        let renamed = plan
+            .steps
+            .iter()
+            .filter_map(|step| match step {
+                Step::Rename { from, .. } => Some(from.as_str()),
+                _ => None,
+            })
+            .collect();
+        diffs::describe(
+            &plan.items,
+            &plan.sides,
+            &renamed,
+            &self.inner.limits,
+            &stored,
+        )
     }
 
     /// The result of a committed operation, with every after state observed.
