@@ -1081,4 +1081,42 @@ test_expect_success 'fsck is clean in the other workspaces too' '
 	test "$(json_get ".missing_objects | length" out)" = 0
 '
 
+# undo-last after an interrupted operation, in a workspace of its own.
+
+test_expect_success 'setup: workspace "cut": a write, then a recursive delete killed after its first step' '
+	mkdir -p "$TRASH/cut/tree" &&
+	keeper workspace create cut "$TRASH/cut" >/dev/null &&
+	printf "one\n" >"$TRASH/cut/tree/one.txt" &&
+	printf "two\n" >"$TRASH/cut/tree/two.txt" &&
+	keeper --json --workspace cut file create w.txt --content "w1" >out &&
+	keeper --json --workspace cut file write w.txt --content "w2" >out &&
+	op_of out >op.w2 &&
+	test_expect_code 134 env FILEKEEPER_TEST_CRASH_AT=mutation-after-step-1 \
+		keeper --json --workspace cut dir delete tree --recursive --confirm-recursive >out &&
+	test "$(journal "SELECT kind || '"'"' '"'"' || status FROM operations ORDER BY seq DESC LIMIT 1" "$TRASH/cut")" = "dir_delete pending"
+'
+
+test_expect_success 'undo-last recovers the interrupted delete first, and undoes it, the newest, not the write before it' '
+	keeper --json --workspace cut history undo-last >out &&
+	json_get ".warnings[]" out >warnings &&
+	grep "as partial" warnings &&
+	keeper --json --workspace cut history show "$(op_of out)" >show.json &&
+	test "$(json_get .operation.undoes show.json)" = \
+		"$(journal "SELECT id FROM operations WHERE kind = '"'"'dir_delete'"'"'" "$TRASH/cut")" &&
+	test "$(cat "$TRASH/cut/tree/one.txt")" = one &&
+	test "$(cat "$TRASH/cut/tree/two.txt")" = two &&
+	test "$(cat "$TRASH/cut/w.txt")" = w2
+'
+
+test_expect_success 'undo-last with only an interrupted operation in the journal recovers and undoes it' '
+	mkdir -p "$TRASH/only/tree" &&
+	printf "one\n" >"$TRASH/only/tree/one.txt" &&
+	printf "two\n" >"$TRASH/only/tree/two.txt" &&
+	test_expect_code 134 env FILEKEEPER_TEST_CRASH_AT=mutation-after-step-1 \
+		keeper --json --root "$TRASH/only" dir delete tree --recursive --confirm-recursive >out &&
+	keeper --json --root "$TRASH/only" history undo-last >out &&
+	test "$(cat "$TRASH/only/tree/one.txt")" = one &&
+	test "$(journal "SELECT count(*) FROM operations WHERE status = '"'"'pending'"'"'" "$TRASH/only")" = 0
+'
+
 test_done

@@ -252,10 +252,26 @@ impl Workspace {
     /// Undoes one operation: every path goes back to its recorded before state, or nothing
     /// changes at all.
     pub fn undo(&self, id: &str, options: &MutationOptions) -> Result<MutationResult> {
-        let result = self.mutate(options, |ws| ws.plan_undo(id));
+        self.undo_chosen(options, |_| Ok(id.to_owned()))
+    }
+
+    /// Undoes the operation `choose` names. It chooses while the undo is planned: under the
+    /// lock, and again after an operation an interrupted process left pending is recovered,
+    /// since that operation may be the one to choose (see [`Workspace::undo_last`]).
+    fn undo_chosen(
+        &self,
+        options: &MutationOptions,
+        choose: impl Fn(&Workspace) -> Result<String>,
+    ) -> Result<MutationResult> {
+        let chosen = std::cell::RefCell::new(String::new());
+        let result = self.mutate(options, |ws| {
+            let id = choose(ws)?;
+            chosen.replace(id.clone());
+            ws.plan_undo(&id)
+        });
         match result {
             Err(err) if err.code == Code::UndoConflict && !options.dry_run => {
-                Err(self.record_refusal(id, err, options))
+                Err(self.record_refusal(&chosen.take(), err, options))
             }
             other => other,
         }
@@ -264,36 +280,49 @@ impl Workspace {
     /// Undoes the newest operation here that can be undone (not an undo, not already undone,
     /// its history stored), optionally only among one actor's. The result's
     /// `skipped_operations` names the newer ones passed over because they cannot be undone.
+    ///
+    /// The newest is found under the lock, after recovery: an operation an interrupted
+    /// process left pending is resolved first, and when it is undoable (partial, or
+    /// committed after all) it is the newest. Chosen before, the undo would take the one
+    /// before it.
     pub fn undo_last(
         &self,
         actor: Option<&str>,
         options: &MutationOptions,
     ) -> Result<MutationResult> {
-        let (op, passed) = match self.existing_journal()? {
-            Some(journal) => journal.latest_undoable_passing(actor)?,
-            None => (None, Vec::new()),
-        };
-        let Some(op) = op else {
-            let message = if passed.is_empty() {
-                "there is no operation to undo in this workspace".to_owned()
-            } else {
-                format!(
-                    "there is no operation to undo in this workspace; {} operation(s) cannot be undone because their history was skipped",
-                    passed.len()
-                )
+        let passed_over = std::cell::RefCell::new(Vec::new());
+        let result = self.undo_chosen(options, |ws| {
+            let (op, passed) = match ws.existing_journal()? {
+                Some(journal) => journal.latest_undoable_passing(actor)?,
+                None => (None, Vec::new()),
             };
-            let mut err = Error::new(Code::OperationNotFound, message).with("actor", actor);
-            if !passed.is_empty() {
-                err = err.with("skipped_operations", json!(passed));
-            }
-            return Err(err);
-        };
-        match self.undo(&op.id, options) {
+            passed_over.replace(passed.clone());
+            let Some(op) = op else {
+                let message = if passed.is_empty() {
+                    "there is no operation to undo in this workspace".to_owned()
+                } else {
+                    format!(
+                        "there is no operation to undo in this workspace; {} operation(s) cannot be undone because their history was skipped",
+                        passed.len()
+                    )
+                };
+                let mut err = Error::new(Code::OperationNotFound, message).with("actor", actor);
+                if !passed.is_empty() {
+                    err = err.with("skipped_operations", json!(passed));
+                }
+                return Err(err);
+            };
+            Ok(op.id)
+        });
+        let passed = passed_over.take();
+        match result {
             Ok(mut result) => {
                 result.extra.skipped_operations = Some(passed);
                 Ok(result)
             }
-            Err(err) if !passed.is_empty() => Err(err.with("skipped_operations", json!(passed))),
+            Err(err) if !passed.is_empty() && !err.details.contains_key("skipped_operations") => {
+                Err(err.with("skipped_operations", json!(passed)))
+            }
             Err(err) => Err(err),
         }
     }
