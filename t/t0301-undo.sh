@@ -1119,4 +1119,36 @@ test_expect_success 'undo-last with only an interrupted operation in the journal
 	test "$(journal "SELECT count(*) FROM operations WHERE status = '"'"'pending'"'"'" "$TRASH/only")" = 0
 '
 
+test_expect_success 'setup: workspace "half": a recursive delete, and its undo killed after its second step' '
+	mkdir -p "$TRASH/half/tree" &&
+	keeper workspace create half "$TRASH/half" >/dev/null &&
+	for n in 1 2 3 4
+	do
+		printf "file $n\n" >"$TRASH/half/tree/f$n.txt" || return 1
+	done &&
+	keeper --json --workspace half dir delete tree --recursive --confirm-recursive >out &&
+	op_of out >op.half &&
+	test_expect_code 134 env FILEKEEPER_TEST_CRASH_AT=mutation-after-step-2 \
+		keeper --json --workspace half history undo "$(cat op.half)" >out &&
+	test_expect_code 19 keeper --json --workspace half recover >out &&
+	test_error_code PARTIAL_RECOVERY out &&
+	ls "$TRASH/half/tree" >restored &&
+	test_line_count = 1 restored
+'
+
+test_expect_success 'an operation undone only in part can be undone again, which puts back the rest' '
+	keeper --json --workspace half history list --limit 2 >list.json &&
+	test "$(json_get ".operations[1].undoable" list.json)" = true &&
+	keeper --json --workspace half history undo "$(cat op.half)" >out &&
+	for n in 1 2 3 4
+	do
+		test "$(cat "$TRASH/half/tree/f$n.txt")" = "file $n" || return 1
+	done &&
+	keeper --json --workspace half history list --limit 3 >list.json &&
+	test "$(json_get ".operations[2].undone_by" list.json)" = "$(op_of out)" &&
+	test "$(json_get ".operations[2].undoable" list.json)" = false &&
+	test_expect_code 2 keeper --json --workspace half history undo "$(cat op.half)" >again &&
+	test "$(json_get .error.details.undone_by again)" = "$(op_of out)"
+'
+
 test_done

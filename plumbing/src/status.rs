@@ -59,7 +59,7 @@ pub struct StoreCounts {
 /// own range, not from the index on status, which holds every committed operation.)
 const UNDOABLE: &str = "+o.status IN ('committed', 'partial')
     AND NOT EXISTS (SELECT 1 FROM operations u WHERE u.undoes = o.id AND u.kind = 'undo'
-                    AND u.status IN ('committed', 'partial'))
+                    AND u.status = 'committed')
     AND NOT EXISTS (SELECT 1 FROM operation_items i WHERE i.op_id = o.id AND i.history_skipped = 1)";
 
 /// Counts the journal at `path`; `None` when there is none (nothing is created).

@@ -112,7 +112,7 @@ impl Workspace {
 
     fn entry(&self, journal: &Journal, op: &Operation) -> Result<HistoryEntry> {
         let undone_by = journal.undone_by(&op.id)?;
-        let undoable = undone_by.is_none()
+        let undoable = journal.fully_undone_by(&op.id)?.is_none()
             && op.pruned_by.is_none()
             && matches!(op.status, Status::Committed | Status::Partial)
             && op.items.iter().all(|i| !i.history_skipped);
@@ -362,12 +362,15 @@ impl Workspace {
             .with("pruned_at", op.pruned_at.clone())
             .with("pruned_by", prune.as_str()));
         }
-        if let Some(by) = journal.undone_by(id)? {
+        if let Some(by) = journal.fully_undone_by(id)? {
             return Err(Error::invalid(format!("{id} was already undone by {by}"))
                 .with("operation_id", id)
                 .with("undone_by", by)
                 .recovery("undo the undo to go forward again"));
         }
+        // Undone in part only (an undo interrupted, or rolled back in part): undoing it again
+        // finishes what that undo began, and the paths it put back are done.
+        let partly_undone = journal.undone_by(id)?.is_some();
         let skipped: Vec<&str> = op
             .items
             .iter()
@@ -391,9 +394,12 @@ impl Workspace {
             if matches_side(item, now, Side::After) && !matches_side(item, now, Side::Before) {
                 to_restore.push((item, now));
             } else if matches_side(item, now, Side::Before)
-                && (op.status == Status::Partial || !crate::mutate::item_changes(item))
+                && (op.status == Status::Partial
+                    || partly_undone
+                    || !crate::mutate::item_changes(item))
             {
-                // Already at its before state: a partial operation never changed it.
+                // Already at its before state: a partial operation never changed it, or an
+                // undo of it that was interrupted put it back.
             } else if !matches_side(item, now, Side::After) {
                 blocking.push(item.path.clone());
             }

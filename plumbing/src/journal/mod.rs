@@ -268,6 +268,22 @@ impl Journal {
         )
     }
 
+    /// The newest undo of `id` that was committed: the operation is undone, and is not
+    /// undoable again (undoing that undo goes forward). An undo recorded partial (interrupted,
+    /// or rolled back only in part) leaves the operation undoable, so that undoing it again
+    /// finishes the job; [`Journal::undone_by`] names it still.
+    pub fn fully_undone_by(&self, id: &str) -> Result<Option<String>> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT id FROM operations WHERE undoes = ?1 AND kind = 'undo'
+                 AND status = 'committed' ORDER BY seq DESC LIMIT 1",
+                [id],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
     /// The undo that reversed `id`, if one did (committed or partial).
     pub fn undone_by(&self, id: &str) -> Result<Option<String>> {
         Ok(self
@@ -308,7 +324,7 @@ impl Journal {
              WHERE +o.status IN ('committed', 'partial') AND o.kind != 'undo' {actor_clause}
                AND NOT {PRUNED}
                AND NOT EXISTS (SELECT 1 FROM operations u WHERE u.undoes = o.id
-                               AND u.kind = 'undo' AND u.status IN ('committed', 'partial'))
+                               AND u.kind = 'undo' AND u.status = 'committed')
              ORDER BY o.seq DESC"
         ))?;
         let mut rows = stmt.query([actor])?;
