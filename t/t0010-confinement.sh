@@ -405,4 +405,40 @@ test_expect_success 'after all the refusals above, nothing outside the root was 
 	test_cmp expect "$EVIL/f"
 '
 
+test_expect_success 'a home inside the workspace is out of bounds: its configuration is neither read nor written' '
+	mkdir -p "$TRASH/homews" &&
+	inside="--home $TRASH/homews/.local/fk --root $TRASH/homews" &&
+	keeper $inside init >/dev/null &&
+	cp "$TRASH/homews/.local/fk/config.toml" config.before &&
+	test_expect_code 8 keeper $inside --json file write .local/fk/config.toml --content "# mine" >out &&
+	test_error_code PATH_IS_STATE_PATH out &&
+	test_expect_code 8 keeper $inside --json file read .local//fk/./config.toml >out &&
+	test_error_code PATH_IS_STATE_PATH out &&
+	test_cmp config.before "$TRASH/homews/.local/fk/config.toml"
+'
+
+test_expect_success 'a home inside the workspace is not reached through a link or by deleting a directory above it' '
+	inside="--home $TRASH/homews/.local/fk --root $TRASH/homews" &&
+	ln -s .local/fk "$TRASH/homews/to-home" &&
+	test_expect_code 8 keeper $inside --json file read to-home/config.toml >out &&
+	test_error_code PATH_IS_STATE_PATH out &&
+	test_expect_code 8 keeper $inside --json dir delete .local --recursive --confirm-recursive >out &&
+	test_error_code PATH_IS_STATE_PATH out &&
+	test_cmp config.before "$TRASH/homews/.local/fk/config.toml" &&
+	keeper $inside --json file write .local/mine.txt --content "still mine" >out &&
+	test "$(cat "$TRASH/homews/.local/mine.txt")" = "still mine"
+'
+
+test_expect_success 'a home that is the workspace root itself keeps its own files out of bounds' '
+	mkdir -p "$TRASH/homeroot" &&
+	same="--home $TRASH/homeroot --root $TRASH/homeroot" &&
+	keeper $same init >/dev/null &&
+	test_expect_code 8 keeper $same --json file write config.toml --content "# mine" >out &&
+	test_error_code PATH_IS_STATE_PATH out &&
+	test_expect_code 8 keeper $same --json file delete registry.sqlite3 >out &&
+	test_error_code PATH_IS_STATE_PATH out &&
+	keeper $same --json file write notes.txt --content "mine" >out &&
+	test "$(cat "$TRASH/homeroot/notes.txt")" = mine
+'
+
 test_done

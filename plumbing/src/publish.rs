@@ -22,7 +22,7 @@ pub const TEMP_PREFIX: &str = ".fk-tmp-";
 
 /// Whether `name` is one of our temp files' names: [`TEMP_PREFIX`] and exactly 16 lowercase
 /// hex digits. Recovery removes such files beside an interrupted operation's paths, so no
-/// write may give a file such a name (`resolve::check_write_path`); any other name that
+/// write may give a file such a name (`Root::check_write_path`); any other name that
 /// merely starts with the prefix is an ordinary file of the workspace.
 pub fn is_temp_name(name: &[u8]) -> bool {
     name.strip_prefix(TEMP_PREFIX.as_bytes())

@@ -32,6 +32,10 @@ pub struct Root {
     canonical: PathBuf,
     /// The directory's device and inode when it was opened: the path must still name it.
     identity: (u64, u64),
+    /// Paths below the root that are Filekeeper's own (its home directory, when a
+    /// workspace holds it), as components: never read or written as workspace content,
+    /// like `.filekeeper/` (see [`Root::reserve`]).
+    reserved: Vec<Vec<Vec<u8>>>,
 }
 
 /// Whether a path is to be read or written; it decides how a final symlink is treated and
@@ -107,7 +111,63 @@ impl Root {
             fd,
             canonical,
             identity: (stat.st_dev, stat.st_ino),
+            reserved: Vec::new(),
         })
+    }
+
+    /// Makes the directory `home` (Filekeeper's home: its configuration, the registry, the
+    /// global state) out of bounds when it lies inside the root, as `.filekeeper/` always is:
+    /// a workspace that holds the home (one registered at `~`, say, with the home in
+    /// `~/.local/share/filekeeper`) must not let its files rewrite Filekeeper's own
+    /// configuration or delete a journal. When the home is the root itself, its own entries
+    /// are what is reserved.
+    pub fn reserve_home(&mut self, home: &Path) {
+        let Ok(home) = fs::canonicalize(home) else {
+            return;
+        };
+        let Ok(inside) = home.strip_prefix(&self.canonical) else {
+            return;
+        };
+        let prefix: Vec<Vec<u8>> = inside
+            .components()
+            .map(|c| c.as_os_str().as_bytes().to_vec())
+            .collect();
+        if prefix.is_empty() {
+            self.reserved.extend(
+                HOME_ENTRIES
+                    .iter()
+                    .map(|name| vec![name.as_bytes().to_vec()]),
+            );
+        } else {
+            self.reserved.push(prefix);
+        }
+    }
+
+    fn check_rules(&self, given: &str, components: &[Vec<u8>], intent: Intent) -> Result<()> {
+        if self
+            .reserved
+            .iter()
+            .any(|prefix| components.starts_with(prefix))
+        {
+            return Err(Error::new(
+                Code::PathIsStatePath,
+                "the path is inside Filekeeper's home directory (its configuration, registry and state), which is never read or changed as workspace content",
+            )
+            .path(given));
+        }
+        check_write_rules(given, components, intent)
+    }
+
+    /// The rules a write to the workspace-relative path `rel` must pass before anything is
+    /// resolved: not inside `.filekeeper/`, nor inside Filekeeper's home when the root holds
+    /// it ([`Root::reserve_home`]); not named as our temp files are
+    /// ([`crate::publish::is_temp_name`]); and not credential-shaped unless `intent` allows
+    /// it. A mutation checks every path it will change with this while it plans, so that a
+    /// tree holding a credential is refused before anything is recorded, not at the step
+    /// that reaches it.
+    pub fn check_write_path(&self, rel: &str, intent: Intent) -> Result<()> {
+        let components: Vec<Vec<u8>> = parts(rel).map(|c| c.as_bytes().to_vec()).collect();
+        self.check_rules(rel, &components, intent)
     }
 
     /// Checks that the root's path still names the directory opened. Files are reached
@@ -427,17 +487,6 @@ fn text(component: &[u8]) -> String {
     String::from_utf8_lossy(component).into_owned()
 }
 
-/// The rules a write to the workspace-relative path `rel` must pass before anything is
-/// resolved: not inside `.filekeeper/`, not named as our temp files are
-/// ([`crate::publish::is_temp_name`]), and not credential-shaped unless `intent` allows it.
-/// A mutation checks every path it will change with this while it plans, so that a tree
-/// holding a credential is refused before anything is recorded, not at the step that
-/// reaches it.
-pub fn check_write_path(rel: &str, intent: Intent) -> Result<()> {
-    let components: Vec<Vec<u8>> = parts(rel).map(|c| c.as_bytes().to_vec()).collect();
-    check_write_rules(rel, &components, intent)
-}
-
 /// The components of a workspace-relative path, without the empty and `.` ones that
 /// `a//./b` spells: the names a resolved path ([`Resolved::rel`]) is made of.
 pub fn parts(rel: &str) -> impl Iterator<Item = &str> {
@@ -485,9 +534,21 @@ fn check_write_rules(given: &str, components: &[Vec<u8>], intent: Intent) -> Res
     Ok(())
 }
 
+/// What Filekeeper keeps in its home directory, reserved when the home is a workspace's root
+/// itself.
+const HOME_ENTRIES: &[&str] = &[
+    "config.toml",
+    "registry.sqlite3",
+    "registry.sqlite3-journal",
+    "registry.sqlite3-wal",
+    "registry.sqlite3-shm",
+    "default-workspace.json",
+    "state",
+];
+
 fn resolve(root: &Root, given: &str, intent: Intent) -> Result<Resolved> {
     let components = relative_components(root, given)?;
-    check_write_rules(given, &components, intent)?;
+    root.check_rules(given, &components, intent)?;
 
     // `stack` holds the real directories entered below the root, with their handles.
     let mut stack: Vec<(OwnedFd, Vec<u8>)> = Vec::new();
@@ -730,7 +791,7 @@ fn finish(
     let mut real: Vec<Vec<u8>> = stack.iter().map(|(_, n)| n.clone()).collect();
     real.push(name.clone());
     // The real path may differ from the given one when links were followed: judge it too.
-    check_write_rules(given, &real, intent)?;
+    root.check_rules(given, &real, intent)?;
     if matches!(intent, Intent::Write { .. })
         && real.iter().any(|c| std::str::from_utf8(c).is_err())
     {

@@ -101,10 +101,11 @@ impl Workspace {
         };
         // A root the caller named is the caller's own path, and an error about it says so; a
         // registered root is not repeated (the caller named the workspace, not the path).
-        let root = Root::open(&root_path).map_err(|e| match (&name, root) {
+        let mut root = Root::open(&root_path).map_err(|e| match (&name, root) {
             (None, Some(given)) => e.path(&given.to_string_lossy()),
             _ => e,
         })?;
+        root.reserve_home(home.dir());
         Ok(Workspace {
             name,
             root,

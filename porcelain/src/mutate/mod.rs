@@ -231,7 +231,7 @@ fn fill(content: &[u8]) -> impl FnOnce(&mut dyn std::io::Write) -> Result<()> + 
 /// override), checked while planning: a directory's entries are changed by steps that name
 /// only the directory (`dir move`) or reach them one by one after the operation is recorded
 /// (`dir delete --recursive`), so a step's own check would come too late, or never.
-fn check_written_paths(plan: &Plan, options: &MutationOptions) -> Result<()> {
+fn check_written_paths(ws: &Workspace, plan: &Plan, options: &MutationOptions) -> Result<()> {
     let intent = filekeeper_plumbing::resolve::Intent::Write {
         allow_sensitive: options.allow_sensitive_write,
     };
@@ -244,7 +244,7 @@ fn check_written_paths(plan: &Plan, options: &MutationOptions) -> Result<()> {
         .map(|p| p.item.path.as_str())
         .chain(plan.steps.iter().map(Step::path))
         .chain(renamed_to)
-        .try_for_each(|path| filekeeper_plumbing::resolve::check_write_path(path, intent))
+        .try_for_each(|path| ws.inner.root.check_write_path(path, intent))
 }
 
 fn hash_text(id: Option<ObjectId>) -> Option<String> {
@@ -265,7 +265,7 @@ impl Workspace {
         let planned = |ws: &Workspace| {
             let plan = plan(ws)?;
             given.replace(Some(plan.given.clone()));
-            check_written_paths(&plan, options)?;
+            check_written_paths(ws, &plan, options)?;
             Ok(plan)
         };
         self.run(options, planned)
