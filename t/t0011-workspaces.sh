@@ -435,6 +435,30 @@ test_expect_success 'the .gitignore edit is an operation of its own, recorded be
 		list.json >/dev/null
 '
 
+test_expect_success 'a first change that creates .gitignore itself is made as asked, and the line added after it' '
+	mkdir "$TRASH/repo-create" &&
+	git init -q "$TRASH/repo-create" &&
+	keeper --json --root "$TRASH/repo-create" file create .gitignore --content "dist/" >out &&
+	test "$(json_get .after_hash out)" = "sha256:$(printf "dist/" | sha256sum | cut -d" " -f1)" &&
+	json_get ".warnings[]" out | grep -E "added .filekeeper/ to .gitignore \(op_[0-9a-f]{16}\)" &&
+	printf "dist/\n.filekeeper/\n" >expect &&
+	test_cmp expect "$TRASH/repo-create/.gitignore" &&
+	keeper --json --root "$TRASH/repo-create" history list >list-create.json &&
+	test "$(json_get "[.operations[].kind] | join(\" \")" list-create.json)" = "ignore_state create"
+'
+
+test_expect_success 'a first guarded write of an existing .gitignore is checked against the file as it was' '
+	mkdir "$TRASH/repo-guarded" &&
+	git init -q "$TRASH/repo-guarded" &&
+	printf "target/\n" >"$TRASH/repo-guarded/.gitignore" &&
+	h=$(sha "$TRASH/repo-guarded/.gitignore") &&
+	keeper --json --root "$TRASH/repo-guarded" file write .gitignore --content "build/" --expected-hash "$h" >out &&
+	json_get .ok out &&
+	printf "build/\n.filekeeper/\n" >expect &&
+	test_cmp expect "$TRASH/repo-guarded/.gitignore" &&
+	git -C "$TRASH/repo-guarded" check-ignore -q .filekeeper/
+'
+
 test_expect_success 'history diff of the .gitignore operation shows the added line' '
 	op=$(json_get ".operations[1].id" list.json) &&
 	keeper --root "$TRASH/repo5" history diff "$op" >diff.out &&

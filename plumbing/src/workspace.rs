@@ -17,6 +17,7 @@ use std::io::{self, Read};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A selected workspace: the root every path is confined to, the home it was found through,
 /// and the limits in force.
@@ -36,6 +37,13 @@ pub struct Workspace {
     /// times; the MCP server on every read that keeps its snapshot) need not ask the
     /// filesystem each time.
     found: OnceLock<State>,
+    /// Set by a caller whose change writes `.gitignore` itself, before the change creates the
+    /// state: the `.filekeeper/` line is then added after that change, not before it, where it
+    /// would make the caller's own request fail (see [`Workspace::defer_gitignore`]).
+    gitignore_deferred: AtomicBool,
+    /// The state was created in a git repository with the `.gitignore` edit deferred: the
+    /// caller owes it ([`Workspace::add_deferred_gitignore`]).
+    gitignore_due: AtomicBool,
 }
 
 /// An existing state directory.
@@ -113,7 +121,36 @@ impl Workspace {
             limits: config.limits,
             retention: config.retention,
             found: OnceLock::new(),
+            gitignore_deferred: AtomicBool::new(false),
+            gitignore_due: AtomicBool::new(false),
         })
+    }
+
+    /// Asks that a state created by the next [`Workspace::state`]`(true)` leave `.gitignore`
+    /// alone for now: the change about to be made writes `.gitignore` itself (creates it,
+    /// replaces it against a hash, patches it), and an edit made first would turn that
+    /// request into a conflict with Filekeeper's own line. The caller adds the line once its
+    /// change is made, with [`Workspace::add_deferred_gitignore`].
+    pub fn defer_gitignore(&self) {
+        self.gitignore_deferred.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the state was created with its `.gitignore` edit deferred, and the edit is
+    /// still owed ([`Workspace::add_deferred_gitignore`]).
+    pub fn gitignore_is_due(&self) -> bool {
+        self.gitignore_due.load(Ordering::Relaxed)
+    }
+
+    /// Adds `.filekeeper/` to `.gitignore` when the state was created with the edit deferred
+    /// ([`Workspace::defer_gitignore`]): an operation of its own, after the caller's. Returns
+    /// the notice to give, if an edit was made. Call with the workspace lock held.
+    pub fn add_deferred_gitignore(&self, state: &State) -> Result<Option<String>> {
+        if !self.gitignore_due.swap(false, Ordering::Relaxed) {
+            return Ok(None);
+        }
+        Ok(self
+            .ignore_state(state)?
+            .map(|id| format!("added .filekeeper/ to .gitignore ({id})")))
     }
 
     fn project_dir(&self) -> PathBuf {
@@ -236,6 +273,10 @@ impl Workspace {
             notices: Vec::new(),
         };
         if created && self.in_git_repository() {
+            if self.gitignore_deferred.load(Ordering::Relaxed) {
+                self.gitignore_due.store(true, Ordering::Relaxed);
+                return Ok(state);
+            }
             match self.ignore_state(&state) {
                 Ok(Some(id)) => state
                     .notices

@@ -268,12 +268,40 @@ impl Workspace {
             check_written_paths(ws, &plan, options)?;
             Ok(plan)
         };
-        self.run(options, planned)
+        let result = self
+            .run(options, planned)
             .map_err(|err| match given.take() {
                 Some(path) if !err.details.contains_key("path") => err.path(&path),
                 _ => err,
             })
-            .map_err(|err| self.explain(err, true))
+            .map_err(|err| self.explain(err, true));
+        match (result, self.add_deferred_gitignore()) {
+            (Ok(mut result), Some(notice)) => {
+                result.warnings.push(notice);
+                Ok(result)
+            }
+            (result, _) => result,
+        }
+    }
+
+    /// The `.filekeeper/` line a state created by a change of `.gitignore` itself owes
+    /// (`run` deferred it), added now that the change is made (or refused), as an operation
+    /// of its own under the lock. The notice to give, if any.
+    fn add_deferred_gitignore(&self) -> Option<String> {
+        if !self.inner.gitignore_is_due() {
+            return None;
+        }
+        let added = self
+            .inner
+            .lock()
+            .and_then(|(state, _lock)| self.inner.add_deferred_gitignore(&state));
+        match added {
+            Ok(notice) => notice,
+            Err(err) => Some(format!(
+                "could not add .filekeeper/ to .gitignore: {}",
+                err.message
+            )),
+        }
     }
 
     fn run(
@@ -288,7 +316,13 @@ impl Workspace {
         }
         if self.inner.state(false)?.is_none() {
             // The first mutation here creates the state; a refused one must not.
-            plan(self)?;
+            let first = plan(self)?;
+            // In a git repository the state's creation adds `.filekeeper/` to `.gitignore`:
+            // before a change of `.gitignore` itself, that edit would make the change fail
+            // (a creation finding the file, a hash or a patch finding another content).
+            if first.items.iter().any(|p| p.item.path == ".gitignore") {
+                self.inner.defer_gitignore();
+            }
         }
         let (state, lock) = self.inner.lock()?;
         let store = state.store();
