@@ -1151,4 +1151,15 @@ test_expect_success 'an operation undone only in part can be undone again, which
 	test "$(json_get .error.details.undone_by again)" = "$(op_of out)"
 '
 
+test_expect_success 'the partial undo cannot be undone once a later undo finished the job' '
+	partial=$(journal "SELECT id FROM operations WHERE kind = '"'"'undo'"'"' AND status = '"'"'partial'"'"'" "$TRASH/half") &&
+	test_expect_code 2 keeper --json --workspace half history undo "$partial" >refused &&
+	test_error_code INVALID_ARGUMENT refused &&
+	test "$(json_get .error.details.undone_by refused)" = "$(op_of out)" &&
+	for n in 1 2 3 4
+	do
+		test "$(cat "$TRASH/half/tree/f$n.txt")" = "file $n" || return 1
+	done
+'
+
 test_done

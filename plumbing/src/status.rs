@@ -105,7 +105,7 @@ pub fn journal_counts(path: &Path) -> Result<Option<JournalCounts>> {
         })?,
         undone: count(
             "SELECT count(DISTINCT undoes) FROM operations
-             WHERE undoes IS NOT NULL AND kind = 'undo' AND status IN ('committed', 'partial')",
+             WHERE undoes IS NOT NULL AND kind = 'undo' AND status = 'committed'",
         )?,
         pruned: pruned_count(&conn)?,
         oldest_undoable: {

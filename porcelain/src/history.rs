@@ -368,6 +368,20 @@ impl Workspace {
                 .with("undone_by", by)
                 .recovery("undo the undo to go forward again"));
         }
+        // A partial undo whose operation was undone again since, to the end: the later undo
+        // put back paths this one never reached, and undoing this one would take them too.
+        if op.status == Status::Partial
+            && let Some(target) = &op.undoes
+            && let Some(by) = journal.fully_undone_by(target)?
+            && by != id
+        {
+            return Err(Error::invalid(format!(
+                "{id} undid {target} only in part, and {by} finished undoing it since; undoing {id} now would also take back what {by} put back"
+            ))
+            .with("operation_id", id)
+            .with("undone_by", by)
+            .recovery("undo the later undo to go forward again"));
+        }
         // Undone in part only (an undo interrupted, or rolled back in part): undoing it again
         // finishes what that undo began, and the paths it put back are done.
         let partly_undone = journal.undone_by(id)?.is_some();
