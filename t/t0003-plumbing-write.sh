@@ -427,6 +427,13 @@ test_expect_success 'publish resolves its path once it holds the lock: a directo
 	test ! -e waited
 '
 
+test_expect_success 'publish refuses to give a file the name of our temp files' '
+	blob=$(printf "x\n" | keeper hash-object -w --stdin) &&
+	test_expect_code 8 keeper --json publish .fk-tmp-0123456789abcdef --blob "$blob" >out &&
+	test_error_code PATH_IS_STATE_PATH out &&
+	test ! -e .fk-tmp-0123456789abcdef
+'
+
 test_expect_success 'no refused publish left a .fk-tmp- file behind' '
 	no_temp_files
 '

@@ -297,4 +297,17 @@ test_expect_success 'no write may give a file the name of our temp files' '
 	test ! -e ws/.fk-tmp-0123456789abcdef
 '
 
+test_expect_success 'a leftover temp file no recovery reaches can still be deleted, alone or with its directory' '
+	cd "$TRASH/lookalike" &&
+	mkdir -p ws/left ws/tree &&
+	printf "stray\n" >ws/left/.fk-tmp-00000000000000aa &&
+	printf "stray\n" >ws/tree/.fk-tmp-00000000000000bb &&
+	in_case --json file delete left/.fk-tmp-00000000000000aa >out &&
+	json_get .ok out &&
+	test ! -e ws/left/.fk-tmp-00000000000000aa &&
+	in_case --json dir delete tree --recursive --confirm-recursive >out &&
+	json_get .ok out &&
+	test ! -e ws/tree
+'
+
 test_done

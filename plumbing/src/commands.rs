@@ -470,7 +470,8 @@ pub fn publish_blob(
     // Resolved once to refuse a bad path before anything is opened or locked, and again
     // below once the lock is held: another keeper may move the directories on the way while
     // this one waits for the lock.
-    ws.root.resolve(path, intent)?;
+    let checked = ws.root.resolve(path, intent)?;
+    publish::refuse_temp_name(&checked.rel).map_err(|e| e.path(path))?;
     let state = ws.state(false)?;
     let store = state
         .as_ref()

@@ -22,7 +22,7 @@ pub const TEMP_PREFIX: &str = ".fk-tmp-";
 
 /// Whether `name` is one of our temp files' names: [`TEMP_PREFIX`] and exactly 16 lowercase
 /// hex digits. Recovery removes such files beside an interrupted operation's paths, so no
-/// write may give a file such a name (`Root::check_write_path`); any other name that
+/// change may give a file such a name ([`refuse_temp_name`]); any other name that
 /// merely starts with the prefix is an ordinary file of the workspace.
 pub fn is_temp_name(name: &[u8]) -> bool {
     name.strip_prefix(TEMP_PREFIX.as_bytes())
@@ -32,6 +32,22 @@ pub fn is_temp_name(name: &[u8]) -> bool {
                     .iter()
                     .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
         })
+}
+
+/// Refuses to give a file at `rel` content when its name is one of our temp files' names
+/// ([`is_temp_name`]): recovery would take it for a leftover and remove it. Removing such a
+/// file, or moving it away, is allowed: a leftover that no recovery reaches (an interrupted
+/// `keeper publish`) must remain deletable.
+pub fn refuse_temp_name(rel: &str) -> Result<()> {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    if is_temp_name(name.as_bytes()) {
+        return Err(Error::new(
+            Code::PathIsStatePath,
+            "names of the form .fk-tmp-<16 hex digits> are Filekeeper's temp files, which recovery removes beside an interrupted write; choose another name",
+        )
+        .path(rel));
+    }
+    Ok(())
 }
 
 /// What the target must hold just before it is replaced.

@@ -105,7 +105,6 @@ pub fn remove_temp_files(ws: &Workspace, dir: &str) -> Result<()> {
         let name = entry.rel.rsplit('/').next().unwrap_or_default();
         if entry.kind == EntryKind::File
             && is_temp_name(name.as_bytes())
-            // Resolved for reading: a write may not name a temp file (`Root::check_write_path`).
             // The same name, not a link's target, is what goes.
             && let Ok(target) = ws.root.resolve(&entry.rel, Intent::Read)
             && crate::resolve::is_real_path(&target, &entry.rel)

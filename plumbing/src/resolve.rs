@@ -160,9 +160,7 @@ impl Root {
 
     /// The rules a write to the workspace-relative path `rel` must pass before anything is
     /// resolved: not inside `.filekeeper/`, nor inside Filekeeper's home when the root holds
-    /// it ([`Root::reserve_home`]); not named as our temp files are
-    /// ([`crate::publish::is_temp_name`]); and not credential-shaped unless `intent` allows
-    /// it. A mutation checks every path it will change with this while it plans, so that a
+    /// it ([`Root::reserve_home`]); and not credential-shaped unless `intent` allows it. A mutation checks every path it will change with this while it plans, so that a
     /// tree holding a credential is refused before anything is recorded, not at the step
     /// that reaches it.
     pub fn check_write_path(&self, rel: &str, intent: Intent) -> Result<()> {
@@ -501,17 +499,6 @@ fn check_write_rules(given: &str, components: &[Vec<u8>], intent: Intent) -> Res
         return Err(Error::new(
             Code::PathIsStatePath,
             "paths inside .filekeeper/ belong to Filekeeper's own state and are never touched",
-        )
-        .path(given));
-    }
-    if matches!(intent, Intent::Write { .. })
-        && components
-            .last()
-            .is_some_and(|name| crate::publish::is_temp_name(name))
-    {
-        return Err(Error::new(
-            Code::PathIsStatePath,
-            "names of the form .fk-tmp-<16 hex digits> are Filekeeper's temp files, which recovery removes after an interrupted write; choose another name",
         )
         .path(given));
     }

@@ -244,7 +244,13 @@ fn check_written_paths(ws: &Workspace, plan: &Plan, options: &MutationOptions) -
         .map(|p| p.item.path.as_str())
         .chain(plan.steps.iter().map(Step::path))
         .chain(renamed_to)
-        .try_for_each(|path| ws.inner.root.check_write_path(path, intent))
+        .try_for_each(|path| ws.inner.root.check_write_path(path, intent))?;
+    // A file given content may not take the name of our temp files; one removed or moved
+    // away may (a leftover of an interrupted publish must stay deletable).
+    plan.items
+        .iter()
+        .filter(|p| p.item.after_exists && p.item.kind == filekeeper_plumbing::resolve::Kind::File)
+        .try_for_each(|p| filekeeper_plumbing::publish::refuse_temp_name(&p.item.path))
 }
 
 fn hash_text(id: Option<ObjectId>) -> Option<String> {
