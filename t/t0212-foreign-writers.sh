@@ -153,6 +153,37 @@ test_expect_success 'a recursive delete stops at a file rewritten meanwhile and 
 	test "$(status_of)" = rolled_back
 '
 
+test_expect_success 'a rolled-back rename of a file above the history cap is renamed back, not lost' '
+	mkdir -p "$TRASH/cap/ws" &&
+	cap="--home $TRASH/cap/home --root $TRASH/cap/ws" &&
+	mkdir -p "$TRASH/cap/home" &&
+	printf "[filekeeper]\nmax_history_blob_bytes = 1000\n" >"$TRASH/cap/home/config.toml" &&
+	keeper $cap init >/dev/null &&
+	head -c 5000 /dev/zero | tr "\\0" x >"$TRASH/cap/ws/big.txt" &&
+	cp "$TRASH/cap/ws/big.txt" big.expect &&
+	printf "c1\n" >"$TRASH/cap/ws/c.txt" &&
+	cat >rename-and-edit.diff <<-\EOF &&
+	diff --git a/big.txt b/moved.txt
+	similarity index 100%
+	rename from big.txt
+	rename to moved.txt
+	diff --git a/c.txt b/c.txt
+	--- a/c.txt
+	+++ b/c.txt
+	@@ -1 +1 @@
+	-c1
+	+c2
+	EOF
+	FILEKEEPER_TEST_INTERFERE_AT=mutation-after-step-1 \
+	FILEKEEPER_TEST_INTERFERE="printf \"theirs\\n\" >$TRASH/cap/ws/c.txt" \
+		keeper $cap --json file apply-patch "$PWD/rename-and-edit.diff" >out
+	test $? = 15 &&
+	test_error_code CONTENT_CONFLICT out &&
+	test_cmp big.expect "$TRASH/cap/ws/big.txt" &&
+	test ! -e "$TRASH/cap/ws/moved.txt" &&
+	test "$(cat "$TRASH/cap/ws/c.txt")" = theirs
+'
+
 test_expect_success 'nothing is pending, no temp file is left, and fsck is clean' '
 	test "$(journal "SELECT count(*) FROM operations WHERE status = '"'"'pending'"'"'")" = 0 &&
 	no_temp_files &&

@@ -540,7 +540,15 @@ impl Workspace {
     ) -> Error {
         let items: Vec<Item> = plan.items.iter().map(|p| p.item.clone()).collect();
         let touched = restore::Touched::by(&plan.steps, done);
-        let outcome = restore::restore_before(self, &items, &touched, store);
+        // A rename that was made is taken back by renaming back first: its source's bytes
+        // may not be stored (above the history cap), and putting the paths back one by one
+        // would remove the destination, the only copy, before finding the source's blob
+        // missing.
+        let renamed_back = restore::rename_back(self, &plan.steps, done);
+        let outcome = restore::restore_before(self, &items, &touched, store).map(|mut r| {
+            r.restored.extend(renamed_back);
+            r
+        });
         // Rolled back when every path a step changed is back; a path no step changed may hold
         // another process's change, which is not this operation's to undo.
         let changed: Vec<Item> = items

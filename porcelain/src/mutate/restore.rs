@@ -110,6 +110,48 @@ pub(crate) fn restore_before(
     Ok(outcome)
 }
 
+/// Takes back, newest first, each rename among the steps the operation applied or was
+/// applying (`steps[..=done]`), while its destination still holds what was moved there (for a
+/// file, the content the plan read) and its source is free: the destination is renamed back.
+/// A rename that cannot be taken back this way is left to [`restore_before`]. Returns the
+/// paths put back.
+pub(crate) fn rename_back(ws: &Workspace, steps: &[Step], done: usize) -> Vec<String> {
+    let write = Intent::Write {
+        allow_sensitive: true,
+    };
+    let mut back = Vec::new();
+    for step in steps.iter().take(done.saturating_add(1)).rev() {
+        let Step::Rename {
+            from,
+            to,
+            from_hash,
+            ..
+        } = step
+        else {
+            continue;
+        };
+        let root = &ws.inner.root;
+        let (Ok(source), Ok(moved)) = (
+            root.resolve_recorded(from, write),
+            root.resolve_recorded(to, write),
+        ) else {
+            continue;
+        };
+        let holds_it = match from_hash {
+            Some(hash) => {
+                moved.kind == Some(Kind::File)
+                    && publish::check_holds(&moved, Expect::Hash(*hash), "move it back").is_ok()
+            }
+            None => moved.kind == Some(Kind::Directory),
+        };
+        if holds_it && source.kind.is_none() && fs_ops::rename(&moved, &source, false).is_ok() {
+            back.push(from.clone());
+            back.push(to.clone());
+        }
+    }
+    back
+}
+
 fn restore_one(ws: &Workspace, item: &Item, current: Observed, store: &ObjectStore) -> Result<()> {
     let target = ws.inner.root.resolve_recorded(
         &item.path,
