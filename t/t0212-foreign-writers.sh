@@ -153,6 +153,27 @@ test_expect_success 'a recursive delete stops at a file rewritten meanwhile and 
 	test "$(status_of)" = rolled_back
 '
 
+test_expect_success 'a rollback names as not restored only what it made, not a file created in its directory' '
+	printf "q1\n" >q.txt &&
+	cat >make-dir.diff <<-\EOF &&
+	--- /dev/null
+	+++ b/newdir/x.txt
+	@@ -0,0 +1 @@
+	+mine
+	--- a/q.txt
+	+++ b/q.txt
+	@@ -1 +1 @@
+	-q1
+	+q2
+	EOF
+	test "$(interfering mutation-after-step-1 "printf \"theirs\n\" >newdir/x.txt" \
+		file apply-patch make-dir.diff)" = 19 &&
+	test_error_code PARTIAL_RECOVERY out &&
+	test "$(json_get ".error.details.not_restored | join(\",\")" out)" = newdir &&
+	test "$(cat newdir/x.txt)" = theirs &&
+	test "$(cat q.txt)" = q1
+'
+
 test_expect_success 'a rolled-back rename of a file above the history cap is renamed back, not lost' '
 	mkdir -p "$TRASH/cap/ws" &&
 	cap="--home $TRASH/cap/home --root $TRASH/cap/ws" &&

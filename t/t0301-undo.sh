@@ -1096,6 +1096,12 @@ test_expect_success 'setup: workspace "cut": a write, then a recursive delete ki
 	test "$(journal "SELECT kind || '"'"' '"'"' || status FROM operations ORDER BY seq DESC LIMIT 1" "$TRASH/cut")" = "dir_delete pending"
 '
 
+test_expect_success 'a dry run of undo-last, which recovers nothing, says the real run may choose the interrupted operation' '
+	keeper --json --workspace cut history undo-last --dry-run >dry.json &&
+	json_get ".warnings[]" dry.json | grep "left pending is recovered before the real undo chooses" &&
+	test "$(journal "SELECT status FROM operations ORDER BY seq DESC LIMIT 1" "$TRASH/cut")" = pending
+'
+
 test_expect_success 'undo-last recovers the interrupted delete first, and undoes it, the newest, not the write before it' '
 	keeper --json --workspace cut history undo-last >out &&
 	json_get ".warnings[]" out >warnings &&

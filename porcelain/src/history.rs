@@ -103,6 +103,14 @@ pub struct HistoryDiff {
 pub const HISTORY_DIFF_MAX_BYTES: usize = 256 * 1024;
 
 impl Workspace {
+    /// Whether an operation recorded under the lock is still pending (a dead process's).
+    fn pending_under_lock(&self) -> Result<bool> {
+        match self.existing_journal()? {
+            Some(journal) => journal.has_pending_under_lock(),
+            None => Ok(false),
+        }
+    }
+
     fn existing_journal(&self) -> Result<Option<Journal>> {
         match self.inner.state(false)? {
             Some(state) => state.existing_journal(),
@@ -318,6 +326,12 @@ impl Workspace {
         match result {
             Ok(mut result) => {
                 result.extra.skipped_operations = Some(passed);
+                // A dry run recovers nothing, so it chose among the resolved operations only.
+                if options.dry_run && self.pending_under_lock()? {
+                    result.warnings.push(
+                        "an operation an interrupted process left pending is recovered before the real undo chooses; if it can be undone then, the real undo takes it instead of the one shown here".to_owned(),
+                    );
+                }
                 Ok(result)
             }
             Err(err) if !passed.is_empty() && !err.details.contains_key("skipped_operations") => {

@@ -22,17 +22,25 @@ fn depth(path: &str) -> usize {
 
 /// The paths an operation's steps may have changed when it failed: those of the steps that
 /// were applied, and those of the step that failed, which may have been made before its error
-/// (a rename whose directory sync failed). A step names a directory for everything under it
-/// (a directory's rename moves its tree).
+/// (a rename whose directory sync failed). A rename names a directory for everything under it
+/// (a directory's rename moves its tree); every other step names its one path.
 pub(crate) struct Touched<'a> {
-    applied: Vec<&'a str>,
-    failed: Vec<&'a str>,
+    applied: Vec<(&'a str, bool)>,
+    failed: Vec<(&'a str, bool)>,
 }
 
 impl<'a> Touched<'a> {
     /// The paths of `steps`, of which the first `done` were applied and the next one failed.
     pub fn by(steps: &'a [Step], done: usize) -> Self {
-        let paths = |steps: &'a [Step]| steps.iter().flat_map(Step::paths).collect();
+        let paths = |steps: &'a [Step]| {
+            steps
+                .iter()
+                .flat_map(|step| {
+                    let tree = matches!(step, Step::Rename { .. });
+                    step.paths().into_iter().map(move |p| (p, tree))
+                })
+                .collect()
+        };
         Touched {
             applied: paths(&steps[..done.min(steps.len())]),
             failed: paths(steps.get(done..=done).unwrap_or_default()),
@@ -43,15 +51,15 @@ impl<'a> Touched<'a> {
     #[cfg(test)]
     pub fn all(items: &'a [Item]) -> Self {
         Touched {
-            applied: items.iter().map(|i| i.path.as_str()).collect(),
+            applied: items.iter().map(|i| (i.path.as_str(), false)).collect(),
             failed: Vec::new(),
         }
     }
 
-    fn covers(paths: &[&str], path: &str) -> bool {
-        paths.iter().any(|p| {
+    fn covers(paths: &[(&str, bool)], path: &str) -> bool {
+        paths.iter().any(|(p, tree)| {
             path.strip_prefix(p)
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+                .is_some_and(|rest| rest.is_empty() || (*tree && rest.starts_with('/')))
         })
     }
 
