@@ -205,6 +205,21 @@ test_expect_success 'a rolled-back rename of a file above the history cap is ren
 	test "$(cat "$TRASH/cap/ws/c.txt")" = theirs
 '
 
+test_expect_success 'a moved tree that cannot be checked after its rename says the move was made and is pending' '
+	mkdir -p mv-from &&
+	printf "a\n" >mv-from/a.txt &&
+	test "$(interfering mutation-after-step-1 "touch mv-to/\$(printf bad\\\\377)" \
+		dir move mv-from mv-to)" = 2 &&
+	test_error_code INVALID_ARGUMENT out &&
+	json_get .error.details.recovery out | grep "the change was made but could not be checked" &&
+	test "$(status_of)" = pending &&
+	test "$(cat mv-to/a.txt)" = a &&
+	rm mv-to/bad* &&
+	keeper --json file write after-move.txt --content "next" >next.json &&
+	json_get ".warnings[]" next.json | grep "recovered $(json_get .error.details.operation_id out)" &&
+	test "$(status_of)" = committed
+'
+
 test_expect_success 'nothing is pending, no temp file is left, and fsck is clean' '
 	test "$(journal "SELECT count(*) FROM operations WHERE status = '"'"'pending'"'"'")" = 0 &&
 	no_temp_files &&

@@ -405,8 +405,15 @@ impl Workspace {
         }
         drop(applying);
         let items: Vec<Item> = plan.items.iter().map(|p| p.item.clone()).collect();
-        let mut bad = mismatched_paths(&self.inner, &items, Side::After)?;
-        bad.extend(self.unrecorded_entries(&plan)?);
+        // Every step is made: a failure to check them now leaves the operation pending, for
+        // the next operation's recovery to resolve from the tree, and says so.
+        let unchecked = |err: Error| {
+            err.with("operation_id", id.as_str()).recovery(
+                "the change was made but could not be checked; it stays pending, and the next change in this workspace records it from what the paths hold",
+            )
+        };
+        let mut bad = mismatched_paths(&self.inner, &items, Side::After).map_err(unchecked)?;
+        bad.extend(self.unrecorded_entries(&plan).map_err(unchecked)?);
         if !bad.is_empty() {
             journal.set_status(&id, &[Status::Pending], Status::Partial)?;
             return Err(Error::new(
