@@ -34,7 +34,7 @@ pub struct Root {
     identity: (u64, u64),
     /// Paths below the root that are Filekeeper's own (its home directory, when a
     /// workspace holds it), as components: never read or written as workspace content,
-    /// like `.filekeeper/` (see [`Root::reserve`]).
+    /// like `.filekeeper/` (see [`Root::reserve_home`]).
     reserved: Vec<Vec<Vec<u8>>>,
 }
 
@@ -160,9 +160,10 @@ impl Root {
 
     /// The rules a write to the workspace-relative path `rel` must pass before anything is
     /// resolved: not inside `.filekeeper/`, nor inside Filekeeper's home when the root holds
-    /// it ([`Root::reserve_home`]); and not credential-shaped unless `intent` allows it. A mutation checks every path it will change with this while it plans, so that a
-    /// tree holding a credential is refused before anything is recorded, not at the step
-    /// that reaches it.
+    /// it ([`Root::reserve_home`]); and not credential-shaped unless `intent` allows it. A
+    /// mutation checks every path it will change with this while it plans, so that a tree
+    /// holding a credential is refused before anything is recorded, not at the step that
+    /// reaches it.
     pub fn check_write_path(&self, rel: &str, intent: Intent) -> Result<()> {
         let components: Vec<Vec<u8>> = parts(rel).map(|c| c.as_bytes().to_vec()).collect();
         self.check_rules(rel, &components, intent)
