@@ -429,6 +429,17 @@ test_expect_success 'a home inside the workspace is not reached through a link o
 	test "$(cat "$TRASH/homews/.local/mine.txt")" = "still mine"
 '
 
+test_expect_success 'a listing, a search and a grep pass over a home inside the workspace' '
+	inside="--home $TRASH/homews/.local/fk --root $TRASH/homews" &&
+	keeper $inside file list .local --recursive >out &&
+	grep "^.local/mine.txt" out &&
+	! grep "/fk" out &&
+	keeper $inside file search . "*.toml" >out &&
+	! grep config.toml out &&
+	keeper $inside file grep . max_ >out &&
+	! grep config.toml out
+'
+
 test_expect_success 'a home that is the workspace root itself keeps its own files out of bounds' '
 	mkdir -p "$TRASH/homeroot" &&
 	same="--home $TRASH/homeroot --root $TRASH/homeroot" &&

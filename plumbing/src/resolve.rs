@@ -143,6 +143,21 @@ impl Root {
         }
     }
 
+    /// The reserved paths ([`Root::reserve_home`]) as workspace-relative, `/`-separated
+    /// paths, for walks that pass over them.
+    pub fn reserved_paths(&self) -> Vec<String> {
+        self.reserved
+            .iter()
+            .map(|parts| {
+                let parts: Vec<String> = parts
+                    .iter()
+                    .map(|p| String::from_utf8_lossy(p).into_owned())
+                    .collect();
+                parts.join("/")
+            })
+            .collect()
+    }
+
     fn check_rules(&self, given: &str, components: &[Vec<u8>], intent: Intent) -> Result<()> {
         if self
             .reserved

@@ -226,6 +226,7 @@ impl Workspace {
             },
         )?;
         walk.report_non_utf8_names();
+        walk.pass_over_reserved();
         if let Some((path, _)) = &resume {
             // The cursor's file again, for its lines after the cursor's.
             walk.resume_after(path, true);

@@ -209,6 +209,7 @@ impl Workspace {
         };
         let mut walk = walk::walk(root, &start, options)?;
         walk.report_non_utf8_names();
+        walk.pass_over_reserved();
         walk.read_ahead();
         if let Some(Position::Path(after)) = &resume {
             walk.resume_after(after, false);

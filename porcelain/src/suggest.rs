@@ -172,6 +172,7 @@ impl Workspace {
             return Vec::new();
         };
         entries.report_non_utf8_names();
+        entries.pass_over_reserved();
         let wanted = parts[i];
         let mut near: Vec<(usize, String)> = entries
             .by_ref()
@@ -223,6 +224,7 @@ impl Workspace {
             return (Vec::new(), false);
         };
         entries.report_non_utf8_names();
+        entries.pass_over_reserved();
         let mut found = Vec::new();
         let mut visited = 0;
         let mut complete = true;

@@ -198,6 +198,10 @@ pub struct Walk {
     /// ends the walk with an error.
     pub non_utf8_names: Vec<String>,
     report_non_utf8: bool,
+    /// Filekeeper's home when the root holds it ([`Root::reserved_paths`]), and whether the
+    /// walk passes over it (see [`Walk::pass_over_reserved`]).
+    reserved: Vec<String>,
+    hide_reserved: bool,
     /// Where a resumed walk picks up: entries up to this path are passed over (see
     /// [`Walk::resume_after`]); cleared once the walk is past it.
     resume: Option<Resume>,
@@ -301,6 +305,8 @@ pub fn walk(root: &Root, start: &Resolved, options: WalkOptions) -> Result<Walk>
         depth_limited: false,
         non_utf8_names: Vec::new(),
         report_non_utf8: false,
+        reserved: root.reserved_paths(),
+        hide_reserved: false,
         resume: None,
         given: start.given.clone(),
         ahead: None,
@@ -344,6 +350,13 @@ impl Walk {
     /// an entry, so by default such a name is INVALID_ARGUMENT with `details.entry`.
     pub fn report_non_utf8_names(&mut self) {
         self.report_non_utf8 = true;
+    }
+
+    /// Passes over Filekeeper's home when the root holds it, as `.filekeeper/` always is:
+    /// for walks that only show what they find, since reading there is refused. A walk that
+    /// acts on the whole tree must meet it, so that the change is refused while it is planned.
+    pub fn pass_over_reserved(&mut self) {
+        self.hide_reserved = true;
     }
 
     /// Passes over every entry up to the workspace-relative path `rel` in walk order (and the
@@ -500,6 +513,10 @@ impl Iterator for Walk {
                 continue;
             }
             let rel = join(&frame.rel, &text);
+            if self.hide_reserved && self.reserved.contains(&rel) {
+                passed_over(self.ahead.as_ref(), Some(kind), &frame.rel, &name);
+                continue;
+            }
             let depth = frame.depth + 1;
             if self.options.respect_ignore {
                 if text == ".git" {
