@@ -970,6 +970,37 @@ test_expect_success '--remove-bom with content that starts with a BOM is refused
 	untouched bom2.txt
 '
 
+test_expect_success 'a file with two marks and content with one: refused as ambiguous, nothing written' '
+	printf "\357\273\277\357\273\277Q\nb\n" >twobom.txt &&
+	save twobom.txt &&
+	keeper --json file read twobom.txt >read.json &&
+	test "$(json_get .bom read.json)" = true &&
+	jq -j .content read.json >text &&
+	printf "\357\273\277Q\nb\n" >expect && test_cmp expect text &&
+	test_expect_code 2 keeper --json file write twobom.txt --input text \
+		--expected-hash "$(json_get .content_hash read.json)" >refusal.json &&
+	test_error_code INVALID_ARGUMENT refusal.json &&
+	test "$(json_get .error.details.reason refusal.json)" = bom_ambiguous &&
+	json_get .error.details.recovery refusal.json | grep -F "keeper file create" &&
+	json_get .error.details.recovery refusal.json | grep -F -- "--allow-existing" &&
+	untouched twobom.txt &&
+	test_expect_code 2 keeper --json file write twobom.txt --input text --dry-run >refusal.json &&
+	test "$(json_get .error.details.reason refusal.json)" = bom_ambiguous
+'
+
+test_expect_success 'the ambiguous write goes through as the refusal says: create --allow-existing' '
+	printf "\357\273\277" | cat - text >both &&
+	keeper --json file create twobom.txt --input both --allow-existing >out &&
+	test_cmp both twobom.txt
+'
+
+test_expect_success 'a file with two marks still keeps its first for content with none' '
+	keeper --json file write twobom.txt --content "plain" >out &&
+	test "$(json_get .bom_kept out)" = true &&
+	printf "\357\273\277plain" >expect &&
+	test_cmp expect twobom.txt
+'
+
 # names that would break a line
 
 test_expect_success 'a name holding a newline stays one quoted line in human output' '

@@ -597,6 +597,22 @@ test_expect_success 'file_read then file_write of its content keeps a UTF-8 BOM;
 	test_cmp expect "$TRASH/bom/b.txt"
 '
 
+test_expect_success 'file_write of file_read text on a file with two BOMs is refused, naming file_create' '
+	printf "\357\273\277\357\273\277Q\nb\n" >"$TRASH/bom/two.txt" &&
+	cp "$TRASH/bom/two.txt" two.before &&
+	req file_read "{\"path\": \"two.txt\"}" >two.req &&
+	calls "$TRASH/bom" two-read.jsonl <two.req &&
+	content=$(nth 1 two-read.jsonl | jq -r .content) &&
+	req file_write "$(jq -nc --arg c "$content" "{path: \"two.txt\", content: \$c}")" >two.req &&
+	calls "$TRASH/bom" two.jsonl <two.req &&
+	tool_refused 1 INVALID_ARGUMENT two.jsonl &&
+	json_get ".error.details.reason == \"bom_ambiguous\"" refused.json &&
+	jq -r .error.details.recovery refused.json >recovery &&
+	grep -F "the file_create tool with allow_existing" recovery &&
+	! grep -F -e "--allow-existing" recovery &&
+	test_cmp two.before "$TRASH/bom/two.txt"
+'
+
 test_expect_success 'no response carries a host path' '
 	all_responses >all.json &&
 	test_no_host_path all.json &&

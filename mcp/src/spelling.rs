@@ -48,6 +48,7 @@ impl filekeeper::plumbing::Spelling for McpSpelling {
         use filekeeper::plumbing::Operation::*;
         match operation {
             WriteFile => "the file_write tool",
+            CreateFile => "the file_create tool",
             DeleteDir => "the directory_delete tool",
             MoveDir => "file_move, one file at a time (this server has no directory move)",
             Undo => "undo_operation",

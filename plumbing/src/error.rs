@@ -272,6 +272,8 @@ impl Argument {
 pub enum Operation {
     /// Replacing a whole file's content, creating it if needed.
     WriteFile,
+    /// Creating a file (with its content written exactly as given).
+    CreateFile,
     /// Deleting a directory.
     DeleteDir,
     /// Moving a directory.
@@ -291,6 +293,7 @@ impl Operation {
     fn library_name(self) -> &'static str {
         match self {
             Operation::WriteFile => "write_file",
+            Operation::CreateFile => "create_file",
             Operation::DeleteDir => "delete_dir",
             Operation::MoveDir => "move_dir",
             Operation::Undo => "undo",

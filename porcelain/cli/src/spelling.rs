@@ -48,6 +48,7 @@ impl Spelling for CliSpelling {
         use filekeeper::plumbing::Operation::*;
         match operation {
             WriteFile => "`keeper file write`",
+            CreateFile => "`keeper file create`",
             DeleteDir => "`keeper dir delete`",
             MoveDir => "`keeper dir move`",
             Undo => "`keeper history undo`",

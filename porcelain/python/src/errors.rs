@@ -61,6 +61,7 @@ impl Spelling for PythonSpelling {
     fn operation(&self, operation: Operation) -> String {
         match operation {
             Operation::WriteFile => "Workspace.write_file()",
+            Operation::CreateFile => "Workspace.create_file()",
             Operation::DeleteDir => "Workspace.delete_dir()",
             Operation::MoveDir => "Workspace.move_dir()",
             Operation::Undo => "Workspace.undo()",

@@ -16,15 +16,38 @@ use std::sync::Arc;
 /// The UTF-8 byte-order mark.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// Whether the file at `target` starts with a UTF-8 byte-order mark.
-fn starts_with_bom(target: &Resolved) -> Result<bool> {
-    let mut head = Vec::with_capacity(BOM.len());
+/// How many UTF-8 byte-order marks the file at `target` starts with: 0, 1, or 2 for two or
+/// more.
+fn leading_boms(target: &Resolved) -> Result<usize> {
+    let mut head = Vec::with_capacity(2 * BOM.len());
     target
         .open_file()?
-        .take(BOM.len() as u64)
+        .take(2 * BOM.len() as u64)
         .read_to_end(&mut head)
         .map_err(|e| Error::storage("reading file", &e))?;
-    Ok(head == BOM)
+    Ok(head.chunks(BOM.len()).take_while(|c| *c == BOM).count())
+}
+
+/// Content starting with a BOM, for a file that starts with two: a read shows the file's text
+/// after its first mark, so that text starts with a mark too, and the content could be either
+/// that text (the file's mark belongs in front) or the whole file (it does not). Guessing
+/// would write one mark too many or too few with `ok: true`, so the write is refused.
+fn ambiguous_bom(path: &str) -> Error {
+    Error::new(
+        Code::InvalidArgument,
+        "the file starts with two byte-order marks, so content that starts with one is \
+         ambiguous: it could be the text a read shows (after the file's first mark, which would \
+         be kept in front) or the file's whole bytes",
+    )
+    .path(path)
+    .with("reason", "bom_ambiguous")
+    .hint(words![
+        "to write bytes exactly as given, use ",
+        Operation::CreateFile,
+        " with ",
+        Argument::AllowExisting,
+        " (put a byte-order mark in front of text a read showed)"
+    ])
 }
 
 /// Whether `content` is text (no NUL in its first 8 KiB, valid UTF-8) without a BOM of its own.
@@ -104,10 +127,14 @@ impl Workspace {
             if let Some(expected) = expected {
                 ws.guard_version(path, &target.rel, expected, before.as_ref())?;
             }
-            let keep_bom = !remove_bom
-                && before.is_some()
-                && starts_with_bom(&target)?
-                && is_text_without_bom(content);
+            let boms = match before {
+                Some(_) if !remove_bom => leading_boms(&target)?,
+                _ => 0,
+            };
+            if boms > 1 && content.starts_with(BOM) {
+                return Err(ambiguous_bom(path));
+            }
+            let keep_bom = boms > 0 && is_text_without_bom(content);
             let content = if keep_bom {
                 [BOM, content].concat()
             } else {
