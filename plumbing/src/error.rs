@@ -470,6 +470,15 @@ impl Error {
         self.with("path", path)
     }
 
+    /// Sets `details.path` unless the error already names one (a deeper step may name a
+    /// more precise path).
+    pub fn or_path(self, path: &str) -> Self {
+        if self.details.contains_key("path") {
+            return self;
+        }
+        self.path(path)
+    }
+
     /// How to proceed, for errors where a changed request can succeed.
     pub fn recovery(self, how: &str) -> Self {
         self.with("recovery", how)

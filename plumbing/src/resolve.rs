@@ -214,7 +214,9 @@ impl Root {
     /// [`names_directory`].
     pub fn resolve(&self, given: &str, intent: Intent) -> Result<Resolved> {
         self.check_still_here()?;
-        let resolved = resolve(self, given, intent)?;
+        // A failure deep in the walk (a directory on the way that cannot be searched) still
+        // names the path the caller gave.
+        let resolved = resolve(self, given, intent).map_err(|e| e.or_path(given))?;
         if names_directory(given) && resolved.kind == Some(Kind::File) {
             return Err(Error::new(
                 Code::NotADirectory,
@@ -394,6 +396,24 @@ impl Resolved {
         .map_err(|e| self.open_error(e))
     }
 
+    /// A handle on the resolved directory that can be inspected (`fstat`) but not listed:
+    /// it needs only search permission on the way, not read permission on the directory,
+    /// so a directory this user cannot list can still be described.
+    pub fn open_dir_to_inspect(&self) -> Result<OwnedFd> {
+        let name: &[u8] = match (&self.name, self.kind) {
+            (None, _) => b".",
+            (Some(name), Some(Kind::Directory)) => name,
+            _ => return self.open_dir(),
+        };
+        rustix::fs::openat(
+            &self.parent,
+            name,
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| self.open_error(e))
+    }
+
     /// A readable handle on the parent directory, for `fsync` after a rename in it.
     pub fn parent_for_sync(&self) -> Result<File> {
         rustix::fs::openat(
@@ -414,7 +434,7 @@ impl Resolved {
                 "the path was replaced by a symbolic link while in use",
             )
             .path(&self.given),
-            e => io_error("opening file", e),
+            e => io_error("opening file", e).path(&self.given),
         }
     }
 }
@@ -684,7 +704,9 @@ fn resolve(root: &Root, given: &str, intent: Intent) -> Result<Resolved> {
                 }
                 links += 1;
                 if links > MAX_LINKS {
-                    return Err(Error::invalid("too many levels of symbolic links").path(given));
+                    return Err(Error::invalid("too many levels of symbolic links")
+                        .path(given)
+                        .with("reason", "symlink_loop"));
                 }
                 let target_path = Path::new(OsStr::from_bytes(target));
                 let spliced: Vec<Vec<u8>> = if target_path.is_absolute() {

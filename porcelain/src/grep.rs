@@ -86,8 +86,8 @@ pub struct GrepResult {
     /// Files this page looked at, the skipped ones included: from the cursor's file (searched
     /// again) to the one where a truncated page stopped.
     pub files_searched: u64,
-    /// Binary files, undecodable files, unreadable files and directories, and files with a
-    /// line too long to search.
+    /// Binary files, undecodable files, unreadable files, and files with a line too long to
+    /// search.
     pub files_skipped: u64,
     /// Of `files_skipped`, the files whose bytes are not valid text in `encoding`.
     pub files_undecodable: u64,
@@ -95,6 +95,9 @@ pub struct GrepResult {
     pub ignored: u64,
     /// Directories not searched because of the depth bound (`max_recursion_depth`).
     pub depth_limited: bool,
+    /// Directories and files this page could not read (permission, an I/O error), so not
+    /// searched: by path. A file among them is counted in `files_skipped` too.
+    pub unreadable: Vec<String>,
     /// Files and directories not searched because their names are not UTF-8, shown as
     /// `list` shows them (`\xHH` for each such byte): to be read, not passed back.
     pub non_utf8_names: Vec<String>,
@@ -105,12 +108,14 @@ struct FileOutcome {
     matches: Vec<GrepMatch>,
     skipped: bool,
     undecodable: bool,
+    /// The file could not be opened or read: its path.
+    unreadable: Option<String>,
 }
 
 /// What the walker met besides files.
 struct WalkTally {
     ignored: u64,
-    unreadable: u64,
+    unreadable: Vec<String>,
     depth_limited: bool,
     non_utf8_names: Vec<String>,
 }
@@ -194,6 +199,7 @@ impl Workspace {
             files_undecodable: 0,
             ignored: 0,
             depth_limited: false,
+            unreadable: Vec::new(),
             non_utf8_names: Vec::new(),
         };
         let search = Search {
@@ -237,7 +243,8 @@ impl Workspace {
         };
         let tally = pipeline(walk, keep, &search, max, &mut result)?;
         result.ignored = tally.ignored;
-        result.files_skipped += tally.unreadable;
+        result.unreadable.extend(tally.unreadable);
+        result.unreadable.sort();
         result.depth_limited = tally.depth_limited;
         result.non_utf8_names = tally.non_utf8_names;
         self.finish(&mut result, &query_of_cursor);
@@ -338,7 +345,7 @@ fn pipeline(
             }
             Ok(WalkTally {
                 ignored: walk.ignored,
-                unreadable: walk.unreadable.len() as u64,
+                unreadable: std::mem::take(&mut walk.unreadable),
                 depth_limited: walk.depth_limited,
                 non_utf8_names: std::mem::take(&mut walk.non_utf8_names),
             })
@@ -360,10 +367,10 @@ fn pipeline(
                         .iter()
                         .map(|entry| match entry.open() {
                             Ok(file) => search.file(file, &entry.rel, &mut buf),
-                            Err(_) => FileOutcome {
-                                skipped: true,
-                                ..FileOutcome::default()
-                            },
+                            Err(e) => unreadable(
+                                &entry.rel,
+                                !matches!(e.code, Code::PathNotFound | Code::NotAFile),
+                            ),
                         })
                         .collect();
                     // After a truncation nobody listens; keep draining until the walker stops.
@@ -402,6 +409,9 @@ fn absorb(result: &mut GrepResult, outcome: FileOutcome, max: usize) {
     }
     if outcome.undecodable {
         result.files_undecodable += 1;
+    }
+    if let Some(rel) = outcome.unreadable {
+        result.unreadable.push(rel);
     }
     for m in outcome.matches {
         if result.matches.len() == max {
@@ -457,7 +467,7 @@ impl Search<'_> {
             let n = match file.read(&mut buf[filled..room]) {
                 Ok(n) => n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => return skipped(outcome),
+                Err(_) => return unreadable(rel, true),
             };
             let eof = n == 0;
             let mut skip_bom = 0;
@@ -540,6 +550,16 @@ impl Search<'_> {
 }
 
 /// A file given up on part way: none of its matches count.
+/// A file the walk found but that could not be opened or read: skipped, and named when it is
+/// still there (one another program removed or replaced meanwhile leaves nothing to search).
+fn unreadable(rel: &str, still_there: bool) -> FileOutcome {
+    FileOutcome {
+        skipped: true,
+        unreadable: still_there.then(|| rel.to_owned()),
+        ..FileOutcome::default()
+    }
+}
+
 fn skipped(mut outcome: FileOutcome) -> FileOutcome {
     outcome.matches.clear();
     outcome.skipped = true;

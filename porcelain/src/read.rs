@@ -472,7 +472,7 @@ impl Workspace {
             )
             .path(path)),
             Some(Kind::Directory) => {
-                let dir = std::fs::File::from(resolved.open_dir()?);
+                let dir = std::fs::File::from(resolved.open_dir_to_inspect()?);
                 let meta = dir
                     .metadata()
                     .map_err(|e| Error::storage("inspecting directory", &e))?;
@@ -562,7 +562,9 @@ impl Workspace {
                 None => None,
             },
             Ok(resolved) => resolved.kind,
-            Err(e) if e.code == Code::PathNotFound => match link() {
+            // A link that leads nowhere, or round in a loop, is there itself; below one,
+            // nothing can be.
+            Err(e) if e.code == Code::PathNotFound || is_symlink_loop(&e) => match link() {
                 Some(existence) => return Ok(existence),
                 None => None,
             },
@@ -571,6 +573,12 @@ impl Workspace {
         };
         Ok(found(kind.map(Kind::as_str)))
     }
+}
+
+/// Whether resolving met more links in a row than it follows: a loop, in practice.
+fn is_symlink_loop(e: &Error) -> bool {
+    e.code == Code::InvalidArgument
+        && e.details.get("reason").and_then(|r| r.as_str()) == Some("symlink_loop")
 }
 
 struct Facts {

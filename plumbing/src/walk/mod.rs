@@ -107,7 +107,13 @@ impl Entry {
             OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
             Mode::empty(),
         )
-        .map_err(|e| io_error("opening a file", e))?;
+        .map_err(|e| match e {
+            // Removed since the walk listed it: there is nothing left to open.
+            rustix::io::Errno::NOENT => {
+                Error::new(crate::Code::PathNotFound, "the entry is gone").path(&self.rel)
+            }
+            e => io_error("opening a file", e).path(&self.rel),
+        })?;
         let stat = rustix::fs::fstat(&fd).map_err(|e| io_error("opening a file", e))?;
         if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
             return Err(

@@ -186,6 +186,7 @@ class GrepResult(Record):
     files_undecodable: int
     ignored: int
     depth_limited: bool
+    unreadable: list[str]
     non_utf8_names: list[str]
 
 @final

@@ -1,0 +1,124 @@
+#!/bin/sh
+test_description='what reads do with what this user may not read
+
+A directory that cannot be listed, or a file that cannot be opened, is never passed over in
+silence: grep names it in unreadable (and on stderr, even with -q), as list and search do; an
+error names the path that failed, so a diff says which side; info describes a directory it
+may not list, since that needs only a stat; and exists answers for a link that loops, as list
+shows it, instead of failing.
+
+File modes do not bind root, so under root keeper runs as nobody (setpriv), in a workspace and
+a home of its own.'
+. ./test-lib.sh
+
+test_lazy_prereq UNPRIVILEGED '
+	test "$(id -u)" != 0 || setpriv --reuid=65534 --regid=65534 --clear-groups true
+'
+
+# kp ARGS: keeper as a user that file modes bind, with the workspace below as --root.
+kp () {
+	if test "$(id -u)" = 0; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+			env HOME="$PW_HOME" FILEKEEPER_HOME="$PW_HOME" keeper --root "$PW" "$@"
+	else
+		keeper --root "$PW" "$@"
+	fi
+}
+
+PW=$TRASH/pw
+PW_HOME=$TRASH/pw-home
+
+test_expect_success UNPRIVILEGED 'setup: a workspace holding a closed directory and a closed file' '
+	mkdir -p "$PW/open" "$PW/closed" "$PW_HOME" &&
+	echo "needle here" >"$PW/open/a.txt" &&
+	echo "needle hidden" >"$PW/closed/b.txt" &&
+	echo "needle secret" >"$PW/secret.txt" &&
+	if test "$(id -u)" = 0
+	then
+		chmod o+x "$TRASH" &&
+		chown -R nobody "$PW" "$PW_HOME" &&
+		chown root "$PW/closed" "$PW/secret.txt"
+	fi &&
+	chmod 700 "$PW/closed" &&
+	chmod 600 "$PW/secret.txt" &&
+	if test "$(id -u)" != 0
+	then
+		chmod 000 "$PW/closed" "$PW/secret.txt"
+	fi
+'
+
+test_expect_success UNPRIVILEGED 'grep names the directory and the file it could not read' '
+	kp --json file grep . needle >out &&
+	test "$(json_get ".matches | map(.path) | join(\",\")" out)" = open/a.txt &&
+	test "$(json_get ".unreadable | join(\",\")" out)" = closed,secret.txt
+'
+
+test_expect_success UNPRIVILEGED 'grep counts the unreadable file as skipped, the directory not as a file' '
+	test "$(json_get .files_searched out)" = 2 &&
+	test "$(json_get .files_skipped out)" = 1
+'
+
+test_expect_success UNPRIVILEGED 'grep -q still says on stderr what it could not read' '
+	kp file grep . needle -q >out 2>err &&
+	grep -Fx "could not read closed, not searched" err &&
+	grep -Fx "could not read secret.txt, not searched" err
+'
+
+test_expect_success UNPRIVILEGED 'list and search name the closed directory, as before' '
+	kp --json file list . --recursive >out &&
+	test "$(json_get ".unreadable | join(\",\")" out)" = closed &&
+	kp --json file search . "*.txt" >out &&
+	test "$(json_get ".unreadable | join(\",\")" out)" = closed
+'
+
+test_expect_success UNPRIVILEGED 'a file that cannot be opened: STORAGE_ERROR naming it' '
+	test_expect_code 26 kp --json file read secret.txt >out &&
+	test_error_code STORAGE_ERROR out &&
+	test "$(json_get .error.details.path out)" = secret.txt
+'
+
+test_expect_success UNPRIVILEGED 'a path through a directory that cannot be searched: the error names the path' '
+	test_expect_code 26 kp --json file read closed/b.txt >out &&
+	test_error_code STORAGE_ERROR out &&
+	test "$(json_get .error.details.path out)" = closed/b.txt &&
+	test_expect_code 26 kp --json file exists closed/b.txt >out &&
+	test "$(json_get .error.details.path out)" = closed/b.txt
+'
+
+test_expect_success UNPRIVILEGED 'a diff says which side could not be read' '
+	test_expect_code 26 kp --json file diff open/a.txt secret.txt >out &&
+	test "$(json_get .error.details.path out)" = secret.txt &&
+	test_expect_code 26 kp --json file diff secret.txt open/a.txt >out &&
+	test "$(json_get .error.details.path out)" = secret.txt
+'
+
+test_expect_success UNPRIVILEGED 'info describes a directory it may not list' '
+	kp --json file info closed >out &&
+	test "$(json_get .kind out)" = directory &&
+	test "$(json_get .mode out)" = "$(printf %d "0$(stat -c %a "$PW/closed")")"
+'
+
+test_expect_success 'exists answers for a link that loops: there, a symlink leading nowhere' '
+	ln -s loop-b loop-a &&
+	ln -s loop-a loop-b &&
+	keeper --json file exists loop-a >out &&
+	json_get ".exists == true and .kind == \"symlink\" and .target_kind == \"broken\"" out &&
+	test "$(json_get .target out)" = loop-b
+'
+
+test_expect_success 'below a looping link nothing can be: absent, exit 3' '
+	test_expect_code 3 keeper --json file exists loop-a/x >out &&
+	test "$(json_get .exists out)" = false
+'
+
+test_expect_success 'reading through the loop is still refused, naming the reason' '
+	test_expect_code 2 keeper --json file read loop-a >out &&
+	test "$(json_get .error.details.reason out)" = symlink_loop
+'
+
+test_expect_success UNPRIVILEGED 'cleanup: the modes back, so the trash can be removed' '
+	chmod 755 "$PW/closed" &&
+	chmod 644 "$PW/secret.txt"
+'
+
+test_done
