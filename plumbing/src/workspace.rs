@@ -34,8 +34,9 @@ pub struct Workspace {
     pub retention: Retention,
     /// The state directory once [`Workspace::state`] has found one: a state directory is
     /// never removed by Filekeeper, so a process that looks again (a command does two or three
-    /// times; the MCP server on every read that keeps its snapshot) need not ask the
-    /// filesystem each time.
+    /// times; the MCP server on every read that keeps its snapshot) need not search for it
+    /// each time. Someone else may remove it (`git clean -fdx`), so each look still checks
+    /// that it is there, and searches again (making it anew for a change) when it is not.
     found: OnceLock<State>,
     /// Set by a caller whose change writes `.gitignore` itself, before the change creates the
     /// state: the `.filekeeper/` line is then added after that change, not before it, where it
@@ -167,7 +168,9 @@ impl Workspace {
         // The state is found by the root's path and the files by its descriptor: both must
         // name the same directory.
         self.root.check_still_here()?;
-        if let Some(found) = self.found.get() {
+        if let Some(found) = self.found.get()
+            && found.dir.is_dir()
+        {
             return Ok(Some(found.clone()));
         }
         let state = self.find_state(create)?;

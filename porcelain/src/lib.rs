@@ -183,6 +183,16 @@ impl Filekeeper {
     pub fn create_workspace(&self, name: &str, root: &Path) -> Result<Registration> {
         // A request refused for its own arguments leaves no new home behind.
         plumbing::home::check_name(name)?;
+        // An empty root would be the current directory, whatever it is; no path holds a NUL.
+        let bytes = root.as_os_str().as_encoded_bytes();
+        if bytes.is_empty() || bytes.contains(&0) {
+            let what = if bytes.is_empty() {
+                "the workspace root is empty"
+            } else {
+                "the workspace root contains a NUL byte"
+            };
+            return Err(Error::invalid(what).with("name", name));
+        }
         if !root.is_dir() {
             return Err(Error::new(
                 plumbing::Code::PathNotFound,

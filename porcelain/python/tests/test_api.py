@@ -4,6 +4,7 @@ codes and details, and bounded reads."""
 from __future__ import annotations
 
 import base64
+import shutil
 from pathlib import Path
 
 import pytest
@@ -133,6 +134,9 @@ def test_an_empty_home_or_root_is_refused_not_the_current_directory(
     with pytest.raises(FilekeeperError) as raised:
         app.workspace(root="")
     assert raised.value.code == "INVALID_ARGUMENT"
+    with pytest.raises(FilekeeperError) as raised:
+        app.create_workspace("w", "")
+    assert raised.value.code == "INVALID_ARGUMENT"
     assert list(tmp_path.iterdir()) == [tmp_path / "home"]
 
 
@@ -146,6 +150,10 @@ def test_a_home_or_root_holding_a_nul_byte_is_an_invalid_argument(app: Filekeepe
         app.workspace(root="a\0b")
     assert raised.value.code == "INVALID_ARGUMENT"
     assert "root=" in raised.value.message
+    with pytest.raises(FilekeeperError) as raised:
+        app.create_workspace("w", "a\0b")
+    assert raised.value.code == "INVALID_ARGUMENT"
+    assert "NUL" in raised.value.message
 
 
 def test_the_registry(app: Filekeeper, root: Path) -> None:
@@ -237,6 +245,28 @@ def test_binary_content_is_refused(ws: Workspace, root: Path) -> None:
 def test_bytes_content_is_written_as_it_is(ws: Workspace, root: Path) -> None:
     ws.create_file("data.bin", b"\x00\xff\x10")
     assert (root / "data.bin").read_bytes() == b"\x00\xff\x10"
+
+
+def test_a_handle_goes_on_after_its_state_directory_is_removed(ws: Workspace, root: Path) -> None:
+    # As after `git clean -fdx`: the handle made changes, so it knew where its state was.
+    ws.write_file("a.txt", "one\n")
+    ws.write_file("a.txt", "two\n")
+    shutil.rmtree(root / ".filekeeper")
+    written = ws.write_file("a.txt", "three\n")
+    assert (root / "a.txt").read_text() == "three\n"
+    assert [op.id for op in ws.list_history().operations] == [written.operation_id]
+
+
+def test_a_file_with_two_byte_order_marks_is_not_guessed_at(ws: Workspace, root: Path) -> None:
+    (root / "two.txt").write_bytes(b"\xef\xbb\xbf\xef\xbb\xbfQ\n")
+    text = ws.read_file("two.txt").content
+    assert text == "\ufeffQ\n"
+    with pytest.raises(FilekeeperError) as raised:
+        ws.write_file("two.txt", text)
+    assert raised.value.code == "INVALID_ARGUMENT"
+    assert raised.value.details["reason"] == "bom_ambiguous"
+    assert "Workspace.create_file()" in raised.value.details["recovery"]
+    assert (root / "two.txt").read_bytes() == b"\xef\xbb\xbf\xef\xbb\xbfQ\n"
 
 
 def test_a_byte_order_mark_is_kept(ws: Workspace, root: Path) -> None:
