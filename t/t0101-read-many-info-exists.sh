@@ -114,6 +114,24 @@ test_expect_success 'read-many keeps each file'"'"'s bytes under its header, CRL
 	cmp expect body
 '
 
+test_expect_success 'read-many puts each header on a line of its own after a file without a final newline, and says so' '
+	printf "no end" >noend.txt &&
+	printf "cr end\r" >crend.txt &&
+	keeper file read-many noend.txt crend.txt lf.txt >out 2>err &&
+	{
+		echo "==> noend.txt <==" &&
+		echo "no end" &&
+		echo "==> crend.txt <==" &&
+		printf "cr end\r\n" &&
+		echo "==> lf.txt <==" &&
+		cat lf.txt
+	} >expect &&
+	test_cmp expect out &&
+	grep -F "noend.txt: the shown text ends without a newline" err &&
+	grep -F "crend.txt: the shown text ends without a newline" err &&
+	! grep -F "lf.txt: the shown" err
+'
+
 test_expect_success 'read-many without --json reports a failing path on stderr, not stdout' '
 	keeper file read-many lf.txt missing.txt >out 2>err &&
 	{ echo "==> lf.txt <==" && cat lf.txt; } >expect &&

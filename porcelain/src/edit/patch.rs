@@ -392,6 +392,16 @@ impl Mismatch {
                 self.stated.start + 1
             ),
         };
+        if let Some((_, 0, expected, Some(actual))) = &self.stated.first
+            && actual.strip_prefix('\u{feff}') == Some(expected.as_str())
+        {
+            text.push_str(
+                "; the file's line 1 starts with a byte-order mark, which a unified diff's line 1 \
+                 holds as git writes it, and the hunk's does not (text from a read has the mark \
+                 removed): start the hunk's line 1 with U+FEFF, or use a Codex patch or a text \
+                 replacement, which see the text as a read shows it",
+            );
+        }
         if self.matches_at.len() > 1 {
             let lines: Vec<String> = self
                 .matches_at
@@ -2387,6 +2397,30 @@ mod tests {
         // The report's JSON is unchanged by the mismatch.
         let json = serde_json::to_value(&reports[0]).unwrap();
         assert!(json.get("mismatch").is_none(), "{json}");
+    }
+
+    #[test]
+    fn a_hunk_whose_line_1_lacks_the_files_byte_order_mark_says_so() {
+        let patch = "--- f\n+++ f\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n";
+        let files = parse(patch).unwrap();
+        let describe = |old: &str| {
+            let mut doc = Doc::parse_for_patch("f", old.as_bytes()).unwrap();
+            let (ok, reports) = apply(&files[0], &mut doc);
+            assert!(!ok);
+            reports[0].mismatch.as_ref().unwrap().describe(2)
+        };
+        let with_bom = describe("\u{feff}a\nb\n");
+        assert!(
+            with_bom.contains("starts with a byte-order mark"),
+            "{with_bom}"
+        );
+        assert!(
+            with_bom.contains("start the hunk's line 1 with U+FEFF"),
+            "{with_bom}"
+        );
+        // Another difference on line 1 is not put down to the mark.
+        let other = describe("\u{feff}x\nb\n");
+        assert!(!other.contains("byte-order mark"), "{other}");
     }
 
     #[test]

@@ -119,11 +119,13 @@ pub fn cmd_read_many(ws: &Workspace, args: &ReadManyArgs) -> Result<Reply> {
                     human.extend_from_slice(read.numbered().as_bytes());
                 } else {
                     human.extend_from_slice(&read.raw);
-                    if !read.raw.is_empty()
-                        && !read.raw.ends_with(b"\n")
-                        && !read.raw.ends_with(b"\r")
-                    {
+                    // The next header starts a line of its own; a lone `\r` does not end one
+                    // on a terminal. The newline added is not the file's, and stderr says so.
+                    if !read.raw.is_empty() && !read.raw.ends_with(b"\n") {
                         human.push(b'\n');
+                        notes.push(format!(
+                            "{path}: the shown text ends without a newline; the one printed after it is not in the file"
+                        ));
                     }
                 }
                 let (read_notes, cut) = read_notes(read);
