@@ -64,6 +64,8 @@ impl Journal {
         if op.kind.trim().is_empty() {
             return Err(Error::invalid("an operation needs a kind"));
         }
+        check_label("actor", op.actor.as_deref())?;
+        check_label("task id", op.task_id.as_deref())?;
         for item in &op.items {
             check_recorded_path(&item.path)?;
             item.check_shape()?;
@@ -480,6 +482,17 @@ pub fn operation_not_found(id: &str) -> Error {
     )
     .with("operation_id", id)
     .recovery("check the operation id and the selected workspace; ids are per workspace")
+}
+
+/// An actor or task id is recorded as text and shown by `sqlite3` and in history listings,
+/// where a NUL byte would cut it short: refused, as in a path.
+pub fn check_label(what: &str, value: Option<&str>) -> Result<()> {
+    match value {
+        Some(v) if v.contains('\0') => {
+            Err(Error::invalid(format!("the {what} contains a NUL byte")))
+        }
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]

@@ -247,6 +247,18 @@ def test_bytes_content_is_written_as_it_is(ws: Workspace, root: Path) -> None:
     assert (root / "data.bin").read_bytes() == b"\x00\xff\x10"
 
 
+@pytest.mark.parametrize("dry_run", [True, False])
+def test_an_actor_or_task_id_holding_a_nul_byte_is_refused(
+    ws: Workspace, root: Path, dry_run: bool
+) -> None:
+    for labels in ({"actor": "a\0b"}, {"task_id": "T\0"}):
+        with pytest.raises(FilekeeperError) as raised:
+            ws.create_file("n.txt", "x", dry_run=dry_run, **labels)
+        assert raised.value.code == "INVALID_ARGUMENT"
+        assert "NUL" in raised.value.message
+    assert not (root / "n.txt").exists()
+
+
 def test_a_handle_goes_on_after_its_state_directory_is_removed(ws: Workspace, root: Path) -> None:
     # As after `git clean -fdx`: the handle made changes, so it knew where its state was.
     ws.write_file("a.txt", "one\n")
