@@ -1001,6 +1001,31 @@ test_expect_success 'a file with two marks still keeps its first for content wit
 	test_cmp expect twobom.txt
 '
 
+test_expect_success 'a write over a hard-linked file warns that the other name keeps the old content' '
+	echo old >hardlinked.txt &&
+	ln hardlinked.txt hl-other.txt &&
+	keeper --json file write hardlinked.txt --content "new" >out &&
+	json_get ".warnings | map(select(contains(\"has 2 names (hard links)\"))) | length == 1" out &&
+	echo old >expect &&
+	test_cmp expect hl-other.txt
+'
+
+test_expect_success 'an edit of a hard-linked file warns too; a write of the same content replaces nothing and does not' '
+	ln hardlinked.txt hl-third.txt &&
+	keeper --json file replace-text hardlinked.txt --first --old new --new newer >out &&
+	json_get ".warnings | map(select(contains(\"hard links\"))) | length == 1" out &&
+	keeper --json file write hardlinked.txt --content "newer" >out &&
+	json_get ".changed == false and (.warnings | length == 0)" out
+'
+
+test_expect_success ROOT 'a write over a file another user owns says the new file is the writer'"'"'s' '
+	echo old >owned.txt &&
+	chown 65534 owned.txt &&
+	keeper --json file write owned.txt --content "new" >out &&
+	json_get ".warnings | map(select(contains(\"belongs to user 65534\"))) | length == 1" out &&
+	test "$(stat -c %u owned.txt)" = 0
+'
+
 # names that would break a line
 
 test_expect_success 'a name holding a newline stays one quoted line in human output' '

@@ -56,6 +56,11 @@ pub fn new_file_mode() -> u32 {
     0o666 & !umask()
 }
 
+/// The user a new file belongs to: the process's effective user.
+pub fn new_file_owner() -> u32 {
+    rustix::process::geteuid().as_raw()
+}
+
 /// Fsyncs a directory so that entries created or renamed in it survive a crash.
 pub fn sync_dir(dir: &Path) -> io::Result<()> {
     counted("sync directory", || File::open(dir)?.sync_all())

@@ -189,6 +189,9 @@ impl Workspace {
                     b.removed_as(&path, &target.rel);
                     b.remove(&target.rel, &seen.0);
                 } else {
+                    if change == Change::Modified {
+                        b.warnings.extend(seen.0.replacement_warnings(&target.rel));
+                    }
                     let mode = with_executable(seen.0.mode, file.executable());
                     b.write(&target.rel, Some(&seen), new, Some(mode), true);
                 }

@@ -322,7 +322,13 @@ impl Workspace {
                 .collect(),
             blobs,
             after_blobs,
-            warnings: self.ignored_warning(&target.rel),
+            warnings: {
+                let mut warnings = self.ignored_warning(&target.rel);
+                if let (Some(before), Change::Modified) = (&before, change) {
+                    warnings.extend(before.replacement_warnings(&target.rel));
+                }
+                warnings
+            },
             preview,
             sides: HashMap::from([(target.rel.clone(), sides)]),
             ..Plan::new(kind, given, &target.rel)

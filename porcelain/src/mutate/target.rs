@@ -6,7 +6,7 @@ use crate::{Code, Error, ObjectId, Result, Workspace};
 use filekeeper_plumbing::ignore::git_ignores;
 use filekeeper_plumbing::resolve::{Intent, Kind, Resolved};
 use std::io::Read;
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::sync::Arc;
 
 /// A file as it is now.
@@ -17,6 +17,50 @@ pub(crate) struct Seen {
     pub size: u64,
     /// The bytes, when within the history cap (so they can be stored and diffed).
     pub bytes: Option<Arc<Vec<u8>>>,
+    /// How many names the file has (hard links).
+    pub links: u64,
+    /// The user that owns it.
+    pub owner: u32,
+}
+
+impl Seen {
+    fn new(
+        meta: &std::fs::Metadata,
+        hash: ObjectId,
+        size: u64,
+        bytes: Option<Arc<Vec<u8>>>,
+    ) -> Seen {
+        Seen {
+            hash,
+            mode: meta.permissions().mode() & 0o7777,
+            size,
+            bytes,
+            links: meta.nlink(),
+            owner: meta.uid(),
+        }
+    }
+
+    /// What a change of content does to this file besides its bytes, said as warnings: it is
+    /// replaced by a new file (that is what makes the change atomic), which keeps the mode
+    /// but not the other names of a hard-linked file, nor an owner other than the writer.
+    pub(crate) fn replacement_warnings(&self, rel: &str) -> Vec<String> {
+        let mut warnings = Vec::new();
+        if self.links > 1 {
+            warnings.push(format!(
+                "{rel} has {} names (hard links): a change of content replaces it with a new file, so the other {} keep the old content",
+                self.links,
+                self.links - 1
+            ));
+        }
+        let writer = filekeeper_plumbing::durable::new_file_owner();
+        if self.owner != writer {
+            warnings.push(format!(
+                "{rel} belongs to user {}: a change of content replaces it with a new file, which belongs to user {writer}, the writer",
+                self.owner
+            ));
+        }
+        warnings
+    }
 }
 
 impl Workspace {
@@ -59,12 +103,12 @@ impl Workspace {
             .map_err(|e| Error::storage("reading file", &e))?;
         let stored = bytes.len() as u64 <= self.inner.limits.max_history_blob_bytes;
         let bytes = Arc::new(bytes);
-        let seen = Seen {
-            hash: ObjectId::of(&bytes),
-            mode: meta.permissions().mode() & 0o7777,
-            size: bytes.len() as u64,
-            bytes: stored.then(|| Arc::clone(&bytes)),
-        };
+        let seen = Seen::new(
+            &meta,
+            ObjectId::of(&bytes),
+            bytes.len() as u64,
+            stored.then(|| Arc::clone(&bytes)),
+        );
         Ok((bytes, seen))
     }
 
@@ -75,27 +119,22 @@ impl Workspace {
         let meta = file
             .metadata()
             .map_err(|e| Error::storage("inspecting file", &e))?;
-        let mode = meta.permissions().mode() & 0o7777;
         let cap = self.inner.limits.max_history_blob_bytes;
         if meta.len() <= cap {
             let mut bytes = Vec::with_capacity(meta.len() as usize);
             file.read_to_end(&mut bytes)
                 .map_err(|e| Error::storage("reading file", &e))?;
-            Ok(Seen {
-                hash: ObjectId::of(&bytes),
-                mode,
-                size: bytes.len() as u64,
-                bytes: Some(Arc::new(bytes)),
-            })
+            let hash = ObjectId::of(&bytes);
+            Ok(Seen::new(
+                &meta,
+                hash,
+                bytes.len() as u64,
+                Some(Arc::new(bytes)),
+            ))
         } else {
             let (hash, size) =
                 ObjectId::of_reader(file).map_err(|e| Error::storage("reading file", &e))?;
-            Ok(Seen {
-                hash,
-                mode,
-                size,
-                bytes: None,
-            })
+            Ok(Seen::new(&meta, hash, size, None))
         }
     }
 
