@@ -225,6 +225,33 @@ test_expect_success 'a line inserted into a run on both sides conflicts: made on
 	untouched run.txt
 '
 
+test_expect_success 'a line appended on both sides of a file with no final newline conflicts: made once, or twice?' '
+	printf "x\na" >open-end.txt &&
+	base=$(snapshot open-end.txt) &&
+	printf "x\na\na" >open-end.txt &&
+	save open-end.txt &&
+	refused 15 CONTENT_CONFLICT --naming open-end.txt file insert-lines open-end.txt --position end --content a --base "$base" &&
+	untouched open-end.txt
+'
+
+test_expect_success 'the last of a run deleted on both sides of a file with no final newline conflicts' '
+	printf "x\na\na" >open-end.txt &&
+	base=$(snapshot open-end.txt) &&
+	printf "x\na" >open-end.txt &&
+	save open-end.txt &&
+	refused 15 CONTENT_CONFLICT --naming open-end.txt file delete-lines open-end.txt --start 3 --end 3 --base "$base" &&
+	untouched open-end.txt
+'
+
+test_expect_success 'a line inserted into a run on both sides of a file with lone CR line ends conflicts' '
+	printf "x\rx\r" >cr-run.txt &&
+	base=$(snapshot cr-run.txt) &&
+	printf "x\rx\rx\r" >cr-run.txt &&
+	save cr-run.txt &&
+	refused 15 CONTENT_CONFLICT --naming cr-run.txt file insert-lines cr-run.txt --position after --line 1 --content x --base "$base" &&
+	untouched cr-run.txt
+'
+
 test_expect_success 'the same change on both sides, with one place, is taken once' '
 	printf "p\nx\nq\n" >once.txt &&
 	base=$(snapshot once.txt) &&

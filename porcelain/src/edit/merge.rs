@@ -101,6 +101,15 @@ impl Hunk {
     }
 }
 
+/// Whether `bytes` hold a `\r` that is not followed by `\n`: a line end the merge does not
+/// split at.
+fn has_lone_cr(bytes: &[u8]) -> bool {
+    bytes
+        .iter()
+        .enumerate()
+        .any(|(i, &b)| b == b'\r' && bytes.get(i + 1) != Some(&b'\n'))
+}
+
 /// Splits at `\n`, keeping each terminator (a `\r` before it stays part of the line).
 fn lines(bytes: &[u8]) -> Vec<&[u8]> {
     bytes.split_inclusive(|&b| b == b'\n').collect()
@@ -499,7 +508,7 @@ pub(crate) fn merge(
             m
         });
     }
-    let (base_bytes, edited_bytes) = (base, edited);
+    let (base_bytes, live_bytes, edited_bytes) = (base, live, edited);
     let (base, live, edited) = (lines(base), lines(live), lines(edited));
     let ours = hunks(&base, &live);
     // The edit's hunk and its reach, none when it changed nothing.
@@ -537,13 +546,22 @@ pub(crate) fn merge(
     // have made instead, and the edit's change would then be made twice or not at all (`x x
     // x` to `x x`, the edit deleting the first `x`: `x x` if the live writer deleted that
     // one, `x` if the last). Two files fit, so it conflicts below.
+    //
+    // Runs are found on the lines the merge splits at `\n`. Where a version has lines that
+    // are not such lines, a last line with no line end (`a` is not `a\n`, so a run that ends
+    // the file stops short of it) or a lone CR (a line of `x\rx\r` is two), a run can be
+    // longer than the merge sees, so no change is taken once there: it conflicts.
+    let runs_seen = [base_bytes, live_bytes, edited_bytes]
+        .iter()
+        .all(|b| (b.is_empty() || b.ends_with(b"\n")) && !has_lone_cr(b));
     let absorbed: Vec<bool> = told
         .iter()
         .enumerate()
         .map(|(i, ways)| {
-            edit.is_some_and(|(theirs, reach)| {
-                ways.iter().all(|o| same_change(o, &live, &theirs, &edited)) && !near(i, &reach)
-            })
+            runs_seen
+                && edit.is_some_and(|(theirs, reach)| {
+                    ways.iter().all(|o| same_change(o, &live, &theirs, &edited)) && !near(i, &reach)
+                })
         })
         .collect();
     let conflicting = edit.filter(|(_, reach)| {
@@ -834,6 +852,23 @@ mod tests {
             )
             .is_err()
         );
+    }
+
+    /// A run the merge cannot see whole, one that ends at a last line without a line end or
+    /// one of lines ended by a lone CR, takes no change once: the two readings differ there as
+    /// they do in a run it sees (testers found `ok` with the edit's own line dropped).
+    #[test]
+    fn no_change_is_taken_once_where_a_run_may_be_longer_than_the_merge_sees() {
+        // `a` appended on both sides of `x a`, no final newline: `x a a` or `x a a a`.
+        assert!(merge(b"x\na", b"x\na\na", b"x\na\na", &[3..3]).is_err());
+        // The last `a` of `x a a` deleted on both sides: `x a`, or `x` if the live writer
+        // deleted the other.
+        assert!(merge(b"x\na\na", b"x\na", b"x\na", &[3..5]).is_err());
+        // An `x` inserted into `x x` on both sides, lines ended by a lone CR.
+        assert!(merge(b"x\rx\r", b"x\rx\rx\r", b"x\rx\rx\r", &[2..2]).is_err());
+        // The same file ending in a newline is still merged where nothing is in doubt.
+        let m = merge(b"p\nx\nq\n", b"p\nq\n", b"p\nq\n", &[2..4]).unwrap();
+        assert_eq!(m.bytes, b"p\nq\n");
     }
 
     /// A merge either conflicts or gives one of the files a correct merge could give.
