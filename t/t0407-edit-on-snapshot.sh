@@ -437,6 +437,17 @@ test_expect_success 'a file that became binary or lost its UTF-8 since the versi
 	untouched bin.txt
 '
 
+test_expect_success 'a version that is not UTF-8 is refused as the version, though the file now is text' '
+	printf "a\n\351\nc\nd\ne\n" >latin.txt &&
+	keeper --json file read latin.txt --snapshot --encoding latin1 >read.json &&
+	base=$(json_get .content_hash read.json) &&
+	printf "a\nX\nc\nd\ne\n" >latin.txt &&
+	save latin.txt &&
+	refused 20 BINARY_CONTENT_REFUSED --naming latin.txt file replace-lines latin.txt --start 5 --end 5 --replacement E --base "$base" &&
+	json_get .error.message refusal.json | grep "^in the version the edit is based on: " &&
+	untouched latin.txt
+'
+
 # The same through the MCP server, as an agent calls it.
 
 test_expect_success MCP_SDK 'MCP: file_read snapshots by default once the workspace has history' '

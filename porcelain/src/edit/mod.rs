@@ -104,7 +104,11 @@ impl Workspace {
     ) -> Result<(Vec<u8>, MutationExtra, Vec<String>)> {
         let snapshot = self.snapshot(path, base)?;
         let on_snapshot = |err: Error| err.with("base_hash", base.to_string());
-        let mut editable = Editable::new(path, &snapshot).map_err(on_snapshot)?;
+        // Said of the version, not of the file as it is now, which may well be text.
+        let mut editable = Editable::new(path, &snapshot).map_err(|mut err| {
+            err.message = format!("in the version the edit is based on: {}", err.message);
+            on_snapshot(err)
+        })?;
         let (mut extra, mut warnings) = edit(&mut editable).map_err(on_snapshot)?;
         let changed = editable.changed();
         let edited = editable.into_bytes();
