@@ -165,6 +165,23 @@ test_expect_success 'an @@ anchor line starts the search, and the lines after it
 	json_get ".error.details.matches == [2, 6]" refusal.json
 '
 
+test_expect_success 'a second hunk naming the function the first was in is not moved to a later one of that name' '
+	printf "def f():\n    x = 0\n    c = 3\ndef f():\n    c = 3\n" >"$WS/same.py" &&
+	cp "$WS/same.py" same.before &&
+	printf "*** Begin Patch\n*** Update File: same.py\n@@ def f():\n-    x = 0\n+    x = 1\n@@ def f():\n-    c = 3\n+    c = 4\n*** End Patch\n" >same.patch &&
+	rejected 18 PATCH_FAILED ambiguous 6 same.patch &&
+	json_get ".error.details.matches == [3, 5]" refusal.json &&
+	test_cmp same.before "$WS/same.py"
+'
+
+test_expect_success 'with one function of that name, both hunks land in it' '
+	printf "def f():\n    x = 0\n    c = 3\n" >"$WS/one.py" &&
+	sed "s/same.py/one.py/" same.patch >one.patch &&
+	codex one.patch &&
+	printf "def f():\n    x = 1\n    c = 4\n" >expect &&
+	test_cmp expect "$WS/one.py"
+'
+
 test_expect_success 'a CRLF file stays CRLF and its BOM stays' '
 	printf "\357\273\277first\r\nsecond\r\nthird\r\n" >"$WS/win.txt" &&
 	printf "*** Begin Patch\n*** Update File: win.txt\n@@\n-first\n+FIRST\n second\n+inserted\n*** End Patch\n" >crlf.patch &&

@@ -576,6 +576,29 @@ fn anchored(old: &[Line], chunk: &Chunk, cursor: usize) -> std::result::Result<u
     Ok(start)
 }
 
+/// Where the search for a hunk's lines starts: where its anchors lead from `cursor` (see
+/// [`anchored`]), except when they already lead to a line before `cursor`, the part of the
+/// file an earlier hunk was in (two hunks in one function, each naming it, as models write
+/// them). The hunk may then still be in that part, so its old lines are looked for from
+/// `cursor` on and must occur once there: skipping to a later line equal to the anchors put
+/// the hunk in another function of the same name, with `ok`. A hunk that only adds lines
+/// goes right after its anchor's line, which cannot be before `cursor`, so it is placed as
+/// before.
+fn search_start(
+    old: &[Line],
+    chunk: &Chunk,
+    cursor: usize,
+    adds_only: bool,
+) -> std::result::Result<usize, usize> {
+    let earlier = !adds_only
+        && !chunk.anchors.is_empty()
+        && anchored(old, chunk, 0).is_ok_and(|start| start < cursor);
+    if earlier {
+        return Ok(cursor);
+    }
+    anchored(old, chunk, cursor)
+}
+
 /// Every place a hunk's old lines can go (0-based starts, sorted): where they occur at or after
 /// the anchored start (at the end of the file for `*** End of File`). A hunk that only adds
 /// lines goes right after its last anchor's line, so it has a place after each line equal to
@@ -584,7 +607,8 @@ fn anchored(old: &[Line], chunk: &Chunk, cursor: usize) -> std::result::Result<u
 fn places(old: &[Line], chunk: &Chunk, want: &[&str], cursor: usize, stage: Stage) -> Vec<usize> {
     let n = old.len();
     let m = want.len();
-    let Ok(start) = anchored(old, chunk, cursor) else {
+    let adds_only = m == 0 && !chunk.end_of_file;
+    let Ok(start) = search_start(old, chunk, cursor, adds_only) else {
         return Vec::new();
     };
     if m == 0 && !chunk.end_of_file && !chunk.anchors.is_empty() {
@@ -773,7 +797,7 @@ fn not_found(path: &str, chunk: &Chunk, old: &[Line], want: &[&str], cursor: usi
         format!(" after line {cursor} (where the previous hunk ended)")
     };
     // Name the first anchor that is missing, if one is.
-    if let Err(line) = anchored(old, chunk, cursor) {
+    if let Err(line) = search_start(old, chunk, cursor, want.is_empty() && !chunk.end_of_file) {
         return failed(
             format!(
                 "line {line}: the hunk's `@@` line is not a line of {path}{after}; nothing was written"
@@ -1214,6 +1238,29 @@ mod tests {
         let err = update(file, "@@ def f(self):\n-        pass\n+        return 1\n").unwrap_err();
         assert_eq!(err.details["reason"], "ambiguous");
         assert_eq!(err.details["matches"], serde_json::json!([3, 6]));
+    }
+
+    #[test]
+    fn a_hunk_naming_the_function_an_earlier_hunk_was_in_is_looked_for_there_too() {
+        // Two hunks in one `def f():`, each naming it, and a later function of the same
+        // name holding the second hunk's lines too: where the second goes is not said.
+        let file = "def f():\n    x = 0\n    c = 3\ndef f():\n    c = 3\n";
+        let patch = "@@ def f():\n-    x = 0\n+    x = 1\n@@ def f():\n-    c = 3\n+    c = 4\n";
+        let err = update(file, patch).unwrap_err();
+        assert_eq!(err.details["reason"], "ambiguous");
+        assert_eq!(err.details["matches"], serde_json::json!([3, 5]));
+        // With one `def f():` the second hunk is found in it (it was refused: its `@@` line
+        // is not after the first hunk).
+        let out = update("def f():\n    x = 0\n    c = 3\n", patch).unwrap();
+        assert_eq!(out, "def f():\n    x = 1\n    c = 4\n");
+        // A later function of another name is still found by its anchor.
+        let file = "def f():\n    x = 0\n    c = 3\ndef g():\n    c = 3\n";
+        let out = update(
+            file,
+            "@@ def f():\n-    x = 0\n+    x = 1\n@@ def g():\n-    c = 3\n+    c = 4\n",
+        )
+        .unwrap();
+        assert_eq!(out, "def f():\n    x = 1\n    c = 3\ndef g():\n    c = 4\n");
     }
 
     #[test]
