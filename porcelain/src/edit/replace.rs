@@ -1227,8 +1227,9 @@ impl<'a> Frame<'a> {
             return Err(Why {
                 reason: "fractional_indentation",
                 text: format!(
-                    "{} in the old text's indentation is not a whole number of {} in the file, where {} of the old text make {}",
+                    "the line is indented {} {} than the old text's line it is measured from, which is not a whole number of {} in the file, where {} of the old text make {}",
                     amount_of(caller, delta.abs()),
+                    if delta > 0 { "more" } else { "less" },
                     unit_name(file, true),
                     amount_of(caller, den),
                     amount_of(file, num)
@@ -2034,6 +2035,13 @@ mod tests {
             "    if b {\n        if c {\n            foo();\n              bar();\n        }\n    }",
         );
         assert_eq!(err.details["reason"], "fractional_indentation");
+        // The message gives the difference as a difference, not as the line's indentation.
+        assert!(
+            err.message
+                .contains("the line is indented 2 spaces more than the old text's line"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]
