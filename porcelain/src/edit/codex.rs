@@ -576,42 +576,35 @@ fn anchored(old: &[Line], chunk: &Chunk, cursor: usize) -> std::result::Result<u
     Ok(start)
 }
 
-/// Where the search for a hunk's lines starts: where its anchors lead from `cursor` (see
-/// [`anchored`]), except when they already lead to a line before `cursor`, the part of the
-/// file an earlier hunk was in (two hunks in one function, each naming it, as models write
-/// them). The hunk may then still be in that part, so its old lines are looked for from
-/// `cursor` on and must occur once there: skipping to a later line equal to the anchors put
-/// the hunk in another function of the same name, with `ok`. A hunk that only adds lines
-/// goes right after its anchor's line, which cannot be before `cursor`, so it is placed as
-/// before.
-fn search_start(
-    old: &[Line],
-    chunk: &Chunk,
-    cursor: usize,
-    adds_only: bool,
-) -> std::result::Result<usize, usize> {
-    let earlier = !adds_only
-        && !chunk.anchors.is_empty()
-        && anchored(old, chunk, 0).is_ok_and(|start| start < cursor);
-    if earlier {
-        return Ok(cursor);
-    }
-    anchored(old, chunk, cursor)
-}
-
 /// Every place a hunk's old lines can go (0-based starts, sorted): where they occur at or after
 /// the anchored start (at the end of the file for `*** End of File`). A hunk that only adds
 /// lines goes right after its last anchor's line, so it has a place after each line equal to
 /// that anchor (from the line the anchors before it lead to), or at the end of the file, or,
 /// with neither, at every line. The hunk applies when there is exactly one.
-fn places(old: &[Line], chunk: &Chunk, want: &[&str], cursor: usize, stage: Stage) -> Vec<usize> {
+///
+/// Anchors that also lead to a line before `cursor` may name the part of the file the
+/// previous hunk was in (two hunks in one function, each naming it, as models write them), so
+/// the hunk may be between the cursor and the next line equal to its anchors: where its lines
+/// occur there too, that place counts as well (skipping it put a second hunk of `def f():` in
+/// a later `def f():`, with `ok`). Lines found only there are taken when the previous hunk
+/// named the same anchors (`same_anchors`), and not otherwise: the patch does not say that the
+/// earlier part reaches them, and a hunk naming a part wholly before the previous one is out of
+/// order.
+fn places(
+    old: &[Line],
+    chunk: &Chunk,
+    want: &[&str],
+    cursor: usize,
+    stage: Stage,
+    same_anchors: bool,
+) -> Vec<usize> {
     let n = old.len();
     let m = want.len();
-    let adds_only = m == 0 && !chunk.end_of_file;
-    let Ok(start) = search_start(old, chunk, cursor, adds_only) else {
-        return Vec::new();
-    };
+    let after = anchored(old, chunk, cursor);
     if m == 0 && !chunk.end_of_file && !chunk.anchors.is_empty() {
+        let Ok(start) = after else {
+            return Vec::new();
+        };
         let last = &chunk.anchors[chunk.anchors.len() - 1].1;
         return (start..n)
             .filter(|&i| is_anchor(&old[i].text, last))
@@ -619,22 +612,39 @@ fn places(old: &[Line], chunk: &Chunk, want: &[&str], cursor: usize, stage: Stag
             .collect();
     }
     let fits = |at: usize| {
-        at >= start
-            && at + m <= n
+        at + m <= n
             && want
                 .iter()
                 .enumerate()
                 .all(|(k, w)| stage.eq(&old[at + k].text, w))
     };
-    if chunk.end_of_file {
-        n.checked_sub(m)
-            .filter(|&at| fits(at))
-            .into_iter()
-            .collect()
-    } else if start + m > n {
-        Vec::new()
-    } else {
-        (start..=n - m).filter(|&at| fits(at)).collect()
+    let from = |start: usize| -> Vec<usize> {
+        if chunk.end_of_file {
+            n.checked_sub(m)
+                .filter(|&at| at >= start && fits(at))
+                .into_iter()
+                .collect()
+        } else if start + m > n {
+            Vec::new()
+        } else {
+            (start..=n - m).filter(|&at| fits(at)).collect()
+        }
+    };
+    let earlier = !chunk.anchors.is_empty() && anchored(old, chunk, 0).is_ok_and(|at| at < cursor);
+    match after {
+        Ok(start) if earlier => {
+            let all = from(cursor);
+            let in_gap = all.iter().any(|&at| at < start);
+            let beyond = all.iter().any(|&at| at >= start);
+            if !in_gap || beyond || same_anchors {
+                all
+            } else {
+                Vec::new()
+            }
+        }
+        Ok(start) => from(start),
+        Err(_) if earlier && same_anchors => from(cursor),
+        Err(_) => Vec::new(),
     }
 }
 
@@ -682,10 +692,17 @@ pub(crate) fn apply(file: &FilePatch, path: &str, doc: &mut Doc) -> Applied {
             refusal: None,
         };
         let mut stage = Stage::Exact;
-        let mut found = places(&old, chunk, &want, cursor, stage);
+        let same_anchors = k > 0
+            && !chunk.anchors.is_empty()
+            && chunk
+                .anchors
+                .iter()
+                .map(|(_, a)| a.trim())
+                .eq(file.chunks[k - 1].anchors.iter().map(|(_, a)| a.trim()));
+        let mut found = places(&old, chunk, &want, cursor, stage, same_anchors);
         if found.is_empty() {
             stage = Stage::TrailingWhitespace;
-            found = places(&old, chunk, &want, cursor, stage);
+            found = places(&old, chunk, &want, cursor, stage, same_anchors);
         }
         let at = match found.as_slice() {
             [one] => *one,
@@ -797,7 +814,7 @@ fn not_found(path: &str, chunk: &Chunk, old: &[Line], want: &[&str], cursor: usi
         format!(" after line {cursor} (where the previous hunk ended)")
     };
     // Name the first anchor that is missing, if one is.
-    if let Err(line) = search_start(old, chunk, cursor, want.is_empty() && !chunk.end_of_file) {
+    if let Err(line) = anchored(old, chunk, cursor) {
         return failed(
             format!(
                 "line {line}: the hunk's `@@` line is not a line of {path}{after}; nothing was written"
@@ -1261,6 +1278,20 @@ mod tests {
         )
         .unwrap();
         assert_eq!(out, "def f():\n    x = 1\n    c = 3\ndef g():\n    c = 4\n");
+        // A hunk naming a function wholly before the previous hunk's is out of order: refused,
+        // not applied where its lines next occur (a reviewer found `c = 4` put in `g`).
+        let file = "def f():\n    c = 3\ndef g():\n    x = 0\n    c = 3\n";
+        for end in ["", "*** End of File\n"] {
+            let patch = format!(
+                "@@ def g():\n-    x = 0\n+    x = 1\n@@ def f():\n-    c = 3\n+    c = 4\n{end}"
+            );
+            assert!(update(file, &patch).is_err(), "{end:?}");
+        }
+        // Lines found only between the previous hunk and a later line equal to the anchor,
+        // under another anchor than the previous hunk's: not taken.
+        let file = "def f():\n    a\ndef g():\n    c = 3\n    x = 0\ndef f():\n    y = 0\n";
+        let patch = "@@ def g():\n-    c = 3\n+    c = 4\n@@ def f():\n-    x = 0\n+    x = 1\n";
+        assert!(update(file, patch).is_err());
     }
 
     #[test]
