@@ -116,8 +116,22 @@ test_expect_success 'reading through the loop is still refused, naming the reaso
 	test "$(json_get .error.details.reason out)" = symlink_loop
 '
 
+test_expect_success UNPRIVILEGED 'a truncated grep page names only what it passed: the closed directory on the page that reaches it' '
+	mkdir "$PW/a" "$PW/zc" &&
+	for i in 1 2 3; do echo needle >"$PW/a/$i.txt" || return 1; done &&
+	if test "$(id -u)" = 0; then chown -R nobody "$PW/a"; fi &&
+	chmod 000 "$PW/zc" &&
+	kp --json file grep . needle --max-results 1 >page1 &&
+	json_get ".truncated == true and .matches[0].path == \"a/1.txt\" and .unreadable == []" page1 &&
+	cursor=$(json_get .next_cursor page1) &&
+	kp --json file grep . needle --max-results 1 --cursor "$cursor" >page2 &&
+	json_get ".matches[0].path == \"a/2.txt\" and .unreadable == []" page2 &&
+	kp --json file grep . needle >all &&
+	test "$(json_get ".unreadable | join(\",\")" all)" = closed,secret.txt,zc
+'
+
 test_expect_success UNPRIVILEGED 'cleanup: the modes back, so the trash can be removed' '
-	chmod 755 "$PW/closed" &&
+	chmod 755 "$PW/closed" "$PW/zc" &&
 	chmod 644 "$PW/secret.txt"
 '
 

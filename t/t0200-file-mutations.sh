@@ -1018,6 +1018,16 @@ test_expect_success 'an edit of a hard-linked file warns too; a write of the sam
 	json_get ".changed == false and (.warnings | length == 0)" out
 '
 
+test_expect_success 'a move over a hard-linked file warns that its other name keeps the old content' '
+	echo old >hl-dest.txt &&
+	ln hl-dest.txt hl-dest-other.txt &&
+	echo moved >hl-src.txt &&
+	keeper --json file move hl-src.txt hl-dest.txt --overwrite >out &&
+	json_get ".warnings | map(select(contains(\"hl-dest.txt has 2 names (hard links)\") and contains(\"the other name keeps the old content\"))) | length == 1" out &&
+	echo old >expect &&
+	test_cmp expect hl-dest-other.txt
+'
+
 test_expect_success ROOT 'a write over a file another user owns says the new file is the writer'"'"'s' '
 	echo old >owned.txt &&
 	chown 65534 owned.txt &&

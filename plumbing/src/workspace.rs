@@ -168,8 +168,9 @@ impl Workspace {
         // The state is found by the root's path and the files by its descriptor: both must
         // name the same directory.
         self.root.check_still_here()?;
+        // Looked at without following a link: `find_state` refuses a state path that is one.
         if let Some(found) = self.found.get()
-            && found.dir.is_dir()
+            && std::fs::symlink_metadata(&found.dir).is_ok_and(|m| m.is_dir())
         {
             return Ok(Some(found.clone()));
         }

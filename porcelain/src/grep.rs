@@ -243,7 +243,14 @@ impl Workspace {
         };
         let tally = pipeline(walk, keep, &search, max, &mut result)?;
         result.ignored = tally.ignored;
-        result.unreadable.extend(tally.unreadable);
+        // The walker runs ahead of the search: on a truncated page, a directory past the
+        // last line returned belongs to the next page, which walks it again.
+        let on_page = |dir: &String| match (result.truncated, result.matches.last()) {
+            (true, Some(last)) => dir.split('/').lt(last.path.split('/')),
+            _ => true,
+        };
+        let dirs: Vec<String> = tally.unreadable.into_iter().filter(on_page).collect();
+        result.unreadable.extend(dirs);
         result.unreadable.sort();
         result.depth_limited = tally.depth_limited;
         result.non_utf8_names = tally.non_utf8_names;
@@ -549,7 +556,6 @@ impl Search<'_> {
     }
 }
 
-/// A file given up on part way: none of its matches count.
 /// A file the walk found but that could not be opened or read: skipped, and named when it is
 /// still there (one another program removed or replaced meanwhile leaves nothing to search).
 fn unreadable(rel: &str, still_there: bool) -> FileOutcome {
@@ -560,6 +566,7 @@ fn unreadable(rel: &str, still_there: bool) -> FileOutcome {
     }
 }
 
+/// A file given up on part way: none of its matches count.
 fn skipped(mut outcome: FileOutcome) -> FileOutcome {
     outcome.matches.clear();
     outcome.skipped = true;

@@ -455,14 +455,19 @@ impl Workspace {
                 let sides = Sides::bytes(b.bytes.clone(), moved.bytes.clone());
                 (to.rel.clone(), sides)
             });
+            let mut warnings = ws.ignored_warning(&to.rel);
+            warnings.extend(ws.ignored_warning(&from.rel));
+            warnings.extend(
+                before
+                    .as_ref()
+                    .and_then(|b| b.other_names_warning(&to.rel, "the moved file")),
+            );
             let blobs = moved
                 .bytes
                 .clone()
                 .into_iter()
                 .chain(before.and_then(|b| b.bytes))
                 .collect();
-            let mut warnings = ws.ignored_warning(&to.rel);
-            warnings.extend(ws.ignored_warning(&from.rel));
             Ok(Plan {
                 summary: format!("Moved {} to {}.", from.rel, to.rel),
                 source: Some(from.rel.clone()),

@@ -44,14 +44,10 @@ impl Seen {
     /// replaced by a new file (that is what makes the change atomic), which keeps the mode
     /// but not the other names of a hard-linked file, nor an owner other than the writer.
     pub(crate) fn replacement_warnings(&self, rel: &str) -> Vec<String> {
-        let mut warnings = Vec::new();
-        if self.links > 1 {
-            warnings.push(format!(
-                "{rel} has {} names (hard links): a change of content replaces it with a new file, so the other {} keep the old content",
-                self.links,
-                self.links - 1
-            ));
-        }
+        let mut warnings: Vec<String> = self
+            .other_names_warning(rel, "a new file")
+            .into_iter()
+            .collect();
         let writer = filekeeper_plumbing::durable::new_file_owner();
         if self.owner != writer {
             warnings.push(format!(
@@ -60,6 +56,20 @@ impl Seen {
             ));
         }
         warnings
+    }
+
+    /// The warning that the other names of a hard-linked file keep the old content once
+    /// `by` replaces this one.
+    pub(crate) fn other_names_warning(&self, rel: &str, by: &str) -> Option<String> {
+        let others = match self.links {
+            0 | 1 => return None,
+            2 => "the other name keeps".to_owned(),
+            n => format!("the other {} names keep", n - 1),
+        };
+        Some(format!(
+            "{rel} has {} names (hard links), and replacing it with {by} changes this one only: {others} the old content",
+            self.links
+        ))
     }
 }
 

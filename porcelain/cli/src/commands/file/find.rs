@@ -134,7 +134,10 @@ pub fn cmd_grep(ws: &Workspace, args: &GrepArgs) -> Result<Reply> {
         partial.push("some directories were not searched: max_recursion_depth reached".into());
     }
     for path in &found.unreadable {
-        partial.push(format!("could not read {path}, not searched"));
+        partial.push(format!(
+            "could not read {}, not searched",
+            filekeeper::quote::path(path)
+        ));
     }
     for name in &found.non_utf8_names {
         partial.push(format!("not searched, its name is not UTF-8: {name}"));
