@@ -582,14 +582,15 @@ fn anchored(old: &[Line], chunk: &Chunk, cursor: usize) -> std::result::Result<u
 /// that anchor (from the line the anchors before it lead to), or at the end of the file, or,
 /// with neither, at every line. The hunk applies when there is exactly one.
 ///
-/// Anchors that also lead to a line before `cursor` may name the part of the file the
-/// previous hunk was in (two hunks in one function, each naming it, as models write them), so
-/// the hunk may be between the cursor and the next line equal to its anchors: where its lines
-/// occur there too, that place counts as well (skipping it put a second hunk of `def f():` in
-/// a later `def f():`, with `ok`). Lines found only there are taken when the previous hunk
-/// named the same anchors (`same_anchors`), and not otherwise: the patch does not say that the
-/// earlier part reaches them, and a hunk naming a part wholly before the previous one is out of
-/// order.
+/// An outermost anchor that also names a line before `cursor` may name the part of the file
+/// the previous hunk was in (two hunks in one function, or class, each naming it, as models
+/// write them), so the hunk may be between the cursor and where its anchors lead from the
+/// cursor: where its lines occur there too, that place counts as well (skipping it put a
+/// second hunk of `def f():` in a later `def f():`, with `ok`). Lines found only there are
+/// taken when the previous hunk named the same anchors (`same_anchors`), and not otherwise:
+/// the patch does not say that the earlier part reaches them, and a hunk naming a part wholly
+/// before the previous one is out of order. A hunk that only adds lines after such an anchor
+/// is refused: its place would be right after an anchor line behind the cursor.
 fn places(
     old: &[Line],
     chunk: &Chunk,
@@ -601,8 +602,17 @@ fn places(
     let n = old.len();
     let m = want.len();
     let after = anchored(old, chunk, cursor);
+    // The outermost anchor also names a line before the cursor: the part of the file it
+    // starts may still run on past the previous hunk.
+    let earlier = chunk.anchors.first().is_some_and(|(_, first)| {
+        old[..cursor.min(n)]
+            .iter()
+            .any(|l| is_anchor(&l.text, first))
+    });
     if m == 0 && !chunk.end_of_file && !chunk.anchors.is_empty() {
-        let Ok(start) = after else {
+        // Lines added right after an anchor line whose part may be the previous hunk's: that
+        // line is behind the cursor, so the next one would be a guess at another part.
+        let Some(start) = after.ok().filter(|_| !earlier) else {
             return Vec::new();
         };
         let last = &chunk.anchors[chunk.anchors.len() - 1].1;
@@ -630,7 +640,6 @@ fn places(
             (start..=n - m).filter(|&at| fits(at)).collect()
         }
     };
-    let earlier = !chunk.anchors.is_empty() && anchored(old, chunk, 0).is_ok_and(|at| at < cursor);
     match after {
         Ok(start) if earlier => {
             let all = from(cursor);
@@ -1292,6 +1301,17 @@ mod tests {
         let file = "def f():\n    a\ndef g():\n    c = 3\n    x = 0\ndef f():\n    y = 0\n";
         let patch = "@@ def g():\n-    c = 3\n+    c = 4\n@@ def f():\n-    x = 0\n+    x = 1\n";
         assert!(update(file, patch).is_err());
+        // Stacked anchors: the outer one names the class the previous hunk was in, so a later
+        // class of that name is not taken for granted (a tester found `A.g` of the second
+        // class changed).
+        let file = "class A:\n    def f(self):\n        a = 1\n    def g(self):\n        c = 3\nclass A:\n    def g(self):\n        c = 3\n";
+        let patch = "@@ class A:\n@@ def f(self):\n-        a = 1\n+        a = 10\n@@ class A:\n@@ def g(self):\n-        c = 3\n+        c = 30\n";
+        let err = update(file, patch).unwrap_err();
+        assert_eq!(err.details["reason"], "ambiguous");
+        // Lines only added after `def f():`, the previous hunk's function: refused, not put
+        // after a later `def f():`.
+        let patch = "@@ def f():\n-    a = 1\n+    a = 10\n@@ def f():\n+    x = 0\n";
+        assert!(update("def f():\n    a = 1\ndef f():\n    b = 2\n", patch).is_err());
     }
 
     #[test]
