@@ -610,16 +610,26 @@ fn places(
             .any(|l| is_anchor(&l.text, first))
     });
     if m == 0 && !chunk.end_of_file && !chunk.anchors.is_empty() {
-        // Lines added right after an anchor line whose part may be the previous hunk's: that
-        // line is behind the cursor, so the next one would be a guess at another part.
-        let Some(start) = after.ok().filter(|_| !earlier) else {
+        let Ok(start) = after else {
             return Vec::new();
         };
         let last = &chunk.anchors[chunk.anchors.len() - 1].1;
-        return (start..n)
+        let ahead: Vec<usize> = (start..n)
             .filter(|&i| is_anchor(&old[i].text, last))
             .map(|i| i + 1)
             .collect();
+        // Lines added right after an anchor line whose part may be the previous hunk's: that
+        // place is behind the cursor and cannot be taken, and the next one would be a guess
+        // at another part, so both are listed and the hunk is ambiguous (never applied at the
+        // one behind: a hunk applies only where it has exactly one place).
+        let behind = (0..cursor.min(n))
+            .rev()
+            .find(|&i| is_anchor(&old[i].text, last))
+            .map(|i| i + 1);
+        return match behind.filter(|_| earlier && !ahead.is_empty()) {
+            Some(behind) => std::iter::once(behind).chain(ahead).collect(),
+            None => ahead,
+        };
     }
     let fits = |at: usize| {
         at + m <= n
