@@ -470,10 +470,10 @@ impl Error {
         self.with("path", path)
     }
 
-    /// Sets `details.path` unless the error already names one (a deeper step may name a
-    /// more precise path).
+    /// Sets `details.path` unless the error already names the path: by its text (a deeper
+    /// step may name a more precise one) or by its size (`path_bytes`, one too long to echo).
     pub fn or_path(self, path: &str) -> Self {
-        if self.details.contains_key("path") {
+        if self.details.contains_key("path") || self.details.contains_key("path_bytes") {
             return self;
         }
         self.path(path)

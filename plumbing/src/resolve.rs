@@ -215,14 +215,8 @@ impl Root {
     pub fn resolve(&self, given: &str, intent: Intent) -> Result<Resolved> {
         self.check_still_here()?;
         // A failure deep in the walk (a directory on the way that cannot be searched) still
-        // names the path the caller gave; one too long to echo is named by its size.
-        let resolved = resolve(self, given, intent).map_err(|e| {
-            if e.details.contains_key("path_bytes") {
-                e
-            } else {
-                e.or_path(given)
-            }
-        })?;
+        // names the path the caller gave.
+        let resolved = resolve(self, given, intent).map_err(|e| e.or_path(given))?;
         if names_directory(given) && resolved.kind == Some(Kind::File) {
             return Err(Error::new(
                 Code::NotADirectory,

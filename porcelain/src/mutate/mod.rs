@@ -265,11 +265,11 @@ impl Workspace {
         options: &MutationOptions,
         plan: impl Fn(&Workspace) -> Result<Plan>,
     ) -> Result<MutationResult> {
-        // Every error about the change names the path the caller gave, even one raised by the
-        // store or a step that knows no path (a full disk, a read-only mount).
         // Checked before planning, so a dry run refuses what the real run would.
         filekeeper_plumbing::journal::check_label("actor", options.actor.as_deref())?;
         filekeeper_plumbing::journal::check_label("task id", options.task_id.as_deref())?;
+        // Every error about the change names the path the caller gave, even one raised by the
+        // store or a step that knows no path (a full disk, a read-only mount).
         let given = std::cell::RefCell::new(None::<String>);
         let planned = |ws: &Workspace| {
             let plan = plan(ws)?;
