@@ -249,8 +249,28 @@ y()" --new-file new-with-end --first &&
 	untouched end.txt
 '
 
+test_expect_success 'with one level shown, a change off the file'"'"'s steps of indentation is NO_MATCH, not 6 spaces in a 4-space file' '
+	printf "class A:\n    def f(self):\n        x = 1\n        y = 2\n" >steps.py &&
+	save steps.py &&
+	refused 16 NO_MATCH file replace-text steps.py --old "  x = 1
+  y = 2" --new "  x = 1
+y = 2" --first &&
+	test "$(json_get .error.details.reason refusal.json)" = indentation_ambiguous &&
+	test "$(json_get .error.details.file_line refusal.json)" = 4 &&
+	untouched steps.py
+'
+
+test_expect_success 'a change by whole steps of the file'"'"'s indentation applies' '
+	replaced steps.py --old "  x = 1
+  y = 2" --new "  x = 1
+  if y:
+      y = 2" --first &&
+	printf "class A:\n    def f(self):\n        x = 1\n        if y:\n            y = 2\n" >expect &&
+	test_cmp expect steps.py
+'
+
 test_expect_success PYTHON 'every Python file edited above (or left alone by a refusal) still compiles' '
-	for f in code.py ind.py nest.py blank.py scale.py strip.py block.py ratio.py trail.py frame.py twice.py levels.py
+	for f in code.py ind.py nest.py blank.py scale.py strip.py block.py ratio.py trail.py frame.py twice.py levels.py steps.py
 	do
 		python3 -m py_compile "$f" || return 1
 	done

@@ -386,16 +386,17 @@ pub(crate) fn replace(
     // give them, and they follow the forward pairing.)
     let forward = pair_lines(&wanted, &new_lines, false);
     let backward = pair_lines(&wanted, &new_lines, true);
+    let steps = Steps::of(doc.lines.iter().map(|l| l.text.as_ref()));
     let mut rewrites = Vec::with_capacity(chosen.len());
     for &at in &chosen {
         let file: Vec<&str> = doc.lines[at..at + wanted.len()]
             .iter()
             .map(|l| l.text.as_ref())
             .collect();
-        let written =
-            rewrite(&file, at, &wanted, &new_lines, &forward).map_err(|r| r.into_error(path))?;
-        let other =
-            rewrite(&file, at, &wanted, &new_lines, &backward).map_err(|r| r.into_error(path))?;
+        let written = rewrite(&file, at, steps, &wanted, &new_lines, &forward)
+            .map_err(|r| r.into_error(path))?;
+        let other = rewrite(&file, at, steps, &wanted, &new_lines, &backward)
+            .map_err(|r| r.into_error(path))?;
         let mut rivals = vec![other];
         // A kept line that as small a change keeps as another old line of its text: the
         // window written with that pairing instead (a pairing the rules cannot write is no
@@ -419,7 +420,7 @@ pub(crate) fn replace(
                 sources,
                 blocks: forward.blocks.clone(),
             };
-            if let Ok(rival) = rewrite(&file, at, &wanted, &new_lines, &pairing) {
+            if let Ok(rival) = rewrite(&file, at, steps, &wanted, &new_lines, &pairing) {
                 rivals.push(rival);
             }
         }
@@ -792,11 +793,12 @@ impl Refusal {
 fn rewrite(
     file: &[&str],
     at: usize,
+    steps: Steps,
     old: &[String],
     new: &[String],
     pairing: &Pairing,
 ) -> Result<Rewrite, Refusal> {
-    let frame = Frame::new(file, old, at);
+    let frame = Frame::new(file, old, at, steps);
     let sources = &pairing.sources;
     // In an inconsistent frame a changed line is placed by the file line it takes the place
     // of. Pairing a block's lines in order is what the caller wrote only when the block has as
@@ -1052,10 +1054,13 @@ struct Frame<'a> {
     /// indents alike that the file does not, two the file indents alike that the old text does
     /// not, or two in opposite order. `None` when the frame is consistent.
     conflict: Option<String>,
+    /// The whole file's steps of indentation, which stand in for a ratio that one level
+    /// cannot show.
+    steps: Steps,
 }
 
 impl<'a> Frame<'a> {
-    fn new(file: &[&'a str], old: &'a [String], at: usize) -> Frame<'a> {
+    fn new(file: &[&'a str], old: &'a [String], at: usize, steps: Steps) -> Frame<'a> {
         // old text's indentation -> (file's, file line), and the reverse.
         let mut by_caller: HashMap<&str, (&str, usize)> = HashMap::new();
         let mut by_file: HashMap<&str, (&str, usize)> = HashMap::new();
@@ -1159,6 +1164,7 @@ impl<'a> Frame<'a> {
             file_unit,
             ratio,
             conflict,
+            steps,
         }
     }
 
@@ -1202,6 +1208,7 @@ impl<'a> Frame<'a> {
             (Unit::One(c), Unit::One(f)) => (c, f),
         };
         let count = |s: &str| s.chars().count() as i64;
+        let delta = count(c) - count(c0);
         let (num, den) = match &self.ratio {
             Some(Ok(ratio)) => *ratio,
             Some(Err(text)) => {
@@ -1210,7 +1217,26 @@ impl<'a> Frame<'a> {
                     text: text.clone(),
                 });
             }
-            None if caller == file => (1, 1),
+            None if caller == file => {
+                // One level shows no ratio, and 1 is assumed: the caller indents as the
+                // file does. A change that is not a whole number of the file's steps shows
+                // the contrary (the old text at 2 spaces against the file's 8 in a file
+                // indented by 4, and a line moved 2 left: one level, or 2 spaces?).
+                let step = self.steps.of_unit(file);
+                if step > 1 && delta % step != 0 {
+                    return Err(Why {
+                        reason: "indentation_ambiguous",
+                        text: format!(
+                            "the matched lines show one level of indentation only ({} where the file has {}), and a change of {} is not a whole number of the file's steps of {}: it may stand for one of them",
+                            amount(c0),
+                            amount(f0),
+                            amount_of(caller, delta.abs()),
+                            amount_of(file, step)
+                        ),
+                    });
+                }
+                (1, 1)
+            }
             None => {
                 return Err(Why {
                     reason: "tabs_and_spaces",
@@ -1222,7 +1248,6 @@ impl<'a> Frame<'a> {
                 });
             }
         };
-        let delta = count(c) - count(c0);
         if (delta * num) % den != 0 {
             return Err(Why {
                 reason: "fractional_indentation",
@@ -1314,6 +1339,41 @@ fn unit_name(ch: char, plural: bool) -> &'static str {
         ('\t', true) => "tabs",
         (_, false) => "other whitespace character",
         (_, true) => "other whitespace characters",
+    }
+}
+
+/// The step of the file's indentation with each character: the greatest common divisor of
+/// the indentations of its lines indented with that character alone (0 when none is).
+#[derive(Clone, Copy)]
+struct Steps {
+    spaces: i64,
+    tabs: i64,
+}
+
+impl Steps {
+    fn of<'a>(lines: impl Iterator<Item = &'a str>) -> Steps {
+        let mut steps = Steps { spaces: 0, tabs: 0 };
+        for line in lines {
+            let ws = leading_ws(line);
+            if ws.is_empty() || ws.len() == line.len() {
+                continue;
+            }
+            let n = ws.chars().count() as i64;
+            if ws.chars().all(|c| c == ' ') {
+                steps.spaces = gcd(steps.spaces, n);
+            } else if ws.chars().all(|c| c == '\t') {
+                steps.tabs = gcd(steps.tabs, n);
+            }
+        }
+        steps
+    }
+
+    fn of_unit(self, ch: char) -> i64 {
+        match ch {
+            ' ' => self.spaces,
+            '\t' => self.tabs,
+            _ => 0,
+        }
     }
 }
 
@@ -2267,9 +2327,48 @@ mod tests {
         let (out, _) = normalised(
             "def f():\n    foo()\n    bar()\n",
             "foo()\nbar()",
-            "  foo()\n  bar()",
+            "        foo()\n        bar()",
         );
-        assert_eq!(out, "def f():\n      foo()\n      bar()\n");
+        assert_eq!(out, "def f():\n            foo()\n            bar()\n");
+    }
+
+    #[test]
+    fn with_one_level_a_change_off_the_files_steps_is_refused() {
+        // The old text at 2 spaces against the file's 8, in a file indented by 4: a line
+        // moved 2 left is one level of the caller's (to 4) or 2 spaces (to 6)? Before
+        // 2026-12-04 ratio 1 was assumed and the line written at 6 with ok.
+        let text = "class A:\n    def f(self):\n        x = 1\n        y = 2\n";
+        let err = refusal(text, "  x = 1\n  y = 2\n", "  x = 1\ny = 2\n");
+        assert_eq!(err.details["reason"], "indentation_ambiguous");
+        assert_eq!(err.details["line"], 2);
+        assert_eq!(err.details["file_line"], 4);
+        assert!(err.message.contains("steps of 4 spaces"), "{}", err.message);
+        // So is an inserted line, and a shift of the whole block.
+        let err = refusal(text, "  x = 1\n  y = 2\n", "  x = 1\n    z = 3\n  y = 2\n");
+        assert_eq!(err.details["reason"], "indentation_ambiguous");
+        let err = refusal(text, "x = 1\ny = 2\n", "  x = 1\n  y = 2\n");
+        assert_eq!(err.details["reason"], "indentation_ambiguous");
+        // A change by whole steps keeps ratio 1: the caller indents as the file does.
+        let (out, _) = normalised(
+            text,
+            "  x = 1\n  y = 2\n",
+            "  x = 1\n      if y:\n          y = 2\n",
+        );
+        assert_eq!(
+            out,
+            "class A:\n    def f(self):\n        x = 1\n            if y:\n                y = 2\n"
+        );
+        // A file whose lines do not keep to one step (a continuation aligned at 7) shows no
+        // step to hold a change to, and the change is taken as given.
+        let text = "def f():\n    g(a,\n      b)\n    x = 1\n    y = 2\n";
+        let (out, _) = normalised(text, "x = 1\ny = 2\n", "x = 1\n  z = 3\ny = 2\n");
+        assert_eq!(
+            out,
+            "def f():\n    g(a,\n      b)\n    x = 1\n      z = 3\n    y = 2\n"
+        );
+        // Tabs are their own step.
+        let (out, _) = normalised("f {\n\tx;\n\ty;\n}\n", "x;\ny;\n", "x;\n\tz;\ny;\n");
+        assert_eq!(out, "f {\n\tx;\n\t\tz;\n\ty;\n}\n");
     }
 
     #[test]
