@@ -376,6 +376,17 @@ impl Resolved {
     /// Opens the resolved directory for listing, relative to its parent and without following
     /// a link.
     pub fn open_dir(&self) -> Result<OwnedFd> {
+        self.open_dir_as(OFlags::RDONLY)
+    }
+
+    /// A handle on the resolved directory that can be inspected (`fstat`) but not listed:
+    /// it needs only search permission on the way, not read permission on the directory,
+    /// so a directory this user cannot list can still be described.
+    pub fn open_dir_to_inspect(&self) -> Result<OwnedFd> {
+        self.open_dir_as(OFlags::PATH)
+    }
+
+    fn open_dir_as(&self, access: OFlags) -> Result<OwnedFd> {
         let name: &[u8] = match (&self.name, self.kind) {
             (_, Some(Kind::File)) => {
                 return Err(
@@ -390,28 +401,18 @@ impl Resolved {
         rustix::fs::openat(
             &self.parent,
             name,
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            access | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
             Mode::empty(),
         )
-        .map_err(|e| self.open_error(e))
-    }
-
-    /// A handle on the resolved directory that can be inspected (`fstat`) but not listed:
-    /// it needs only search permission on the way, not read permission on the directory,
-    /// so a directory this user cannot list can still be described.
-    pub fn open_dir_to_inspect(&self) -> Result<OwnedFd> {
-        let name: &[u8] = match (&self.name, self.kind) {
-            (None, _) => b".",
-            (Some(name), Some(Kind::Directory)) => name,
-            _ => return self.open_dir(),
-        };
-        rustix::fs::openat(
-            &self.parent,
-            name,
-            OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .map_err(|e| self.open_error(e))
+        .map_err(|e| match e {
+            // Resolved as a directory, and something else (a file, a link) since.
+            Errno::NOTDIR => Error::new(
+                Code::NotADirectory,
+                "the path changed to something other than a directory while in use",
+            )
+            .path(&self.given),
+            e => self.open_error(e),
+        })
     }
 
     /// A readable handle on the parent directory, for `fsync` after a rename in it.

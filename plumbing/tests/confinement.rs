@@ -196,6 +196,21 @@ fn credential_shaped_write_targets_need_the_override() {
     );
 }
 
+#[test]
+fn a_directory_swapped_after_resolving_is_not_a_directory_not_a_storage_error() {
+    let t = tree();
+    let root = Root::open(&t.root).unwrap();
+    let resolved = root.resolve("dir/sub", READ).unwrap();
+    assert_eq!(resolved.kind, Some(Kind::Directory));
+    fs::remove_dir(t.root.join("dir/sub")).unwrap();
+    symlink(&t.outside, t.root.join("dir/sub")).unwrap();
+    assert_eq!(resolved.open_dir().unwrap_err().code, Code::NotADirectory);
+    assert_eq!(
+        resolved.open_dir_to_inspect().unwrap_err().code,
+        Code::NotADirectory
+    );
+}
+
 fn publish_bytes(root: &Root, path: &str, bytes: &[u8]) -> filekeeper_plumbing::Result<()> {
     let target = root.resolve(path, WRITE)?;
     publish(&target, Expect::Any, None, None, |out| {
