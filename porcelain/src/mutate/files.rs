@@ -16,16 +16,27 @@ use std::sync::Arc;
 /// The UTF-8 byte-order mark.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// How many UTF-8 byte-order marks the file at `target` starts with: 0, 1, or 2 for two or
-/// more.
-fn leading_boms(target: &Resolved) -> Result<usize> {
-    let mut head = Vec::with_capacity(2 * BOM.len());
-    target
-        .open_file()?
-        .take(2 * BOM.len() as u64)
-        .read_to_end(&mut head)
-        .map_err(|e| Error::storage("reading file", &e))?;
-    Ok(head.chunks(BOM.len()).take_while(|c| *c == BOM).count())
+/// How many UTF-8 byte-order marks the file at `target`, as `seen`, starts with: 0, 1, or 2
+/// for two or more. Its bytes when `see` kept them, else its head read again (a file above
+/// the history cap; the step checks the file still holds what was seen).
+fn leading_boms(target: &Resolved, seen: &Seen) -> Result<usize> {
+    let mut read = Vec::new();
+    let head = match &seen.bytes {
+        Some(bytes) => bytes.as_slice(),
+        None => {
+            target
+                .open_file()?
+                .take(2 * BOM.len() as u64)
+                .read_to_end(&mut read)
+                .map_err(|e| Error::storage("reading file", &e))?;
+            &read
+        }
+    };
+    Ok(head
+        .chunks(BOM.len())
+        .take(2)
+        .take_while(|c| *c == BOM)
+        .count())
 }
 
 /// Content starting with a BOM, for a file that starts with two: a read shows the file's text
@@ -127,8 +138,8 @@ impl Workspace {
             if let Some(expected) = expected {
                 ws.guard_version(path, &target.rel, expected, before.as_ref())?;
             }
-            let boms = match before {
-                Some(_) if !remove_bom => leading_boms(&target)?,
+            let boms = match &before {
+                Some(seen) if !remove_bom => leading_boms(&target, seen)?,
                 _ => 0,
             };
             if boms > 1 && content.starts_with(BOM) {
