@@ -560,48 +560,110 @@ fn is_anchor(line: &str, anchor: &str) -> bool {
     line.trim() == anchor.trim()
 }
 
-/// Where the search for a hunk starts: after the first line equal to its first anchor (from
-/// `cursor` on), then after the first line equal to the next, and so on; the last anchor's
-/// line itself may begin the hunk. `Err` names the first anchor (its patch line) that is
-/// missing. Without anchors, `cursor`.
-fn anchored(old: &[Line], chunk: &Chunk, cursor: usize) -> std::result::Result<usize, usize> {
+/// The line each anchor names on the way from `cursor`: the first line equal to the first
+/// anchor (from `cursor` on), then the first line after it equal to the next, and so on.
+/// `Err` names the first anchor (its patch line) that is missing.
+fn route(
+    old: &[Line],
+    anchors: &[(usize, String)],
+    cursor: usize,
+) -> std::result::Result<Vec<usize>, usize> {
     let mut from = cursor;
-    let mut start = cursor;
-    for (line, anchor) in &chunk.anchors {
+    let mut lines = Vec::with_capacity(anchors.len());
+    for (line, anchor) in anchors {
         let at = (from..old.len())
             .find(|&i| is_anchor(&old[i].text, anchor))
             .ok_or(*line)?;
-        (start, from) = (at, at + 1);
+        lines.push(at);
+        from = at + 1;
     }
-    Ok(start)
+    Ok(lines)
 }
 
-/// Every place a hunk's old lines can go (0-based starts, sorted): where they occur at or after
-/// the anchored start (at the end of the file for `*** End of File`). A hunk that only adds
-/// lines goes right after its last anchor's line, so it has a place after each line equal to
-/// that anchor (from the line the anchors before it lead to), or at the end of the file, or,
-/// with neither, at every line. The hunk applies when there is exactly one.
+/// Where the search for a hunk starts: its last anchor's line (which may begin the hunk) on
+/// its route from `cursor`, or `cursor` without anchors.
+fn start_of(route: &[usize], cursor: usize) -> usize {
+    route.last().copied().unwrap_or(cursor)
+}
+
+/// Where the part of the file that starts at line `at` ends (0-based, exclusive): at the
+/// first later line indented no deeper than it, leaving out blank lines and lines of
+/// punctuation alone (a `{` under `fn f()`, the `}` that closes it, a `):` that closes a
+/// signature); the end of the file when there is none. A line whose next line is not
+/// indented deeper opens no such part, and its part runs to the end of the file.
+fn part_end(old: &[Line], at: usize) -> usize {
+    let width = |t: &str| t.len() - t.trim_start().len();
+    let w = width(&old[at].text);
+    let mut opened = false;
+    for (i, line) in old.iter().enumerate().skip(at + 1) {
+        let t = line.text.trim();
+        if t.is_empty() || t.chars().all(|c| c.is_ascii_punctuation()) {
+            continue;
+        }
+        if width(&line.text) > w {
+            opened = true;
+        } else if opened {
+            return i;
+        } else {
+            break;
+        }
+    }
+    old.len()
+}
+
+/// Where a hunk can go: every place (0-based starts, sorted), and the routes its anchors take
+/// to reach them, to be the previous hunk's for the next one.
+struct Places {
+    at: Vec<usize>,
+    /// Places before `end` that the anchors reach in the part the previous hunk was in, with
+    /// their anchors' lines.
+    within: Option<(usize, Vec<usize>)>,
+    /// Their lines on the route from the cursor, for every other place.
+    full: Vec<usize>,
+}
+
+impl Places {
+    fn anchor_lines(&self, at: usize) -> Vec<usize> {
+        match &self.within {
+            Some((end, lines)) if at < *end => lines.clone(),
+            _ => self.full.clone(),
+        }
+    }
+}
+
+/// Every place a hunk's old lines can go: where they occur at or after the anchored start
+/// (at the end of the file for `*** End of File`). A hunk that only adds lines goes right
+/// after its last anchor's line, so it has a place after each line equal to that anchor
+/// (from the line the anchors before it lead to), or at the end of the file, or, with
+/// neither, at every line. The hunk applies when there is exactly one.
 ///
-/// An outermost anchor that also names a line before `cursor` may name the part of the file
-/// the previous hunk was in (two hunks in one function, or class, each naming it, as models
-/// write them), so the hunk may be between the cursor and where its anchors lead from the
-/// cursor: where its lines occur there too, that place counts as well (skipping it put a
-/// second hunk of `def f():` in a later `def f():`, with `ok`). Lines found only there are
-/// taken when the previous hunk named the same anchors (`same_anchors`), and not otherwise:
-/// the patch does not say that the earlier part reaches them, and a hunk naming a part wholly
-/// before the previous one is out of order. A hunk that only adds lines after such an anchor
-/// is refused: its place would be right after an anchor line behind the cursor.
+/// A hunk whose first anchors are the previous hunk's (`inherited`: the lines the previous
+/// hunk found them at) may be in the part of the file the previous hunk was in (two hunks in
+/// one function or class, each naming it, as models write them): its other anchors are
+/// followed from the cursor to the end of that part (`part_end`, by indentation), and its
+/// lines found there are places, beside those its whole route from the cursor reaches (a
+/// later part of the same name). Taking the later part alone put a second hunk of `def f():`
+/// in a later `def f():`, with `ok`; taking anything after the cursor put a hunk of `class
+/// A:` / `def f():` in `class B`'s `f`.
+///
+/// Any other hunk whose outermost anchor also names a line before `cursor` may still be
+/// between the cursor and where its anchors lead from the cursor: its lines found there count
+/// as a place too, and lines found only there are refused, since the patch does not say that
+/// the earlier part reaches them, and a hunk naming a part wholly before the previous one is
+/// out of order. A hunk that only adds lines right after an anchor line behind the cursor is
+/// ambiguous: that place cannot be taken, and the next such line is a guess at another part.
 fn places(
     old: &[Line],
     chunk: &Chunk,
     want: &[&str],
     cursor: usize,
     stage: Stage,
-    same_anchors: bool,
-) -> Vec<usize> {
+    inherited: &[usize],
+) -> Places {
     let n = old.len();
     let m = want.len();
-    let after = anchored(old, chunk, cursor);
+    let shared = inherited.len();
+    let full = route(old, &chunk.anchors, cursor);
     // The outermost anchor also names a line before the cursor: the part of the file it
     // starts may still run on past the previous hunk.
     let earlier = chunk.anchors.first().is_some_and(|(_, first)| {
@@ -609,15 +671,39 @@ fn places(
             .iter()
             .any(|l| is_anchor(&l.text, first))
     });
+    // The part the previous hunk was in, and the route of the other anchors in it.
+    let within = inherited.last().and_then(|&l| {
+        let end = part_end(old, l);
+        if cursor > end {
+            return None;
+        }
+        let own = route(&old[..end], &chunk.anchors[shared..], cursor).ok()?;
+        Some((end, [inherited, &own[..]].concat()))
+    });
+    // Where the search starts in that part: after the other anchors, or at the cursor.
+    let within_start = |lines: &[usize]| match lines.len() > shared {
+        true => lines[lines.len() - 1],
+        false => cursor,
+    };
+    let mut at: Vec<usize> = Vec::new();
     if m == 0 && !chunk.end_of_file && !chunk.anchors.is_empty() {
-        let Ok(start) = after else {
-            return Vec::new();
-        };
         let last = &chunk.anchors[chunk.anchors.len() - 1].1;
-        let ahead: Vec<usize> = (start..n)
-            .filter(|&i| is_anchor(&old[i].text, last))
-            .map(|i| i + 1)
-            .collect();
+        let after = |from: usize, to: usize| {
+            (from..to)
+                .filter(|&i| is_anchor(&old[i].text, last))
+                .map(|i| i + 1)
+                .collect::<Vec<usize>>()
+        };
+        if let Some((end, lines)) = &within
+            && shared < lines.len()
+        {
+            at.extend(after(within_start(lines), *end));
+        }
+        if let Ok(lines) = &full {
+            at.extend(after(start_of(lines, cursor), n));
+        }
+        at.sort_unstable();
+        at.dedup();
         // Lines added right after an anchor line whose part may be the previous hunk's: that
         // place is behind the cursor and cannot be taken, and the next one would be a guess
         // at another part, so both are listed and the hunk is ambiguous (never applied at the
@@ -626,44 +712,56 @@ fn places(
             .rev()
             .find(|&i| is_anchor(&old[i].text, last))
             .map(|i| i + 1);
-        return match behind.filter(|_| earlier && !ahead.is_empty()) {
-            Some(behind) => std::iter::once(behind).chain(ahead).collect(),
-            None => ahead,
+        if let Some(behind) = behind.filter(|_| earlier && !at.is_empty()) {
+            at.insert(0, behind);
+        }
+    } else {
+        let fits = |at: usize| {
+            at + m <= n
+                && want
+                    .iter()
+                    .enumerate()
+                    .all(|(k, w)| stage.eq(&old[at + k].text, w))
         };
-    }
-    let fits = |at: usize| {
-        at + m <= n
-            && want
-                .iter()
-                .enumerate()
-                .all(|(k, w)| stage.eq(&old[at + k].text, w))
-    };
-    let from = |start: usize| -> Vec<usize> {
-        if chunk.end_of_file {
-            n.checked_sub(m)
-                .filter(|&at| at >= start && fits(at))
-                .into_iter()
-                .collect()
-        } else if start + m > n {
-            Vec::new()
-        } else {
-            (start..=n - m).filter(|&at| fits(at)).collect()
-        }
-    };
-    match after {
-        Ok(start) if earlier => {
-            let all = from(cursor);
-            let in_gap = all.iter().any(|&at| at < start);
-            let beyond = all.iter().any(|&at| at >= start);
-            if !in_gap || beyond || same_anchors {
-                all
-            } else {
+        let from = |start: usize| -> Vec<usize> {
+            if chunk.end_of_file {
+                n.checked_sub(m)
+                    .filter(|&at| at >= start && fits(at))
+                    .into_iter()
+                    .collect()
+            } else if start + m > n {
                 Vec::new()
+            } else {
+                (start..=n - m).filter(|&at| fits(at)).collect()
             }
+        };
+        if let Some((end, lines)) = &within {
+            at.extend(
+                from(within_start(lines))
+                    .into_iter()
+                    .filter(|&at| at + m <= *end),
+            );
         }
-        Ok(start) => from(start),
-        Err(_) if earlier && same_anchors => from(cursor),
-        Err(_) => Vec::new(),
+        match &full {
+            Ok(lines) if earlier => {
+                let start = start_of(lines, cursor);
+                let all = from(cursor);
+                let in_gap = all.iter().any(|&at| at < start);
+                let beyond = all.iter().any(|&at| at >= start);
+                if !in_gap || beyond {
+                    at.extend(all);
+                }
+            }
+            Ok(lines) => at.extend(from(start_of(lines, cursor))),
+            Err(_) => {}
+        }
+        at.sort_unstable();
+        at.dedup();
+    }
+    Places {
+        at,
+        within,
+        full: full.unwrap_or_default(),
     }
 }
 
@@ -688,6 +786,8 @@ pub(crate) fn apply(file: &FilePatch, path: &str, doc: &mut Doc) -> Applied {
     let mut out: Vec<Line> = Vec::with_capacity(old.len());
     let mut cursor = 0usize;
     let mut delta = 0i64;
+    // The lines the previous hunk's anchors named.
+    let mut previous: Option<Vec<usize>> = None;
     let mut result = Applied {
         ok: true,
         reports: Vec::new(),
@@ -711,31 +811,43 @@ pub(crate) fn apply(file: &FilePatch, path: &str, doc: &mut Doc) -> Applied {
             refusal: None,
         };
         let mut stage = Stage::Exact;
-        let same_anchors = k > 0
-            && !chunk.anchors.is_empty()
-            && chunk
-                .anchors
-                .iter()
-                .map(|(_, a)| a.trim())
-                .eq(file.chunks[k - 1].anchors.iter().map(|(_, a)| a.trim()));
-        let mut found = places(&old, chunk, &want, cursor, stage, same_anchors);
-        if found.is_empty() {
+        // The lines its first anchors name, where they are the previous hunk's.
+        let inherited: &[usize] = match (k, &previous) {
+            (0, _) | (_, None) => &[],
+            (_, Some(lines)) => {
+                let shared = chunk
+                    .anchors
+                    .iter()
+                    .zip(&file.chunks[k - 1].anchors)
+                    .take_while(|((_, a), (_, b))| a.trim() == b.trim())
+                    .count();
+                &lines[..shared.min(lines.len())]
+            }
+        };
+        let mut found = places(&old, chunk, &want, cursor, stage, inherited);
+        if found.at.is_empty() {
             stage = Stage::TrailingWhitespace;
-            found = places(&old, chunk, &want, cursor, stage, same_anchors);
+            found = places(&old, chunk, &want, cursor, stage, inherited);
         }
-        let at = match found.as_slice() {
+        let at = match found.at.as_slice() {
             [one] => *one,
             [] => {
                 report.status = "failed";
-                result.fail(report, not_found(path, chunk, &old, &want, cursor));
+                result.fail(
+                    report,
+                    not_found(path, chunk, &old, &want, cursor, inherited),
+                );
+                previous = None;
                 continue;
             }
             [..] => {
                 report.status = "ambiguous";
-                result.fail(report, ambiguous(path, chunk, m, &found));
+                result.fail(report, ambiguous(path, chunk, m, &found.at));
+                previous = None;
                 continue;
             }
         };
+        previous = Some(found.anchor_lines(at));
         if !result.ok {
             // A hunk after a failed one is still placed, for its report, but nothing is built.
             report.old_start = if m == 0 { at } else { at + 1 };
@@ -825,7 +937,14 @@ fn body_lines(chunk: &Chunk) -> String {
     }
 }
 
-fn not_found(path: &str, chunk: &Chunk, old: &[Line], want: &[&str], cursor: usize) -> Error {
+fn not_found(
+    path: &str,
+    chunk: &Chunk,
+    old: &[Line],
+    want: &[&str],
+    cursor: usize,
+    inherited: &[usize],
+) -> Error {
     let hunk_line = chunk.line;
     let after = if cursor == 0 {
         String::new()
@@ -833,7 +952,10 @@ fn not_found(path: &str, chunk: &Chunk, old: &[Line], want: &[&str], cursor: usi
         format!(" after line {cursor} (where the previous hunk ended)")
     };
     // Name the first anchor that is missing, if one is.
-    if let Err(line) = anchored(old, chunk, cursor) {
+    let own = &chunk.anchors[inherited.len()..];
+    let end = inherited.last().map_or(old.len(), |&l| part_end(old, l));
+    let missing = route(&old[..end], own, cursor.min(end)).err();
+    if let Some(line) = missing.filter(|_| route(old, &chunk.anchors, cursor).is_err()) {
         return failed(
             format!(
                 "line {line}: the hunk's `@@` line is not a line of {path}{after}; nothing was written"
@@ -1318,6 +1440,52 @@ mod tests {
         let patch = "@@ class A:\n@@ def f(self):\n-        a = 1\n+        a = 10\n@@ class A:\n@@ def g(self):\n-        c = 3\n+        c = 30\n";
         let err = update(file, patch).unwrap_err();
         assert_eq!(err.details["reason"], "ambiguous");
+        // With one class A its `def g` is followed from the previous hunk, in that class (it
+        // was refused: `class A:` is not after the first hunk), for changed lines and for
+        // lines only added after it.
+        let file = "class A:\n    def f(self):\n        a = 1\n    def g(self):\n        c = 3\n";
+        let out = update(file, patch).unwrap();
+        assert_eq!(
+            out,
+            "class A:\n    def f(self):\n        a = 10\n    def g(self):\n        c = 30\n"
+        );
+        let adds = "@@ class A:\n@@ def f(self):\n-        a = 1\n+        a = 10\n@@ class A:\n@@ def g(self):\n+        b = 2\n";
+        let out = update(file, adds).unwrap();
+        assert_eq!(
+            out,
+            "class A:\n    def f(self):\n        a = 10\n    def g(self):\n        b = 2\n        c = 3\n"
+        );
+        // A `def g` missing after the previous hunk is the anchor named, not `class A:`.
+        let missing = "@@ class A:\n@@ def g(self):\n-        c = 3\n+        c = 30\n@@ class A:\n@@ def f(self):\n-        a = 1\n+        a = 10\n";
+        let err = update(file, missing).unwrap_err();
+        assert_eq!(err.details["reason"], "failed");
+        assert_eq!(err.details["line"], 8, "{}", err.message); // `@@ def f(self):`
+        // The part the previous hunk was in ends where the indentation says: a second hunk
+        // of `class A:` / `def f(self):` whose lines are only in class B's `f` is refused
+        // (it was applied there).
+        let patch = "@@ class A:\n@@ def f(self):\n-        a = 1\n+        a = 10\n@@ class A:\n@@ def f(self):\n-        c = 3\n+        c = 30\n";
+        let file = "class A:\n    def f(self):\n        a = 1\nclass B:\n    def f(self):\n        c = 3\n";
+        assert_eq!(update(file, patch).unwrap_err().details["reason"], "failed");
+        // A line at the class's own indentation inside it (a comment at column 0) ends the
+        // part too soon: lines after it that a later class A holds as well are ambiguous,
+        // not taken from the later class.
+        let file = "class A:\n    def f(self):\n        a = 1\n# note\n    def g(self):\n        c = 3\nclass A:\n    def g(self):\n        c = 3\n";
+        let patch = "@@ class A:\n@@ def f(self):\n-        a = 1\n+        a = 10\n@@ class A:\n@@ def g(self):\n-        c = 3\n+        c = 30\n";
+        assert_eq!(
+            update(file, patch).unwrap_err().details["reason"],
+            "ambiguous"
+        );
+        // Braces on lines of their own neither open nor close a part early.
+        let file = "void f()\n{\n    a = 1;\n}\nvoid g()\n{\n    a = 2;\n    b = 2;\n}\n";
+        let patch =
+            "@@ void f()\n-    a = 1;\n+    a = 10;\n@@ void f()\n-    b = 2;\n+    b = 20;\n";
+        assert_eq!(update(file, patch).unwrap_err().details["reason"], "failed");
+        let patch =
+            "@@ void g()\n-    a = 2;\n+    a = 20;\n@@ void g()\n-    b = 2;\n+    b = 20;\n";
+        assert_eq!(
+            update(file, patch).unwrap(),
+            "void f()\n{\n    a = 1;\n}\nvoid g()\n{\n    a = 20;\n    b = 20;\n}\n"
+        );
         // Lines only added after `def f():`, the previous hunk's function: refused, not put
         // after a later `def f():`.
         let patch = "@@ def f():\n-    a = 1\n+    a = 10\n@@ def f():\n+    x = 0\n";
