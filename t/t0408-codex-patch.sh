@@ -182,6 +182,22 @@ test_expect_success 'with one function of that name, both hunks land in it' '
 	test_cmp expect "$WS/one.py"
 '
 
+test_expect_success 'a second hunk naming the class and another method of it is found in that class' '
+	printf "class A:\n    def f(self):\n        a = 1\n\n    def g(self):\n        c = 3\n" >"$WS/cls.py" &&
+	printf "*** Begin Patch\n*** Update File: cls.py\n@@ class A:\n@@     def f(self):\n-        a = 1\n+        a = 10\n@@ class A:\n@@     def g(self):\n-        c = 3\n+        c = 30\n*** End Patch\n" >cls.patch &&
+	codex cls.patch &&
+	printf "class A:\n    def f(self):\n        a = 10\n\n    def g(self):\n        c = 30\n" >expect &&
+	test_cmp expect "$WS/cls.py"
+'
+
+test_expect_success 'a second hunk of the same class and method whose lines are only in the next class is refused' '
+	printf "class A:\n    def f(self):\n        a = 1\nclass B:\n    def f(self):\n        c = 3\n" >"$WS/two.py" &&
+	cp "$WS/two.py" two.before &&
+	printf "*** Begin Patch\n*** Update File: two.py\n@@ class A:\n@@     def f(self):\n-        a = 1\n+        a = 10\n@@ class A:\n@@     def f(self):\n-        c = 3\n+        c = 30\n*** End Patch\n" >two.patch &&
+	rejected 18 PATCH_FAILED failed 7 two.patch &&
+	test_cmp two.before "$WS/two.py"
+'
+
 test_expect_success 'a CRLF file stays CRLF and its BOM stays' '
 	printf "\357\273\277first\r\nsecond\r\nthird\r\n" >"$WS/win.txt" &&
 	printf "*** Begin Patch\n*** Update File: win.txt\n@@\n-first\n+FIRST\n second\n+inserted\n*** End Patch\n" >crlf.patch &&
