@@ -858,8 +858,17 @@ fn rewrite(
                 _ => None,
             })
     };
-    let in_file_frame = paired().all(|(n, i)| leading_ws(n) == leading_ws(file[i]))
-        && paired().any(|(_, i)| leading_ws(&old[i]) != leading_ws(file[i]));
+    // A paired line the file indents otherwise than the old text, written at the file's
+    // indentation, shows a caller that may be writing in the file's frame; one written at the
+    // old text's indentation shows one writing in the old text's frame. With the first and
+    // not the second, a changed line is written as given in one reading and moved by the
+    // difference in the other.
+    let differs = |i: usize| leading_ws(&old[i]) != leading_ws(file[i]);
+    let at_files = paired().find(|&(n, i)| differs(i) && leading_ws(n) == leading_ws(file[i]));
+    let at_olds = paired().any(|(n, i)| differs(i) && leading_ws(n) == leading_ws(&old[i]));
+    let in_file_frame = at_files
+        .filter(|_| !at_olds)
+        .map(|(n, i)| (leading_ws(n), i));
     for (j, n) in new.iter().enumerate() {
         if n.trim().is_empty() {
             lines[j] = Some(match sources[j] {
@@ -892,26 +901,29 @@ fn rewrite(
             ),
             why,
         })?;
-        // A new text whose every line paired with an old one is at that file line's
-        // indentation, where the old text's are not: the caller may have written the file's
-        // indentation (it stays) or moved the lines by the difference (they move). Two
-        // files fit, so it is refused. (One line kept at the old text's indentation shows
-        // the caller writing in the old text's frame, and the move is then the reading.)
-        if in_file_frame && c != c0 && indent != f0 {
+        // In the file's frame the line is written as given; in the old text's it moves. Two
+        // files fit, so it is refused. Before 2026-12-04 only a new text whose every paired
+        // line was at the file's indentation was refused, and one line indented or wrapped
+        // in the file's frame moved every line by the difference.
+        if let Some((shown, shown_at)) = in_file_frame
+            && c != c0
+            && indent != c
+        {
             return Err(Refusal {
                 line: j + 1,
                 file_line: at + i + 1,
                 subject: format!(
-                    "line {} of the new text is {}, as file line {} is, where the old text's line is {}",
+                    "line {} of the new text is {} where the old text's line is {}, and the new text is at the file's indentation where the old text is not ({} as file line {} is)",
                     j + 1,
                     indented(c),
-                    at + i + 1,
-                    indented(c0)
+                    indented(c0),
+                    amount(shown),
+                    at + shown_at + 1
                 ),
                 why: Why {
                     reason: "indentation_ambiguous",
                     text: format!(
-                        "it may keep the file's indentation, or move by the difference to {}",
+                        "it may be written as given (the file's frame) or moved by the difference (the old text's), which leaves it {}",
                         indented(&indent)
                     ),
                 },
@@ -2323,6 +2335,24 @@ mod tests {
         );
         assert_eq!(err.details["reason"], "indentation_ambiguous");
         assert_eq!(err.details["line"], 1);
+        // So is such a text with one line indented, dedented or wrapped in the file's frame
+        // (every line was moved by the difference).
+        let text = "class A:\n    def f(self):\n        a = 1\n        b = 2\n";
+        for new in [
+            "        if a:\n            a = 1\n        b = 2",
+            "        a = 1\n            b = 2",
+            "        a = 1\n    b = 2",
+        ] {
+            let err = refusal(text, "a = 1\nb = 2", new);
+            assert_eq!(err.details["reason"], "indentation_ambiguous", "{new:?}");
+            assert!(err.message.contains("file's frame"), "{}", err.message);
+        }
+        // One paired line left at the old text's indentation shows the old text's frame.
+        let (out, _) = normalised(text, "a = 1\nb = 2", "if a:\n    a = 1\nb = 2");
+        assert_eq!(
+            out,
+            "class A:\n    def f(self):\n        if a:\n            a = 1\n        b = 2\n"
+        );
         // Moved to where the file has no line, the caller's shift is the only reading.
         let (out, _) = normalised(
             "def f():\n    foo()\n    bar()\n",
