@@ -111,8 +111,23 @@ test_expect_success 'file create reads the content from stdin when neither flag 
 	test "$(json_get .after_hash out)" = "$(sha stdin.expect)"
 '
 
-test_expect_success 'file create with an empty, non-terminal stdin creates an empty file' '
-	keeper --json file create empty.txt </dev/null >out &&
+test_expect_success 'file create with an empty stdin is refused: a forgotten --content, not an empty file' '
+	refused 2 INVALID_ARGUMENT file create empty.txt </dev/null &&
+	test "$(json_get .error.details.reason refusal.json)" = empty_stdin &&
+	test ! -e empty.txt
+'
+
+test_expect_success 'file write with an empty or closed stdin is refused and leaves the file as it was' '
+	printf "important\n" >kept.txt &&
+	save kept.txt &&
+	refused 2 INVALID_ARGUMENT file write kept.txt </dev/null &&
+	test "$(json_get .error.details.reason refusal.json)" = empty_stdin &&
+	refused 2 INVALID_ARGUMENT file write kept.txt <&- &&
+	untouched kept.txt
+'
+
+test_expect_success 'empty content is written with --content ""' '
+	keeper --json file create empty.txt --content "" >out &&
 	test -f empty.txt &&
 	test ! -s empty.txt &&
 	test "$(json_get .after_hash out)" = "$(sha /dev/null)"

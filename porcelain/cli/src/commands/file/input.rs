@@ -29,6 +29,7 @@ impl ContentSource {
             file: self.input.as_deref(),
             named: "--input",
             nothing: "no content: pass --content TEXT, --input FILE, or pipe it on stdin",
+            empty: "no content arrived on standard input (it is empty or closed, as in a shell that runs commands with no input), which is more often a forgotten --content or --input than empty content meant: pass --content '' to write empty content",
         };
         source.read(max_write_bytes, "content", "max_write_bytes")
     }
@@ -40,6 +41,7 @@ pub fn patch(file: Option<&Path>, max_patch_bytes: u64) -> Result<Vec<u8>> {
         file,
         named: "the patch file",
         nothing: "no patch: name a patch file, or pipe the patch on stdin",
+        empty: "no patch arrived on standard input (it is empty or closed): name a patch file, or pipe the patch on stdin",
     };
     source.read(max_patch_bytes, "patch", "max_patch_bytes")
 }
@@ -71,18 +73,25 @@ struct Source<'a> {
     named: &'a str,
     /// The refusal when there is neither a file nor piped input.
     nothing: &'a str,
+    /// The refusal when standard input gives nothing: a forgotten flag in a shell whose
+    /// input is `/dev/null` or closed (Rust reads a closed stdin as empty) must not empty a
+    /// file with `ok: true`.
+    empty: &'a str,
 }
 
 impl Source<'_> {
     fn read(&self, limit: u64, what: &str, limit_name: &str) -> Result<Vec<u8>> {
-        let reader: Box<dyn Read> = if let Some(path) = self.file {
-            Box::new(open_named(path, self.named)?)
-        } else if std::io::stdin().is_terminal() {
+        if let Some(path) = self.file {
+            return read_bounded(open_named(path, self.named)?, limit, what, limit_name);
+        }
+        if std::io::stdin().is_terminal() {
             return Err(Error::invalid(self.nothing));
-        } else {
-            Box::new(std::io::stdin().lock())
-        };
-        read_bounded(reader, limit, what, limit_name)
+        }
+        let bytes = read_bounded(std::io::stdin().lock(), limit, what, limit_name)?;
+        if bytes.is_empty() {
+            return Err(Error::invalid(self.empty).with("reason", "empty_stdin"));
+        }
+        Ok(bytes)
     }
 }
 
