@@ -19,7 +19,7 @@ use filekeeper::{
 };
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyString};
+use pyo3::types::{PyBool, PyBytes, PyList, PyString};
 use records::{Class, record};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -123,6 +123,13 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Int {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        // `bool` is a subclass of `int`, and `True` would be line 1: refused as the other
+        // surfaces refuse a boolean where a number belongs, and as `dry_run=1` is refused.
+        if obj.is_instance_of::<PyBool>() {
+            return Err(PyTypeError::new_err(
+                "a line number or count must be an int, not a bool",
+            ));
+        }
         match obj.extract::<i128>() {
             Ok(value) => Ok(Int::Fits(value)),
             Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => Ok(Int::Huge {

@@ -730,6 +730,13 @@ def test_a_wrong_type_is_pythons_type_error(ws: Workspace, root: Path) -> None:
     with pytest.raises(TypeError, match="content must be str or bytes, not list"):
         ws.write_file("d.txt", [104, 105])  # type: ignore[arg-type]
     assert not (root / "d.txt").exists()
+    # A bool is an int to Python, but True is no line number: line 1 was rewritten.
+    (root / "e.txt").write_text("one\none\n")
+    with pytest.raises(TypeError, match="not a bool"):
+        ws.replace_lines("e.txt", True, True, "X")
+    with pytest.raises(TypeError, match="not a bool"):
+        ws.replace_text("e.txt", "one", "X", occurrence=True)
+    assert (root / "e.txt").read_text() == "one\none\n"
 
 
 def test_an_int_past_64_bits_is_refused_like_a_negative_one(ws: Workspace, root: Path) -> None:
