@@ -386,7 +386,12 @@ pub(crate) fn replace(
     // give them, and they follow the forward pairing.)
     let forward = pair_lines(&wanted, &new_lines, false);
     let backward = pair_lines(&wanted, &new_lines, true);
-    let steps = Steps::of(doc.lines.iter().map(|l| l.text.as_ref()));
+    let steps = Steps::of_file(
+        &doc.lines
+            .iter()
+            .map(|l| l.text.as_ref())
+            .collect::<Vec<_>>(),
+    );
     let mut rewrites = Vec::with_capacity(chosen.len());
     for &at in &chosen {
         let file: Vec<&str> = doc.lines[at..at + wanted.len()]
@@ -798,8 +803,8 @@ fn rewrite(
     new: &[String],
     pairing: &Pairing,
 ) -> Result<Rewrite, Refusal> {
-    let frame = Frame::new(file, old, at, steps);
     let sources = &pairing.sources;
+    let frame = Frame::new(file, old, at, steps, Steps::of_caller(old, new, sources));
     // In an inconsistent frame a changed line is placed by the file line it takes the place
     // of. Pairing a block's lines in order is what the caller wrote only when the block has as
     // many non-blank new lines as old ones; with another number, which new line replaces
@@ -1066,13 +1071,22 @@ struct Frame<'a> {
     /// indents alike that the file does not, two the file indents alike that the old text does
     /// not, or two in opposite order. `None` when the frame is consistent.
     conflict: Option<String>,
-    /// The whole file's steps of indentation, which stand in for a ratio that one level
-    /// cannot show.
-    steps: Steps,
+    /// How many levels the map holds: a ratio of 1 that fewer than three show is taken only
+    /// where the caller's texts and the file indent by the same step.
+    levels: usize,
+    /// The whole file's step of indentation, and the one the caller's texts show.
+    file_steps: Steps,
+    caller_steps: Steps,
 }
 
 impl<'a> Frame<'a> {
-    fn new(file: &[&'a str], old: &'a [String], at: usize, steps: Steps) -> Frame<'a> {
+    fn new(
+        file: &[&'a str],
+        old: &'a [String],
+        at: usize,
+        file_steps: Steps,
+        caller_steps: Steps,
+    ) -> Frame<'a> {
         // old text's indentation -> (file's, file line), and the reverse.
         let mut by_caller: HashMap<&str, (&str, usize)> = HashMap::new();
         let mut by_file: HashMap<&str, (&str, usize)> = HashMap::new();
@@ -1176,8 +1190,25 @@ impl<'a> Frame<'a> {
             file_unit,
             ratio,
             conflict,
-            steps,
+            levels: levels.len(),
+            file_steps,
+            caller_steps,
         }
+    }
+
+    /// The map in words: "2 spaces where the file has 8 spaces, ...", by the old text's width.
+    fn map_shown(&self) -> String {
+        let mut pairs: Vec<(&&str, &&str)> = self.map.iter().collect();
+        pairs.sort_by_key(|(c, _)| width(c));
+        pairs
+            .iter()
+            .enumerate()
+            .map(|(k, (c, f))| {
+                let has = if k == 0 { "the file has" } else { "it has" };
+                format!("{} where {has} {}", amount(c), amount(f))
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     fn inconsistent(conflict: &str) -> Why {
@@ -1229,26 +1260,7 @@ impl<'a> Frame<'a> {
                     text: text.clone(),
                 });
             }
-            None if caller == file => {
-                // One level shows no ratio, and 1 is assumed: the caller indents as the
-                // file does. A change that is not a whole number of the file's steps shows
-                // the contrary (the old text at 2 spaces against the file's 8 in a file
-                // indented by 4, and a line moved 2 left: one level, or 2 spaces?).
-                let step = self.steps.of_unit(file);
-                if step > 1 && delta % step != 0 {
-                    return Err(Why {
-                        reason: "indentation_ambiguous",
-                        text: format!(
-                            "the matched lines show one level of indentation only ({} where the file has {}), and a change of {} is not a whole number of the file's steps of {}: it may stand for one of them",
-                            amount(c0),
-                            amount(f0),
-                            amount_of(caller, delta.abs()),
-                            amount_of(file, step)
-                        ),
-                    });
-                }
-                (1, 1)
-            }
+            None if caller == file => (1, 1),
             None => {
                 return Err(Why {
                     reason: "tabs_and_spaces",
@@ -1260,6 +1272,30 @@ impl<'a> Frame<'a> {
                 });
             }
         };
+        // A ratio of 1 that fewer than three levels show is an assumption: the caller
+        // indents as the file does. Texts that indent by another step than the file show the
+        // contrary (the old text at 2 spaces against the file's 8 in a file indented by 4,
+        // and a line moved 2 left: one level, or 2 spaces?).
+        let (cs, fs) = (
+            self.caller_steps.of_unit(caller),
+            self.file_steps.of_unit(file),
+        );
+        if (num, den) == (1, 1) && self.levels < 3 && cs > 0 && fs > 0 && cs != fs {
+            return Err(Why {
+                reason: "indentation_ambiguous",
+                text: format!(
+                    "the matched lines show {} of indentation ({}), too few to show how the old text's indentation maps to the file's, and the old and new texts indent by steps of {} where the file indents by {}: one of theirs may be one of the file's",
+                    if self.levels == 1 {
+                        "one level"
+                    } else {
+                        "two levels"
+                    },
+                    self.map_shown(),
+                    amount_of(caller, cs),
+                    amount_of(file, fs)
+                ),
+            });
+        }
         if (delta * num) % den != 0 {
             return Err(Why {
                 reason: "fractional_indentation",
@@ -1354,27 +1390,72 @@ fn unit_name(ch: char, plural: bool) -> &'static str {
     }
 }
 
-/// The step of the file's indentation with each character: the greatest common divisor of
-/// the indentations of its lines indented with that character alone (0 when none is).
-#[derive(Clone, Copy)]
+/// The step of indentation a text shows with each character (0 when it shows none): what a
+/// ratio of 1 between the caller's indentation and the file's rests on when the matched lines
+/// show too few levels to corroborate it.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
 struct Steps {
     spaces: i64,
     tabs: i64,
 }
 
 impl Steps {
-    fn of<'a>(lines: impl Iterator<Item = &'a str>) -> Steps {
-        let mut steps = Steps { spaces: 0, tabs: 0 };
-        for line in lines {
-            let ws = leading_ws(line);
-            if ws.is_empty() || ws.len() == line.len() {
-                continue;
+    /// A file's: for each character, the commonest increase of indentation from one line to
+    /// the next, when it is most of them (each increase is usually one level; an aligned
+    /// continuation line, which is left out, or a stray line does not decide it).
+    fn of_file(lines: &[&str]) -> Steps {
+        let mut counts: HashMap<(char, i64), usize> = HashMap::new();
+        for (ch, from, to) in changes(lines) {
+            if to > from {
+                *counts.entry((ch, to - from)).or_default() += 1;
             }
-            let n = ws.chars().count() as i64;
-            if ws.chars().all(|c| c == ' ') {
-                steps.spaces = gcd(steps.spaces, n);
-            } else if ws.chars().all(|c| c == '\t') {
-                steps.tabs = gcd(steps.tabs, n);
+        }
+        let commonest = |unit: char| {
+            let total: usize = counts
+                .iter()
+                .filter(|((c, _), _)| *c == unit)
+                .map(|(_, n)| n)
+                .sum();
+            counts
+                .iter()
+                .filter(|((c, _), n)| *c == unit && 2 * **n > total)
+                .map(|((_, step), _)| *step)
+                .next()
+                .unwrap_or(0)
+        };
+        Steps {
+            spaces: commonest(' '),
+            tabs: commonest('\t'),
+        }
+    }
+
+    /// The caller's: for each character, the greatest common divisor of every change of
+    /// indentation from one line to the next in the old text and in the new, and of each
+    /// paired line's from the old text to the new.
+    fn of_caller(old: &[String], new: &[String], sources: &[Source]) -> Steps {
+        let mut steps = Steps::default();
+        let mut add = |ch: char, by: i64| match ch {
+            ' ' => steps.spaces = gcd(steps.spaces, by),
+            '\t' => steps.tabs = gcd(steps.tabs, by),
+            _ => {}
+        };
+        for text in [old, new] {
+            let lines: Vec<&str> = text.iter().map(String::as_str).collect();
+            for (ch, from, to) in changes(&lines) {
+                if to != from {
+                    add(ch, (to - from).abs());
+                }
+            }
+        }
+        let continued = continuation_lines(new.iter().map(String::as_str));
+        for (j, n) in new.iter().enumerate() {
+            if let Source::Equal(i) | Source::Changed(i) = sources[j]
+                && !continued[j]
+                && !n.trim().is_empty()
+                && let (Some((c1, w1)), Some((c2, w2))) = (one_unit(&old[i]), one_unit(n))
+                && w1 != w2
+            {
+                add(c1.or(c2).unwrap_or(' '), (w2 - w1).abs());
             }
         }
         steps
@@ -1387,6 +1468,72 @@ impl Steps {
             _ => 0,
         }
     }
+}
+
+/// A line's indentation as its one character (`None` when it has none) and its count;
+/// `None` for a line that mixes characters, or tabs and spaces.
+fn one_unit(line: &str) -> Option<(Option<char>, i64)> {
+    let ws = leading_ws(line);
+    let mut chars = ws.chars();
+    match chars.next() {
+        None => Some((None, 0)),
+        Some(ch) => chars
+            .all(|c| c == ch)
+            .then(|| (Some(ch), ws.chars().count() as i64)),
+    }
+}
+
+/// Each change of indentation from one non-blank line to the next, leaving out continuation
+/// lines: (the character, the indentation before, after), where both lines indent with that
+/// character alone (or not at all).
+fn changes(lines: &[&str]) -> Vec<(char, i64, i64)> {
+    let continued = continuation_lines(lines.iter().copied());
+    let mut out = Vec::new();
+    let mut previous: Option<(Option<char>, i64)> = None;
+    for (line, continued) in lines.iter().zip(continued) {
+        if line.trim().is_empty() || continued {
+            continue;
+        }
+        let here = one_unit(line);
+        if let (Some((c1, w1)), Some((c2, w2))) = (previous, here)
+            && (c1 == c2 || c1.is_none() || c2.is_none())
+            && let Some(ch) = c1.or(c2)
+        {
+            out.push((ch, w1, w2));
+        }
+        previous = here;
+    }
+    out
+}
+
+/// Whether each line continues an expression that a `(` or `[` of an earlier line left open,
+/// as an argument aligned under the first is: its indentation is alignment, not a level.
+/// Quoted text on a line is skipped; a quote that a line leaves open closes with it.
+fn continuation_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<bool> {
+    let mut depth = 0usize;
+    let mut out = Vec::new();
+    for line in lines {
+        out.push(depth > 0);
+        let mut quote = None;
+        let mut escaped = false;
+        for ch in line.chars() {
+            match quote {
+                Some(q) => {
+                    if !escaped && ch == q {
+                        quote = None;
+                    }
+                    escaped = !escaped && ch == '\\';
+                }
+                None => match ch {
+                    '"' | '\'' | '`' => quote = Some(ch),
+                    '(' | '[' => depth += 1,
+                    ')' | ']' => depth = depth.saturating_sub(1),
+                    _ => {}
+                },
+            }
+        }
+    }
+    out
 }
 
 /// `n` indentation characters `ch` in words: "4 spaces", "1 tab", "none".
@@ -2353,17 +2500,21 @@ mod tests {
             out,
             "class A:\n    def f(self):\n        if a:\n            a = 1\n        b = 2\n"
         );
-        // Moved to where the file has no line, the caller's shift is the only reading.
+        // Moved by the file's step to where the file has no line, the caller's shift is the
+        // only reading.
         let (out, _) = normalised(
-            "def f():\n    foo()\n    bar()\n",
+            "class A:\n    def f():\n        foo()\n        bar()\n",
             "foo()\nbar()",
-            "        foo()\n        bar()",
+            "    foo()\n    bar()",
         );
-        assert_eq!(out, "def f():\n            foo()\n            bar()\n");
+        assert_eq!(
+            out,
+            "class A:\n    def f():\n            foo()\n            bar()\n"
+        );
     }
 
     #[test]
-    fn with_one_level_a_change_off_the_files_steps_is_refused() {
+    fn a_ratio_of_1_that_few_levels_show_needs_the_texts_to_indent_by_the_files_step() {
         // The old text at 2 spaces against the file's 8, in a file indented by 4: a line
         // moved 2 left is one level of the caller's (to 4) or 2 spaces (to 6)? Before
         // 2026-12-04 ratio 1 was assumed and the line written at 6 with ok.
@@ -2372,13 +2523,18 @@ mod tests {
         assert_eq!(err.details["reason"], "indentation_ambiguous");
         assert_eq!(err.details["line"], 2);
         assert_eq!(err.details["file_line"], 4);
-        assert!(err.message.contains("steps of 4 spaces"), "{}", err.message);
+        assert!(
+            err.message
+                .contains("steps of 2 spaces where the file indents by 4 spaces"),
+            "{}",
+            err.message
+        );
         // So is an inserted line, and a shift of the whole block.
         let err = refusal(text, "  x = 1\n  y = 2\n", "  x = 1\n    z = 3\n  y = 2\n");
         assert_eq!(err.details["reason"], "indentation_ambiguous");
         let err = refusal(text, "x = 1\ny = 2\n", "  x = 1\n  y = 2\n");
         assert_eq!(err.details["reason"], "indentation_ambiguous");
-        // A change by whole steps keeps ratio 1: the caller indents as the file does.
+        // Texts that indent by the file's step keep ratio 1.
         let (out, _) = normalised(
             text,
             "  x = 1\n  y = 2\n",
@@ -2388,14 +2544,32 @@ mod tests {
             out,
             "class A:\n    def f(self):\n        x = 1\n            if y:\n                y = 2\n"
         );
-        // A file whose lines do not keep to one step (a continuation aligned at 7) shows no
-        // step to hold a change to, and the change is taken as given.
-        let text = "def f():\n    g(a,\n      b)\n    x = 1\n    y = 2\n";
-        let (out, _) = normalised(text, "x = 1\ny = 2\n", "x = 1\n  z = 3\ny = 2\n");
-        assert_eq!(
-            out,
-            "def f():\n    g(a,\n      b)\n    x = 1\n      z = 3\n    y = 2\n"
+        // A caller indenting by 4 in a file indented by 2: one of its levels may be one of
+        // the file's (it was written two levels deeper).
+        let err = refusal(
+            "def f():\n  x = 1\n  y = 2\n",
+            "x = 1\ny = 2\n",
+            "x = 1\nif c:\n    y = 2\n",
         );
+        assert_eq!(err.details["reason"], "indentation_ambiguous");
+        // An argument aligned under the first neither hides the file's step (it made the
+        // step 1, and every change was taken)...
+        let text = "def f():\n    result = g(a,\n               b)\n    x = 1\n    y = 2\n";
+        let err = refusal(text, "x = 1\ny = 2\n", "x = 1\nif c:\n  y = 2\n");
+        assert_eq!(err.details["reason"], "indentation_ambiguous");
+        let (out, _) = normalised(text, "x = 1\ny = 2\n", "x = 1\nif c:\n    y = 2\n");
+        assert!(
+            out.ends_with("    x = 1\n    if c:\n        y = 2\n"),
+            "{out}"
+        );
+        // ... nor counts as a level that shows ratio 1 (a line was written at 6 spaces).
+        let text = "def f():\n    r = compute(alpha,\n                beta)\n    z = 0\n";
+        let err = refusal(
+            text,
+            "r = compute(alpha,\n            beta)\n",
+            "r = compute(alpha,\n            beta)\nif r:\n  log(r)\n",
+        );
+        assert_eq!(err.details["reason"], "indentation_ambiguous");
         // Tabs are their own step.
         let (out, _) = normalised("f {\n\tx;\n\ty;\n}\n", "x;\ny;\n", "x;\n\tz;\ny;\n");
         assert_eq!(out, "f {\n\tx;\n\t\tz;\n\ty;\n}\n");
