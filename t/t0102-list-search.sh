@@ -580,4 +580,23 @@ test_expect_success 'in a git worktree, the main repository'"'"'s info/exclude a
 	test_cmp expect actual
 '
 
+test_expect_success 'a repository inside the workspace has its own rules, not those around it (as git and ripgrep)' '
+	mkdir -p nested/inner &&
+	git init -q nested &&
+	git init -q nested/inner &&
+	printf "*.log\n" >nested/.gitignore &&
+	echo needle >nested/outer.log &&
+	echo needle >nested/inner/x.log &&
+	echo needle >nested/inner/excluded.txt &&
+	echo excluded.txt >>nested/inner/.git/info/exclude &&
+	keeper --root nested --json file grep . needle >out &&
+	echo inner/x.log >expect &&
+	jq -r ".matches[].path" out >actual &&
+	test_cmp expect actual &&
+	keeper --root nested --json file search inner "*" >out &&
+	echo inner/x.log >expect &&
+	paths out >actual &&
+	test_cmp expect actual
+'
+
 test_done

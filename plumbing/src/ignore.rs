@@ -3,7 +3,7 @@
 //! user's global excludes file. Matching is gix-ignore's, which follows git's precedence:
 //! deeper files override shallower ones, later lines override earlier ones, `!` re-includes.
 
-use bstr::{BStr, ByteSlice};
+use bstr::ByteSlice;
 use gix_ignore::glob::pattern::Case;
 use gix_ignore::search::Ignore;
 use std::path::{Path, PathBuf};
@@ -13,25 +13,47 @@ pub(crate) struct IgnoreRules {
     search: gix_ignore::Search,
     /// The workspace root's path relative to the repository's top, with a trailing `/`, or empty.
     prefix: Vec<u8>,
+    /// The workspace path of the repository the walk is in when it is one inside the
+    /// workspace, with a trailing `/` (cut off a path to make it the repository's), or empty.
+    inner: String,
+    /// The workspace root's host path, to find a repository's `info/exclude`.
+    root: PathBuf,
+}
+
+/// What [`IgnoreRules::pop_to`] restores as the walk leaves a directory.
+pub(crate) enum Mark {
+    /// The patterns before the directory's `.gitignore`.
+    Patterns(usize),
+    /// The rules of the repository around one found inside the workspace.
+    Repository(Box<(gix_ignore::Search, Vec<u8>, String)>),
+}
+
+/// The rules every repository starts from: the user's global excludes file, and the
+/// repository's own `info/exclude` (`dot_git` is its `.git`).
+fn base_rules(dot_git: Option<&Path>) -> gix_ignore::Search {
+    let mut search = gix_ignore::Search::default();
+    if let Some(file) = global_excludes_file()
+        && let Some(bytes) = read_host(&file, true)
+    {
+        search.add_patterns_buffer(&bytes, file, None, Ignore::default());
+    }
+    if let Some(dot_git) = dot_git {
+        let exclude = git_dir(dot_git).join("info/exclude");
+        if let Some(bytes) = read_host(&exclude, true) {
+            search.add_patterns_buffer(&bytes, exclude, None, Ignore::default());
+        }
+    }
+    search
 }
 
 impl IgnoreRules {
     /// The rules that apply to the workspace rooted at `root` before any of its own
     /// `.gitignore` files are read.
     pub fn for_root(root: &Path) -> IgnoreRules {
-        let mut search = gix_ignore::Search::default();
-        if let Some(file) = global_excludes_file()
-            && let Some(bytes) = read_host(&file, true)
-        {
-            search.add_patterns_buffer(&bytes, file, None, Ignore::default());
-        }
         let top = root.ancestors().find(|dir| dir.join(".git").exists());
+        let mut search = base_rules(top.map(|top| top.join(".git")).as_deref());
         let mut prefix = Vec::new();
         if let Some(top) = top {
-            let exclude = git_dir(&top.join(".git")).join("info/exclude");
-            if let Some(bytes) = read_host(&exclude, true) {
-                search.add_patterns_buffer(&bytes, exclude, None, Ignore::default());
-            }
             // .gitignore files between the repository's top and the root (exclusive) apply too.
             let inside = root.strip_prefix(top).unwrap_or(Path::new(""));
             let mut dir = PathBuf::new();
@@ -45,17 +67,33 @@ impl IgnoreRules {
                 prefix.push(b'/');
             }
         }
-        IgnoreRules { search, prefix }
+        IgnoreRules {
+            search,
+            prefix,
+            inner: String::new(),
+            root: root.to_path_buf(),
+        }
     }
 
     /// Adds the patterns of the `.gitignore` in workspace directory `dir_rel` (`""` for the
-    /// root). Returns a mark to pass to [`IgnoreRules::pop_to`] when the walk leaves it.
-    pub fn push_dir(&mut self, dir_rel: &str, gitignore: Option<&[u8]>) -> usize {
-        let mark = self.search.patterns.len();
+    /// root). A directory below the root that holds a `.git` (`repository`) is a repository of
+    /// its own: as in git and ripgrep, the rules around it stop there, and its own
+    /// `info/exclude` starts its rules. Returns a mark to pass to [`IgnoreRules::pop_to`]
+    /// when the walk leaves it.
+    pub fn push_dir(&mut self, dir_rel: &str, gitignore: Option<&[u8]>, repository: bool) -> Mark {
+        let mark = if repository && !dir_rel.is_empty() {
+            let fresh = base_rules(Some(&self.root.join(dir_rel).join(".git")));
+            let saved = (
+                std::mem::replace(&mut self.search, fresh),
+                std::mem::take(&mut self.prefix),
+                std::mem::replace(&mut self.inner, format!("{dir_rel}/")),
+            );
+            Mark::Repository(Box::new(saved))
+        } else {
+            Mark::Patterns(self.search.patterns.len())
+        };
         if let Some(bytes) = gitignore {
-            let mut base = self.prefix.clone();
-            base.extend_from_slice(dir_rel.as_bytes());
-            let base = String::from_utf8_lossy(&base).into_owned();
+            let base = String::from_utf8_lossy(&self.repository_path(dir_rel)).into_owned();
             let source = Path::new(&base).join(".gitignore");
             self.search
                 .add_patterns_buffer(bytes, source, Some(Path::new("")), Ignore::default());
@@ -65,17 +103,30 @@ impl IgnoreRules {
 
     /// Drops the patterns added since [`IgnoreRules::push_dir`] returned `mark`, as the walk
     /// leaves that directory.
-    pub fn pop_to(&mut self, mark: usize) {
-        self.search.patterns.truncate(mark);
+    pub fn pop_to(&mut self, mark: Mark) {
+        match mark {
+            Mark::Patterns(len) => self.search.patterns.truncate(len),
+            Mark::Repository(saved) => (self.search, self.prefix, self.inner) = *saved,
+        }
+    }
+
+    /// A workspace-relative path as a path of the repository the rules are of.
+    fn repository_path(&self, rel: &str) -> Vec<u8> {
+        let rest = match rel.strip_prefix(&self.inner) {
+            Some(rest) => rest,
+            None if self.inner.strip_suffix('/') == Some(rel) => "",
+            None => rel,
+        };
+        let mut path = self.prefix.clone();
+        path.extend_from_slice(rest.as_bytes());
+        path
     }
 
     /// Whether the workspace-relative path is ignored.
     pub fn is_ignored(&self, rel: &str, is_dir: bool) -> bool {
-        let mut path = self.prefix.clone();
-        path.extend_from_slice(rel.as_bytes());
-        let path: &BStr = path.as_bstr();
+        let path = self.repository_path(rel);
         self.search
-            .pattern_matching_relative_path(path, Some(is_dir), Case::Sensitive)
+            .pattern_matching_relative_path(path.as_bstr(), Some(is_dir), Case::Sensitive)
             .is_some_and(|m| !m.pattern.is_negative())
     }
 }
@@ -207,8 +258,9 @@ pub fn git_ignores(root: &crate::resolve::Root, rel: &str, is_dir: bool) -> bool
     let mut rules = IgnoreRules::for_root(root.host_path());
     let parts: Vec<&str> = crate::resolve::parts(rel).collect();
     let above = gitignores_above(root, rel);
-    for (i, (part, (dir, bytes))) in parts.iter().zip(above).enumerate() {
-        rules.push_dir(&dir, bytes.as_deref());
+    for (i, (part, above)) in parts.iter().zip(above).enumerate() {
+        let dir = above.dir;
+        rules.push_dir(&dir, above.gitignore.as_deref(), above.repository);
         let path = if dir.is_empty() {
             (*part).to_owned()
         } else {
@@ -221,16 +273,21 @@ pub fn git_ignores(root: &crate::resolve::Root, rel: &str, is_dir: bool) -> bool
     false
 }
 
+/// A directory on the way down to a path: its workspace path, its `.gitignore`, and whether
+/// it holds a `.git` (is a repository's top).
+pub(crate) struct Above {
+    pub dir: String,
+    pub gitignore: Option<Vec<u8>>,
+    pub repository: bool,
+}
+
 /// The `.gitignore` of the workspace root and of each directory below it on the way to the
 /// workspace path `rel` (`rel` itself excluded), each with its workspace-relative directory
 /// (`""` for the root), read as a walk reads the ones it meets, so that a path's rules are
 /// the same whichever directory a walk starts from. `rel` is a resolved path: the way down
 /// holds one directory handle at a time and follows no link; past a directory that cannot
 /// be entered, there are no more files to read.
-pub(crate) fn gitignores_above(
-    root: &crate::resolve::Root,
-    rel: &str,
-) -> Vec<(String, Option<Vec<u8>>)> {
+pub(crate) fn gitignores_above(root: &crate::resolve::Root, rel: &str) -> Vec<Above> {
     use rustix::fs::{Mode, OFlags};
     let parts: Vec<&str> = crate::resolve::parts(rel).collect();
     let mut dir = root
@@ -243,7 +300,14 @@ pub(crate) fn gitignores_above(
         let bytes = dir
             .as_ref()
             .and_then(|fd| read_regular(fd, ".gitignore", false));
-        found.push((rel_dir.clone(), bytes));
+        let repository = dir.as_ref().is_some_and(|fd| {
+            rustix::fs::statat(fd, ".git", rustix::fs::AtFlags::SYMLINK_NOFOLLOW).is_ok()
+        });
+        found.push(Above {
+            dir: rel_dir.clone(),
+            gitignore: bytes,
+            repository,
+        });
         dir = dir.and_then(|fd| {
             let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
             rustix::fs::openat(&fd, part, flags, Mode::empty()).ok()
@@ -264,12 +328,12 @@ mod tests {
     fn nested_files_and_negation_follow_git() {
         let dir = tempfile::tempdir().unwrap();
         let mut rules = IgnoreRules::for_root(dir.path());
-        let top = rules.push_dir("", Some(b"*.log\n/build/\n"));
+        let top = rules.push_dir("", Some(b"*.log\n/build/\n"), false);
         assert!(rules.is_ignored("a.log", false));
         assert!(rules.is_ignored("sub/a.log", false));
         assert!(rules.is_ignored("build", true));
         assert!(!rules.is_ignored("sub/build", true), "anchored to the root");
-        let sub = rules.push_dir("sub", Some(b"!keep.log\n"));
+        let sub = rules.push_dir("sub", Some(b"!keep.log\n"), false);
         assert!(!rules.is_ignored("sub/keep.log", false));
         assert!(rules.is_ignored("sub/other.log", false));
         rules.pop_to(sub);

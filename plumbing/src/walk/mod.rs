@@ -130,7 +130,7 @@ struct Frame {
     rel: String,
     depth: usize,
     names: std::vec::IntoIter<(Vec<u8>, Option<EntryKind>)>,
-    ignore_mark: usize,
+    ignore_mark: Option<crate::ignore::Mark>,
 }
 
 /// A directory as read: its handle, its entries sorted by name, and its `.gitignore` when
@@ -297,8 +297,9 @@ pub fn walk(root: &Root, start: &Resolved, options: WalkOptions) -> Result<Walk>
     };
     if let Some(rules) = rules.as_mut() {
         // The .gitignore files of the start directory's ancestors inside the workspace apply.
-        for (dir, bytes) in crate::ignore::gitignores_above(root, &base) {
-            rules.push_dir(&dir, bytes.as_deref());
+        for above in crate::ignore::gitignores_above(root, &base) {
+            // Marks are not kept: these rules stay for the whole walk.
+            let _ = rules.push_dir(&above.dir, above.gitignore.as_deref(), above.repository);
         }
     }
     let mut walk = Walk {
@@ -391,10 +392,10 @@ impl Walk {
     }
 
     fn enter(&mut self, listing: Listing, rel: String, depth: usize) {
-        let ignore_mark = match self.rules.as_mut() {
-            Some(rules) => rules.push_dir(&rel, listing.gitignore.as_deref()),
-            None => 0,
-        };
+        let ignore_mark = self.rules.as_mut().map(|rules| {
+            let repository = listing.names.iter().any(|(name, _)| name == b".git");
+            rules.push_dir(&rel, listing.gitignore.as_deref(), repository)
+        });
         self.queue_children(&listing.dir, &rel, depth, &listing.names);
         self.stack.push(Frame {
             dir: listing.dir,
@@ -457,8 +458,8 @@ impl Iterator for Walk {
             let frame = self.stack.last_mut()?;
             let Some((name, kind)) = frame.names.next() else {
                 let frame = self.stack.pop()?;
-                if let Some(rules) = self.rules.as_mut() {
-                    rules.pop_to(frame.ignore_mark);
+                if let (Some(rules), Some(mark)) = (self.rules.as_mut(), frame.ignore_mark) {
+                    rules.pop_to(mark);
                 }
                 continue;
             };
