@@ -1430,8 +1430,8 @@ impl Steps {
     }
 
     /// The caller's: for each character, the greatest common divisor of every change of
-    /// indentation from one line to the next in the old text and in the new, and of each
-    /// paired line's from the old text to the new.
+    /// indentation from one line to the next in the old text and in the new (continuation
+    /// lines left out), and of each paired line's from the old text to the new.
     fn of_caller(old: &[String], new: &[String], sources: &[Source]) -> Steps {
         let mut steps = Steps::default();
         let mut add = |ch: char, by: i64| match ch {
@@ -1447,10 +1447,9 @@ impl Steps {
                 }
             }
         }
-        let continued = continuation_lines(new.iter().map(String::as_str));
+        // A continuation line's own change counts: it is converted like any other.
         for (j, n) in new.iter().enumerate() {
             if let Source::Equal(i) | Source::Changed(i) = sources[j]
-                && !continued[j]
                 && !n.trim().is_empty()
                 && let (Some((c1, w1)), Some((c2, w2))) = (one_unit(&old[i]), one_unit(n))
                 && w1 != w2
@@ -2568,6 +2567,15 @@ mod tests {
             text,
             "r = compute(alpha,\n            beta)\n",
             "r = compute(alpha,\n            beta)\nif r:\n  log(r)\n",
+        );
+        assert_eq!(err.details["reason"], "indentation_ambiguous");
+        // A continuation line realigned in texts indented by 4 against a file indented by 2:
+        // its own change is the caller's step (it was moved 4 in the file, not 2).
+        let text = "def f():\n  result = compute(alpha,\n                   beta)\n  x = 4\n";
+        let err = refusal(
+            text,
+            "    result = compute(alpha,\n                     beta)\n    x = 4\n",
+            "    result = compute(alpha,\n                 beta)\n    x = 4\n",
         );
         assert_eq!(err.details["reason"], "indentation_ambiguous");
         // Tabs are their own step.
