@@ -174,7 +174,8 @@ fn policy(word: &str) -> Result<Policy> {
         "all" => Ok(Policy::All),
         other => Err(Error::invalid(format!(
             "policy must be \"first\" or \"all\", not {other:?}"
-        ))),
+        ))
+        .with("argument", "policy")),
     }
 }
 
@@ -185,7 +186,8 @@ fn position(word: &str) -> Result<Position> {
         "end" => Ok(Position::End),
         other => Err(Error::invalid(format!(
             "position must be \"before\", \"after\" or \"end\", not {other:?}"
-        ))),
+        ))
+        .with("argument", "position")),
     }
 }
 

@@ -372,6 +372,10 @@ def test_a_bad_policy_is_an_invalid_argument(ws: Workspace, root: Path) -> None:
     with pytest.raises(FilekeeperError) as raised:
         ws.replace_text("a.txt", "x", "y", policy="most")  # type: ignore[arg-type]
     assert raised.value.code == "INVALID_ARGUMENT"
+    assert raised.value.details["argument"] == "policy"
+    with pytest.raises(FilekeeperError) as raised:
+        ws.insert_lines("a.txt", "z\n", position="END")  # type: ignore[arg-type]
+    assert raised.value.details["argument"] == "position"
 
 
 def test_line_edits(ws: Workspace, root: Path) -> None:
