@@ -72,9 +72,7 @@ pub fn classify(bytes: &[u8]) -> Line {
     // last: `"dry_run": true, "dry_run": false` cannot say which was meant.
     let message = match parse_unique(line) {
         Ok(message) => message,
-        Err(ParseError::Syntax(_)) => {
-            return Line::Reply(error(-32700, "parse error: the line is not JSON"));
-        }
+        Err(ParseError::Syntax(_)) => return unparsed(line),
         Err(ParseError::Repeated { at, name }) => return repeated(line, &at, &name),
     };
     if let Some((id, code, message)) = envelope_problem(&message) {
@@ -96,6 +94,66 @@ pub fn classify(bytes: &[u8]) -> Line {
         };
     };
     Line::Request(Box::new(decoded), Awaited::of(&message))
+}
+
+/// The answer to a line that does not parse. JSON whose only fault is a lone surrogate
+/// escape (`"\ud800"`, which no UTF-8 string can hold) in a request is answered with the
+/// request's id, -32602: the client can match the answer to the call and see what was wrong.
+/// Anything else is -32700 with a null id, as JSON-RPC has it.
+fn unparsed(line: &str) -> Line {
+    let not_json = || Line::Reply(error(-32700, "parse error: the line is not JSON"));
+    let Some(mended) = without_lone_surrogates(line) else {
+        return not_json();
+    };
+    let Ok(message) = serde_json::from_str::<Value>(&mended) else {
+        return not_json();
+    };
+    match (
+        message.get("method"),
+        message.get("id").filter(|id| !id.is_null()),
+    ) {
+        (Some(_), Some(id)) => Line::Reply(reply(
+            id.clone(),
+            -32602,
+            "invalid params: a string holds a lone surrogate escape (\\ud800 to \\udfff not in a pair), which no UTF-8 text can hold; send text as UTF-8, and bytes where a tool takes them as base64",
+        )),
+        _ => not_json(),
+    }
+}
+
+/// `line` with each lone surrogate escape replaced by `\ufffd`, or `None` when it has none.
+fn without_lone_surrogates(line: &str) -> Option<String> {
+    let unit = |at: usize| {
+        line.get(at..at + 6)
+            .filter(|e| e.starts_with("\\u"))
+            .and_then(|e| u16::from_str_radix(&e[2..], 16).ok())
+    };
+    let (mut out, mut copied, mut found) = (String::with_capacity(line.len()), 0, false);
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let Some(u) = unit(i) else {
+            i += 2; // another escape: the backslash and what it escapes
+            continue;
+        };
+        let paired = (0xD800..0xDC00).contains(&u)
+            && unit(i + 6).is_some_and(|low| (0xDC00..0xE000).contains(&low));
+        if paired {
+            i += 12;
+        } else if (0xD800..0xE000).contains(&u) {
+            out.push_str(&line[copied..i]);
+            out.push_str("\\ufffd");
+            (copied, found) = (i + 6, true);
+            i += 6;
+        } else {
+            i += 6;
+        }
+    }
+    found.then(|| out + &line[copied..])
 }
 
 /// The answer to a message with an object that names `name` twice (the object at the JSON
@@ -273,6 +331,7 @@ mod tests {
             b"hello\n",
             b"\xff\xfe{}\n",
             b"{\"a\":\"\\ud800\"}\n",
+            b"{\"id\":1,\"a\":\"\\ud800\"\n",
             b"{\"a\":1e400}\n",
         ] {
             let Line::Reply(reply) = classify(bad) else {
@@ -282,6 +341,33 @@ mod tests {
             assert_eq!(reply["error"]["code"], -32700, "{bad:?}");
             assert!(reply["id"].is_null());
         }
+    }
+
+    #[test]
+    fn a_lone_surrogate_escape_is_answered_with_the_requests_id() {
+        let call = |text: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"file_write","arguments":{{"path":"a","content":"{text}"}}}}}}"#
+            )
+        };
+        for text in [r"a\ud800b", r"\udc00", r"\ud800\ud800", r"x\\\udfff"] {
+            let reply = answer(&call(text));
+            assert_eq!(reply["id"], 7, "{text}");
+            assert_eq!(reply["error"]["code"], -32602, "{text}");
+            assert!(
+                reply["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("lone surrogate"),
+                "{reply}"
+            );
+        }
+        // A pair is one character, and an escaped backslash before `u` no escape at all.
+        assert!(without_lone_surrogates(r#""\ud83d\ude00""#).is_none());
+        assert!(without_lone_surrogates(r#""\\ud800""#).is_none());
+        // Without a request's id there is none to answer with: a parse error, as before.
+        let note = r#"{"jsonrpc":"2.0","method":"notifications/x","params":{"a":"\ud800"}}"#;
+        assert_eq!(answer(note)["error"]["code"], -32700);
     }
 
     fn answer(line: &str) -> Value {
