@@ -1276,10 +1276,13 @@ impl<'a> Frame<'a> {
         // indents as the file does. Texts that indent by another step than the file show the
         // contrary (the old text at 2 spaces against the file's 8 in a file indented by 4,
         // and a line moved 2 left: one level, or 2 spaces?).
-        let (cs, fs) = (
-            self.caller_steps.of_unit(caller),
-            self.file_steps.of_unit(file),
-        );
+        // The change itself is part of what the caller shows (an inserted line's own step
+        // from its neighbour is in no other count).
+        let cs = match self.caller_steps.of_unit(caller) {
+            0 => delta.abs(),
+            cs => gcd(cs, delta),
+        };
+        let fs = self.file_steps.of_unit(file);
         if (num, den) == (1, 1) && self.levels < 3 && cs > 0 && fs > 0 && cs != fs {
             return Err(Why {
                 reason: "indentation_ambiguous",
@@ -2567,6 +2570,17 @@ mod tests {
             text,
             "r = compute(alpha,\n            beta)\n",
             "r = compute(alpha,\n            beta)\nif r:\n  log(r)\n",
+        );
+        assert_eq!(err.details["reason"], "indentation_ambiguous");
+        // An inserted line inside an open call, where nothing else shows the caller's step:
+        // its own step from its neighbour does (ratio 1 from an aligned argument put it at
+        // 16, two of the file's levels for what may be one).
+        let text =
+            "def f():\n    if a:\n        y = 1\n        r = g(alpha,\n              beta)\n";
+        let err = refusal(
+            text,
+            "y = 1\nr = g(alpha,\n      beta)\n",
+            "y = 1\nr = g(alpha,\n        z = 0\n      beta)\n",
         );
         assert_eq!(err.details["reason"], "indentation_ambiguous");
         // A continuation line realigned in texts indented by 4 against a file indented by 2:
