@@ -587,37 +587,39 @@ fn start_of(route: &[usize], cursor: usize) -> usize {
 }
 
 /// Where the part of the file that starts at line `at` ends (0-based, exclusive): at the
-/// first later line indented no deeper than it, leaving out blank lines and lines of
-/// punctuation alone (a `{` under `fn f()`, the `}` that closes it, a `):` that closes a
-/// signature); the end of the file when there is none. A line whose next line is not
-/// indented deeper opens no such part, and its part runs to the end of the file.
-fn part_end(old: &[Line], at: usize) -> usize {
+/// first later line indented no deeper than it, leaving out blank lines, lines of punctuation
+/// alone (a `{` under `fn f()`, the `}` that closes it, a `):` that closes a signature) and
+/// comment and preprocessor lines (`#`, `//`, `/*`, `*`), which may sit at column 0 inside a
+/// function; the end of the file when there is none. `None` when the line opens no indented
+/// block (its next such line is not deeper: a Markdown heading, a namespace whose contents
+/// are not indented), so that where its part ends is not known.
+fn part_end(old: &[Line], at: usize) -> Option<usize> {
     let width = |t: &str| t.len() - t.trim_start().len();
     let w = width(&old[at].text);
     let mut opened = false;
     for (i, line) in old.iter().enumerate().skip(at + 1) {
         let t = line.text.trim();
-        if t.is_empty() || t.chars().all(|c| c.is_ascii_punctuation()) {
+        let aside = t.is_empty()
+            || t.chars().all(|c| c.is_ascii_punctuation())
+            || ["#", "//", "/*", "*"].iter().any(|p| t.starts_with(p));
+        if aside {
             continue;
         }
         if width(&line.text) > w {
             opened = true;
-        } else if opened {
-            return i;
         } else {
-            break;
+            return opened.then_some(i);
         }
     }
-    old.len()
+    opened.then_some(old.len())
 }
 
 /// Where a hunk can go: every place (0-based starts, sorted), and the routes its anchors take
 /// to reach them, to be the previous hunk's for the next one.
 struct Places {
     at: Vec<usize>,
-    /// Places before `end` that the anchors reach in the part the previous hunk was in, with
-    /// their anchors' lines.
-    within: Option<(usize, Vec<usize>)>,
+    /// The places its anchors reach in the part the previous hunk was in, and their lines.
+    within: Option<(Vec<usize>, Vec<usize>)>,
     /// Their lines on the route from the cursor, for every other place.
     full: Vec<usize>,
 }
@@ -625,7 +627,7 @@ struct Places {
 impl Places {
     fn anchor_lines(&self, at: usize) -> Vec<usize> {
         match &self.within {
-            Some((end, lines)) if at < *end => lines.clone(),
+            Some((places, lines)) if places.contains(&at) => lines.clone(),
             _ => self.full.clone(),
         }
     }
@@ -673,13 +675,11 @@ fn places(
     });
     // The part the previous hunk was in, and the route of the other anchors in it.
     let within = inherited.last().and_then(|&l| {
-        let end = part_end(old, l);
-        if cursor > end {
-            return None;
-        }
+        let end = part_end(old, l).filter(|&end| cursor <= end)?;
         let own = route(&old[..end], &chunk.anchors[shared..], cursor).ok()?;
         Some((end, [inherited, &own[..]].concat()))
     });
+    let mut within_at = Vec::new();
     // Where the search starts in that part: after the other anchors, or at the cursor.
     let within_start = |lines: &[usize]| match lines.len() > shared {
         true => lines[lines.len() - 1],
@@ -697,7 +697,8 @@ fn places(
         if let Some((end, lines)) = &within
             && shared < lines.len()
         {
-            at.extend(after(within_start(lines), *end));
+            within_at = after(within_start(lines), *end);
+            at.extend(&within_at);
         }
         if let Ok(lines) = &full {
             at.extend(after(start_of(lines, cursor), n));
@@ -736,11 +737,11 @@ fn places(
             }
         };
         if let Some((end, lines)) = &within {
-            at.extend(
-                from(within_start(lines))
-                    .into_iter()
-                    .filter(|&at| at + m <= *end),
-            );
+            within_at = from(within_start(lines))
+                .into_iter()
+                .filter(|&at| at + m <= *end)
+                .collect();
+            at.extend(&within_at);
         }
         match &full {
             Ok(lines) if earlier => {
@@ -760,7 +761,7 @@ fn places(
     }
     Places {
         at,
-        within,
+        within: within.map(|(_, lines)| (within_at, lines)),
         full: full.unwrap_or_default(),
     }
 }
@@ -953,7 +954,10 @@ fn not_found(
     };
     // Name the first anchor that is missing, if one is.
     let own = &chunk.anchors[inherited.len()..];
-    let end = inherited.last().map_or(old.len(), |&l| part_end(old, l));
+    let end = inherited
+        .last()
+        .and_then(|&l| part_end(old, l))
+        .unwrap_or(old.len());
     let missing = route(&old[..end], own, cursor.min(end)).err();
     if let Some(line) = missing.filter(|_| route(old, &chunk.anchors, cursor).is_err()) {
         return failed(
@@ -1475,6 +1479,37 @@ mod tests {
             update(file, patch).unwrap_err().details["reason"],
             "ambiguous"
         );
+        // A comment or a preprocessor line at column 0 inside a function does not end it.
+        let patch = "@@ def f():\n-    a = 1\n+    a = 10\n@@ def f():\n-    c = 3\n+    c = 30\n";
+        let out = update(
+            "def f():\n    a = 1\n#    old = 0\n    b = 2\n    c = 3\n",
+            patch,
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            "def f():\n    a = 10\n#    old = 0\n    b = 2\n    c = 30\n"
+        );
+        let patch =
+            "@@ void f() {\n-    a = 1;\n+    a = 10;\n@@ void f() {\n-    c = 3;\n+    c = 30;\n";
+        let out = update(
+            "void f() {\n    a = 1;\n#ifdef X\n    b = 2;\n#endif\n    c = 3;\n}\n",
+            patch,
+        )
+        .unwrap();
+        assert!(
+            out.contains("    a = 10;\n") && out.contains("    c = 30;\n"),
+            "{out}"
+        );
+        // A line that opens no indented block has no part whose end is known: the other
+        // anchors are not followed from the previous hunk (a reviewer found `y = 20` written
+        // in namespace b, and a Markdown section's lines changed under another heading).
+        let file = "namespace a {\nvoid f() {\n    x = 1;\n}\n}\nnamespace b {\nvoid g() {\n    y = 2;\n}\n}\n";
+        let patch = "@@ namespace a {\n@@ void f() {\n-    x = 1;\n+    x = 10;\n@@ namespace a {\n@@ void g() {\n-    y = 2;\n+    y = 20;\n";
+        assert_eq!(update(file, patch).unwrap_err().details["reason"], "failed");
+        let file = "## A\n### f\nx\n## B\n### g\ny\n";
+        let patch = "@@ ## A\n@@ ### f\n-x\n+X\n@@ ## A\n@@ ### g\n-y\n+Y\n";
+        assert_eq!(update(file, patch).unwrap_err().details["reason"], "failed");
         // Braces on lines of their own neither open nor close a part early.
         let file = "void f()\n{\n    a = 1;\n}\nvoid g()\n{\n    a = 2;\n    b = 2;\n}\n";
         let patch =
