@@ -105,20 +105,27 @@ fn unparsed(line: &str) -> Line {
     let Some(mended) = without_lone_surrogates(line) else {
         return not_json();
     };
-    let Ok(message) = serde_json::from_str::<Value>(&mended) else {
+    // Only a request has an id to answer with, and only one whose id is the client's (not
+    // one that held the surrogate). Everything else about it is judged as for any other
+    // line: a name given twice, an envelope that is wrong anyway.
+    let message = match parse_unique(&mended) {
+        Ok(message) => message,
+        Err(ParseError::Syntax(_)) => return not_json(),
+        Err(ParseError::Repeated { at, name }) => return repeated(&mended, &at, &name),
+    };
+    let id = message.get("id").filter(|id| !id.is_null());
+    let mended_id = id.is_some_and(|id| id.as_str().is_some_and(|id| id.contains('\u{fffd}')));
+    let (Some(_), Some(id), false) = (message.get("method"), id, mended_id) else {
         return not_json();
     };
-    match (
-        message.get("method"),
-        message.get("id").filter(|id| !id.is_null()),
-    ) {
-        (Some(_), Some(id)) => Line::Reply(reply(
-            id.clone(),
-            -32602,
-            "invalid params: a string holds a lone surrogate escape (\\ud800 to \\udfff not in a pair), which no UTF-8 text can hold; send text as UTF-8, and bytes where a tool takes them as base64",
-        )),
-        _ => not_json(),
+    if let Some((id, code, message)) = envelope_problem(&message) {
+        return Line::Reply(reply(id, code, &message));
     }
+    Line::Reply(reply(
+        id.clone(),
+        -32602,
+        "invalid params: a string holds a lone surrogate escape (\\ud800 to \\udfff not in a pair), which no UTF-8 text can hold; send text as UTF-8, and bytes where a tool takes them as base64",
+    ))
 }
 
 /// `line` with each lone surrogate escape replaced by `\ufffd`, or `None` when it has none.
@@ -365,6 +372,13 @@ mod tests {
         // A pair is one character, and an escaped backslash before `u` no escape at all.
         assert!(without_lone_surrogates(r#""\ud83d\ude00""#).is_none());
         assert!(without_lone_surrogates(r#""\\ud800""#).is_none());
+        // A wrong envelope is answered as such, and an id that held the surrogate is none
+        // the client sent.
+        let bad = r#"{"jsonrpc":"1.0","id":3,"method":"tools/call","params":{"a":"\ud800"}}"#;
+        assert_eq!(answer(bad)["error"]["code"], -32600);
+        let bad = r#"{"jsonrpc":"2.0","id":"\ud800","method":"tools/call","params":{}}"#;
+        assert_eq!(answer(bad)["error"]["code"], -32700);
+        assert!(answer(bad)["id"].is_null());
         // Without a request's id there is none to answer with: a parse error, as before.
         let note = r#"{"jsonrpc":"2.0","method":"notifications/x","params":{"a":"\ud800"}}"#;
         assert_eq!(answer(note)["error"]["code"], -32700);
