@@ -873,6 +873,17 @@ test_expect_success 'every mutating command warns the same way about a git-ignor
 	ignored_warned history undo-last
 '
 
+test_expect_success 'a path a repository inside a plain workspace ignores is warned about; the same rule outside any repository is not' '
+	mkdir -p plainws/sub &&
+	git init -q plainws/sub &&
+	printf "*.log\n" >plainws/sub/.gitignore &&
+	printf "*.log\n" >plainws/.gitignore &&
+	keeper --json --root plainws file write sub/x.log --content x >out &&
+	json_get ".warnings[]" out | grep "ignored by git" &&
+	keeper --json --root plainws file write top.log --content x >out &&
+	! json_get ".warnings[]" out | grep "ignored by git"
+'
+
 # a trailing slash names a directory
 
 test_expect_success 'file write to a missing path ending with / is NOT_A_FILE and creates nothing' '

@@ -248,25 +248,34 @@ fn core_excludes_file(config: &str) -> Option<String> {
 /// rules of every `.gitignore` from the repository's top down to the path's directory apply,
 /// and a path inside an ignored directory is ignored.
 pub fn git_ignores(root: &crate::resolve::Root, rel: &str, is_dir: bool) -> bool {
-    if !root
+    let parts: Vec<&str> = crate::resolve::parts(rel).collect();
+    let mut in_repository = root
         .host_path()
         .ancestors()
-        .any(|dir| dir.join(".git").exists())
-    {
+        .any(|dir| dir.join(".git").exists());
+    // A repository inside the workspace, on the way to the path (a stat each: a write
+    // outside any repository reads no ignore file).
+    let mut dir = root.host_path().to_path_buf();
+    let inside = parts[..parts.len().saturating_sub(1)].iter().any(|part| {
+        dir.push(part);
+        dir.join(".git").exists()
+    });
+    if !in_repository && !inside {
         return false;
     }
     let mut rules = IgnoreRules::for_root(root.host_path());
-    let parts: Vec<&str> = crate::resolve::parts(rel).collect();
     let above = gitignores_above(root, rel);
     for (i, (part, above)) in parts.iter().zip(above).enumerate() {
         let dir = above.dir;
+        // Outside every repository a `.gitignore` is nobody's rule.
+        in_repository |= above.repository;
         rules.push_dir(&dir, above.gitignore.as_deref(), above.repository);
         let path = if dir.is_empty() {
             (*part).to_owned()
         } else {
             format!("{dir}/{part}")
         };
-        if rules.is_ignored(&path, i + 1 < parts.len() || is_dir) {
+        if in_repository && rules.is_ignored(&path, i + 1 < parts.len() || is_dir) {
             return true;
         }
     }
