@@ -639,21 +639,21 @@ impl Places {
 /// (from the line the anchors before it lead to), or at the end of the file, or, with
 /// neither, at every line. The hunk applies when there is exactly one.
 ///
-/// A hunk whose first anchors are the previous hunk's (`inherited`: the lines the previous
-/// hunk found them at) may be in the part of the file the previous hunk was in (two hunks in
-/// one function or class, each naming it, as models write them): its other anchors are
-/// followed from the cursor to the end of that part (`part_end`, by indentation), and its
-/// lines found there are places, beside those its whole route from the cursor reaches (a
-/// later part of the same name). Taking the later part alone put a second hunk of `def f():`
-/// in a later `def f():`, with `ok`; taking anything after the cursor put a hunk of `class
-/// A:` / `def f():` in `class B`'s `f`.
-///
-/// Any other hunk whose outermost anchor also names a line before `cursor` may still be
-/// between the cursor and where its anchors lead from the cursor: its lines found there count
-/// as a place too, and lines found only there are refused, since the patch does not say that
-/// the earlier part reaches them, and a hunk naming a part wholly before the previous one is
-/// out of order. A hunk that only adds lines right after an anchor line behind the cursor is
-/// ambiguous: that place cannot be taken, and the next such line is a guess at another part.
+/// A hunk whose outermost anchor also names a line before `cursor` may be in the part of the
+/// file the previous hunk was in (two hunks in one function or class, each naming it, as
+/// models write them), between the cursor and where its anchors lead from the cursor: its
+/// lines found there count as places too, beside those its anchors lead to, so that the two
+/// together are ambiguous (taking the later alone put a second hunk of `def f():` in a later
+/// `def f():`, with `ok`). Lines found only there are taken when the part the previous hunk
+/// was in holds them after the hunk's other anchors (`within`): the part of the last anchor
+/// the previous hunk named too (`inherited`, the lines it found them at), or else of the
+/// outermost anchor's line before the cursor when the previous hunk is in it, ending where
+/// the indentation says (`part_end`). Otherwise they are refused: the patch does not say
+/// that the earlier part reaches them, and a hunk naming a part wholly before the previous
+/// one is out of order. The part only ever lets lines be taken that occur once after the
+/// cursor, so a part cut short by a line at column 0 hides no other place. A hunk that only
+/// adds lines right after an anchor line behind the cursor is ambiguous: that place cannot
+/// be taken, and the next such line is a guess at another part.
 fn places(
     old: &[Line],
     chunk: &Chunk,
@@ -664,100 +664,89 @@ fn places(
 ) -> Places {
     let n = old.len();
     let m = want.len();
-    let shared = inherited.len();
     let full = route(old, &chunk.anchors, cursor);
-    // The outermost anchor also names a line before the cursor: the part of the file it
-    // starts may still run on past the previous hunk.
-    let earlier = chunk.anchors.first().is_some_and(|(_, first)| {
-        old[..cursor.min(n)]
-            .iter()
-            .any(|l| is_anchor(&l.text, first))
+    // The outermost anchor's last line before the cursor: the part of the file it starts
+    // may still run on past the previous hunk.
+    let earlier = chunk.anchors.first().and_then(|(_, first)| {
+        (0..cursor.min(n))
+            .rev()
+            .find(|&i| is_anchor(&old[i].text, first))
     });
-    // The part the previous hunk was in, and the route of the other anchors in it.
-    let within = inherited.last().and_then(|&l| {
-        let end = part_end(old, l).filter(|&end| cursor <= end)?;
-        let own = route(&old[..end], &chunk.anchors[shared..], cursor).ok()?;
-        Some((end, [inherited, &own[..]].concat()))
-    });
-    let mut within_at = Vec::new();
-    // Where the search starts in that part: after the other anchors, or at the cursor.
-    let within_start = |lines: &[usize]| match lines.len() > shared {
-        true => lines[lines.len() - 1],
-        false => cursor,
+    let shared: Vec<usize> = match (inherited, earlier) {
+        ([_, ..], _) => inherited.to_vec(),
+        ([], Some(line)) if part_end(old, line).is_some_and(|end| end >= cursor) => vec![line],
+        _ => Vec::new(),
     };
-    let mut at: Vec<usize> = Vec::new();
-    if m == 0 && !chunk.end_of_file && !chunk.anchors.is_empty() {
-        let last = &chunk.anchors[chunk.anchors.len() - 1].1;
-        let after = |from: usize, to: usize| {
+    // The part the previous hunk was in, and the route of the other anchors in it.
+    let within = shared.last().and_then(|&l| {
+        let end = part_end(old, l).filter(|&end| cursor <= end)?;
+        let own = route(&old[..end], &chunk.anchors[shared.len()..], cursor).ok()?;
+        Some((end, [&shared[..], &own[..]].concat()))
+    });
+    let add_only = m == 0 && !chunk.end_of_file && !chunk.anchors.is_empty();
+    let last = chunk.anchors.last().map(|(_, a)| a.as_str()).unwrap_or("");
+    let fits = |at: usize| {
+        at + m <= n
+            && want
+                .iter()
+                .enumerate()
+                .all(|(k, w)| stage.eq(&old[at + k].text, w))
+    };
+    // The places from line `from` that end by line `to`.
+    let candidates = |from: usize, to: usize| -> Vec<usize> {
+        if add_only {
             (from..to)
                 .filter(|&i| is_anchor(&old[i].text, last))
                 .map(|i| i + 1)
-                .collect::<Vec<usize>>()
+                .collect()
+        } else if chunk.end_of_file {
+            n.checked_sub(m)
+                .filter(|&at| at >= from && at + m <= to && fits(at))
+                .into_iter()
+                .collect()
+        } else {
+            (from..=to.saturating_sub(m))
+                .take_while(|&at| at + m <= to)
+                .filter(|&at| fits(at))
+                .collect()
+        }
+    };
+    let within_at = within.as_ref().map_or_else(Vec::new, |(end, lines)| {
+        // After the other anchors, or from the cursor when all are shared (whose line is
+        // behind it).
+        let from = match lines.len() > shared.len() {
+            true => lines[lines.len() - 1],
+            false => cursor,
         };
-        if let Some((end, lines)) = &within
-            && shared < lines.len()
-        {
-            within_at = after(within_start(lines), *end);
-            at.extend(&within_at);
+        candidates(from, *end)
+    });
+    let mut at = match (&full, earlier) {
+        (Ok(lines), None) => candidates(start_of(lines, cursor), n),
+        (Err(_), None) => Vec::new(),
+        (full, Some(_)) => {
+            let all = candidates(cursor, n);
+            let start = full.as_ref().map_or(n + 1, |lines| start_of(lines, cursor));
+            let gap = all.iter().filter(|&&at| at < start);
+            let beyond = all.iter().any(|&at| at >= start);
+            let supported = gap.clone().any(|at| within_at.contains(at));
+            if gap.count() == 0 || beyond || supported {
+                all
+            } else {
+                Vec::new()
+            }
         }
-        if let Ok(lines) = &full {
-            at.extend(after(start_of(lines, cursor), n));
-        }
-        at.sort_unstable();
-        at.dedup();
+    };
+    if add_only && earlier.is_some() && !at.is_empty() {
         // Lines added right after an anchor line whose part may be the previous hunk's: that
         // place is behind the cursor and cannot be taken, and the next one would be a guess
         // at another part, so both are listed and the hunk is ambiguous (never applied at the
         // one behind: a hunk applies only where it has exactly one place).
-        let behind = (0..cursor.min(n))
+        if let Some(behind) = (0..cursor.min(n))
             .rev()
             .find(|&i| is_anchor(&old[i].text, last))
-            .map(|i| i + 1);
-        if let Some(behind) = behind.filter(|_| earlier && !at.is_empty()) {
-            at.insert(0, behind);
+        {
+            at.insert(0, behind + 1);
         }
-    } else {
-        let fits = |at: usize| {
-            at + m <= n
-                && want
-                    .iter()
-                    .enumerate()
-                    .all(|(k, w)| stage.eq(&old[at + k].text, w))
-        };
-        let from = |start: usize| -> Vec<usize> {
-            if chunk.end_of_file {
-                n.checked_sub(m)
-                    .filter(|&at| at >= start && fits(at))
-                    .into_iter()
-                    .collect()
-            } else if start + m > n {
-                Vec::new()
-            } else {
-                (start..=n - m).filter(|&at| fits(at)).collect()
-            }
-        };
-        if let Some((end, lines)) = &within {
-            within_at = from(within_start(lines))
-                .into_iter()
-                .filter(|&at| at + m <= *end)
-                .collect();
-            at.extend(&within_at);
-        }
-        match &full {
-            Ok(lines) if earlier => {
-                let start = start_of(lines, cursor);
-                let all = from(cursor);
-                let in_gap = all.iter().any(|&at| at < start);
-                let beyond = all.iter().any(|&at| at >= start);
-                if !in_gap || beyond {
-                    at.extend(all);
-                }
-            }
-            Ok(lines) => at.extend(from(start_of(lines, cursor))),
-            Err(_) => {}
-        }
-        at.sort_unstable();
-        at.dedup();
     }
     Places {
         at,
@@ -1478,6 +1467,32 @@ mod tests {
         assert_eq!(
             update(file, patch).unwrap_err().details["reason"],
             "ambiguous"
+        );
+        // The part only lets lines be taken that occur once after the previous hunk: a
+        // part cut short (a label at column 0) hides no later copy, an add-only hunk counts
+        // every anchor line after the previous hunk, and an inner anchor whose block is
+        // behind the cursor does not skip its lines there (a tester found each applied at
+        // the later copy with ok).
+        let file = "int f(void)\n{\n\tx = 1;\n\tif (e)\n\t\tgoto out;\n\treturn 0;\nout:\n\tcleanup();\n\treturn 0;\n}\n";
+        let patch =
+            "@@ int f(void)\n-\tx = 1;\n+\tx = 2;\n@@ int f(void)\n-\treturn 0;\n+\treturn -1;\n";
+        let err = update(file, patch).unwrap_err();
+        assert_eq!(err.details["matches"], serde_json::json!([6, 9]));
+        let file = "class A:\n    def f(self):\n        a = 1\n    def g(self):\n        b = 2\nclass A:\n    def g(self):\n        c = 3\n";
+        let patch = "@@ def f(self):\n-        a = 1\n+        a = 10\n@@ class A:\n@@ def g(self):\n+        z = 0\n";
+        let err = update(file, patch).unwrap_err();
+        assert_eq!(err.details["matches"], serde_json::json!([4, 7]));
+        let file = "def main():\n    for item in items:\n        a = 1\n        b = 2\n    for item in items:\n        b = 2\n";
+        let patch = "@@ def main():\n-        a = 1\n+        a = 10\n@@ def main():\n@@ for item in items:\n-        b = 2\n+        b = 20\n";
+        let err = update(file, patch).unwrap_err();
+        assert_eq!(err.details["matches"], serde_json::json!([4, 6]));
+        // The outermost anchor's part holds the previous hunk even when that hunk named
+        // only the method: `class A:` / `def g` is followed in it.
+        let file = "class A:\n    def f(self):\n        a = 1\n    def g(self):\n        b = 2\n";
+        let patch = "@@ def f(self):\n-        a = 1\n+        a = 10\n@@ class A:\n@@ def g(self):\n-        b = 2\n+        b = 20\n";
+        assert_eq!(
+            update(file, patch).unwrap(),
+            "class A:\n    def f(self):\n        a = 10\n    def g(self):\n        b = 20\n"
         );
         // A comment or a preprocessor line at column 0 inside a function does not end it.
         let patch = "@@ def f():\n-    a = 1\n+    a = 10\n@@ def f():\n-    c = 3\n+    c = 30\n";
