@@ -514,6 +514,12 @@ test_expect_success 'every leaf gets a base invocation that the parser accepts' 
 		do
 			printf "F\t||\t%s\n" "$word" >>"$SPEC/$id.base"
 		done <extra &&
+		# Content comes inline: standard input is closed here, and empty content on it
+		# is refused (empty_stdin). Left out when --content or --input is under test.
+		case $leaf in
+		"file create" | "file write")
+			printf "F\t|--content|--input|\t--content=x\n" >>"$SPEC/$id.base" ;;
+		esac &&
 		complete_base $id || exit 1
 	done
 '

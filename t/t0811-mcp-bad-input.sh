@@ -196,7 +196,7 @@ test_expect_success 'raw: every request gets exactly one reply, with a code the 
 	test_must_be_empty out
 '
 
-test_expect_success 'raw: a line with a lone surrogate or a number JSON cannot hold is a parse error or an answer' '
+test_expect_success 'raw: a line with a lone surrogate (invalid params, with its id) or a number JSON cannot hold gets one reply' '
 	test "$(jq -c "select(.value == \"lone-surrogate\" or .value == \"out-of-range\")" "$OUT" | wc -l)" -ge 50 &&
 	offenders "(.value == \"lone-surrogate\" or .value == \"out-of-range\") and .answered != 1" >out &&
 	test_must_be_empty out

@@ -486,8 +486,9 @@ def raw_cases(tools, op_id):
                 rid += 1
                 args = dict(base)
                 args[name] = "\ud800x"  # json.dumps writes it as the escape \ud800
+                # Invalid params, answered with the request's id (mcp/src/line.rs).
                 cases.append((tool.name, name, "lone-surrogate", enc(call_line(rid, tool.name, args)),
-                              rid, [-32700, "result"], True))
+                              rid, [-32602], True))
                 rid += 1
                 args[name] = "@@BYTES@@"
                 payload = enc(call_line(rid, tool.name, args)).replace(b"@@BYTES@@", b"caf\xe9\xff\xfe")
