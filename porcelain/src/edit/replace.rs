@@ -856,6 +856,7 @@ fn rewrite(
     let mut anchors: Vec<Option<(String, usize)>> = vec![None; new.len()];
     let is_kept = |j: usize| kept_as_is(new, old, sources, j);
     let aligned = continuation_lines(new.iter().map(String::as_str));
+    let aligned_old = continuation_lines(old.iter().map(String::as_str));
     let paired = || {
         new.iter()
             .enumerate()
@@ -895,7 +896,7 @@ fn rewrite(
             anchors[j] = Some((f0.to_owned(), at + i + 1));
             continue;
         }
-        let indent = frame.convert(c, c0, f0, aligned[j]).map_err(|why| Refusal {
+        let indent = frame.convert(c, c0, f0, aligned[j], aligned_old[i]).map_err(|why| Refusal {
             line: j + 1,
             file_line: at + i + 1,
             subject: format!(
@@ -999,7 +1000,13 @@ fn rewrite(
             }
         } else {
             frame
-                .convert(c, leading_ws(&new[anchor]), &f0, aligned[j])
+                .convert(
+                    c,
+                    leading_ws(&new[anchor]),
+                    &f0,
+                    aligned[j],
+                    aligned[anchor],
+                )
                 .map_err(|why| refusal(file_line, place, why))?
         };
         lines[j] = Some(format!("{indent}{}", n.trim_start()));
@@ -1221,7 +1228,16 @@ impl<'a> Frame<'a> {
 
     /// The file's indentation for a line the caller indents by `c`, where a line the caller
     /// indents by `c0` has `f0` in the file.
-    fn convert(&self, c: &str, c0: &str, f0: &str, aligned: bool) -> Result<String, Why> {
+    /// `aligned`: the line is a continuation line; `from_aligned`: so is the line it is
+    /// measured from.
+    fn convert(
+        &self,
+        c: &str,
+        c0: &str,
+        f0: &str,
+        aligned: bool,
+        from_aligned: bool,
+    ) -> Result<String, Why> {
         if c == c0 {
             return Ok(f0.to_owned());
         }
@@ -1278,11 +1294,13 @@ impl<'a> Frame<'a> {
         // contrary (the old text at 2 spaces against the file's 8 in a file indented by 4,
         // and a line moved 2 left: one level, or 2 spaces?).
         // The change itself is part of what the caller shows (an inserted line's own step
-        // from its neighbour is in no other count). A continuation line's change is
-        // alignment, by columns: it is held to no step.
-        let cs = match self.caller_steps.of_unit(caller) {
-            0 => delta.abs(),
-            cs => gcd(cs, delta),
+        // from its neighbour is in no other count), unless it is measured from a
+        // continuation line, whose indentation is alignment. A continuation line's own
+        // change is alignment, by columns: it is held to no step.
+        let cs = match (self.caller_steps.of_unit(caller), from_aligned) {
+            (cs, true) => cs,
+            (0, false) => delta.abs(),
+            (cs, false) => gcd(cs, delta),
         };
         let fs = self.file_steps.of_unit(file);
         if (num, den) == (1, 1) && self.levels < 3 && !aligned && cs > 0 && fs > 0 && cs != fs {
@@ -1517,14 +1535,16 @@ fn changes(lines: &[&str]) -> Vec<(char, i64, i64)> {
 /// Whether each line continues an expression that an earlier line left open with a `(` or
 /// `[`, or with a `{` that something follows on its line (`{"a": 1,`): such a line is
 /// aligned under what it continues, and its indentation is columns, not a level. A `{` that
-/// ends its line opens a block (or a literal indented by levels). Quoted text on a line is
-/// skipped; a quote that a line leaves open closes with it.
+/// ends its line opens a block (or a literal indented by levels). A line with a `)` or `]`
+/// that nothing before it opened continues what the text starts in the middle of. Quoted
+/// text on a line is skipped; a quote that a line leaves open closes with it.
 fn continuation_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<bool> {
     // One entry per open bracket: whether it makes the lines after it continuation lines.
     let mut open: Vec<bool> = Vec::new();
     let mut out = Vec::new();
     for line in lines {
         out.push(open.contains(&true));
+        let at = out.len() - 1;
         let mut quote = None;
         let mut escaped = false;
         for (i, ch) in line.char_indices() {
@@ -1539,6 +1559,10 @@ fn continuation_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<bool> {
                     '"' | '\'' | '`' => quote = Some(ch),
                     '(' | '[' => open.push(true),
                     '{' => open.push(!line[i + 1..].trim().is_empty()),
+                    // A `)` or `]` that nothing in the text opened closes what a line
+                    // before the text did: its line is the end of a continuation (a text
+                    // cut from the middle of a call starts with one).
+                    ')' | ']' if open.is_empty() => out[at] = true,
                     ')' | ']' | '}' => {
                         open.pop();
                     }
@@ -2608,6 +2632,19 @@ mod tests {
                 "    z = 0 \n    x = {\"a\": 1,\n         \"b\": 2}\n    y = f(1,\n          2)\n"
             ),
             "{out}"
+        );
+        // A text cut from the middle of a call starts with a continuation line: it shows no
+        // step, and a line inserted after it is not measured by its alignment (both made a
+        // step of 1, and the edit was refused).
+        let text = "def f():\n  r = g(alpha,\n        beta)\n  x = 1\n  while w:\n    pass\n";
+        let (out, _) = normalised(
+            text,
+            "      beta)\nx = 1\nwhile w:\n",
+            "      beta)\n  return None\n  x = 1\n  while w:\n",
+        );
+        assert_eq!(
+            out,
+            "def f():\n  r = g(alpha,\n        beta)\n    return None\n    x = 1\n    while w:\n    pass\n"
         );
         // Tabs are their own step.
         let (out, _) = normalised("f {\n\tx;\n\ty;\n}\n", "x;\ny;\n", "x;\n\tz;\ny;\n");
