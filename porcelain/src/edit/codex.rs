@@ -718,7 +718,15 @@ fn places(
             true => lines[lines.len() - 1],
             false => cursor,
         };
-        candidates(from, *end)
+        // A hunk that starts in the part may run past its end: its context may reach the
+        // next method's `def` line.
+        match add_only {
+            true => candidates(from, *end),
+            false => candidates(from, n)
+                .into_iter()
+                .filter(|&at| at < *end)
+                .collect(),
+        }
     });
     let mut at = match (&full, earlier) {
         (Ok(lines), None) => candidates(start_of(lines, cursor), n),
@@ -1493,6 +1501,14 @@ mod tests {
         assert_eq!(
             update(file, patch).unwrap(),
             "class A:\n    def f(self):\n        a = 10\n    def g(self):\n        b = 20\n"
+        );
+        // A hunk that starts in the part may end past it, its context reaching the next
+        // method's `def` line.
+        let file = "class A:\n    def f(self):\n        a = 1\n        b = 2\n    def g(self):\n        c = 3\n";
+        let patch = "@@ class A:\n@@ def f(self):\n-        a = 1\n+        a = 10\n@@ class A:\n@@ def f(self):\n-        b = 2\n+        b = 20\n     def g(self):\n";
+        assert_eq!(
+            update(file, patch).unwrap(),
+            "class A:\n    def f(self):\n        a = 10\n        b = 20\n    def g(self):\n        c = 3\n"
         );
         // A comment or a preprocessor line at column 0 inside a function does not end it.
         let patch = "@@ def f():\n-    a = 1\n+    a = 10\n@@ def f():\n-    c = 3\n+    c = 30\n";
