@@ -1533,20 +1533,34 @@ fn changes(lines: &[&str]) -> Vec<(char, i64, i64)> {
 }
 
 /// Whether each line continues an expression that an earlier line left open with a `(` or
-/// `[`, or with a `{` that something follows on its line (`{"a": 1,`): such a line is
-/// aligned under what it continues, and its indentation is columns, not a level. A `{` that
-/// ends its line opens a block (or a literal indented by levels). A line with a `)` or `]`
-/// that nothing before it opened continues what the text starts in the middle of. Quoted
-/// text on a line is skipped; a quote that a line leaves open closes with it.
+/// `[`, or with a `{` that something other than a comment follows on its line
+/// (`{"a": 1,`): such a line is aligned under what it continues, and its indentation is
+/// columns, not a level. A `{` that ends its line opens a block (or a literal indented by
+/// levels). A line with a `)` or `]` that nothing before it opened continues what the text
+/// starts in the middle of. A bracket left open is closed at the next line indented no
+/// deeper than the line that opened it (unless that line starts by closing something), so
+/// that a stray one (in a comment, a string the scan misreads) cannot make the rest of the
+/// text continuation lines. Quoted text is skipped (a `'` after a letter or digit, or one
+/// that nothing closes on its line, is an apostrophe or a lifetime, no quote), and so is a
+/// comment (`#`, `//`) to the line's end.
 fn continuation_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<bool> {
-    // One entry per open bracket: whether it makes the lines after it continuation lines.
-    let mut open: Vec<bool> = Vec::new();
+    // One entry per open bracket: whether it makes the lines after it continuation lines,
+    // and the indentation of the line that opened it.
+    let mut open: Vec<(bool, usize)> = Vec::new();
     let mut out = Vec::new();
     for line in lines {
-        out.push(open.contains(&true));
+        let code = line.trim_start();
+        let width = line.len() - code.len();
+        if !code.is_empty() && !code.starts_with([')', ']', '}']) {
+            while open.last().is_some_and(|&(_, w)| w >= width) {
+                open.pop();
+            }
+        }
+        out.push(open.iter().any(|&(counts, _)| counts));
         let at = out.len() - 1;
         let mut quote = None;
         let mut escaped = false;
+        let mut previous = ' ';
         for (i, ch) in line.char_indices() {
             match quote {
                 Some(q) => {
@@ -1556,9 +1570,18 @@ fn continuation_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<bool> {
                     escaped = !escaped && ch == '\\';
                 }
                 None => match ch {
-                    '"' | '\'' | '`' => quote = Some(ch),
-                    '(' | '[' => open.push(true),
-                    '{' => open.push(!line[i + 1..].trim().is_empty()),
+                    '\'' if previous.is_alphanumeric() => {}
+                    // A quote that no other closes on its line is none (`&'a str`).
+                    '"' | '\'' | '`' if line[i + 1..].contains(ch) => quote = Some(ch),
+                    '#' => break,
+                    '/' if line[i + 1..].starts_with('/') => break,
+                    '(' | '[' => open.push((true, width)),
+                    '{' => {
+                        let rest = line[i + 1..].trim();
+                        let comment =
+                            rest.is_empty() || rest.starts_with("//") || rest.starts_with('#');
+                        open.push((!comment, width));
+                    }
                     // A `)` or `]` that nothing in the text opened closes what a line
                     // before the text did: its line is the end of a continuation (a text
                     // cut from the middle of a call starts with one).
@@ -1569,6 +1592,7 @@ fn continuation_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<bool> {
                     _ => {}
                 },
             }
+            previous = ch;
         }
     }
     out
@@ -2646,6 +2670,18 @@ mod tests {
             out,
             "def f():\n  r = g(alpha,\n        beta)\n    return None\n    x = 1\n    while w:\n    pass\n"
         );
+        // A bracket in a comment, after an apostrophe or a lifetime, or a `{` followed by a
+        // comment does not make the rest of the file continuation lines, which hid its step
+        // (a reviewer found the 2-space move above written at 6 spaces again).
+        for head in [
+            "# Retry the call (it's idempotent).\n",
+            "fn g(s: &'a str) {}\n",
+            "if (x) {  // note\n}\n",
+        ] {
+            let text = format!("{head}class A:\n    def f(self):\n        x = 1\n        y = 2\n");
+            let err = refusal(&text, "  x = 1\n  y = 2\n", "  x = 1\ny = 2\n");
+            assert_eq!(err.details["reason"], "indentation_ambiguous", "{head:?}");
+        }
         // Tabs are their own step.
         let (out, _) = normalised("f {\n\tx;\n\ty;\n}\n", "x;\ny;\n", "x;\n\tz;\ny;\n");
         assert_eq!(out, "f {\n\tx;\n\t\tz;\n\ty;\n}\n");
