@@ -661,6 +661,7 @@ fn places(
     cursor: usize,
     stage: Stage,
     inherited: &[usize],
+    written: &[String],
 ) -> Places {
     let n = old.len();
     let m = want.len();
@@ -672,6 +673,13 @@ fn places(
             .rev()
             .find(|&i| is_anchor(&old[i].text, first))
     });
+    // Or it names a line an earlier hunk wrote (a signature it changed): that line too is
+    // behind the cursor, and the next one after it a guess at another part.
+    let behind = earlier.is_some()
+        || chunk
+            .anchors
+            .first()
+            .is_some_and(|(_, first)| written.iter().any(|line| is_anchor(line, first)));
     let shared: Vec<usize> = match (inherited, earlier) {
         ([_, ..], _) => inherited.to_vec(),
         ([], Some(line)) if part_end(old, line).is_some_and(|end| end >= cursor) => vec![line],
@@ -728,10 +736,10 @@ fn places(
                 .collect(),
         }
     });
-    let mut at = match (&full, earlier) {
-        (Ok(lines), None) => candidates(start_of(lines, cursor), n),
-        (Err(_), None) => Vec::new(),
-        (full, Some(_)) => {
+    let mut at = match (&full, behind) {
+        (Ok(lines), false) => candidates(start_of(lines, cursor), n),
+        (Err(_), false) => Vec::new(),
+        (full, true) => {
             let all = candidates(cursor, n);
             let start = full.as_ref().map_or(n + 1, |lines| start_of(lines, cursor));
             let gap = all.iter().filter(|&&at| at < start);
@@ -744,16 +752,18 @@ fn places(
             }
         }
     };
-    if add_only && earlier.is_some() && !at.is_empty() {
+    if add_only && behind && !at.is_empty() {
         // Lines added right after an anchor line whose part may be the previous hunk's: that
         // place is behind the cursor and cannot be taken, and the next one would be a guess
         // at another part, so both are listed and the hunk is ambiguous (never applied at the
-        // one behind: a hunk applies only where it has exactly one place).
-        if let Some(behind) = (0..cursor.min(n))
+        // one behind: a hunk applies only where it has exactly one place). A line before the
+        // outermost anchor's last line is in another part: no place of this hunk.
+        if let Some(line) = (0..cursor.min(n))
             .rev()
             .find(|&i| is_anchor(&old[i].text, last))
+            .filter(|&line| earlier.is_none_or(|outer| line >= outer))
         {
-            at.insert(0, behind + 1);
+            at.insert(0, line + 1);
         }
     }
     Places {
@@ -784,8 +794,9 @@ pub(crate) fn apply(file: &FilePatch, path: &str, doc: &mut Doc) -> Applied {
     let mut out: Vec<Line> = Vec::with_capacity(old.len());
     let mut cursor = 0usize;
     let mut delta = 0i64;
-    // The lines the previous hunk's anchors named.
+    // The lines the previous hunk's anchors named, and the lines the hunks so far added.
     let mut previous: Option<Vec<usize>> = None;
+    let mut written: Vec<String> = Vec::new();
     let mut result = Applied {
         ok: true,
         reports: Vec::new(),
@@ -822,10 +833,10 @@ pub(crate) fn apply(file: &FilePatch, path: &str, doc: &mut Doc) -> Applied {
                 &lines[..shared.min(lines.len())]
             }
         };
-        let mut found = places(&old, chunk, &want, cursor, stage, inherited);
+        let mut found = places(&old, chunk, &want, cursor, stage, inherited, &written);
         if found.at.is_empty() {
             stage = Stage::TrailingWhitespace;
-            found = places(&old, chunk, &want, cursor, stage, inherited);
+            found = places(&old, chunk, &want, cursor, stage, inherited, &written);
         }
         let at = match found.at.as_slice() {
             [one] => *one,
@@ -846,6 +857,10 @@ pub(crate) fn apply(file: &FilePatch, path: &str, doc: &mut Doc) -> Applied {
             }
         };
         previous = Some(found.anchor_lines(at));
+        written.extend(chunk.lines.iter().filter_map(|line| match line {
+            Body::Add(text) => Some(text.to_string()),
+            _ => None,
+        }));
         if !result.ok {
             // A hunk after a failed one is still placed, for its report, but nothing is built.
             report.old_start = if m == 0 { at } else { at + 1 };
@@ -1501,6 +1516,23 @@ mod tests {
         assert_eq!(
             update(file, patch).unwrap(),
             "class A:\n    def f(self):\n        a = 10\n    def g(self):\n        b = 20\n"
+        );
+        // An anchor naming a line an earlier hunk wrote (a signature it changed) is behind
+        // the cursor too: the later copy of that line is not taken for granted (a reviewer
+        // found `B.f` changed).
+        let file = "class A:\n    def f(self):\n        a = 1\n        b = 2\nclass B:\n    def f(self, x):\n        b = 2\n";
+        let patch = "@@ class A:\n-    def f(self):\n+    def f(self, x):\n         a = 1\n@@ def f(self, x):\n-        b = 2\n+        b = x\n";
+        assert_eq!(
+            update(file, patch).unwrap_err().details["reason"],
+            "ambiguous"
+        );
+        // An anchor line in an earlier, other part of the outermost anchor is no place for a
+        // hunk that only adds lines (it was listed, and the hunk refused).
+        let file = "class Z:\n    def g(self):\n        pass\nclass A:\n    def f(self):\n        a = 1\n    def g(self):\n        b = 2\n";
+        let patch = "@@ class A:\n@@ def f(self):\n-        a = 1\n+        a = 10\n@@ class A:\n@@ def g(self):\n+        z = 0\n";
+        assert_eq!(
+            update(file, patch).unwrap(),
+            "class Z:\n    def g(self):\n        pass\nclass A:\n    def f(self):\n        a = 10\n    def g(self):\n        z = 0\n        b = 2\n"
         );
         // A hunk that starts in the part may end past it, its context reaching the next
         // method's `def` line.
