@@ -198,6 +198,19 @@ test_expect_success 'a second hunk of the same class and method whose lines are 
 	test_cmp two.before "$WS/two.py"
 '
 
+test_expect_success 'context that repeats the anchors above the last one is looked for from the first' '
+	printf "# Tool\n## Usage\ntext\n# Tool\n## Usage\ntext\n" >"$WS/doc.md" &&
+	cp "$WS/doc.md" doc.before &&
+	printf "*** Begin Patch\n*** Update File: doc.md\n@@ # Tool\n@@ ## Usage\n # Tool\n ## Usage\n-text\n+new\n*** End Patch\n" >stacked.patch &&
+	rejected 18 PATCH_FAILED ambiguous 3 stacked.patch &&
+	json_get ".error.details.matches == [1, 4]" refusal.json &&
+	test_cmp doc.before "$WS/doc.md" &&
+	printf "# Tool\n## Usage\ntext\n" >"$WS/doc.md" &&
+	codex stacked.patch &&
+	printf "# Tool\n## Usage\nnew\n" >expect &&
+	test_cmp expect "$WS/doc.md"
+'
+
 test_expect_success 'a CRLF file stays CRLF and its BOM stays' '
 	printf "\357\273\277first\r\nsecond\r\nthird\r\n" >"$WS/win.txt" &&
 	printf "*** Begin Patch\n*** Update File: win.txt\n@@\n-first\n+FIRST\n second\n+inserted\n*** End Patch\n" >crlf.patch &&

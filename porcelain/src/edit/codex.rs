@@ -580,10 +580,13 @@ fn route(
     Ok(lines)
 }
 
-/// Where the search for a hunk starts: its last anchor's line (which may begin the hunk) on
-/// its route from `cursor`, or `cursor` without anchors.
-fn start_of(route: &[usize], cursor: usize) -> usize {
-    route.last().copied().unwrap_or(cursor)
+/// Where the search for a hunk of `m` old lines starts: so that its lines still hold its last
+/// anchor's line on its route from `cursor` (a hunk's context often repeats its anchors and
+/// the lines above them), never before `cursor`; `cursor` without anchors.
+fn start_of(route: &[usize], cursor: usize, m: usize) -> usize {
+    route.last().map_or(cursor, |&line| {
+        (line + 1).saturating_sub(m.max(1)).max(cursor)
+    })
 }
 
 /// Where the part of the file that starts at line `at` ends (0-based, exclusive): at the
@@ -723,7 +726,7 @@ fn places(
         // After the other anchors, or from the cursor when all are shared (whose line is
         // behind it).
         let from = match lines.len() > shared.len() {
-            true => lines[lines.len() - 1],
+            true => start_of(lines, cursor, m),
             false => cursor,
         };
         // A hunk that starts in the part may run past its end: its context may reach the
@@ -737,11 +740,13 @@ fn places(
         }
     });
     let mut at = match (&full, behind) {
-        (Ok(lines), false) => candidates(start_of(lines, cursor), n),
+        (Ok(lines), false) => candidates(start_of(lines, cursor, m), n),
         (Err(_), false) => Vec::new(),
         (full, true) => {
             let all = candidates(cursor, n);
-            let start = full.as_ref().map_or(n + 1, |lines| start_of(lines, cursor));
+            let start = full
+                .as_ref()
+                .map_or(n + 1, |lines| start_of(lines, cursor, m));
             let gap = all.iter().filter(|&&at| at < start);
             let beyond = all.iter().any(|&at| at >= start);
             let supported = gap.clone().any(|at| within_at.contains(at));
@@ -1595,6 +1600,30 @@ mod tests {
         let file = "fn a() {\n}\nfn b() {\n}\n";
         let out = update(file, "@@ fn b() {\n-fn b() {\n+fn b2() {\n").unwrap();
         assert_eq!(out, "fn a() {\n}\nfn b2() {\n}\n");
+    }
+
+    #[test]
+    fn a_hunk_may_start_above_its_last_anchor_line_when_it_holds_it() {
+        // Stacked anchors repeated as context: the old lines start at the first anchor's line.
+        let hunk = "@@ # Tool\n@@ ## Usage\n # Tool\n ## Usage\n-text\n+new\n";
+        let file = "# Tool\n## Usage\ntext\n# Other\n## Usage\ntext\n";
+        let out = update(file, hunk).unwrap();
+        assert_eq!(out, "# Tool\n## Usage\nnew\n# Other\n## Usage\ntext\n");
+        // Context above a single anchor, holding it.
+        let out = update(
+            "x\ndef f():\n    return 1\n",
+            "@@ def f():\n x\n def f():\n-    return 1\n+    return 2\n",
+        );
+        assert_eq!(out.unwrap(), "x\ndef f():\n    return 2\n");
+        // A later copy of the same lines is another place, not the only one: the search used
+        // to start at the last anchor's line and changed the later copy with ok.
+        let file = "# Tool\n## Usage\ntext\n# Tool\n## Usage\ntext\n";
+        let err = update(file, hunk).unwrap_err();
+        assert_eq!(err.details["reason"], "ambiguous", "{err:?}");
+        assert_eq!(err.details["matches"], serde_json::json!([1, 4]));
+        // Lines above the anchor that do not reach it are not the hunk's place.
+        let err = update("x\ny\n@\n", "@@ @\n x\n-y\n+Y\n").unwrap_err();
+        assert_eq!(err.details["reason"], "failed", "{err:?}");
     }
 
     #[test]
