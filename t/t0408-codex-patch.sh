@@ -211,6 +211,15 @@ test_expect_success 'context that repeats the anchors above the last one is look
 	test_cmp expect "$WS/doc.md"
 '
 
+test_expect_success 'a hunk sent out of order is refused when its lines also occur before the previous one' '
+	printf "x = 1\nf()\ny = 2\nx = 1\nf()\n" >"$WS/order.py" &&
+	cp "$WS/order.py" order.before &&
+	printf "*** Begin Patch\n*** Update File: order.py\n@@\n-y = 2\n+y = 3\n@@\n x = 1\n-f()\n+g()\n*** End Patch\n" >order.patch &&
+	rejected 18 PATCH_FAILED ambiguous 6 order.patch &&
+	json_get ".error.details.matches == [1, 4]" refusal.json &&
+	test_cmp order.before "$WS/order.py"
+'
+
 test_expect_success 'a CRLF file stays CRLF and its BOM stays' '
 	printf "\357\273\277first\r\nsecond\r\nthird\r\n" >"$WS/win.txt" &&
 	printf "*** Begin Patch\n*** Update File: win.txt\n@@\n-first\n+FIRST\n second\n+inserted\n*** End Patch\n" >crlf.patch &&

@@ -617,6 +617,16 @@ fn part_end(old: &[Line], at: usize) -> Option<usize> {
     opened.then_some(old.len())
 }
 
+/// What the hunks before one left for it: the lines the previous hunk's anchors named that its
+/// first anchors name too, the lines they added, and the old lines they took (0-based, end
+/// exclusive).
+#[derive(Clone, Copy)]
+struct Before<'a> {
+    inherited: &'a [usize],
+    written: &'a [String],
+    taken: &'a [(usize, usize)],
+}
+
 /// Where a hunk can go: every place (0-based starts, sorted), and the routes its anchors take
 /// to reach them, to be the previous hunk's for the next one.
 struct Places {
@@ -663,9 +673,13 @@ fn places(
     want: &[&str],
     cursor: usize,
     stage: Stage,
-    inherited: &[usize],
-    written: &[String],
+    before: &Before,
 ) -> Places {
+    let Before {
+        inherited,
+        written,
+        taken,
+    } = *before;
     let n = old.len();
     let m = want.len();
     let full = route(old, &chunk.anchors, cursor);
@@ -757,6 +771,17 @@ fn places(
             }
         }
     };
+    if m > 0 && !chunk.end_of_file && !at.is_empty() {
+        // Its lines whole in the lines before the cursor that no earlier hunk took (after where
+        // its anchors lead from the file's start): only the order of the hunks says that place
+        // is not the one meant, and a hunk sent out of order was applied at a later copy of
+        // its lines with `ok`. Both are listed, and the hunk is ambiguous.
+        if let Ok(first) = route(old, &chunk.anchors, 0) {
+            let free = |p: &usize| !taken.iter().any(|&(s, e)| s < p + m && *p < e);
+            let copies = candidates(start_of(&first, 0, m), cursor);
+            at = copies.into_iter().filter(free).chain(at).collect();
+        }
+    }
     if add_only && behind && !at.is_empty() {
         // Lines added right after an anchor line whose part may be the previous hunk's: that
         // place is behind the cursor and cannot be taken, and the next one would be a guess
@@ -802,6 +827,7 @@ pub(crate) fn apply(file: &FilePatch, path: &str, doc: &mut Doc) -> Applied {
     // The lines the previous hunk's anchors named, and the lines the hunks so far added.
     let mut previous: Option<Vec<usize>> = None;
     let mut written: Vec<String> = Vec::new();
+    let mut taken: Vec<(usize, usize)> = Vec::new();
     let mut result = Applied {
         ok: true,
         reports: Vec::new(),
@@ -838,10 +864,15 @@ pub(crate) fn apply(file: &FilePatch, path: &str, doc: &mut Doc) -> Applied {
                 &lines[..shared.min(lines.len())]
             }
         };
-        let mut found = places(&old, chunk, &want, cursor, stage, inherited, &written);
+        let before = Before {
+            inherited,
+            written: &written,
+            taken: &taken,
+        };
+        let mut found = places(&old, chunk, &want, cursor, stage, &before);
         if found.at.is_empty() {
             stage = Stage::TrailingWhitespace;
-            found = places(&old, chunk, &want, cursor, stage, inherited, &written);
+            found = places(&old, chunk, &want, cursor, stage, &before);
         }
         let at = match found.at.as_slice() {
             [one] => *one,
@@ -862,6 +893,7 @@ pub(crate) fn apply(file: &FilePatch, path: &str, doc: &mut Doc) -> Applied {
             }
         };
         previous = Some(found.anchor_lines(at));
+        taken.push((at, at + m));
         written.extend(chunk.lines.iter().filter_map(|line| match line {
             Body::Add(text) => Some(text.to_string()),
             _ => None,
@@ -1367,6 +1399,28 @@ mod tests {
         assert!(err.message.contains("after line 3"), "{}", err.message);
         // And a second hunk cannot reuse the first one's lines.
         assert!(update("a\nb\n", "@@\n-a\n+A\n@@\n a\n-b\n+B\n").is_err());
+    }
+
+    #[test]
+    fn a_hunk_whose_lines_also_occur_untaken_before_the_previous_one_is_ambiguous() {
+        // Sent out of order, the second hunk was applied at the later copy of its lines.
+        let file = "x = 1\nf()\ny = 2\nx = 1\nf()\n";
+        let err = update(file, "@@\n-y = 2\n+y = 3\n@@\n x = 1\n-f()\n+g()\n").unwrap_err();
+        assert_eq!(err.details["reason"], "ambiguous", "{err:?}");
+        assert_eq!(err.details["matches"], serde_json::json!([1, 4]));
+        // An earlier copy that an earlier hunk took is not a place: both copies changed.
+        let both = "@@\n x = 1\n-f()\n+g()\n y = 2\n@@\n x = 1\n-f()\n+g()\n";
+        assert_eq!(
+            update(file, both).unwrap(),
+            "x = 1\ng()\ny = 2\nx = 1\ng()\n"
+        );
+        // Nor is one before where its anchor leads from the start of the file.
+        let file = "x = 1\nf()\ny = 2\ndef b():\nx = 1\nf()\n";
+        let out = update(
+            file,
+            "@@\n-y = 2\n+y = 3\n@@ def b():\n x = 1\n-f()\n+g()\n",
+        );
+        assert_eq!(out.unwrap(), "x = 1\nf()\ny = 3\ndef b():\nx = 1\ng()\n");
     }
 
     #[test]
