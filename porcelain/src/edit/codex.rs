@@ -618,13 +618,16 @@ fn part_end(old: &[Line], at: usize) -> Option<usize> {
 }
 
 /// What the hunks before one left for it: the lines the previous hunk's anchors named that its
-/// first anchors name too, the lines they added, and the old lines they took (0-based, end
-/// exclusive).
+/// first anchors name too, the lines they added, the old lines they took (0-based, end
+/// exclusive), and where the previous hunk's unchanged last lines start.
 #[derive(Clone, Copy)]
 struct Before<'a> {
     inherited: &'a [usize],
     written: &'a [String],
     taken: &'a [(usize, usize)],
+    /// The first of the previous hunk's last context lines (the cursor when it ended with
+    /// changed lines).
+    kept: usize,
 }
 
 /// Where a hunk can go: every place (0-based starts, sorted), and the routes its anchors take
@@ -635,11 +638,18 @@ struct Places {
     within: Option<(Vec<usize>, Vec<usize>)>,
     /// Their lines on the route from the cursor, for every other place.
     full: Vec<usize>,
+    /// Where the search on that route starts.
+    full_start: usize,
 }
 
 impl Places {
+    /// The lines the anchors name for the place `at`: the route from the cursor when the
+    /// hunk holds or follows its last line (a hunk whose context runs into the next `def f`
+    /// names that one, for the hunk after it), else the route in the previous hunk's part
+    /// when the place is one found there.
     fn anchor_lines(&self, at: usize) -> Vec<usize> {
         match &self.within {
+            _ if !self.full.is_empty() && at >= self.full_start => self.full.clone(),
             Some((places, lines)) if places.contains(&at) => lines.clone(),
             _ => self.full.clone(),
         }
@@ -679,6 +689,7 @@ fn places(
         inherited,
         written,
         taken,
+        kept,
     } = *before;
     let n = old.len();
     let m = want.len();
@@ -697,15 +708,19 @@ fn places(
             .anchors
             .first()
             .is_some_and(|(_, first)| written.iter().any(|line| is_anchor(line, first)));
+    let reaches = |line: usize| part_end(old, line).is_some_and(|end| end >= cursor);
     let shared: Vec<usize> = match (inherited, earlier) {
-        ([_, ..], _) => inherited.to_vec(),
-        ([], Some(line)) if part_end(old, line).is_some_and(|end| end >= cursor) => vec![line],
+        ([.., last], _) if reaches(*last) => inherited.to_vec(),
+        (_, Some(line)) if reaches(line) => vec![line],
         _ => Vec::new(),
     };
-    // The part the previous hunk was in, and the route of the other anchors in it.
+    // The part the previous hunk was in, and the route of the other anchors in it, which may
+    // start in the previous hunk's last context lines (its context ran into `def g`, and this
+    // hunk names `def g`).
     let within = shared.last().and_then(|&l| {
         let end = part_end(old, l).filter(|&end| cursor <= end)?;
-        let own = route(&old[..end], &chunk.anchors[shared.len()..], cursor).ok()?;
+        let from = kept.max(l + 1).min(cursor);
+        let own = route(&old[..end], &chunk.anchors[shared.len()..], from).ok()?;
         Some((end, [&shared[..], &own[..]].concat()))
     });
     let add_only = m == 0 && !chunk.end_of_file && !chunk.anchors.is_empty();
@@ -799,6 +814,9 @@ fn places(
     Places {
         at,
         within: within.map(|(_, lines)| (within_at, lines)),
+        full_start: full
+            .as_ref()
+            .map_or(n + 1, |lines| start_of(lines, cursor, m)),
         full: full.unwrap_or_default(),
     }
 }
@@ -828,6 +846,7 @@ pub(crate) fn apply(file: &FilePatch, path: &str, doc: &mut Doc) -> Applied {
     let mut previous: Option<Vec<usize>> = None;
     let mut written: Vec<String> = Vec::new();
     let mut taken: Vec<(usize, usize)> = Vec::new();
+    let mut kept = 0usize;
     let mut result = Applied {
         ok: true,
         reports: Vec::new(),
@@ -868,6 +887,7 @@ pub(crate) fn apply(file: &FilePatch, path: &str, doc: &mut Doc) -> Applied {
             inherited,
             written: &written,
             taken: &taken,
+            kept,
         };
         let mut found = places(&old, chunk, &want, cursor, stage, &before);
         if found.at.is_empty() {
@@ -903,6 +923,7 @@ pub(crate) fn apply(file: &FilePatch, path: &str, doc: &mut Doc) -> Applied {
             report.old_start = if m == 0 { at } else { at + 1 };
             result.reports.push(report);
             cursor = at + m;
+            kept = cursor - trailing_context(chunk);
             continue;
         }
         if stage == Stage::TrailingWhitespace {
@@ -941,6 +962,7 @@ pub(crate) fn apply(file: &FilePatch, path: &str, doc: &mut Doc) -> Applied {
         report.new_start = if new_count == 0 { new_at } else { new_at + 1 };
         delta += new_count as i64 - m as i64;
         cursor = j;
+        kept = cursor - trailing_context(chunk);
         result.reports.push(report);
     }
     if !result.ok {
@@ -966,6 +988,13 @@ pub(crate) fn apply(file: &FilePatch, path: &str, doc: &mut Doc) -> Applied {
     }
     doc.lines = out;
     result
+}
+
+/// How many context lines end a hunk.
+fn trailing_context(chunk: &Chunk) -> usize {
+    let body = chunk.lines.iter().rev();
+    body.take_while(|line| matches!(line, Body::Context(_)))
+        .count()
 }
 
 impl Applied {
@@ -1399,6 +1428,33 @@ mod tests {
         assert!(err.message.contains("after line 3"), "{}", err.message);
         // And a second hunk cannot reuse the first one's lines.
         assert!(update("a\nb\n", "@@\n-a\n+A\n@@\n a\n-b\n+B\n").is_err());
+    }
+
+    #[test]
+    fn a_hunk_whose_context_runs_into_the_next_function_names_that_one_for_the_next_hunk() {
+        let file = "def f():\n    a = 1\n    if x:\n        pass\ndef f():\n    b = 2\n    c = 3\n";
+        let patch = "@@ def f():\n-    a = 1\n+    a = 10\n\
+                     @@ def f():\n         pass\n def f():\n-    b = 2\n+    b = 20\n\
+                     @@ def f():\n-    c = 3\n+    c = 30\n";
+        let out = update(file, patch).unwrap();
+        assert_eq!(
+            out,
+            "def f():\n    a = 10\n    if x:\n        pass\ndef f():\n    b = 20\n    c = 30\n"
+        );
+    }
+
+    #[test]
+    fn a_hunk_may_name_a_method_the_previous_hunks_last_context_line_is() {
+        // The first hunk names the first class C, but changes the second; its context ends
+        // at the second's `def run`, which the next hunk names.
+        let file = "class C:\n    def g(self):\n        a = 0\n\nclass C:\n    def f(self):\n        a = 0\n    def run(self):\n        return x\n";
+        let patch = "@@ class C:\n-        a = 0\n+        a = 1\n     def run(self):\n\
+                     @@ class C:\n@@ def run(self):\n-        return x\n+        return y\n";
+        let out = update(file, patch).unwrap();
+        assert_eq!(
+            out,
+            "class C:\n    def g(self):\n        a = 0\n\nclass C:\n    def f(self):\n        a = 1\n    def run(self):\n        return y\n"
+        );
     }
 
     #[test]
