@@ -340,7 +340,18 @@ test_expect_success 'keeper --json --version is one JSON document with the same 
 	keeper --json --version >out &&
 	json_get ".ok" out &&
 	test "$(json_get ".version" out)" = "$(sed -n "s/^keeper \([^ ]*\) .*/\1/p" version.out)" &&
-	test "$(json_get ".journal_schema_version" out)" = "$(sed -n "s/.*journal schema \([0-9][0-9]*\).*/\1/p" version.out)"
+	test "$(json_get ".journal_schema_version" out)" = "$(sed -n "s/.*journal schema \([0-9][0-9]*\).*/\1/p" version.out)" &&
+	test "$(json_get ".commit" out)" = "$(sed -n "s/.*; commit \([0-9a-z]*\))$/\1/p" version.out)"
+'
+
+# Built from a git checkout (not a source archive, where the commit is "unknown").
+test_lazy_prereq GIT 'git -C "$TEST_DIRECTORY/.." rev-parse --git-dir'
+
+test_expect_success GIT 'the commit keeper --version names is the checkout it was built from' '
+	git -C "$TEST_DIRECTORY/.." rev-parse HEAD >head &&
+	commit=$(json_get ".commit" out) &&
+	echo "$commit" | grep -E "^[0-9a-f]{12}$" &&
+	grep "^$commit" head
 '
 
 # Content commands.

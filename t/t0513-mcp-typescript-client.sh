@@ -45,10 +45,12 @@ test_expect_success 'initialize through the TypeScript SDK' '
 	ts init "$OUT/init.json" -- filekeeper-mcp --workspace test
 '
 
-test_expect_success 'the server names itself filekeeper-mcp, with the version it prints' '
+test_expect_success 'the server names itself filekeeper-mcp, with the version and commit it prints' '
 	json_get ".serverInfo.name == \"filekeeper-mcp\"" "$OUT/init.json" &&
 	filekeeper-mcp --version >printed &&
-	test "$(cut -d" " -f1-2 printed)" = "filekeeper-mcp $(jq -r .serverInfo.version "$OUT/init.json")"
+	release=$(cut -d" " -f2 printed) &&
+	commit=$(sed -n "s/.*; commit \([0-9a-z]*\))$/\1/p" printed) &&
+	test "$(jq -r .serverInfo.version "$OUT/init.json")" = "$release+$commit"
 '
 
 test_expect_success 'the server advertises tools, and no prompts or resources it does not serve' '

@@ -192,7 +192,7 @@ impl ServerHandler for Server {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new(
                 "filekeeper-mcp",
-                env!("CARGO_PKG_VERSION"),
+                filekeeper::plumbing::BUILD_VERSION,
             ))
             .with_instructions(self.instructions())
     }

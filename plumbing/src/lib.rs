@@ -56,13 +56,23 @@ pub use error::{
 };
 pub use oid::ObjectId;
 
-/// The release and the on-disk formats this build writes, which `keeper --version` and
-/// `filekeeper-mcp --version` both print after their name. The crates of the workspace share
-/// one version, so the plumbing's is the binaries' too.
+/// The release and the on-disk formats this build writes, and the commit it was built from,
+/// which `keeper --version` and `filekeeper-mcp --version` both print after their name. The
+/// crates of the workspace share one version, so the plumbing's is the binaries' too.
 pub const VERSION_TEXT: &str = concat!(
     env!("CARGO_PKG_VERSION"),
-    " (journal schema 4, objects: sha256 + zstd loose)"
+    " (journal schema 4, objects: sha256 + zstd loose; commit ",
+    env!("FILEKEEPER_COMMIT"),
+    ")"
 );
+
+/// The commit this build was made from (12 hex digits), or `unknown` when it was built
+/// outside a git checkout: the one fact that tells two builds of one release apart.
+pub const COMMIT: &str = env!("FILEKEEPER_COMMIT");
+
+/// The release with the commit as semver build metadata (`0.1.0+0123456789ab`), for the
+/// MCP server's `serverInfo.version`.
+pub const BUILD_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("FILEKEEPER_COMMIT"));
 
 // `concat!` takes literals only, so the schema above is written out; this stops the build
 // when a migration is added and the text is not updated with it.

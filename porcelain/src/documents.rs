@@ -16,6 +16,8 @@ pub struct Version {
     pub version: String,
     /// The journal schema this build writes.
     pub journal_schema_version: i64,
+    /// The commit this build was made from (12 hex digits), or `unknown` outside a checkout.
+    pub commit: String,
 }
 
 /// `keeper completions SHELL --json`.

@@ -59,6 +59,7 @@ pub fn usage_error(err: clap::Error, json: bool) -> i32 {
             result: filekeeper::documents::Version {
                 version: env!("CARGO_PKG_VERSION").into(),
                 journal_schema_version: filekeeper::plumbing::journal::SCHEMA_VERSION,
+                commit: filekeeper::plumbing::COMMIT.into(),
             },
         };
         println!("{}", serde_json::to_value(doc).unwrap_or_default());

@@ -966,6 +966,7 @@ fn serialize(value: impl Serialize) -> Result<serde_json::Value> {
 fn _filekeeper(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("FilekeeperError", module.py().get_type::<FilekeeperError>())?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    module.add("__commit__", filekeeper::plumbing::COMMIT)?;
     module.add_class::<Filekeeper>()?;
     module.add_class::<Workspace>()?;
     records::register(module)

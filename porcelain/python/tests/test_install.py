@@ -27,6 +27,7 @@ from mcp_client import PROTOCOL_VERSION, TIMEOUT, McpServer
 Doc = dict[str, Any]
 
 VERSION = "0.1.0"
+BUILD = rf"{re.escape(VERSION)}\+([0-9a-f]{{12}}|unknown)"
 INSTALL_TIMEOUT = 600.0
 NOTES = "alpha\nbeta\ngamma\n"
 
@@ -150,7 +151,8 @@ def check_server(server: McpServer, reference: list[str], *, first_timeout: floa
     initialized = server.initialize(first_timeout)
     assert initialized["protocolVersion"] == PROTOCOL_VERSION, initialized
     assert initialized["serverInfo"]["name"] == "filekeeper-mcp", initialized
-    assert initialized["serverInfo"]["version"] == VERSION, initialized
+    # The release, and the commit it was built from as semver build metadata.
+    assert re.fullmatch(BUILD, initialized["serverInfo"]["version"]), initialized
     assert "tools" in initialized["capabilities"], initialized
     names = server.tool_names()
     assert names == reference
@@ -197,6 +199,7 @@ except FilekeeperError as error:
 print(json.dumps({
     "module": filekeeper.__file__,
     "version": filekeeper.__version__,
+    "commit": filekeeper.__commit__,
     "read": read.to_dict(),
     "written": written.to_dict(),
     "conflict": code,
@@ -205,6 +208,9 @@ print(json.dumps({
     answer = json.loads(run([python, "-c", script, home, tree], env))
     assert Path(answer["module"]).resolve().is_relative_to(venv.resolve()), answer
     assert answer["version"] == VERSION
+    # The wheel's module and its keeper were built from one commit, and say so.
+    keeper_version = json.loads(run([bin_dir / "keeper", "--json", "--version"], env))
+    assert answer["commit"] == keeper_version["commit"], (answer, keeper_version)
     assert answer["read"]["content"] == "beta\n"
     assert answer["written"]["changed"] is True
     assert answer["written"]["operation_id"].startswith("op_")

@@ -59,6 +59,7 @@ from ._filekeeper import (
     WorkspaceInfo,
     WorkspaceRecord,
     WorkspaceStatus,
+    __commit__,
     __version__,
 )
 
@@ -103,5 +104,6 @@ __all__ = [
     "WorkspaceInfo",
     "WorkspaceRecord",
     "WorkspaceStatus",
+    "__commit__",
     "__version__",
 ]

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any, Literal, final
 
 __version__: str
+__commit__: str
 
 StrPath = str | os.PathLike[str]
 Json = dict[str, Any]
