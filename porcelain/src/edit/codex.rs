@@ -669,14 +669,16 @@ impl Places {
 /// together are ambiguous (taking the later alone put a second hunk of `def f():` in a later
 /// `def f():`, with `ok`). Lines found only there are taken when the part the previous hunk
 /// was in holds them after the hunk's other anchors (`within`): the part of the last anchor
-/// the previous hunk named too (`inherited`, the lines it found them at), or else of the
-/// outermost anchor's line before the cursor when the previous hunk is in it, ending where
-/// the indentation says (`part_end`). Otherwise they are refused: the patch does not say
-/// that the earlier part reaches them, and a hunk naming a part wholly before the previous
-/// one is out of order. The part only ever lets lines be taken that occur once after the
-/// cursor, so a part cut short by a line at column 0 hides no other place. A hunk that only
-/// adds lines right after an anchor line behind the cursor is ambiguous: that place cannot
-/// be taken, and the next such line is a guess at another part.
+/// the previous hunk named too (`inherited`, the lines it found them at) when the previous
+/// hunk is in it, or else of the anchors' last lines before the cursor whose parts hold it
+/// (`enclosing`), ending where the indentation says (`part_end`). Otherwise they are
+/// refused: the patch does not say that the earlier part reaches them, and a hunk naming a
+/// part wholly before the previous one is out of order. The part only ever lets lines be
+/// taken that occur once after the cursor, so a part cut short by a line at column 0 hides
+/// no other place. A hunk that only adds lines right after an anchor line behind the cursor
+/// is ambiguous: that place cannot be taken, and the next such line is a guess at another
+/// part. And lines that also occur whole before the cursor, in lines no earlier hunk took,
+/// are another place: the order of the hunks alone never picks one.
 fn places(
     old: &[Line],
     chunk: &Chunk,
@@ -709,10 +711,23 @@ fn places(
             .first()
             .is_some_and(|(_, first)| written.iter().any(|line| is_anchor(line, first)));
     let reaches = |line: usize| part_end(old, line).is_some_and(|end| end >= cursor);
-    let shared: Vec<usize> = match (inherited, earlier) {
-        ([.., last], _) if reaches(*last) => inherited.to_vec(),
-        (_, Some(line)) if reaches(line) => vec![line],
-        _ => Vec::new(),
+    // Or the anchors' last lines before the cursor whose parts hold it, each in the one
+    // before (`def g():`, then `def helper():` around a hunk in `helper`), as far as they go.
+    let enclosing = || {
+        let mut lines = Vec::new();
+        for (_, anchor) in &chunk.anchors {
+            let from = lines.last().map_or(0, |&line| line + 1);
+            let found = (from..cursor.min(n))
+                .rev()
+                .find(|&i| is_anchor(&old[i].text, anchor) && reaches(i));
+            let Some(line) = found else { break };
+            lines.push(line);
+        }
+        lines
+    };
+    let shared: Vec<usize> = match inherited {
+        [.., last] if reaches(*last) => inherited.to_vec(),
+        _ => enclosing(),
     };
     // The part the previous hunk was in, and the route of the other anchors in it, which may
     // start in the previous hunk's last context lines (its context ran into `def g`, and this
@@ -1454,6 +1469,19 @@ mod tests {
         assert_eq!(
             out,
             "class C:\n    def g(self):\n        a = 0\n\nclass C:\n    def f(self):\n        a = 1\n    def run(self):\n        return y\n"
+        );
+    }
+
+    #[test]
+    fn stacked_anchors_around_the_previous_hunk_lead_to_lines_after_it() {
+        // The previous hunk named no anchor; this one names the function and the nested one
+        // it was in, both behind it.
+        let file = "def g():\n    with lock:\n        x = 1\n    def helper():\n# note\n        return x\n        x += 1\n    return x\n";
+        let patch = "@@\n-# note\n+# moved\n@@ def g():\n@@ def helper():\n-        x += 1\n+        y = 2\n     return x\n";
+        let out = update(file, patch).unwrap();
+        assert_eq!(
+            out,
+            "def g():\n    with lock:\n        x = 1\n    def helper():\n# moved\n        return x\n        y = 2\n    return x\n"
         );
     }
 
