@@ -759,11 +759,10 @@ fn places(
                 .filter(|&at| at >= from && at + m <= to && fits(at))
                 .into_iter()
                 .collect()
+        } else if from + m > to {
+            Vec::new()
         } else {
-            (from..=to.saturating_sub(m))
-                .take_while(|&at| at + m <= to)
-                .filter(|&at| fits(at))
-                .collect()
+            (from..=to - m).filter(|&at| fits(at)).collect()
         }
     };
     let within_at = within.as_ref().map_or_else(Vec::new, |(end, lines)| {
