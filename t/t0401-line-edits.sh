@@ -197,10 +197,16 @@ test_expect_success 'insert-lines before line 1 of an empty file is out of range
 	untouched empty2.txt
 '
 
-test_expect_success 'insert-lines with empty content is refused' '
+test_expect_success 'insert-lines with empty content is refused; one line end is an empty line' '
 	save i.txt &&
 	refused 2 INVALID_ARGUMENT file insert-lines i.txt --position end --content "" &&
-	untouched i.txt
+	test "$(json_get .error.details.reason refusal.json)" = nothing_to_insert &&
+	untouched i.txt &&
+	printf "a\nb\n" >one-empty.txt &&
+	edited insert-lines one-empty.txt --position end --content "
+" &&
+	printf "a\nb\n\n" >expect &&
+	cmp expect one-empty.txt
 '
 
 # delete-lines
@@ -634,6 +640,19 @@ test_expect_success 'a file with a BOM may start its text with U+FEFF: the BOM s
 	edited delete-lines feff2.txt --start 1 --end 1 &&
 	printf "\357\273\277\357\273\277b\n" >expect &&
 	cmp expect feff2.txt
+'
+
+test_expect_success 'new text that would give a file with a BOM a second one is refused, writing nothing' '
+	printf "\357\273\277one\ntwo\n" >bom2.txt &&
+	save bom2.txt &&
+	refused 2 INVALID_ARGUMENT file replace-lines bom2.txt --start 1 --end 1 --replacement "$(printf "\357\273\277ONE")" &&
+	test "$(json_get .error.details.reason refusal.json)" = bom_would_double &&
+	untouched bom2.txt &&
+	refused 2 INVALID_ARGUMENT file insert-lines bom2.txt --position before --line 1 --content "$(printf "\357\273\277zero")" &&
+	untouched bom2.txt &&
+	edited replace-lines bom2.txt --start 1 --end 1 --replacement ONE &&
+	printf "\357\273\277ONE\ntwo\n" >expect &&
+	cmp expect bom2.txt
 '
 
 # undo

@@ -58,18 +58,35 @@ pub(crate) fn text_of<'a>(path: &str, bytes: &'a [u8]) -> Result<&'a str> {
 /// (`after`): every reader, this one included, takes that for a byte order mark, so the
 /// character the caller's text held (or the line that followed a deleted first line) would
 /// vanish from the file's text. An edit keeps a file's BOM as it is, and so never adds one.
+/// Nor does it give a file with one BOM a second: new text that starts the file's text with
+/// U+FEFF is the mark copied with the text as often as it is the character (`file write`
+/// takes such content's U+FEFF for the mark), and the file would start with two marks.
 pub(crate) fn no_new_bom(path: &str, before: &[u8], after: &[u8]) -> Result<()> {
-    if before.starts_with(BOM.as_bytes()) || !after.starts_with(BOM.as_bytes()) {
-        return Ok(());
-    }
-    Err(Error::invalid(
-        "after this edit the file would start with the character U+FEFF, which reads as a byte order mark the file does not have: the character would vanish from its text; nothing was written",
-    )
-    .path(path)
-    .with("reason", "bom_would_appear")
-    .recovery(
-        "leave U+FEFF out of the start of the file, or write the whole file if a byte order mark is what it should have",
-    ))
+    let bom = BOM.as_bytes();
+    // How many marks `bytes` starts with, up to two.
+    let marks = |bytes: &[u8]| match bytes.strip_prefix(bom) {
+        Some(rest) => 1 + usize::from(rest.starts_with(bom)),
+        None => 0,
+    };
+    let (message, reason, recovery) = match (marks(before), marks(after)) {
+        (0, 1..) => (
+            "after this edit the file would start with the character U+FEFF, which reads as a byte order mark the file does not have: the character would vanish from its text; nothing was written",
+            "bom_would_appear",
+            "leave U+FEFF out of the start of the file, or write the whole file if a byte order mark is what it should have",
+        ),
+        // Unless the edit only took away text in front of a U+FEFF the file held (deleting
+        // its first lines): that character is the file's own.
+        (1, 2) if !before.ends_with(&after[bom.len()..]) => (
+            "after this edit the file's text would start with U+FEFF behind the file's own byte order mark, so the file would start with two marks: whether the text's U+FEFF is the mark copied with it or a character of the text cannot be told; nothing was written",
+            "bom_would_double",
+            "leave U+FEFF out of the start of the new text (the file keeps its mark), or write the whole file if two marks are what it should have",
+        ),
+        _ => return Ok(()),
+    };
+    Err(Error::invalid(message)
+        .path(path)
+        .with("reason", reason)
+        .recovery(recovery))
 }
 
 /// `text` without its UTF-8 BOM, and whether it had one.

@@ -131,7 +131,11 @@ pub(crate) fn insert_lines(
 ) -> Result<()> {
     let new = caller_lines(content);
     if new.is_empty() {
-        return Err(Error::invalid("nothing to insert").path(path));
+        return Err(Error::invalid(
+            "nothing to insert: the content is empty, which is no line (an empty line is one line end); nothing was written",
+        )
+        .path(path)
+        .with("reason", "nothing_to_insert"));
     }
     let at = match (position, line) {
         (Position::End, None) => doc.lines.len(),
