@@ -934,12 +934,16 @@ impl Builder {
             .iter()
             .find(|h| h.status != "applies")
             .map_or(0, |h| h.hunk);
-        let recovery = if problem.details.get("reason").and_then(|r| r.as_str())
-            == Some("ambiguous")
-        {
-            "give the hunk more context lines, or an `@@` line naming the function or class it is in, so that it matches at one place"
-        } else {
-            "re-read the file and send its current lines as the hunk's context and removed lines"
+        let recovery = match problem.details.get("reason").and_then(|r| r.as_str()) {
+            Some("ambiguous") => {
+                "give the hunk more context lines, or an `@@` line naming the function or class it is in, so that it matches at one place"
+            }
+            Some("overlaps") => {
+                "send the two changes as one hunk, whose lines run from the first change's context to the second's"
+            }
+            _ => {
+                "re-read the file and send its current lines as the hunk's context and removed lines"
+            }
         };
         problem
             .with("path", first.path.clone())

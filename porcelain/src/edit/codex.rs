@@ -634,12 +634,15 @@ struct Before<'a> {
 /// to reach them, to be the previous hunk's for the next one.
 struct Places {
     at: Vec<usize>,
-    /// The places its anchors reach in the part the previous hunk was in, and their lines.
-    within: Option<(Vec<usize>, Vec<usize>)>,
+    /// The places its anchors reach in each part the previous hunk may have been in, and
+    /// their lines.
+    within: Vec<(Vec<usize>, Vec<usize>)>,
     /// Their lines on the route from the cursor, for every other place.
     full: Vec<usize>,
     /// Where the search on that route starts.
     full_start: usize,
+    /// The first line a place may start at without overlapping the previous hunk.
+    lo: usize,
 }
 
 impl Places {
@@ -648,16 +651,17 @@ impl Places {
     /// names that one, for the hunk after it), else the route in the previous hunk's part
     /// when the place is one found there.
     fn anchor_lines(&self, at: usize) -> Vec<usize> {
-        match &self.within {
-            _ if !self.full.is_empty() && at >= self.full_start => self.full.clone(),
-            Some((places, lines)) if places.contains(&at) => lines.clone(),
-            _ => self.full.clone(),
+        if !self.full.is_empty() && at >= self.full_start {
+            return self.full.clone();
         }
+        let found = self.within.iter().find(|(places, _)| places.contains(&at));
+        found.map_or_else(|| self.full.clone(), |(_, lines)| lines.clone())
     }
 }
 
 /// Every place a hunk's old lines can go: where they occur at or after the anchored start
-/// (at the end of the file for `*** End of File`). A hunk that only adds lines goes right
+/// (at the end of the file for `*** End of File`), which may be in the previous hunk's last
+/// context lines (`kept`) when the hunk's first lines are context too. A hunk that only adds lines goes right
 /// after its last anchor's line, so it has a place after each line equal to that anchor
 /// (from the line the anchors before it lead to), or at the end of the file, or, with
 /// neither, at every line. The hunk applies when there is exactly one.
@@ -670,8 +674,9 @@ impl Places {
 /// `def f():`, with `ok`). Lines found only there are taken when the part the previous hunk
 /// was in holds them after the hunk's other anchors (`within`): the part of the last anchor
 /// the previous hunk named too (`inherited`, the lines it found them at) when the previous
-/// hunk is in it, or else of the anchors' last lines before the cursor whose parts hold it
-/// (`enclosing`), ending where the indentation says (`part_end`). Otherwise they are
+/// hunk is in it, or of the anchors' last lines before the cursor whose parts hold it
+/// (`enclosing`), or of a shorter run of them, ending where the indentation says
+/// (`part_end`). Otherwise they are
 /// refused: the patch does not say that the earlier part reaches them, and a hunk naming a
 /// part wholly before the previous one is out of order. The part only ever lets lines be
 /// taken that occur once after the cursor, so a part cut short by a line at column 0 hides
@@ -695,11 +700,14 @@ fn places(
     } = *before;
     let n = old.len();
     let m = want.len();
-    let full = route(old, &chunk.anchors, cursor);
-    // The outermost anchor's last line before the cursor: the part of the file it starts
-    // may still run on past the previous hunk.
+    // Anchors may name the previous hunk's last context lines, where a hunk with old lines
+    // may start too (below); lines added after such a line would go inside them.
+    let anchored = if m == 0 { cursor } else { kept };
+    let full = route(old, &chunk.anchors, anchored);
+    // The outermost anchor's last line before that: the part of the file it starts may
+    // still run on past the previous hunk.
     let earlier = chunk.anchors.first().and_then(|(_, first)| {
-        (0..cursor.min(n))
+        (0..anchored.min(n))
             .rev()
             .find(|&i| is_anchor(&old[i].text, first))
     });
@@ -725,20 +733,18 @@ fn places(
         }
         lines
     };
-    let shared: Vec<usize> = match inherited {
-        [.., last] if reaches(*last) => inherited.to_vec(),
-        _ => enclosing(),
-    };
-    // The part the previous hunk was in, and the route of the other anchors in it, which may
-    // start in the previous hunk's last context lines (its context ran into `def g`, and this
-    // hunk names `def g`).
-    let within = shared.last().and_then(|&l| {
-        let end = part_end(old, l).filter(|&end| cursor <= end)?;
-        let from = kept.max(l + 1).min(cursor);
-        let own = route(&old[..end], &chunk.anchors[shared.len()..], from).ok()?;
-        Some((end, [&shared[..], &own[..]].concat()))
-    });
     let add_only = m == 0 && !chunk.end_of_file && !chunk.anchors.is_empty();
+    // A hunk may start in the previous hunk's last context lines when its own first lines are
+    // context too (two nearby changes, each sent with its context): those lines are shared.
+    let lead = chunk
+        .lines
+        .iter()
+        .take_while(|line| matches!(line, Body::Context(_)))
+        .count();
+    let lo = match m {
+        0 => cursor,
+        _ => kept.max(cursor.saturating_sub(lead)),
+    };
     let last = chunk.anchors.last().map(|(_, a)| a.as_str()).unwrap_or("");
     let fits = |at: usize| {
         at + m <= n
@@ -765,34 +771,50 @@ fn places(
             (from..=to - m).filter(|&at| fits(at)).collect()
         }
     };
-    let within_at = within.as_ref().map_or_else(Vec::new, |(end, lines)| {
-        // After the other anchors, or from the cursor when all are shared (whose line is
-        // behind it).
-        let from = match lines.len() > shared.len() {
-            true => start_of(lines, cursor, m),
-            false => cursor,
-        };
-        // A hunk that starts in the part may run past its end: its context may reach the
-        // next method's `def` line.
-        match add_only {
-            true => candidates(from, *end),
-            false => candidates(from, n)
-                .into_iter()
-                .filter(|&at| at < *end)
-                .collect(),
-        }
-    });
+    // The parts the previous hunk may have been in, each as the lines of the anchors that
+    // name it: the previous hunk's own, and the anchors' lines around the cursor, with each
+    // shorter run of them (the `steps:` around the previous hunk may not be the one meant).
+    let around = enclosing();
+    let inherited = Some(inherited).filter(|lines| lines.last().is_some_and(|&l| reaches(l)));
+    let chains = inherited
+        .into_iter()
+        .chain((1..=around.len()).rev().map(|k| &around[..k]));
+    // In each, the places after the other anchors, which may start in the previous hunk's
+    // last context lines (its context ran into `def g`, and this hunk names `def g`), or
+    // after the cursor when all are shared (their lines are behind it). A hunk that starts in
+    // the part may run past its end: its context may reach the next method's `def` line.
+    let within: Vec<(Vec<usize>, Vec<usize>)> = chains
+        .filter_map(|shared| {
+            let l = *shared.last()?;
+            let end = part_end(old, l).filter(|&end| cursor <= end)?;
+            let from = kept.max(l + 1).min(cursor);
+            let own = route(&old[..end], &chunk.anchors[shared.len()..], from).ok()?;
+            let lines = [shared, &own[..]].concat();
+            let from = match own.is_empty() {
+                true => lo,
+                false => start_of(&lines, lo, m),
+            };
+            let at = match add_only {
+                true => candidates(from, end),
+                false => candidates(from, n)
+                    .into_iter()
+                    .filter(|&at| at < end)
+                    .collect(),
+            };
+            Some((at, lines))
+        })
+        .collect();
     let mut at = match (&full, behind) {
-        (Ok(lines), false) => candidates(start_of(lines, cursor, m), n),
+        (Ok(lines), false) => candidates(start_of(lines, lo, m), n),
         (Err(_), false) => Vec::new(),
         (full, true) => {
-            let all = candidates(cursor, n);
-            let start = full
-                .as_ref()
-                .map_or(n + 1, |lines| start_of(lines, cursor, m));
+            let all = candidates(lo, n);
+            let start = full.as_ref().map_or(n + 1, |lines| start_of(lines, lo, m));
             let gap = all.iter().filter(|&&at| at < start);
             let beyond = all.iter().any(|&at| at >= start);
-            let supported = gap.clone().any(|at| within_at.contains(at));
+            let supported = gap
+                .clone()
+                .any(|at| within.iter().any(|(places, _)| places.contains(at)));
             if gap.count() == 0 || beyond || supported {
                 all
             } else {
@@ -800,7 +822,14 @@ fn places(
             }
         }
     };
-    if m > 0 && !chunk.end_of_file && !at.is_empty() {
+    if m > 0 && !chunk.end_of_file {
+        // Lines that start in the previous hunk's last context lines and change or add among
+        // them: the two hunks overlap, and no place takes both. Such a place is listed, so
+        // that the hunk is refused (`overlaps`), never moved to a later copy of its lines.
+        let clash = (kept..lo).filter(|&p| fits(p));
+        at = clash.chain(at).collect();
+    }
+    if (m > 0 || add_only) && !chunk.end_of_file && !at.is_empty() {
         // Its lines whole in the lines before the cursor that no earlier hunk took (after where
         // its anchors lead from the file's start): only the order of the hunks says that place
         // is not the one meant, and a hunk sent out of order was applied at a later copy of
@@ -808,7 +837,8 @@ fn places(
         if let Ok(first) = route(old, &chunk.anchors, 0) {
             let free = |p: &usize| !taken.iter().any(|&(s, e)| s < p + m && *p < e);
             let copies = candidates(start_of(&first, 0, m), cursor);
-            at = copies.into_iter().filter(free).chain(at).collect();
+            let copies = copies.into_iter().filter(|&p| p < cursor).filter(free);
+            at = copies.chain(at).collect();
         }
     }
     if add_only && behind && !at.is_empty() {
@@ -825,12 +855,13 @@ fn places(
             at.insert(0, line + 1);
         }
     }
+    at.sort_unstable();
+    at.dedup();
     Places {
         at,
-        within: within.map(|(_, lines)| (within_at, lines)),
-        full_start: full
-            .as_ref()
-            .map_or(n + 1, |lines| start_of(lines, cursor, m)),
+        within,
+        full_start: full.as_ref().map_or(n + 1, |lines| start_of(lines, lo, m)),
+        lo,
         full: full.unwrap_or_default(),
     }
 }
@@ -909,6 +940,30 @@ pub(crate) fn apply(file: &FilePatch, path: &str, doc: &mut Doc) -> Applied {
             found = places(&old, chunk, &want, cursor, stage, &before);
         }
         let at = match found.at.as_slice() {
+            [one] if *one < found.lo => {
+                // Lines that match later with trailing whitespace ignored are another reading.
+                let loose = places(
+                    &old,
+                    chunk,
+                    &want,
+                    cursor,
+                    Stage::TrailingWhitespace,
+                    &before,
+                );
+                let problem = match loose.at.iter().any(|&at| at >= found.lo) {
+                    true => {
+                        report.status = "ambiguous";
+                        ambiguous(path, chunk, m, &loose.at)
+                    }
+                    false => {
+                        report.status = "failed";
+                        overlaps(path, chunk, *one, cursor)
+                    }
+                };
+                result.fail(report, problem);
+                previous = None;
+                continue;
+            }
             [one] => *one,
             [] => {
                 report.status = "failed";
@@ -948,10 +1003,13 @@ pub(crate) fn apply(file: &FilePatch, path: &str, doc: &mut Doc) -> Applied {
                 at + m
             ));
         }
-        out.extend_from_slice(&old[cursor..at]);
-        let mut j = at;
+        // A hunk that starts in the previous hunk's last context lines (its own first lines
+        // are context there) finds them written already.
+        let shared = cursor.saturating_sub(at);
+        out.extend_from_slice(&old[cursor.min(at)..at]);
+        let mut j = at + shared;
         let mut crs = chunk.add_crs.iter();
-        for line in &chunk.lines {
+        for line in chunk.lines.iter().skip(shared) {
             match line {
                 Body::Context(_) => {
                     out.push(old[j].clone());
@@ -1079,6 +1137,21 @@ fn not_found(
         hunk_line,
         "failed",
     )
+}
+
+/// A hunk whose only place starts at `at`, in the previous hunk's last context lines (which
+/// end at `cursor`), and changes or adds among them.
+fn overlaps(path: &str, chunk: &Chunk, at: usize, cursor: usize) -> Error {
+    let line = chunk.line;
+    failed(
+        format!(
+            "line {line}: the hunk's lines start at line {} of {path}, among the previous hunk's context lines (up to line {cursor}), and change them: hunks may not overlap; nothing was written",
+            at + 1
+        ),
+        line,
+        "overlaps",
+    )
+    .with("matches", vec![at + 1])
 }
 
 fn ambiguous(path: &str, chunk: &Chunk, m: usize, found: &[usize]) -> Error {
@@ -1482,6 +1555,61 @@ mod tests {
             out,
             "def g():\n    with lock:\n        x = 1\n    def helper():\n# moved\n        return x\n        y = 2\n    return x\n"
         );
+    }
+
+    #[test]
+    fn a_hunk_may_share_its_first_context_lines_with_the_previous_hunks_last() {
+        // Two nearby changes, each sent with its own context.
+        let patch = "@@\n a\n-b\n+B\n c\n d\n@@\n c\n d\n-e\n+E\n";
+        assert_eq!(update("a\nb\nc\nd\ne\n", patch).unwrap(), "a\nB\nc\nd\nE\n");
+        // Its anchor may be one of those lines.
+        let file = "## 1.2.0\n### Fixed\n- crash\n### Added\n- nothing\n## 1.1.0\n";
+        let patch = "@@ ## 1.2.0\n ### Fixed\n-- crash\n+- no crash\n ### Added\n\
+                     @@ ### Added\n ### Added\n-- nothing\n+- a flag\n";
+        let out = update(file, patch).unwrap();
+        assert_eq!(
+            out,
+            "## 1.2.0\n### Fixed\n- no crash\n### Added\n- a flag\n## 1.1.0\n"
+        );
+        // Where the same lines come again later, the shared place is one of two: a second
+        // section's `### Added` was changed with ok.
+        let file = "## 1.2.0\n### Fixed\n- crash\n### Added\n- nothing\n\
+                    ## 1.1.0\n### Fixed\n- typo\n### Added\n- nothing\n";
+        let err = update(file, patch).unwrap_err();
+        assert_eq!(err.details["reason"], "ambiguous", "{err:?}");
+        assert_eq!(err.details["matches"], serde_json::json!([4, 9]));
+        // A hunk that changes a line the previous one kept as context overlaps it: refused,
+        // and never moved to a later line that matches with trailing whitespace ignored.
+        let patch = "@@\n-    a = 1\n+    a = 2\n     return x\n@@\n-    return x\n";
+        let err = update("def run():\n    a = 1\n    return x\n    y = 0\n", patch).unwrap_err();
+        assert_eq!(err.details["reason"], "overlaps", "{err:?}");
+        assert_eq!(err.details["matches"], serde_json::json!([3]));
+        let file = "def run():\n    a = 1\n    return x\n    return x  \n";
+        let err = update(file, patch).unwrap_err();
+        assert_eq!(err.details["reason"], "ambiguous", "{err:?}");
+        assert_eq!(err.details["matches"], serde_json::json!([3, 4]));
+    }
+
+    #[test]
+    fn a_shorter_run_of_the_anchors_around_the_previous_hunk_may_lead_on() {
+        // `steps:` around the previous hunk is build's; the hunk names test's.
+        let file = "jobs:\n  build:\n    steps:\n      - run: make\n  test:\n    steps:\n      - run: pytest\n";
+        let patch = "@@\n-      - run: make\n+      - run: make all\n\
+                     @@ jobs:\n@@ steps:\n-      - run: pytest\n+      - run: pytest -q\n";
+        let out = update(file, patch).unwrap();
+        assert!(
+            out.ends_with("      - run: make all\n  test:\n    steps:\n      - run: pytest -q\n")
+        );
+    }
+
+    #[test]
+    fn an_added_only_hunk_whose_anchors_lead_to_an_untaken_place_before_the_previous_is_ambiguous()
+    {
+        let file = "# Tool\n## Usage\nrun a\n# Tool\n## Install\nold\n# Tool\n## Usage\nrun b\n";
+        let patch = "@@\n-old\n+new\n@@ # Tool\n@@ ## Usage\n+Intro.\n";
+        let err = update(file, patch).unwrap_err();
+        assert_eq!(err.details["reason"], "ambiguous", "{err:?}");
+        assert_eq!(err.details["matches"], serde_json::json!([2, 8]));
     }
 
     #[test]
