@@ -220,6 +220,19 @@ test_expect_success 'a hunk sent out of order is refused when its lines also occ
 	test_cmp order.before "$WS/order.py"
 '
 
+test_expect_success 'two nearby hunks may share context lines; one that changes the other'"'"'s context is refused' '
+	printf "a\nb\nc\nd\ne\n" >"$WS/near.txt" &&
+	printf "*** Begin Patch\n*** Update File: near.txt\n@@\n a\n-b\n+B\n c\n d\n@@\n c\n d\n-e\n+E\n*** End Patch\n" >near.patch &&
+	codex near.patch &&
+	printf "a\nB\nc\nd\nE\n" >expect &&
+	test_cmp expect "$WS/near.txt" &&
+	cp "$WS/near.txt" near.before &&
+	printf "*** Begin Patch\n*** Update File: near.txt\n@@\n-B\n+b\n c\n@@\n-c\n+C\n*** End Patch\n" >clash.patch &&
+	rejected 18 PATCH_FAILED overlaps 7 clash.patch &&
+	json_get ".error.details.matches == [3]" refusal.json &&
+	test_cmp near.before "$WS/near.txt"
+'
+
 test_expect_success 'a CRLF file stays CRLF and its BOM stays' '
 	printf "\357\273\277first\r\nsecond\r\nthird\r\n" >"$WS/win.txt" &&
 	printf "*** Begin Patch\n*** Update File: win.txt\n@@\n-first\n+FIRST\n second\n+inserted\n*** End Patch\n" >crlf.patch &&
