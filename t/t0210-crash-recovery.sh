@@ -273,6 +273,24 @@ test_expect_success 'the next mutation records a half-done recursive delete as p
 	grep -F "as partial: 2 path(s) changed" warnings
 '
 
+test_expect_success 'undo of a partial operation leaves alone a path it never changed, whatever a later operation made of it' '
+	mkdir -p "$TRASH/partial-undo/ws" &&
+	cd "$TRASH/partial-undo" &&
+	printf "X\n" >ws/g && printf "A\n" >ws/f &&
+	printf -- "--- a/g\n+++ b/g\n@@ -1 +1 @@\n-X\n+Y\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-A\n+B\n" >two.diff &&
+	crash mutation-after-step-1 in_case file apply-patch "$PWD/two.diff" &&
+	test_expect_code 19 in_case --json recover >recovered.json &&
+	json_get ".error.details.resolved[0].changed_paths == [\"g\"]" recovered.json &&
+	patch_op=$(json_get ".error.details.resolved[0].operation_id" recovered.json) &&
+	test "$(rows "SELECT json_extract(metadata, '"'"'$.unchanged_paths'"'"') FROM operations WHERE id = '"'"'$patch_op'"'"'")" = "[\"f\"]" &&
+	in_case --json file write f --content "B
+" >finished.json &&
+	in_case --json history undo "$patch_op" >undo.json &&
+	json_get "[.items[].path] == [\"g\"]" undo.json &&
+	test "$(cat ws/g)" = X &&
+	test "$(cat ws/f)" = B
+'
+
 test_expect_success 'recovery removes only our temp files, not a file whose name merely starts like one' '
 	mkdir -p "$TRASH/lookalike/ws" &&
 	cd "$TRASH/lookalike" &&

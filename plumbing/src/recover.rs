@@ -38,6 +38,8 @@ pub fn recover(
     _lock: &WorkspaceLock,
 ) -> Result<Vec<Resolution>> {
     let mut resolved = Vec::new();
+    // For each, the paths still at their before state: a partial operation did not change them.
+    let mut unchanged: Vec<Vec<String>> = Vec::new();
     let mut dirs = BTreeSet::new();
     for op in journal.pending()? {
         if !op.under_lock {
@@ -55,12 +57,12 @@ pub fn recover(
         for item in &op.items {
             dirs.insert(parent_of(&item.path).to_owned());
         }
-        let changed_paths = op
+        let (changed_paths, at_before): (Vec<_>, Vec<_>) = op
             .items
             .iter()
-            .filter(|i| not_before.contains(&i.path))
             .map(|i| i.path.clone())
-            .collect();
+            .partition(|path| not_before.contains(path));
+        unchanged.push(at_before);
         resolved.push(Resolution {
             operation_id: op.id,
             status,
@@ -73,8 +75,11 @@ pub fn recover(
     for dir in dirs {
         remove_temp_files(ws, &dir)?;
     }
-    for r in &resolved {
-        journal.set_status(&r.operation_id, &[Status::Pending], r.status)?;
+    for (r, unchanged) in resolved.iter().zip(&unchanged) {
+        match r.status {
+            Status::Partial => journal.mark_partial(&r.operation_id, unchanged)?,
+            status => journal.set_status(&r.operation_id, &[Status::Pending], status)?,
+        }
     }
     Ok(resolved)
 }

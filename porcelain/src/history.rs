@@ -414,10 +414,24 @@ impl Workspace {
             .with("reason", "history_skipped")
             .with("paths", skipped));
         }
+        // A partial operation did not change the paths that held their before state when it
+        // was marked partial: whatever they hold now is no doing of its, so they are left alone
+        // (one a later operation brought to this one's after state is not "put back").
+        let unchanged: Vec<&str> = match op.status {
+            Status::Partial => op.metadata["unchanged_paths"]
+                .as_array()
+                .map(|paths| paths.iter().filter_map(|p| p.as_str()).collect())
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
         // Check every path before planning any change.
         let mut to_restore = Vec::new();
         let mut blocking = Vec::new();
-        for item in &op.items {
+        for item in op
+            .items
+            .iter()
+            .filter(|i| !unchanged.contains(&i.path.as_str()))
+        {
             let now = observe(&self.inner, &item.path)?;
             if matches_side(item, now, Side::After) && !matches_side(item, now, Side::Before) {
                 to_restore.push((item, now));

@@ -131,6 +131,29 @@ impl Journal {
         Ok(id)
     }
 
+    /// Marks the pending operation `id` partial, and records in its metadata
+    /// (`unchanged_paths`) the paths that held their before state then, which it did not
+    /// change: an undo leaves them alone, whatever a later operation made of them. One
+    /// statement, so the status is never partial without them.
+    pub fn mark_partial(&mut self, id: &str, unchanged: &[String]) -> Result<()> {
+        let paths = serde_json::to_string(unchanged).unwrap_or_else(|_| "[]".into());
+        let changed = crate::fault::counted("journal: set status", || {
+            self.conn()
+                .prepare_cached(
+                    "UPDATE operations SET status = 'partial',
+                            metadata = json_set(metadata, '$.unchanged_paths', json(?2)),
+                            updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+                     WHERE id = ?1 AND status = 'pending'",
+                )?
+                .execute(params![id, paths])
+                .map_err(Error::from)
+        })?;
+        match changed {
+            1 => Ok(()),
+            _ => self.set_status(id, &[Status::Pending], Status::Partial),
+        }
+    }
+
     /// Moves an operation from one of `from` to `to`. The check and the change are one
     /// statement, so of two processes resolving the same operation only one succeeds.
     pub fn set_status(&mut self, id: &str, from: &[Status], to: Status) -> Result<()> {

@@ -418,7 +418,7 @@ impl Workspace {
         let mut bad = mismatched_paths(&self.inner, &items, Side::After).map_err(unchecked)?;
         bad.extend(self.unrecorded_entries(&plan).map_err(unchecked)?);
         if !bad.is_empty() {
-            journal.set_status(&id, &[Status::Pending], Status::Partial)?;
+            journal.mark_partial(&id, &self.at_before(&items))?;
             return Err(Error::new(
                 Code::ContentConflict,
                 "another process changed the paths while the operation ran; it is recorded as partial",
@@ -539,6 +539,20 @@ impl Workspace {
         })
     }
 
+    /// The paths of `items` that hold their before state: an operation marked partial did
+    /// not change them (or another process put them back), so an undo leaves them alone.
+    /// None when they cannot be told, and an undo then judges every path.
+    fn at_before(&self, items: &[Item]) -> Vec<String> {
+        match mismatched_paths(&self.inner, items, Side::Before) {
+            Ok(bad) => items
+                .iter()
+                .filter(|i| !bad.contains(&i.path))
+                .map(|i| i.path.clone())
+                .collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+
     fn roll_back(
         &self,
         journal: &mut Journal,
@@ -569,12 +583,10 @@ impl Workspace {
         let restored_all = outcome.as_ref().is_ok_and(|r| r.failed.is_empty())
             && mismatched_paths(&self.inner, &changed, Side::Before)
                 .is_ok_and(|bad| bad.is_empty());
-        let status = if restored_all {
-            Status::RolledBack
-        } else {
-            Status::Partial
+        let _ = match restored_all {
+            true => journal.set_status(id, &[Status::Pending], Status::RolledBack),
+            false => journal.mark_partial(id, &self.at_before(&items)),
         };
-        let _ = journal.set_status(id, &[Status::Pending], status);
         let (restored, failed) = match outcome {
             Ok(r) => (r.restored, r.failed),
             Err(_) => (Vec::new(), items.iter().map(|i| i.path.clone()).collect()),
