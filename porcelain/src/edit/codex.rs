@@ -822,22 +822,22 @@ fn places(
             }
         }
     };
-    if m > 0 && !chunk.end_of_file {
-        // Lines that start in the previous hunk's last context lines and change or add among
-        // them: the two hunks overlap, and no place takes both. Such a place is listed, so
-        // that the hunk is refused (`overlaps`), never moved to a later copy of its lines.
-        let clash = (kept..lo).filter(|&p| fits(p));
-        at = clash.chain(at).collect();
-    }
-    if (m > 0 || add_only) && !chunk.end_of_file && !at.is_empty() {
-        // Its lines whole in the lines before the cursor that no earlier hunk took (after where
-        // its anchors lead from the file's start): only the order of the hunks says that place
-        // is not the one meant, and a hunk sent out of order was applied at a later copy of
-        // its lines with `ok`. Both are listed, and the hunk is ambiguous.
+    if (m > 0 || add_only) && !chunk.end_of_file {
+        // Places before the cursor (after where its anchors lead from the file's start) count
+        // too, listed so that the hunk is refused, never moved to a later copy of its lines:
+        // - lines that start in the previous hunk's last context lines, or run past its end,
+        //   and change or add among its lines: the two hunks overlap, and no place takes both
+        //   (two nearby changes, each sent with context from the original file);
+        // - when a place after the cursor was found, its lines whole in lines no earlier hunk
+        //   took: only the order of the hunks says that place is not the one meant, and a
+        //   hunk sent out of order was applied at a later copy of its lines with `ok`.
+        // A copy an earlier hunk took whole is no place (both copies changed, in order).
         if let Ok(first) = route(old, &chunk.anchors, 0) {
-            let free = |p: &usize| !taken.iter().any(|&(s, e)| s < p + m && *p < e);
-            let copies = candidates(start_of(&first, 0, m), cursor);
-            let copies = copies.into_iter().filter(|&p| p < cursor).filter(free);
+            let free = |p: usize| !taken.iter().any(|&(s, e)| s < p + m && p < e);
+            let overlap = |p: usize| m > 0 && (p >= kept || p + m > cursor);
+            let found = !at.is_empty();
+            let copies = candidates(start_of(&first, 0, m), n).into_iter();
+            let copies = copies.filter(|&p| p < lo && (overlap(p) || found && free(p)));
             at = copies.chain(at).collect();
         }
     }
@@ -1139,13 +1139,13 @@ fn not_found(
     )
 }
 
-/// A hunk whose only place starts at `at`, in the previous hunk's last context lines (which
-/// end at `cursor`), and changes or adds among them.
+/// A hunk whose only place starts at `at`, inside the previous hunk's lines (which end at
+/// `cursor`), and changes or adds among them.
 fn overlaps(path: &str, chunk: &Chunk, at: usize, cursor: usize) -> Error {
     let line = chunk.line;
     failed(
         format!(
-            "line {line}: the hunk's lines start at line {} of {path}, among the previous hunk's context lines (up to line {cursor}), and change them: hunks may not overlap; nothing was written",
+            "line {line}: the hunk's lines start at line {} of {path}, inside the previous hunk's lines (which end at line {cursor}), and change or add among them: hunks may not overlap; nothing was written",
             at + 1
         ),
         line,
@@ -1588,6 +1588,26 @@ mod tests {
         let err = update(file, patch).unwrap_err();
         assert_eq!(err.details["reason"], "ambiguous", "{err:?}");
         assert_eq!(err.details["matches"], serde_json::json!([3, 4]));
+        // Context taken from the original file that reaches back into the previous hunk's
+        // changed lines, or past its added last line: the same, and a later copy of the lines
+        // is never taken alone (it was, with ok).
+        let patch = "@@\n a\n-b\n+B\n c\n@@\n b\n c\n-d\n+D\n";
+        let err = update("a\nb\nc\nd\nx\n", patch).unwrap_err();
+        assert_eq!(err.details["reason"], "overlaps", "{err:?}");
+        let err = update("a\nb\nc\nd\nx\nb\nc\nd\n", patch).unwrap_err();
+        assert_eq!(err.details["matches"], serde_json::json!([2, 6]), "{err:?}");
+        let err = update("p\nc\nd\nx\nc\nd\n", "@@\n p\n c\n+X\n@@\n c\n-d\n+D\n").unwrap_err();
+        assert_eq!(err.details["matches"], serde_json::json!([2, 5]), "{err:?}");
+        // Lines in the previous hunk's context before where the anchors lead are no place.
+        let file = "class A:\n    def f(self):\n        x = 1\n        return x\n    def g(self):\n        return x\n";
+        let patch = "@@ class A:\n@@ def f(self):\n-        x = 1\n+        x = 2\n         return x\n\
+                     @@ class A:\n@@ def g(self):\n-        return x\n+        return None\n";
+        let out = update(file, patch).unwrap();
+        assert!(
+            out.ends_with(
+                "        x = 2\n        return x\n    def g(self):\n        return None\n"
+            )
+        );
     }
 
     #[test]
