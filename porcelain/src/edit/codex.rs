@@ -628,6 +628,8 @@ struct Before<'a> {
     /// The first of the previous hunk's last context lines (the cursor when it ended with
     /// changed lines).
     kept: usize,
+    /// Where the hunks so far changed the old lines ([`edit_points`]).
+    changed: &'a [usize],
 }
 
 /// Where a hunk can go: every place (0-based starts, sorted), and the routes its anchors take
@@ -697,6 +699,7 @@ fn places(
         written,
         taken,
         kept,
+        changed,
     } = *before;
     let n = old.len();
     let m = want.len();
@@ -834,7 +837,11 @@ fn places(
         // A copy an earlier hunk took whole is no place (both copies changed, in order).
         if let Ok(first) = route(old, &chunk.anchors, 0) {
             let free = |p: usize| !taken.iter().any(|&(s, e)| s < p + m && p < e);
-            let overlap = |p: usize| m > 0 && (p >= kept || p + m > cursor);
+            // In lines an earlier hunk took, changing other lines than it did (a copy it took
+            // with the same change is no place: both copies changed, in order).
+            let clash =
+                |p: usize| !free(p) && !edit_points(chunk, p).iter().any(|x| changed.contains(x));
+            let overlap = |p: usize| m > 0 && (p >= kept || p + m > cursor) || clash(p);
             let found = !at.is_empty();
             let copies = candidates(start_of(&first, 0, m), n).into_iter();
             let copies = copies.filter(|&p| p < lo && (overlap(p) || found && free(p)));
@@ -891,6 +898,7 @@ pub(crate) fn apply(file: &FilePatch, path: &str, doc: &mut Doc) -> Applied {
     let mut previous: Option<Vec<usize>> = None;
     let mut written: Vec<String> = Vec::new();
     let mut taken: Vec<(usize, usize)> = Vec::new();
+    let mut changed: Vec<usize> = Vec::new();
     let mut kept = 0usize;
     let mut result = Applied {
         ok: true,
@@ -933,6 +941,7 @@ pub(crate) fn apply(file: &FilePatch, path: &str, doc: &mut Doc) -> Applied {
             written: &written,
             taken: &taken,
             kept,
+            changed: &changed,
         };
         let mut found = places(&old, chunk, &want, cursor, stage, &before);
         if found.at.is_empty() {
@@ -983,6 +992,7 @@ pub(crate) fn apply(file: &FilePatch, path: &str, doc: &mut Doc) -> Applied {
         };
         previous = Some(found.anchor_lines(at));
         taken.push((at, at + m));
+        changed.extend(edit_points(chunk, at));
         written.extend(chunk.lines.iter().filter_map(|line| match line {
             Body::Add(text) => Some(text.to_string()),
             _ => None,
@@ -1060,6 +1070,24 @@ pub(crate) fn apply(file: &FilePatch, path: &str, doc: &mut Doc) -> Applied {
     }
     doc.lines = out;
     result
+}
+
+/// Where `chunk` placed at old line `at` changes the old lines: each removed line, and the
+/// line before which added lines go.
+fn edit_points(chunk: &Chunk, at: usize) -> Vec<usize> {
+    let mut j = at;
+    let mut points = Vec::new();
+    for line in &chunk.lines {
+        match line {
+            Body::Context(_) => j += 1,
+            Body::Remove(_) => {
+                points.push(j);
+                j += 1;
+            }
+            Body::Add(_) => points.push(j),
+        }
+    }
+    points
 }
 
 /// How many context lines end a hunk.
@@ -1598,6 +1626,11 @@ mod tests {
         assert_eq!(err.details["matches"], serde_json::json!([2, 6]), "{err:?}");
         let err = update("p\nc\nd\nx\nc\nd\n", "@@\n p\n c\n+X\n@@\n c\n-d\n+D\n").unwrap_err();
         assert_eq!(err.details["matches"], serde_json::json!([2, 5]), "{err:?}");
+        // Lines an earlier hunk took, changed elsewhere than it changed them (sent out of
+        // order, adding among its context): another place, never passed over for a later copy.
+        let patch = "@@\n-a\n+A\n b\n c\n@@\n-e\n+E\n@@\n b\n+X\n c\n";
+        let err = update("a\nb\nc\nd\ne\nf\nb\nc\n", patch).unwrap_err();
+        assert_eq!(err.details["matches"], serde_json::json!([2, 7]), "{err:?}");
         // Lines in the previous hunk's context before where the anchors lead are no place.
         let file = "class A:\n    def f(self):\n        x = 1\n        return x\n    def g(self):\n        return x\n";
         let patch = "@@ class A:\n@@ def f(self):\n-        x = 1\n+        x = 2\n         return x\n\
