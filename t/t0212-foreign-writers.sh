@@ -133,6 +133,36 @@ test_expect_success 'a path changed again after its step is left as it is, and n
 	test "$(status_of)" = partial
 '
 
+test_expect_success 'that partial operation records the path it never changed, and an undo leaves it alone' '
+	test "$(journal "SELECT json_extract(metadata, '"'"'\$.unchanged_paths'"'"') FROM operations WHERE id = '"'"'$(json_get .error.details.operation_id out)'"'"'")" = "[\"pb.txt\"]" &&
+	partial_op=$(json_get .error.details.operation_id out) &&
+	printf "a2\n" >pa.txt &&
+	keeper --json file write pb.txt --content "b2
+" >later.json &&
+	keeper --json history undo "$partial_op" >undo.json &&
+	json_get "[.items[].path] == [\"pa.txt\"]" undo.json &&
+	test "$(cat pa.txt)" = a1 &&
+	test "$(cat pb.txt)" = b2
+'
+
+test_expect_success 'a path put back by another program during the steps is recorded unchanged, and an undo leaves it alone' '
+	printf "a1\n" >pa.txt &&
+	printf "b1\n" >pb.txt &&
+	test "$(interfering mutation-after-step-2 "printf \"a1\n\" >pa.txt" \
+		file apply-patch two.diff)" = 15 &&
+	test_error_code CONTENT_CONFLICT out &&
+	test "$(json_get ".error.details.paths | join(\",\")" out)" = pa.txt &&
+	test "$(status_of)" = partial &&
+	partial_op=$(json_get .error.details.operation_id out) &&
+	test "$(journal "SELECT json_extract(metadata, '"'"'\$.unchanged_paths'"'"') FROM operations WHERE id = '"'"'$partial_op'"'"'")" = "[\"pa.txt\"]" &&
+	keeper --json file write pa.txt --content "a2
+" >later.json &&
+	keeper --json history undo "$partial_op" >undo.json &&
+	json_get "[.items[].path] == [\"pb.txt\"]" undo.json &&
+	test "$(cat pa.txt)" = a2 &&
+	test "$(cat pb.txt)" = b1
+'
+
 test_expect_success 'an undo does not remove a created file rewritten since its plan' '
 	keeper --json file create u.txt --content "created" >created &&
 	test "$(interfering mutation-after-begin "printf \"theirs\n\" >u.txt" \

@@ -122,11 +122,22 @@ pub fn matches_side(item: &Item, observed: Observed, side: Side) -> bool {
 
 /// The paths of `items` that do not hold their recorded `side` now.
 pub fn mismatched_paths(ws: &Workspace, items: &[Item], side: Side) -> Result<Vec<String>> {
-    let mut bad = Vec::new();
+    split_by_side(ws, items, side).map(|(_, bad)| bad)
+}
+
+/// The paths of `items`, in order, split by whether they hold their recorded `side` now:
+/// those that do, then those that do not.
+pub fn split_by_side(
+    ws: &Workspace,
+    items: &[Item],
+    side: Side,
+) -> Result<(Vec<String>, Vec<String>)> {
+    let (mut held, mut bad) = (Vec::new(), Vec::new());
     for item in items {
-        if !matches_side(item, observe(ws, &item.path)?, side) {
-            bad.push(item.path.clone());
+        match matches_side(item, observe(ws, &item.path)?, side) {
+            true => held.push(item.path.clone()),
+            false => bad.push(item.path.clone()),
         }
     }
-    Ok(bad)
+    Ok((held, bad))
 }

@@ -11,7 +11,7 @@
 use crate::error::Result;
 use crate::journal::{Journal, Status};
 use crate::lock::WorkspaceLock;
-use crate::path_state::{Side, mismatched_paths};
+use crate::path_state::{Side, mismatched_paths, split_by_side};
 use crate::publish::is_temp_name;
 use crate::resolve::Intent;
 use crate::walk::{self, EntryKind, WalkOptions};
@@ -37,19 +37,19 @@ pub fn recover(
     journal: &mut Journal,
     _lock: &WorkspaceLock,
 ) -> Result<Vec<Resolution>> {
-    let mut resolved = Vec::new();
-    // For each, the paths still at their before state: a partial operation did not change them.
-    let mut unchanged: Vec<Vec<String>> = Vec::new();
+    // Each resolution with the paths still at their before state: a partial operation did
+    // not change them.
+    let mut resolved: Vec<(Resolution, Vec<String>)> = Vec::new();
     let mut dirs = BTreeSet::new();
     for op in journal.pending()? {
         if !op.under_lock {
             continue;
         }
         let not_after = mismatched_paths(ws, &op.items, Side::After)?;
-        let not_before = mismatched_paths(ws, &op.items, Side::Before)?;
+        let (at_before, changed_paths) = split_by_side(ws, &op.items, Side::Before)?;
         let status = if not_after.is_empty() {
             Status::Committed
-        } else if not_before.is_empty() {
+        } else if changed_paths.is_empty() {
             Status::RolledBack
         } else {
             Status::Partial
@@ -57,17 +57,12 @@ pub fn recover(
         for item in &op.items {
             dirs.insert(parent_of(&item.path).to_owned());
         }
-        let (changed_paths, at_before): (Vec<_>, Vec<_>) = op
-            .items
-            .iter()
-            .map(|i| i.path.clone())
-            .partition(|path| not_before.contains(path));
-        unchanged.push(at_before);
-        resolved.push(Resolution {
+        let resolution = Resolution {
             operation_id: op.id,
             status,
             changed_paths,
-        });
+        };
+        resolved.push((resolution, at_before));
     }
     // Temp files first, statuses after: a recovery that is itself killed in between finds the
     // operations still pending next time and cleans again; the other order could leave a temp
@@ -75,13 +70,13 @@ pub fn recover(
     for dir in dirs {
         remove_temp_files(ws, &dir)?;
     }
-    for (r, unchanged) in resolved.iter().zip(&unchanged) {
+    for (r, at_before) in &resolved {
         match r.status {
-            Status::Partial => journal.mark_partial(&r.operation_id, unchanged)?,
+            Status::Partial => journal.mark_partial(&r.operation_id, at_before)?,
             status => journal.set_status(&r.operation_id, &[Status::Pending], status)?,
         }
     }
-    Ok(resolved)
+    Ok(resolved.into_iter().map(|(r, _)| r).collect())
 }
 
 fn parent_of(path: &str) -> &str {

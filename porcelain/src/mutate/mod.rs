@@ -43,7 +43,7 @@ pub(crate) use target::{Seen, guard, no_such_file, not_a_file, parse_expected_ha
 use crate::{Code, Error, ObjectId, Result, Workspace};
 use filekeeper_plumbing::journal::{Item, Journal, NewOperation, Status};
 use filekeeper_plumbing::odb::ObjectStore;
-use filekeeper_plumbing::path_state::{Side, mismatched_paths};
+use filekeeper_plumbing::path_state::{Side, mismatched_paths, split_by_side};
 use filekeeper_plumbing::progress::Task;
 use filekeeper_plumbing::publish::Staged;
 use filekeeper_plumbing::recover::{Resolution, recover};
@@ -543,14 +543,8 @@ impl Workspace {
     /// not change them (or another process put them back), so an undo leaves them alone.
     /// None when they cannot be told, and an undo then judges every path.
     fn at_before(&self, items: &[Item]) -> Vec<String> {
-        match mismatched_paths(&self.inner, items, Side::Before) {
-            Ok(bad) => items
-                .iter()
-                .filter(|i| !bad.contains(&i.path))
-                .map(|i| i.path.clone())
-                .collect(),
-            Err(_) => Vec::new(),
-        }
+        split_by_side(&self.inner, items, Side::Before)
+            .map_or_else(|_| Vec::new(), |(held, _)| held)
     }
 
     fn roll_back(
