@@ -279,8 +279,10 @@ test_expect_success 'undo of a partial operation leaves alone a path it never ch
 	printf "X\n" >ws/g && printf "A\n" >ws/f &&
 	printf -- "--- a/g\n+++ b/g\n@@ -1 +1 @@\n-X\n+Y\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-A\n+B\n" >two.diff &&
 	crash mutation-after-step-1 in_case file apply-patch "$PWD/two.diff" &&
+	printf "stray\n" >ws/.fk-tmp-00000000000000ff &&
 	test_expect_code 19 in_case --json recover >recovered.json &&
 	json_get ".error.details.resolved[0].changed_paths == [\"g\"]" recovered.json &&
+	json_get ".error.details.removed_temp_files == [\".fk-tmp-00000000000000ff\"]" recovered.json &&
 	patch_op=$(json_get ".error.details.resolved[0].operation_id" recovered.json) &&
 	test "$(rows "SELECT json_extract(metadata, '"'"'$.unchanged_paths'"'"') FROM operations WHERE id = '"'"'$patch_op'"'"'")" = "[\"f\"]" &&
 	in_case --json file write f --content "B
@@ -304,6 +306,12 @@ test_expect_success 'recovery removes only our temp files, not a file whose name
 	test ! -e ws/.fk-tmp-0123456789abcdef &&
 	find ws -name ".fk-tmp-*" ! -name .fk-tmp-keep.txt >left &&
 	test_must_be_empty left
+'
+
+test_expect_success 'recovery names every temp file it removed' '
+	cd "$TRASH/lookalike" &&
+	json_get ".warnings[] | select(startswith(\"removed 2 temp file(s) an interrupted process left\"))" recovered.json >warning &&
+	grep -F ".fk-tmp-0123456789abcdef" warning
 '
 
 test_expect_success 'no write may give a file the name of our temp files' '

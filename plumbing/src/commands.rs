@@ -177,7 +177,8 @@ pub struct RecoveredOperation {
     pub operation_id: String,
     /// What it was resolved as: `committed`, `rolled_back` or `partial`.
     pub status: Status,
-    /// The paths recovery itself changed to get there.
+    /// The paths that no longer hold their before state: those the interrupted operation
+    /// changed (or another process did).
     pub changed_paths: Vec<String>,
 }
 
@@ -615,8 +616,9 @@ pub fn recover(ws: &Workspace) -> Result<Recovered> {
     };
     let (state, lock) = ws.lock()?;
     let mut journal = state.journal()?;
-    let resolved = crate::recover::recover(ws, &mut journal, &lock)?;
-    let list: Vec<RecoveredOperation> = resolved
+    let recovery = crate::recover::recover(ws, &mut journal, &lock)?;
+    let list: Vec<RecoveredOperation> = recovery
+        .resolved
         .iter()
         .map(|r| RecoveredOperation {
             operation_id: r.operation_id.clone(),
@@ -624,24 +626,25 @@ pub fn recover(ws: &Workspace) -> Result<Recovered> {
             changed_paths: r.changed_paths.clone(),
         })
         .collect();
-    let partial: Vec<&str> = resolved
-        .iter()
-        .filter(|r| r.status == Status::Partial)
-        .map(|r| r.operation_id.as_str())
-        .collect();
-    if !partial.is_empty() {
-        return Err(Error::new(
+    let partial = list.iter().filter(|r| r.status == Status::Partial).count();
+    if partial > 0 {
+        let mut err = Error::new(
             Code::PartialRecovery,
             format!(
-                "{} interrupted operation(s) were left partly applied; recorded as partial",
-                partial.len()
+                "{partial} interrupted operation(s) were left partly applied; recorded as partial"
             ),
         )
-        .with("resolved", serde_json::to_value(&list).unwrap_or_default())
-        .recovery("inspect them with `keeper journal-show`; each can be undone path by path"));
+        .with("resolved", serde_json::to_value(&list).unwrap_or_default());
+        if !recovery.removed_temp_files.is_empty() {
+            err = err.with("removed_temp_files", recovery.removed_temp_files.clone());
+        }
+        return Err(err
+            .recovery("inspect them with `keeper journal-show`; each can be undone path by path"));
     }
+    let mut warnings = notices(Some(&state));
+    warnings.extend(recovery.temp_files_warning());
     Ok(Recovered {
         resolved: list,
-        warnings: notices(Some(&state)),
+        warnings,
     })
 }

@@ -25,18 +25,38 @@ pub struct Resolution {
     pub operation_id: String,
     /// What the journal now records it as: committed, rolled back or partial.
     pub status: Status,
-    /// Paths that hold neither recorded state (for a partial operation: those at after state
-    /// are the ones it changed).
+    /// The paths that no longer hold their before state: those the interrupted operation
+    /// changed (or another process did).
     pub changed_paths: Vec<String>,
+}
+
+/// What one recovery did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Recovery {
+    /// The operations resolved, oldest first.
+    pub resolved: Vec<Resolution>,
+    /// The temp files removed from the resolved operations' directories (workspace-relative):
+    /// a dead process's half-written contents, named so a reader of the report knows.
+    pub removed_temp_files: Vec<String>,
+}
+
+impl Recovery {
+    /// The warning that names the temp files removed, when there were any.
+    pub fn temp_files_warning(&self) -> Option<String> {
+        let files = &self.removed_temp_files;
+        (!files.is_empty()).then(|| {
+            format!(
+                "removed {} temp file(s) an interrupted process left beside the paths it was changing: {}",
+                files.len(),
+                files.join(", ")
+            )
+        })
+    }
 }
 
 /// Resolves every pending operation recorded under the lock. The caller proves it holds the
 /// lock by passing it.
-pub fn recover(
-    ws: &Workspace,
-    journal: &mut Journal,
-    _lock: &WorkspaceLock,
-) -> Result<Vec<Resolution>> {
+pub fn recover(ws: &Workspace, journal: &mut Journal, _lock: &WorkspaceLock) -> Result<Recovery> {
     // Each resolution with the paths still at their before state: a partial operation did
     // not change them.
     let mut resolved: Vec<(Resolution, Vec<String>)> = Vec::new();
@@ -67,8 +87,9 @@ pub fn recover(
     // Temp files first, statuses after: a recovery that is itself killed in between finds the
     // operations still pending next time and cleans again; the other order could leave a temp
     // file that no later recovery would look for.
+    let mut removed_temp_files = Vec::new();
     for dir in dirs {
-        remove_temp_files(ws, &dir)?;
+        removed_temp_files.extend(remove_temp_files(ws, &dir)?);
     }
     for (r, at_before) in &resolved {
         match r.status {
@@ -76,19 +97,23 @@ pub fn recover(
             status => journal.set_status(&r.operation_id, &[Status::Pending], status)?,
         }
     }
-    Ok(resolved.into_iter().map(|(r, _)| r).collect())
+    Ok(Recovery {
+        resolved: resolved.into_iter().map(|(r, _)| r).collect(),
+        removed_temp_files,
+    })
 }
 
 fn parent_of(path: &str) -> &str {
     path.rsplit_once('/').map_or(".", |(dir, _)| dir)
 }
 
-/// Removes our temp files (`.fk-tmp-` and 16 hex digits) from a workspace directory. Call
-/// only with the workspace lock held: every publication holds it, so any such file is a dead
-/// process's leftover.
-pub fn remove_temp_files(ws: &Workspace, dir: &str) -> Result<()> {
+/// Removes our temp files (`.fk-tmp-` and 16 hex digits) from a workspace directory, and
+/// returns their paths. Call only with the workspace lock held: every publication holds it,
+/// so any such file is a dead process's leftover.
+pub fn remove_temp_files(ws: &Workspace, dir: &str) -> Result<Vec<String>> {
+    let mut removed = Vec::new();
     let Ok(start) = ws.root.resolve_recorded(dir, Intent::Read) else {
-        return Ok(()); // the directory is gone: nothing to clean
+        return Ok(removed); // the directory is gone: nothing to clean
     };
     let Ok(entries) = walk::walk(
         &ws.root,
@@ -99,7 +124,7 @@ pub fn remove_temp_files(ws: &Workspace, dir: &str) -> Result<()> {
             respect_ignore: false,
         },
     ) else {
-        return Ok(());
+        return Ok(removed);
     };
     for entry in entries.flatten() {
         let name = entry.rel.rsplit('/').next().unwrap_or_default();
@@ -110,7 +135,8 @@ pub fn remove_temp_files(ws: &Workspace, dir: &str) -> Result<()> {
             && crate::resolve::is_real_path(&target, &entry.rel)
         {
             crate::fs_ops::remove_file(&target)?;
+            removed.push(entry.rel);
         }
     }
-    Ok(())
+    Ok(removed)
 }

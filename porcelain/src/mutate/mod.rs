@@ -46,7 +46,7 @@ use filekeeper_plumbing::odb::ObjectStore;
 use filekeeper_plumbing::path_state::{Side, mismatched_paths, split_by_side};
 use filekeeper_plumbing::progress::Task;
 use filekeeper_plumbing::publish::Staged;
-use filekeeper_plumbing::recover::{Resolution, recover};
+use filekeeper_plumbing::recover::{Recovery, recover};
 use filekeeper_plumbing::workspace::State;
 use filekeeper_plumbing::{Operation, words};
 use schemars::JsonSchema;
@@ -349,7 +349,7 @@ impl Workspace {
                     let mut journal = state.journal()?;
                     let recovered = recover(&self.inner, &mut journal, &lock)?;
                     recovered_journal = Some(journal);
-                    if recovered.is_empty() {
+                    if recovered.resolved.is_empty() {
                         return Err(err);
                     }
                     warnings.extend(recovery_warnings(&recovered));
@@ -842,23 +842,21 @@ fn dry_result(plan: Plan, (diffs, diff_truncated): (Vec<MutationDiff>, bool)) ->
     }
 }
 
-fn recovery_warnings(recovered: &[Resolution]) -> Vec<String> {
-    recovered
-        .iter()
-        .map(|r| match r.status {
-            Status::Partial => format!(
-                "recovered {} left by an interrupted process as partial: {} path(s) changed ({}); it can be undone",
-                r.operation_id,
-                r.changed_paths.len(),
-                r.changed_paths.join(", ")
-            ),
-            status => format!(
-                "recovered {} left by an interrupted process: {}",
-                r.operation_id,
-                status.as_str()
-            ),
-        })
-        .collect()
+fn recovery_warnings(recovered: &Recovery) -> Vec<String> {
+    let resolved = recovered.resolved.iter().map(|r| match r.status {
+        Status::Partial => format!(
+            "recovered {} left by an interrupted process as partial: {} path(s) changed ({}); it can be undone",
+            r.operation_id,
+            r.changed_paths.len(),
+            r.changed_paths.join(", ")
+        ),
+        status => format!(
+            "recovered {} left by an interrupted process: {}",
+            r.operation_id,
+            status.as_str()
+        ),
+    });
+    resolved.chain(recovered.temp_files_warning()).collect()
 }
 
 #[cfg(test)]
