@@ -1258,6 +1258,14 @@ mod tests {
         patched(file, &wrap(&format!("*** Update File: f\n{hunks}")))
     }
 
+    /// Asserts that the hunks are refused for `reason`, naming the lines `matches` as places.
+    #[track_caller]
+    fn assert_refused(file: &str, hunks: &str, reason: &str, matches: serde_json::Value) {
+        let err = update(file, hunks).unwrap_err();
+        assert_eq!(err.details["reason"], reason, "{err:?}");
+        assert_eq!(err.details["matches"], matches, "{err:?}");
+    }
+
     #[test]
     fn detection_is_by_the_first_non_empty_line() {
         assert!(is_codex("*** Begin Patch\n"));
@@ -1603,19 +1611,18 @@ mod tests {
         // section's `### Added` was changed with ok.
         let file = "## 1.2.0\n### Fixed\n- crash\n### Added\n- nothing\n\
                     ## 1.1.0\n### Fixed\n- typo\n### Added\n- nothing\n";
-        let err = update(file, patch).unwrap_err();
-        assert_eq!(err.details["reason"], "ambiguous", "{err:?}");
-        assert_eq!(err.details["matches"], serde_json::json!([4, 9]));
+        assert_refused(file, patch, "ambiguous", serde_json::json!([4, 9]));
         // A hunk that changes a line the previous one kept as context overlaps it: refused,
         // and never moved to a later line that matches with trailing whitespace ignored.
         let patch = "@@\n-    a = 1\n+    a = 2\n     return x\n@@\n-    return x\n";
-        let err = update("def run():\n    a = 1\n    return x\n    y = 0\n", patch).unwrap_err();
-        assert_eq!(err.details["reason"], "overlaps", "{err:?}");
-        assert_eq!(err.details["matches"], serde_json::json!([3]));
+        assert_refused(
+            "def run():\n    a = 1\n    return x\n    y = 0\n",
+            patch,
+            "overlaps",
+            serde_json::json!([3]),
+        );
         let file = "def run():\n    a = 1\n    return x\n    return x  \n";
-        let err = update(file, patch).unwrap_err();
-        assert_eq!(err.details["reason"], "ambiguous", "{err:?}");
-        assert_eq!(err.details["matches"], serde_json::json!([3, 4]));
+        assert_refused(file, patch, "ambiguous", serde_json::json!([3, 4]));
         // Context taken from the original file that reaches back into the previous hunk's
         // changed lines, or past its added last line: the same, and a later copy of the lines
         // is never taken alone (it was, with ok).
@@ -1660,18 +1667,19 @@ mod tests {
     {
         let file = "# Tool\n## Usage\nrun a\n# Tool\n## Install\nold\n# Tool\n## Usage\nrun b\n";
         let patch = "@@\n-old\n+new\n@@ # Tool\n@@ ## Usage\n+Intro.\n";
-        let err = update(file, patch).unwrap_err();
-        assert_eq!(err.details["reason"], "ambiguous", "{err:?}");
-        assert_eq!(err.details["matches"], serde_json::json!([2, 8]));
+        assert_refused(file, patch, "ambiguous", serde_json::json!([2, 8]));
     }
 
     #[test]
     fn a_hunk_whose_lines_also_occur_untaken_before_the_previous_one_is_ambiguous() {
         // Sent out of order, the second hunk was applied at the later copy of its lines.
         let file = "x = 1\nf()\ny = 2\nx = 1\nf()\n";
-        let err = update(file, "@@\n-y = 2\n+y = 3\n@@\n x = 1\n-f()\n+g()\n").unwrap_err();
-        assert_eq!(err.details["reason"], "ambiguous", "{err:?}");
-        assert_eq!(err.details["matches"], serde_json::json!([1, 4]));
+        assert_refused(
+            file,
+            "@@\n-y = 2\n+y = 3\n@@\n x = 1\n-f()\n+g()\n",
+            "ambiguous",
+            serde_json::json!([1, 4]),
+        );
         // An earlier copy that an earlier hunk took is not a place: both copies changed.
         let both = "@@\n x = 1\n-f()\n+g()\n y = 2\n@@\n x = 1\n-f()\n+g()\n";
         assert_eq!(
@@ -1732,9 +1740,12 @@ mod tests {
             "{out}"
         );
         // An anchor that occurs twice starts the search at its first line.
-        let err = update(file, "@@ def f(self):\n-        pass\n+        return 1\n").unwrap_err();
-        assert_eq!(err.details["reason"], "ambiguous");
-        assert_eq!(err.details["matches"], serde_json::json!([3, 6]));
+        assert_refused(
+            file,
+            "@@ def f(self):\n-        pass\n+        return 1\n",
+            "ambiguous",
+            serde_json::json!([3, 6]),
+        );
     }
 
     #[test]
@@ -1743,9 +1754,7 @@ mod tests {
         // name holding the second hunk's lines too: where the second goes is not said.
         let file = "def f():\n    x = 0\n    c = 3\ndef f():\n    c = 3\n";
         let patch = "@@ def f():\n-    x = 0\n+    x = 1\n@@ def f():\n-    c = 3\n+    c = 4\n";
-        let err = update(file, patch).unwrap_err();
-        assert_eq!(err.details["reason"], "ambiguous");
-        assert_eq!(err.details["matches"], serde_json::json!([3, 5]));
+        assert_refused(file, patch, "ambiguous", serde_json::json!([3, 5]));
         // With one `def f():` the second hunk is found in it (it was refused: its `@@` line
         // is not after the first hunk).
         let out = update("def f():\n    x = 0\n    c = 3\n", patch).unwrap();
@@ -1936,9 +1945,7 @@ mod tests {
         // A later copy of the same lines is another place, not the only one: the search used
         // to start at the last anchor's line and changed the later copy with ok.
         let file = "# Tool\n## Usage\ntext\n# Tool\n## Usage\ntext\n";
-        let err = update(file, hunk).unwrap_err();
-        assert_eq!(err.details["reason"], "ambiguous", "{err:?}");
-        assert_eq!(err.details["matches"], serde_json::json!([1, 4]));
+        assert_refused(file, hunk, "ambiguous", serde_json::json!([1, 4]));
         // Lines above the anchor that do not reach it are not the hunk's place.
         let err = update("x\ny\n@\n", "@@ @\n x\n-y\n+Y\n").unwrap_err();
         assert_eq!(err.details["reason"], "failed", "{err:?}");
