@@ -808,6 +808,63 @@ test_expect_success 'the refused history-skipped undo changed nothing' '
 	json_get ".undone_by == null" out
 '
 
+# A move above the cap is undone by renaming the file back: no stored bytes are needed.
+
+# capped3 ARGS...: keeper --json in the workspace "capped3" of the second home.
+capped3 () {
+	keeper --json --home "$TRASH/home2" --workspace capped3 "$@"
+}
+
+test_expect_success 'setup: in "capped3", a file above the cap moved' '
+	mkdir "$TRASH/capped3" &&
+	keeper --home "$TRASH/home2" workspace create capped3 "$TRASH/capped3" >/dev/null &&
+	seq 1 50 | sed "s/^/moving line /" >big3.in &&
+	cp big3.in "$TRASH/capped3/big3.txt" &&
+	capped3 file move big3.txt moved3.txt >moved &&
+	json_get ".undo_available == true and .history_skipped == [\"big3.txt\", \"moved3.txt\"]" moved &&
+	capped3 history list --limit 1 >out &&
+	json_get ".operations[0].undoable == true" out
+'
+
+test_expect_success 'undo of a move above the cap renames the file back, and undo-last finds it' '
+	capped3 history undo-last --dry-run >dry &&
+	json_get ".summary | contains(\"$(op_of moved)\")" dry &&
+	json_get ".skipped_operations == []" dry &&
+	json_get ".preview_diff | contains(\"rename moved3.txt -> big3.txt\")" dry &&
+	capped3 history undo "$(op_of moved)" >undone &&
+	cmp big3.in "$TRASH/capped3/big3.txt" &&
+	test ! -e "$TRASH/capped3/moved3.txt" &&
+	json_get "[.diffs[] | .path, .diff_kind] == [\"moved3.txt\", \"moved\", \"big3.txt\", \"moved\"]" undone &&
+	json_get ".undo_available == true" undone
+'
+
+test_expect_success 'undoing that undo moves it again' '
+	capped3 history undo "$(op_of undone)" >redone &&
+	cmp big3.in "$TRASH/capped3/moved3.txt" &&
+	test ! -e "$TRASH/capped3/big3.txt"
+'
+
+test_expect_success 'a move above the cap that replaced a file stays not undoable: the replaced bytes were not stored' '
+	cp big3.in "$TRASH/capped3/other3.txt" &&
+	capped3 file move moved3.txt other3.txt --overwrite >over &&
+	json_get ".undo_available == false" over &&
+	test_expect_code 29 capped3 history undo "$(op_of over)" >out &&
+	test_error_code HISTORY_UNAVAILABLE out &&
+	cmp big3.in "$TRASH/capped3/other3.txt"
+'
+
+test_expect_success 'an undone move puts back the file itself: its inode and its other links' '
+	mkdir -p inode &&
+	printf "linked\n" >inode/a.txt &&
+	ln inode/a.txt inode/a-link.txt &&
+	stat -c %i inode/a.txt >expect &&
+	keeper --json file move inode/a.txt inode/b.txt >out &&
+	keeper --json history undo "$(op_of out)" >undone &&
+	stat -c %i inode/a.txt >actual &&
+	test_cmp expect actual &&
+	test "$(stat -c %h inode/a.txt)" = 2
+'
+
 # undo-last passes over operations whose history was skipped, and says so.
 
 # capped ARGS...: keeper --json in the workspace "capped" of the second home.

@@ -123,7 +123,7 @@ impl Workspace {
         let undoable = journal.fully_undone_by(&op.id)?.is_none()
             && op.pruned_by.is_none()
             && matches!(op.status, Status::Committed | Status::Partial)
-            && op.items.iter().all(|i| !i.history_skipped);
+            && filekeeper_plumbing::journal::undo_has_contents(&op.items);
         let record = op.record();
         Ok(HistoryEntry {
             operation: HistoryOperation {
@@ -399,13 +399,13 @@ impl Workspace {
         // Undone in part only (an undo interrupted, or rolled back in part): undoing it again
         // finishes what that undo began, and the paths it put back are done.
         let partly_undone = journal.undone_by(id)?.is_some();
-        let skipped: Vec<&str> = op
-            .items
-            .iter()
-            .filter(|i| i.history_skipped)
-            .map(|i| i.path.as_str())
-            .collect();
-        if !skipped.is_empty() {
+        if !filekeeper_plumbing::journal::undo_has_contents(&op.items) {
+            let skipped: Vec<&str> = op
+                .items
+                .iter()
+                .filter(|i| i.history_skipped)
+                .map(|i| i.path.as_str())
+                .collect();
             return Err(Error::new(
                 Code::HistoryUnavailable,
                 "the operation is not undoable: it created, replaced or deleted a file above the history cap (max_history_blob_bytes), whose bytes were not stored",
@@ -506,13 +506,41 @@ impl Workspace {
         let mut items = Vec::new();
         let mut steps = Vec::new();
         let mut sides = std::collections::HashMap::new();
+        // A file the operation moved goes back by a rename while both its ends are as the
+        // operation left them (the moved path absent again, the new one holding what moved),
+        // first, since no directory either end is in is made or removed.
+        let restoring = |path: &str| to_restore.iter().find(|(i, _)| i.path == path);
+        let mut renamed = std::collections::HashSet::new();
+        for (from, to) in filekeeper_plumbing::journal::moved_files(&op.items) {
+            let (left, came) = (&op.items[from], &op.items[to]);
+            let (Some((_, left_now)), Some((_, came_now))) =
+                (restoring(&left.path), restoring(&came.path))
+            else {
+                continue;
+            };
+            steps.push(Step::Rename {
+                from: came.path.clone(),
+                to: left.path.clone(),
+                from_hash: came.after_hash,
+                replaces: None,
+            });
+            for (item, now) in [(came, came_now), (left, left_now)] {
+                renamed.insert(item.path.as_str());
+                items.push(Planned {
+                    item: inverse(item, *now),
+                    after_size: None,
+                });
+            }
+        }
         let mut removals: Vec<&(&Item, Observed)> = to_restore
             .iter()
-            .filter(|(i, _)| !i.before_exists)
+            .filter(|(i, _)| !i.before_exists && !renamed.contains(i.path.as_str()))
             .collect();
         removals.sort_by_key(|(i, _)| std::cmp::Reverse(i.path.matches('/').count()));
-        let mut puts: Vec<&(&Item, Observed)> =
-            to_restore.iter().filter(|(i, _)| i.before_exists).collect();
+        let mut puts: Vec<&(&Item, Observed)> = to_restore
+            .iter()
+            .filter(|(i, _)| i.before_exists && !renamed.contains(i.path.as_str()))
+            .collect();
         puts.sort_by_key(|(i, _)| i.path.matches('/').count());
         for (item, now) in removals.into_iter().chain(puts) {
             let step = match (item.before_exists, item.kind, *now) {
@@ -537,6 +565,16 @@ impl Workspace {
                         path: item.path.clone(),
                     },
                 },
+                (true, Kind::File, _) if item.history_skipped => {
+                    // One end of a move whose other end is no longer as the move left it.
+                    return Err(Error::new(
+                        Code::HistoryUnavailable,
+                        "the operation cannot be undone: it moved a file above the history cap (max_history_blob_bytes), whose bytes were not stored, and the file is no longer where it moved it",
+                    )
+                    .with("operation_id", id)
+                    .with("reason", "history_skipped")
+                    .with("paths", vec![item.path.clone()]));
+                }
                 (true, Kind::File, now) => {
                     let blob = item
                         .before_hash
@@ -721,7 +759,8 @@ fn inverse(item: &Item, now: Observed) -> Item {
         after_hash: item.before_hash,
         before_mode: item.after_mode.or(now_mode.filter(|_| item.after_exists)),
         after_mode: item.before_mode,
-        history_skipped: false,
+        // An end of a move of a file whose bytes were not stored: its undo renames it back.
+        history_skipped: item.history_skipped,
     }
 }
 

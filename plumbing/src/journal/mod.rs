@@ -14,7 +14,8 @@ mod retention;
 mod schema;
 
 pub use record::{
-    Item, NewOperation, Operation, OperationHead, OperationRecord, PassedOver, Status,
+    Item, NewOperation, Operation, OperationHead, OperationRecord, PassedOver, Status, moved_files,
+    undo_has_contents,
 };
 pub use retention::{
     Cut, Live, PRUNED, PRUNED_BY, PruneRule, Pruned, Released, SIZE_CHECK_EVERY, is_young,
@@ -323,13 +324,15 @@ impl Journal {
     }
 
     /// The newest operation `undo-last` would undo: committed or partial, not an undo itself,
-    /// not already undone, with every item's before state stored, optionally by one actor.
+    /// not already undone, with every content its undo needs ([`undo_has_contents`]),
+    /// optionally by one actor.
     pub fn latest_undoable(&self, actor: Option<&str>) -> Result<Option<Operation>> {
         Ok(self.latest_undoable_passing(actor)?.0)
     }
 
     /// [`Journal::latest_undoable`], and the newer operations it passed over because their
-    /// history was skipped (some item's bytes were above the history cap), newest first.
+    /// history was skipped (some item's bytes were above the history cap, and it was not
+    /// a move, which an undo renames back: [`undo_has_contents`]), newest first.
     pub fn latest_undoable_passing(
         &self,
         actor: Option<&str>,
@@ -357,8 +360,10 @@ impl Journal {
         while let Some(row) = rows.next()? {
             let (id, summary, skipped): (String, String, bool) =
                 (row.get(0)?, row.get(1)?, row.get(2)?);
-            if !skipped {
-                return Ok((Some(self.get(&id)?), passed));
+            // A skipped file may be one end of a move, which an undo renames back.
+            let op = self.get(&id)?;
+            if !skipped || undo_has_contents(&op.items) {
+                return Ok((Some(op), passed));
             }
             passed.push(PassedOver {
                 operation_id: id,

@@ -273,3 +273,135 @@ impl Operation {
         }
     }
 }
+
+/// The files an operation moved, as pairs of indexes into `items` (the path it left, the path
+/// it came to): a file the operation removed, and a file it created with the same content and
+/// mode, in directories the operation neither made nor removed. Each created file pairs with
+/// one removed file, the first in order. An undo renames such a file back instead of removing
+/// it and writing the old path again from the store: the file keeps its inode, its other
+/// links and its times, and one above the history cap, whose bytes were never stored, can be
+/// moved back too.
+pub fn moved_files(items: &[Item]) -> Vec<(usize, usize)> {
+    let dirs_made_or_removed: Vec<&str> = items
+        .iter()
+        .filter(|i| i.kind == Kind::Directory && i.before_exists != i.after_exists)
+        .map(|i| i.path.as_str())
+        .collect();
+    let in_kept_dirs = |path: &str| {
+        !dirs_made_or_removed.iter().any(|dir| {
+            path.strip_prefix(dir)
+                .is_some_and(|rest| rest.starts_with('/'))
+        })
+    };
+    let candidate = |i: &Item| i.kind == Kind::File && in_kept_dirs(&i.path);
+    let mut taken = vec![false; items.len()];
+    let mut pairs = Vec::new();
+    for (from, left) in items.iter().enumerate() {
+        if !(candidate(left) && left.before_exists && !left.after_exists) {
+            continue;
+        }
+        let came = items.iter().enumerate().position(|(to, i)| {
+            !taken[to]
+                && candidate(i)
+                && !i.before_exists
+                && i.after_exists
+                && i.after_hash.is_some()
+                && i.after_hash == left.before_hash
+                && i.after_mode == left.before_mode
+        });
+        if let Some(to) = came {
+            taken[to] = true;
+            pairs.push((from, to));
+        }
+    }
+    pairs
+}
+
+/// Whether an undo of an operation with these items has every content it needs: each file
+/// whose bytes were not stored (above the history cap) is one end of a move, which an undo
+/// renames back.
+pub fn undo_has_contents(items: &[Item]) -> bool {
+    let moved: Vec<usize> = moved_files(items)
+        .into_iter()
+        .flat_map(|(from, to)| [from, to])
+        .collect();
+    items
+        .iter()
+        .enumerate()
+        .all(|(at, i)| !i.history_skipped || moved.contains(&at))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(path: &str, before: Option<u8>, after: Option<u8>, skipped: bool) -> Item {
+        let id = |b: u8| ObjectId::of(&[b]);
+        Item {
+            path: path.into(),
+            change: "modified".into(),
+            kind: Kind::File,
+            before_exists: before.is_some(),
+            after_exists: after.is_some(),
+            before_hash: before.map(id),
+            after_hash: after.map(id),
+            before_mode: before.map(|_| 0o644),
+            after_mode: after.map(|_| 0o644),
+            history_skipped: skipped,
+        }
+    }
+
+    fn dir(path: &str, before: bool, after: bool) -> Item {
+        Item {
+            kind: Kind::Directory,
+            before_hash: None,
+            after_hash: None,
+            before_mode: None,
+            after_mode: None,
+            ..file(path, before.then_some(0), after.then_some(0), false)
+        }
+    }
+
+    #[test]
+    fn a_file_that_left_one_path_and_came_to_another_is_moved() {
+        let items = [file("a", Some(1), None, true), file("b", None, Some(1), true)];
+        assert_eq!(moved_files(&items), [(0, 1)]);
+        assert!(undo_has_contents(&items));
+        // Other content, another mode, or a destination that existed before: no move.
+        let other = [file("a", Some(1), None, true), file("b", None, Some(2), true)];
+        assert!(moved_files(&other).is_empty());
+        assert!(!undo_has_contents(&other));
+        let mut chmod = other.clone();
+        chmod[1] = file("b", None, Some(1), true);
+        chmod[1].after_mode = Some(0o755);
+        assert!(moved_files(&chmod).is_empty());
+        let over = [file("a", Some(1), None, true), file("b", Some(3), Some(1), true)];
+        assert!(moved_files(&over).is_empty());
+        assert!(!undo_has_contents(&over));
+    }
+
+    #[test]
+    fn each_new_file_pairs_once_and_made_or_removed_directories_are_left_out() {
+        let items = [
+            file("a", Some(1), None, false),
+            file("c", Some(1), None, false),
+            file("b", None, Some(1), false),
+        ];
+        assert_eq!(moved_files(&items), [(0, 2)]);
+        let moved_dir = [
+            dir("d", true, false),
+            file("d/x", Some(1), None, true),
+            dir("e", false, true),
+            file("e/x", None, Some(1), true),
+        ];
+        assert!(moved_files(&moved_dir).is_empty());
+        assert!(!undo_has_contents(&moved_dir));
+        // A directory whose name only starts like the file's is not its directory.
+        let beside = [
+            dir("d", false, true),
+            file("dx", Some(1), None, true),
+            file("e", None, Some(1), true),
+        ];
+        assert_eq!(moved_files(&beside), [(1, 2)]);
+    }
+}
