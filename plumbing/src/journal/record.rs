@@ -364,18 +364,27 @@ mod tests {
 
     #[test]
     fn a_file_that_left_one_path_and_came_to_another_is_moved() {
-        let items = [file("a", Some(1), None, true), file("b", None, Some(1), true)];
+        let items = [
+            file("a", Some(1), None, true),
+            file("b", None, Some(1), true),
+        ];
         assert_eq!(moved_files(&items), [(0, 1)]);
         assert!(undo_has_contents(&items));
         // Other content, another mode, or a destination that existed before: no move.
-        let other = [file("a", Some(1), None, true), file("b", None, Some(2), true)];
+        let other = [
+            file("a", Some(1), None, true),
+            file("b", None, Some(2), true),
+        ];
         assert!(moved_files(&other).is_empty());
         assert!(!undo_has_contents(&other));
         let mut chmod = other.clone();
         chmod[1] = file("b", None, Some(1), true);
         chmod[1].after_mode = Some(0o755);
         assert!(moved_files(&chmod).is_empty());
-        let over = [file("a", Some(1), None, true), file("b", Some(3), Some(1), true)];
+        let over = [
+            file("a", Some(1), None, true),
+            file("b", Some(3), Some(1), true),
+        ];
         assert!(moved_files(&over).is_empty());
         assert!(!undo_has_contents(&over));
     }
