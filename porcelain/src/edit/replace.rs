@@ -406,7 +406,7 @@ pub(crate) fn replace(
         // A kept line that as small a change keeps as another old line of its text: the
         // window written with that pairing instead (a pairing the rules cannot write is no
         // reading the caller can have meant).
-        let Some(partners) = other_partners(&wanted, &new_lines, &forward, &file) else {
+        let Some(pairings) = other_pairings(&wanted, &new_lines, &forward, &file) else {
             return Err(Refusal {
                 line: 1,
                 file_line: at + 1,
@@ -418,9 +418,11 @@ pub(crate) fn replace(
             }
             .into_error(path));
         };
-        for (j, i2) in partners {
+        for changes in pairings {
             let mut sources = forward.sources.clone();
-            sources[j] = Source::Equal(i2);
+            for (j, source) in changes {
+                sources[j] = source;
+            }
             let pairing = Pairing {
                 sources,
                 blocks: forward.blocks.clone(),
@@ -641,38 +643,52 @@ fn pair_lines(old: &[String], new: &[String], backward: bool) -> Pairing {
     Pairing { sources, blocks }
 }
 
-/// Above this many cells (old lines by new lines) the smallest changes are not searched, and
-/// every old line of a kept line's text counts as its other partner.
+/// Above this many cells (old lines by new lines) the smallest changes are not searched
+/// ([`other_pairings`]).
 const MAX_PAIRING_CELLS: usize = 1 << 22;
 
-/// The other readings [`other_partners`] gives at most (`None` past it): a text with more is
+/// The other readings [`other_pairings`] gives at most (`None` past it): a text with more is
 /// refused rather than checked in part.
 const MAX_OTHER_PARTNERS: usize = 1024;
 
-/// For each new line that `pairing` keeps equal to an old line `i`, every other old line
-/// `i2` of the same text (whitespace aside) that as small a change keeps it equal to instead,
-/// where the window's file lines `i` and `i2` differ: `(j, i2)`. Written with `i2`, the window
-/// may come out otherwise, and which of the two the caller meant would be a guess. Reading
-/// the texts from the end (`pair_lines`) does not find every such choice: a diff sets a
-/// common prefix and suffix aside first, so both readings of old `D E E` to new `E` keep the
-/// last `E`, where keeping the first is as small a change.
+/// The other pairings as small a change gives, where the window's file lines may come out
+/// otherwise: each as the new lines whose source it changes. Two kinds:
+/// - a new line `j` that `pairing` keeps equal to old line `i`, kept equal instead to another
+///   old line `i2` of the same text (whitespace aside) that the file writes otherwise;
+/// - an old line `i` kept equal to new line `j`, kept instead equal to another new line `j2`
+///   of the same text that `pairing` inserts (`j` is then the inserted one): which of two
+///   equal new lines gets the file's line, with its whitespace, and which is written as given.
+///
+/// Written with either, the window may come out otherwise, and which of the two the caller
+/// meant would be a guess. Reading the texts from the end (`pair_lines`) does not find every
+/// such choice: a diff sets a common prefix and suffix aside first, so both readings of old
+/// `D E E` to new `E` keep the last `E`, where keeping the first is as small a change, and
+/// both readings of old `a _ b` to new `a X _ _ b` keep the second blank line.
 ///
 /// A change is measured as its changed, deleted and inserted lines, one each (a line edit
 /// distance), so that a line changed in its place is one change, not a deletion and an
 /// insertion: old `} }` to new `} }x` changes the second line, and keeping the second `}`
-/// instead would take two. A pair (i2, j) is on a smallest change exactly when the smallest
-/// change before it and the smallest after it add up to the whole.
-fn other_partners(
+/// instead would take two. A pair (i, j) is on a smallest change exactly when the smallest
+/// change before it and the smallest after it add up to the whole. Past
+/// [`MAX_PAIRING_CELLS`] the smallest changes are not searched: every old line of the kept
+/// line's text counts, and the inserted new lines of its text next to it (a run of them).
+fn other_pairings(
     old: &[String],
     new: &[String],
     pairing: &Pairing,
     file: &[&str],
-) -> Option<Vec<(usize, usize)>> {
+) -> Option<Vec<Vec<(usize, Source)>>> {
     let o: Vec<&str> = old.iter().map(|l| l.trim()).collect();
     let n: Vec<&str> = new.iter().map(|l| l.trim()).collect();
     let mut by_text: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, t) in o.iter().enumerate() {
         by_text.entry(t).or_default().push(i);
+    }
+    let mut inserted_by_text: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (j, s) in pairing.sources.iter().enumerate() {
+        if *s == Source::Inserted {
+            inserted_by_text.entry(n[j]).or_default().push(j);
+        }
     }
     // Only old lines that share their text with an old line the file writes otherwise can
     // be kept in two ways that differ.
@@ -682,12 +698,24 @@ fn other_partners(
             .copied()
             .filter(move |&k| file[k] != file[i])
     };
+    // Only a file line that is not the new line as given can be written otherwise by being
+    // kept with another new line.
+    let new_rivals = |j: usize, i: usize| {
+        inserted_by_text
+            .get(n[j])
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(move |_| file[i] != new[j])
+    };
     let kept: Vec<(usize, usize)> = pairing
         .sources
         .iter()
         .enumerate()
         .filter_map(|(j, s)| match *s {
-            Source::Equal(i) if rivals(i).next().is_some() => Some((j, i)),
+            Source::Equal(i) if rivals(i).next().is_some() || new_rivals(j, i).next().is_some() => {
+                Some((j, i))
+            }
             _ => None,
         })
         .collect();
@@ -731,19 +759,32 @@ fn other_partners(
         }
     }
     let smallest = before.last().copied().unwrap_or_default();
-    let partners: Vec<(usize, usize)> = kept
+    let on_smallest =
+        |i: usize, j: usize| before[i * w + j] + after[(i + 1) * w + j + 1] == smallest;
+    let next_to = |j: usize, j2: usize| {
+        let (low, high) = (j.min(j2), j.max(j2));
+        (low + 1..high).all(|k| n[k] == n[j] && pairing.sources[k] == Source::Inserted)
+    };
+    let pairings: Vec<Vec<(usize, Source)>> = kept
         .into_iter()
         .flat_map(|(j, i)| {
-            rivals(i)
-                .filter(|&i2| {
-                    !searched || before[i2 * w + j] + after[(i2 + 1) * w + j + 1] == smallest
+            let old_side = rivals(i)
+                .filter(|&i2| !searched || on_smallest(i2, j))
+                .map(move |i2| vec![(j, Source::Equal(i2))]);
+            let new_side = new_rivals(j, i)
+                .filter(|&j2| {
+                    if searched {
+                        on_smallest(i, j2)
+                    } else {
+                        next_to(j, j2)
+                    }
                 })
-                .map(move |i2| (j, i2))
-                .collect::<Vec<_>>()
+                .map(move |j2| vec![(j, Source::Inserted), (j2, Source::Equal(i))]);
+            old_side.chain(new_side).collect::<Vec<_>>()
         })
         .take(MAX_OTHER_PARTNERS + 1)
         .collect();
-    (partners.len() <= MAX_OTHER_PARTNERS).then_some(partners)
+    (pairings.len() <= MAX_OTHER_PARTNERS).then_some(pairings)
 }
 
 /// What one matched window becomes.
@@ -1085,6 +1126,10 @@ struct Frame<'a> {
     /// The whole file's step of indentation, and the one the caller's texts show.
     file_steps: Steps,
     caller_steps: Steps,
+    /// The old text's step between the map's levels (the greatest common divisor of the
+    /// steps between neighbouring ones, in characters; 0 with fewer than two levels): a
+    /// scaled change must be a whole number of them.
+    level_step: i64,
 }
 
 impl<'a> Frame<'a> {
@@ -1191,7 +1236,12 @@ impl<'a> Frame<'a> {
             }
             _ => None,
         };
+        let level_step = levels.windows(2).fold(0, |step, w| {
+            let count = |s: &str| s.chars().count() as i64;
+            gcd(step, count(w[1].0) - count(w[0].0))
+        });
         Frame {
+            level_step,
             identity: levels.iter().all(|(c, f, _)| c == f),
             map: by_caller.into_iter().map(|(c, (f, _))| (c, f)).collect(),
             caller_unit,
@@ -1243,6 +1293,22 @@ impl<'a> Frame<'a> {
         }
         if let Some(conflict) = &self.conflict {
             return Err(Frame::inconsistent(conflict));
+        }
+        // Scaled, a continuation line has two readings: its indentation is columns under
+        // what it continues (moved, not scaled) and it is levels (scaled). Before
+        // 2026-12-04 the levels were taken, and an argument aligned under the first was
+        // written twice as far in.
+        if let Some(Ok(ratio)) = self.ratio
+            && ratio != (1, 1)
+            && (aligned || from_aligned)
+        {
+            return Err(Why {
+                reason: "indentation_ambiguous",
+                text: format!(
+                    "the old text's levels are scaled to the file's ({}), and a continuation line's indentation may be columns under the line it continues, which are not scaled, as well as levels, which are",
+                    self.map_shown()
+                ),
+            });
         }
         if let Some(f) = self.map.get(c) {
             return Ok((*f).to_owned());
@@ -1329,6 +1395,22 @@ impl<'a> Frame<'a> {
                     unit_name(file, true),
                     amount_of(caller, den),
                     amount_of(file, num)
+                ),
+            });
+        }
+        // Scaled, a change of part of a level lands between the file's levels: the old
+        // text at 2 spaces a level against the file's 4, a line moved 1 space left of its
+        // neighbour is half a level or an alignment, and neither reading gives 2 spaces.
+        // Before 2026-12-04 it was scaled all the same, off the file's levels.
+        if (num, den) != (1, 1) && self.level_step > 0 && delta % self.level_step != 0 {
+            return Err(Why {
+                reason: "indentation_ambiguous",
+                text: format!(
+                    "the line is indented {} {} than the line it is measured from, which is not a whole number of the old text's levels ({} a level, where the file has {}): scaled, it would fall between the file's levels",
+                    amount_of(caller, delta.abs()),
+                    if delta > 0 { "more" } else { "less" },
+                    amount_of(caller, self.level_step),
+                    amount_of(file, self.level_step * num / den),
                 ),
             });
         }
@@ -2471,6 +2553,46 @@ mod tests {
         // `}` the new text keeps is the first one, whatever the file's indentation.
         let (out, _) = normalised("        }\n    }\n", "}\n}", "}\n} x");
         assert_eq!(out, "        }\n    } x\n");
+    }
+
+    #[test]
+    fn a_scaled_change_of_part_of_a_level_or_of_a_continuation_line_is_refused() {
+        // The old text at 2 spaces a level, the file at 4: ratio 2 over three levels.
+        let text = "def f():\n    if a:\n        if b:\n            x()\n    y()\n";
+        let old = "if a:\n  if b:\n    x()\ny()";
+        // A whole level deeper is scaled to one of the file's.
+        let (out, _) = normalised(text, old, "if a:\n  if b:\n    x()\n      z()\ny()");
+        assert!(out.contains("\n                z()\n"), "{out}");
+        // A line 1 space left of x() would be written at 10 spaces, between the levels.
+        let err = refusal(text, old, "if a:\n  if b:\n    x()\n   z()\ny()");
+        assert_eq!(err.details["reason"], "indentation_ambiguous", "{err:?}");
+        assert!(
+            err.message
+                .contains("not a whole number of the old text's levels")
+        );
+        // An argument aligned under the first: columns (16) or levels (20)?
+        let err = refusal(
+            text,
+            old,
+            "if a:\n  if b:\n    x()\n    foo(a,\n        b)\ny()",
+        );
+        assert_eq!(err.details["reason"], "indentation_ambiguous", "{err:?}");
+        assert!(err.message.contains("continuation line"), "{}", err.message);
+    }
+
+    #[test]
+    fn which_of_two_equal_new_lines_keeps_the_files_line_is_no_guess() {
+        // The file's blank line holds a space: kept with the first new blank line or the
+        // second is one change either way (X and a blank line inserted), and the two put the
+        // space on different lines. Both readings of the diff kept the second.
+        let err = refusal("a\n \nb\n", "a\n\nb", "a\nX\n\n\nb");
+        assert_eq!(err.details["reason"], "pairing_ambiguous", "{err:?}");
+        // So with a line's trailing whitespace, which of two copies keeps it.
+        let err = refusal("  w\n  x  \n  y\n", "w\nx\ny", "W\nx\nx\ny");
+        assert_eq!(err.details["reason"], "pairing_ambiguous", "{err:?}");
+        // A file line that is the new line as given is written alike either way.
+        let (out, _) = normalised("a\n\nb\n", "a \n\nb", "a\nX\n\n\nb");
+        assert_eq!(out, "a\nX\n\n\nb\n");
     }
 
     #[test]
