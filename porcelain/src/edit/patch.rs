@@ -35,6 +35,10 @@ struct Hunk {
     /// the `\n`), `""` for a line a `\ No newline` marker follows, or `None` when the patch
     /// text ends on the line without a `\n`, which says nothing about its terminator.
     eols: Vec<Option<&'static str>>,
+    /// A `\ No newline` marker line of the hunk ends in `\n` without a CR: a transport that
+    /// gave the patch's lines a CR would have given it one too, so a CR the patch's lines
+    /// carry is their author's.
+    plain_marker: bool,
 }
 
 impl Hunk {
@@ -1349,6 +1353,7 @@ fn read_hunks(r: &mut Reader, file: &mut FilePatch) -> Result<()> {
             old_no_eol: false,
             new_no_eol: false,
             eols: Vec::new(),
+            plain_marker: false,
         };
         let (mut seen_old, mut seen_new) = (0usize, 0usize);
         r.i += 1;
@@ -1382,7 +1387,10 @@ fn read_hunks(r: &mut Reader, file: &mut FilePatch) -> Result<()> {
                     hunk.lines.push(HunkLine::Add(body[1..].to_owned()));
                     seen_new += 1;
                 }
-                Some('\\') => mark_no_eol(&mut hunk),
+                Some('\\') => {
+                    mark_no_eol(&mut hunk);
+                    hunk.plain_marker |= eol == Some("\n");
+                }
                 _ => break,
             }
             hunk.eols.resize(hunk.lines.len(), eol);
@@ -1407,6 +1415,7 @@ fn read_hunks(r: &mut Reader, file: &mut FilePatch) -> Result<()> {
         // A "\ No newline" marker may follow the last body line.
         while r.peek().is_some_and(|l| l.starts_with('\\')) {
             mark_no_eol(&mut hunk);
+            hunk.plain_marker |= r.terminator() == Some("\n");
             r.i += 1;
         }
         if let Some(k) = misplaced_marker(&hunk) {
@@ -1516,6 +1525,8 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
     let convention = patch_convention(file);
     // The section's added lines end in LF and in CRLF (no agreed convention).
     let added_mix = convention.is_none();
+    // A marker line without a CR says no CR was added to the section's lines in transport.
+    let plain_marker = file.hunks.iter().any(|h| h.plain_marker);
     let (eol, own_ends) = match (has_eol, convention) {
         (true, _) => (doc.eol(), false),
         (false, Some(agreed)) => (agreed, false),
@@ -1752,16 +1763,28 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
         // A hunk of added lines alone shows none of the file's lines, but when the section's
         // added lines end differently from one another they are as their author wrote them:
         // a transport that converts line ends converts them all alike.
-        let faithful = if judged.is_empty() {
+        let asked = hunk.added_ends().find(|e| *e != eol);
+        // Nor does one that gives no line a CR (a plain marker line) leave a CRLF added line
+        // for the file's convention to override: its CR is its author's. Before 2026-12-04
+        // `diff -U0` adding the final newline to a last line ending in a lone CR (`b\r` to
+        // `b\r\n`) wrote `b\n` with `ok: true`.
+        let authors_cr = plain_marker && asked == Some("\r\n") && !own_ends;
+        let shows_ends = if judged.is_empty() {
             // A file with no line end yet gives each added line its own (`own_ends`).
             added_mix && !own_ends
         } else {
             judged.iter().all(|(p, f)| p == f)
         };
-        let asked = hunk.added_ends().find(|e| *e != eol);
-        if faithful && let Some(asked) = asked {
+        if (shows_ends || authors_cr)
+            && let Some(asked) = asked
+        {
             let from = judged.first().map_or(asked, |j| j.0);
-            let clause = if judged.is_empty() {
+            let clause = if !shows_ends {
+                format!(
+                    "adds lines ending in CRLF, and its file's `\\ No newline at end of file` marker line ends without a CR, so no CR was added to the patch's lines in transport and each is its author's; added lines take the file's convention ({}), so this patch cannot be applied exactly",
+                    eol_name(eol)
+                )
+            } else if judged.is_empty() {
                 format!(
                     "adds lines ending in {}, where the section's added lines end in LF and in CRLF, which a converted patch never does, so each end is as its author wrote it; added lines take the file's convention ({}), so this patch cannot be applied exactly",
                     eol_name(asked),
@@ -2242,6 +2265,16 @@ mod tests {
         // A patch text that ends without a newline says nothing about its last line's end.
         let patch = "--- f\n+++ f\n@@ -1,2 +1,2 @@\n a\r\n-b\r\n+B";
         assert_eq!(patch_one("a\r\nb\r\n", patch).unwrap(), "a\r\nB\r\n");
+        // `diff -U0` adding the final newline to a last line that ends in a lone CR: the
+        // marker line has no CR, so the added line's CR is its author's, and an LF file
+        // cannot be given it (it was written `b\n`).
+        let patch = "--- f\n+++ f\n@@ -2 +2 @@\n-b\r\n\\ No newline at end of file\n+b\r\n";
+        assert_eq!(refusal("a\nb\r", patch).0, "line_ends");
+        let patch = "--- f\n+++ f\n@@ -2 +2,2 @@\n-b\r\n\\ No newline at end of file\n+b\r\n+c\n\\ No newline at end of file\n";
+        assert_eq!(refusal("a\nb\r", patch).0, "line_ends");
+        // The same adding an LF line applies.
+        let patch = "--- f\n+++ f\n@@ -2 +2 @@\n-b\r\n\\ No newline at end of file\n+b\n";
+        assert_eq!(patch_one("a\nb\r", patch).unwrap(), "a\nb\n");
     }
 
     #[test]
