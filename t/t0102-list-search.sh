@@ -410,6 +410,22 @@ test_expect_success 'search finds files by glob, nested ones included, in sorted
 	test_cmp expect actual
 '
 
+test_expect_success 'a relative core.excludesFile is read from the repository top, wherever keeper runs' '
+	test_when_finished "printf \"[core]\\n\\texcludesFile = ~/.gitignore_global\\n\" >\"\$HOME/.gitconfig\"" &&
+	printf "[core]\n\texcludesFile = rel-ignore\n" >"$HOME/.gitconfig" &&
+	echo global.rs >"$REPO/rel-ignore" &&
+	echo "*.rs" >"$TRASH/rel-ignore" &&
+	(cd "$TRASH" && keeper --workspace repo --json file search . "*.rs") >out &&
+	cat >expect <<-\EOF &&
+	gen/top.rs
+	src/a.rs
+	src/build/kept.rs
+	EOF
+	paths out >actual &&
+	test_cmp expect actual &&
+	rm "$REPO/rel-ignore"
+'
+
 test_expect_success 'search honours a .gitignore pattern in every directory (*.log)' '
 	keeper --workspace repo --json file search . "*.log" >out &&
 	echo logs/keep.log >expect &&

@@ -32,7 +32,7 @@ pub(crate) enum Mark {
 /// repository's own `info/exclude` (`dot_git` is its `.git`).
 fn base_rules(dot_git: Option<&Path>) -> gix_ignore::Search {
     let mut search = gix_ignore::Search::default();
-    if let Some(file) = global_excludes_file()
+    if let Some(file) = global_excludes_file(dot_git.and_then(Path::parent))
         && let Some(bytes) = read_host(&file, true)
     {
         search.add_patterns_buffer(&bytes, file, None, Ignore::default());
@@ -194,8 +194,11 @@ fn read_into(search: &mut gix_ignore::Search, file: &Path, base: &Path) {
     }
 }
 
-/// `core.excludesFile` from the user's git configuration, else git's default location.
-fn global_excludes_file() -> Option<PathBuf> {
+/// `core.excludesFile` from the user's git configuration, else git's default location. A
+/// relative one is taken from the repository's top (`top`), where git reads it, and is
+/// none outside a repository: from the process's working directory, the same search would
+/// honour other rules from another directory.
+fn global_excludes_file(top: Option<&Path>) -> Option<PathBuf> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let xdg = std::env::var_os("XDG_CONFIG_HOME")
         .filter(|v| !v.is_empty())
@@ -210,10 +213,11 @@ fn global_excludes_file() -> Option<PathBuf> {
             .ok()
             .and_then(|text| core_excludes_file(&text))
         {
-            return Some(match (path.strip_prefix("~/"), &home) {
-                (Some(rest), Some(home)) => home.join(rest),
-                _ => PathBuf::from(path),
-            });
+            return match (path.strip_prefix("~/"), &home) {
+                (Some(rest), Some(home)) => Some(home.join(rest)),
+                _ if Path::new(&path).is_absolute() => Some(PathBuf::from(path)),
+                _ => top.map(|top| top.join(path)),
+            };
         }
     }
     xdg.map(|x| x.join("git/ignore"))
