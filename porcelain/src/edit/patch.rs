@@ -1525,7 +1525,8 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
     let convention = patch_convention(file);
     // The section's added lines end in LF and in CRLF (no agreed convention).
     let added_mix = convention.is_none();
-    // A marker line without a CR says no CR was added to the section's lines in transport.
+    // The section-wide value: a marker line without a CR in any of its hunks says no CR was
+    // added to the section's lines in transport.
     let plain_marker = file.hunks.iter().any(|h| h.plain_marker);
     let (eol, own_ends) = match (has_eol, convention) {
         (true, _) => (doc.eol(), false),
@@ -1764,11 +1765,13 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
         // added lines end differently from one another they are as their author wrote them:
         // a transport that converts line ends converts them all alike.
         let asked = hunk.added_ends().find(|e| *e != eol);
-        // Nor does one that gives no line a CR (a plain marker line) leave a CRLF added line
-        // for the file's convention to override: its CR is its author's. Before 2026-12-04
+        // Nor does a section that gives no line a CR (a plain marker line) leave a CRLF
+        // added line of such a hunk for the file's convention to override: its CR is its
+        // author's. (A hunk that shows the file's lines is judged by them: `diff -u` writes
+        // the marker line plain whatever the lines' ends, so a CRLF copy's diff has one.) Before 2026-12-04
         // `diff -U0` adding the final newline to a last line ending in a lone CR (`b\r` to
         // `b\r\n`) wrote `b\n` with `ok: true`.
-        let authors_cr = plain_marker && asked == Some("\r\n") && !own_ends;
+        let authors_cr = plain_marker && judged.is_empty() && asked == Some("\r\n") && !own_ends;
         let shows_ends = if judged.is_empty() {
             // A file with no line end yet gives each added line its own (`own_ends`).
             added_mix && !own_ends
@@ -2272,6 +2275,11 @@ mod tests {
         assert_eq!(refusal("a\nb\r", patch).0, "line_ends");
         let patch = "--- f\n+++ f\n@@ -2 +2,2 @@\n-b\r\n\\ No newline at end of file\n+b\r\n+c\n\\ No newline at end of file\n";
         assert_eq!(refusal("a\nb\r", patch).0, "line_ends");
+        // A hunk with context is judged by it: `diff -u` of a CRLF copy of an LF file whose
+        // last line has no newline (the marker line is plain) keeps the file's LF.
+        let patch =
+            "--- f\n+++ f\n@@ -1,3 +1,3 @@\n a\r\n-b\r\n+B\r\n c\n\\ No newline at end of file\n";
+        assert_eq!(patch_one("a\nb\nc", patch).unwrap(), "a\nB\nc");
         // The same adding an LF line applies.
         let patch = "--- f\n+++ f\n@@ -2 +2 @@\n-b\r\n\\ No newline at end of file\n+b\n";
         assert_eq!(patch_one("a\nb\r", patch).unwrap(), "a\nb\n");
