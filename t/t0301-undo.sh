@@ -865,6 +865,37 @@ test_expect_success 'an undone move puts back the file itself: its inode and its
 	test "$(stat -c %h inode/a.txt)" = 2
 '
 
+test_expect_success 'two equal files moved in one patch are put back from the store, never one renamed to the other'"'"'s place' '
+	mkdir -p twins &&
+	printf "same\n" >twins/a &&
+	printf "same\n" >twins/c &&
+	ln twins/c twins/hc &&
+	cat >twins.diff <<-\EOF &&
+	diff --git a/twins/a b/twins/a
+	deleted file mode 100644
+	--- a/twins/a
+	+++ /dev/null
+	@@ -1 +0,0 @@
+	-same
+	diff --git a/twins/c b/twins/b
+	similarity index 100%
+	rename from twins/c
+	rename to twins/b
+	diff --git a/twins/d b/twins/d
+	new file mode 100644
+	--- /dev/null
+	+++ b/twins/d
+	@@ -0,0 +1 @@
+	+same
+	EOF
+	keeper --json file apply-patch twins.diff >out &&
+	keeper --json history undo "$(op_of out)" >undone &&
+	test "$(cat twins/a)" = same &&
+	test "$(cat twins/c)" = same &&
+	test ! -e twins/b && test ! -e twins/d &&
+	test "$(stat -c %h twins/a)" = 1
+'
+
 # undo-last passes over operations whose history was skipped, and says so.
 
 # capped ARGS...: keeper --json in the workspace "capped" of the second home.

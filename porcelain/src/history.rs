@@ -759,7 +759,8 @@ fn inverse(item: &Item, now: Observed) -> Item {
         after_hash: item.before_hash,
         before_mode: item.after_mode.or(now_mode.filter(|_| item.after_exists)),
         after_mode: item.before_mode,
-        // An end of a move of a file whose bytes were not stored: its undo renames it back.
+        // Kept for every item: the undo of this undo needs the same contents, and an end of
+        // a move of a file whose bytes were not stored is renamed back (`moved_files`).
         history_skipped: item.history_skipped,
     }
 }

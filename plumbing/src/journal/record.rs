@@ -275,45 +275,57 @@ impl Operation {
 }
 
 /// The files an operation moved, as pairs of indexes into `items` (the path it left, the path
-/// it came to): a file the operation removed, and a file it created with the same content and
-/// mode, in directories the operation neither made nor removed. Each created file pairs with
-/// one removed file, the first in order. An undo renames such a file back instead of removing
-/// it and writing the old path again from the store: the file keeps its inode, its other
-/// links and its times, and one above the history cap, whose bytes were never stored, can be
-/// moved back too.
+/// it came to): the one file the operation removed and the one file it created with a given
+/// content and mode, in directories the operation neither made nor removed. An undo renames
+/// such a file back instead of removing it and writing the old path again from the store: the
+/// file keeps its inode, its other links and its times, and one above the history cap, whose
+/// bytes were never stored, can be moved back too. Two files removed, or two created, with
+/// the same content and mode pair with none: which went where is not recorded, and renaming
+/// the wrong one back would give a path another file's inode, and its other links with it.
 pub fn moved_files(items: &[Item]) -> Vec<(usize, usize)> {
-    let dirs_made_or_removed: Vec<&str> = items
+    use std::collections::{HashMap, HashSet};
+    let dirs_made_or_removed: HashSet<&str> = items
         .iter()
         .filter(|i| i.kind == Kind::Directory && i.before_exists != i.after_exists)
         .map(|i| i.path.as_str())
         .collect();
     let in_kept_dirs = |path: &str| {
-        !dirs_made_or_removed.iter().any(|dir| {
-            path.strip_prefix(dir)
-                .is_some_and(|rest| rest.starts_with('/'))
-        })
+        !path
+            .match_indices('/')
+            .any(|(at, _)| dirs_made_or_removed.contains(&path[..at]))
     };
-    let candidate = |i: &Item| i.kind == Kind::File && in_kept_dirs(&i.path);
-    let mut taken = vec![false; items.len()];
-    let mut pairs = Vec::new();
-    for (from, left) in items.iter().enumerate() {
-        if !(candidate(left) && left.before_exists && !left.after_exists) {
+    type Ends = (Vec<usize>, Vec<usize>);
+    let mut by_content: HashMap<(ObjectId, Option<u32>), Ends> = HashMap::new();
+    for (at, i) in items.iter().enumerate() {
+        if i.kind != Kind::File || !in_kept_dirs(&i.path) {
             continue;
         }
-        let came = items.iter().enumerate().position(|(to, i)| {
-            !taken[to]
-                && candidate(i)
-                && !i.before_exists
-                && i.after_exists
-                && i.after_hash.is_some()
-                && i.after_hash == left.before_hash
-                && i.after_mode == left.before_mode
-        });
-        if let Some(to) = came {
-            taken[to] = true;
-            pairs.push((from, to));
+        match (i.before_exists, i.after_exists, i.before_hash, i.after_hash) {
+            (true, false, Some(hash), _) => {
+                by_content
+                    .entry((hash, i.before_mode))
+                    .or_default()
+                    .0
+                    .push(at);
+            }
+            (false, true, _, Some(hash)) => {
+                by_content
+                    .entry((hash, i.after_mode))
+                    .or_default()
+                    .1
+                    .push(at);
+            }
+            _ => {}
         }
     }
+    let mut pairs: Vec<(usize, usize)> = by_content
+        .into_values()
+        .filter_map(|(left, came)| match (left.as_slice(), came.as_slice()) {
+            (&[from], &[to]) => Some((from, to)),
+            _ => None,
+        })
+        .collect();
+    pairs.sort_unstable();
     pairs
 }
 
@@ -390,13 +402,23 @@ mod tests {
     }
 
     #[test]
-    fn each_new_file_pairs_once_and_made_or_removed_directories_are_left_out() {
+    fn equal_files_moved_together_and_made_or_removed_directories_are_left_out() {
+        // Which of two equal files went where is not recorded: no pair, for either.
         let items = [
             file("a", Some(1), None, false),
             file("c", Some(1), None, false),
             file("b", None, Some(1), false),
         ];
-        assert_eq!(moved_files(&items), [(0, 2)]);
+        assert!(moved_files(&items).is_empty());
+        let items = [
+            file("a", Some(1), None, false),
+            file("c", Some(1), None, false),
+            file("b", None, Some(1), false),
+            file("d", None, Some(1), false),
+            file("e", Some(2), None, false),
+            file("f", None, Some(2), false),
+        ];
+        assert_eq!(moved_files(&items), [(4, 5)]);
         let moved_dir = [
             dir("d", true, false),
             file("d/x", Some(1), None, true),
