@@ -418,15 +418,7 @@ pub(crate) fn replace(
             }
             .into_error(path));
         };
-        for changes in pairings {
-            let mut sources = forward.sources.clone();
-            for (j, source) in changes {
-                sources[j] = source;
-            }
-            let pairing = Pairing {
-                sources,
-                blocks: forward.blocks.clone(),
-            };
+        for pairing in pairings {
             if let Ok(rival) = rewrite(&file, at, steps, &wanted, &new_lines, &pairing) {
                 rivals.push(rival);
             }
@@ -656,8 +648,10 @@ const MAX_OTHER_PARTNERS: usize = 1024;
 /// - a new line `j` that `pairing` keeps equal to old line `i`, kept equal instead to another
 ///   old line `i2` of the same text (whitespace aside) that the file writes otherwise;
 /// - an old line `i` kept equal to new line `j`, kept instead equal to another new line `j2`
-///   of the same text that `pairing` inserts (`j` is then the inserted one): which of two
-///   equal new lines gets the file's line, with its whitespace, and which is written as given.
+///   of the same text that `pairing` inserts (`j` is then the inserted one), or changes from
+///   another old line (the lines on each side of the pair are then paired anew,
+///   [`pair_around`]): which of two equal new lines gets the file's line, with its
+///   whitespace, and which is written as given.
 ///
 /// Written with either, the window may come out otherwise, and which of the two the caller
 /// meant would be a guess. Reading the texts from the end (`pair_lines`) does not find every
@@ -677,17 +671,18 @@ fn other_pairings(
     new: &[String],
     pairing: &Pairing,
     file: &[&str],
-) -> Option<Vec<Vec<(usize, Source)>>> {
+) -> Option<Vec<Pairing>> {
     let o: Vec<&str> = old.iter().map(|l| l.trim()).collect();
     let n: Vec<&str> = new.iter().map(|l| l.trim()).collect();
     let mut by_text: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, t) in o.iter().enumerate() {
         by_text.entry(t).or_default().push(i);
     }
-    let mut inserted_by_text: HashMap<&str, Vec<usize>> = HashMap::new();
+    // The new lines no old line is kept equal to, by text: inserted, or changed from another.
+    let mut unkept_by_text: HashMap<&str, Vec<usize>> = HashMap::new();
     for (j, s) in pairing.sources.iter().enumerate() {
-        if *s == Source::Inserted {
-            inserted_by_text.entry(n[j]).or_default().push(j);
+        if !matches!(s, Source::Equal(_)) {
+            unkept_by_text.entry(n[j]).or_default().push(j);
         }
     }
     // Only old lines that share their text with an old line the file writes otherwise can
@@ -701,7 +696,7 @@ fn other_pairings(
     // Only a file line that is not the new line as given can be written otherwise by being
     // kept with another new line.
     let new_rivals = |j: usize, i: usize| {
-        inserted_by_text
+        unkept_by_text
             .get(n[j])
             .into_iter()
             .flatten()
@@ -765,26 +760,77 @@ fn other_pairings(
         let (low, high) = (j.min(j2), j.max(j2));
         (low + 1..high).all(|k| n[k] == n[j] && pairing.sources[k] == Source::Inserted)
     };
-    let pairings: Vec<Vec<(usize, Source)>> = kept
+    let with = |changes: &[(usize, Source)]| {
+        let mut sources = pairing.sources.clone();
+        for &(j, source) in changes {
+            sources[j] = source;
+        }
+        Pairing {
+            sources,
+            blocks: pairing.blocks.clone(),
+        }
+    };
+    // Each reading as (new line, old line kept equal to it, whether the old line moved to
+    // another new line).
+    let readings: Vec<(usize, usize, bool)> = kept
         .into_iter()
         .flat_map(|(j, i)| {
             let old_side = rivals(i)
                 .filter(|&i2| !searched || on_smallest(i2, j))
-                .map(move |i2| vec![(j, Source::Equal(i2))]);
+                .map(move |i2| (j, i2, false));
             let new_side = new_rivals(j, i)
-                .filter(|&j2| {
-                    if searched {
-                        on_smallest(i, j2)
-                    } else {
-                        next_to(j, j2)
-                    }
+                .filter(|&j2| match pairing.sources[j2] {
+                    Source::Inserted if !searched => next_to(j, j2),
+                    _ => searched && on_smallest(i, j2),
                 })
-                .map(move |j2| vec![(j, Source::Inserted), (j2, Source::Equal(i))]);
+                .map(move |j2| (j2, i, true));
             old_side.chain(new_side).collect::<Vec<_>>()
         })
         .take(MAX_OTHER_PARTNERS + 1)
         .collect();
-    (pairings.len() <= MAX_OTHER_PARTNERS).then_some(pairings)
+    if readings.len() > MAX_OTHER_PARTNERS {
+        return None;
+    }
+    let pairings = readings
+        .into_iter()
+        .map(|(j, i, new_side)| {
+            // Only the kept line moves: to another old line, or from an inserted new line to
+            // its equal. A changed new line takes the place of an old line, and keeping the
+            // old line there pairs the rest anew on each side of it.
+            let kept_at = pairing.sources.iter().position(|s| *s == Source::Equal(i));
+            match (new_side, pairing.sources[j], kept_at) {
+                (false, _, _) => with(&[(j, Source::Equal(i))]),
+                (true, Source::Inserted, Some(before)) => {
+                    with(&[(before, Source::Inserted), (j, Source::Equal(i))])
+                }
+                _ => pair_around(old, new, i, j),
+            }
+        })
+        .collect();
+    Some(pairings)
+}
+
+/// The pairing that keeps old line `i` equal to new line `j`, the lines on each side of them
+/// paired as [`pair_lines`] pairs them.
+fn pair_around(old: &[String], new: &[String], i: usize, j: usize) -> Pairing {
+    let before = pair_lines(&old[..i], &new[..j], false);
+    let after = pair_lines(&old[i + 1..], &new[j + 1..], false);
+    let shift = |source: Source| match source {
+        Source::Equal(k) => Source::Equal(k + i + 1),
+        Source::Changed(k) => Source::Changed(k + i + 1),
+        Source::Inserted => Source::Inserted,
+    };
+    let mut sources = before.sources;
+    sources.push(Source::Equal(i));
+    sources.extend(after.sources.into_iter().map(shift));
+    let mut blocks = before.blocks;
+    blocks.extend(after.blocks.into_iter().map(|(olds, news)| {
+        (
+            olds.into_iter().map(|k| k + i + 1).collect(),
+            news.into_iter().map(|k| k + j + 1).collect(),
+        )
+    }));
+    Pairing { sources, blocks }
 }
 
 /// What one matched window becomes.
@@ -2593,6 +2639,16 @@ mod tests {
         // A file line that is the new line as given is written alike either way.
         let (out, _) = normalised("a\n\nb\n", "a \n\nb", "a\nX\n\n\nb");
         assert_eq!(out, "a\nX\n\n\nb\n");
+        // The other copy changed from another old line: keeping foo() and changing bar()
+        // into a second foo(), or inserting one and changing bar() into baz(), cost alike.
+        let err = refusal(
+            "  foo()  \n  bar()\n",
+            "foo()\nbar()",
+            "foo()\nfoo()\nbaz()",
+        );
+        assert_eq!(err.details["reason"], "pairing_ambiguous", "{err:?}");
+        let (out, _) = normalised("  foo()\n  bar()\n", "foo()\nbar()", "foo()\nfoo()\nbaz()");
+        assert_eq!(out, "  foo()\n  foo()\n  baz()\n");
     }
 
     #[test]
