@@ -123,7 +123,7 @@ impl Workspace {
         let undoable = journal.fully_undone_by(&op.id)?.is_none()
             && op.pruned_by.is_none()
             && matches!(op.status, Status::Committed | Status::Partial)
-            && filekeeper_plumbing::journal::undo_has_contents(&op.items);
+            && op.undo_has_contents();
         let record = op.record();
         Ok(HistoryEntry {
             operation: HistoryOperation {
@@ -399,7 +399,7 @@ impl Workspace {
         // Undone in part only (an undo interrupted, or rolled back in part): undoing it again
         // finishes what that undo began, and the paths it put back are done.
         let partly_undone = journal.undone_by(id)?.is_some();
-        if !filekeeper_plumbing::journal::undo_has_contents(&op.items) {
+        if !op.undo_has_contents() {
             let skipped: Vec<&str> = op
                 .items
                 .iter()
@@ -417,13 +417,7 @@ impl Workspace {
         // A partial operation did not change the paths that held their before state when it
         // was marked partial: whatever they hold now is no doing of its, so they are left alone
         // (one a later operation brought to this one's after state is not "put back").
-        let unchanged: Vec<&str> = match op.status {
-            Status::Partial => op.metadata["unchanged_paths"]
-                .as_array()
-                .map(|paths| paths.iter().filter_map(|p| p.as_str()).collect())
-                .unwrap_or_default(),
-            _ => Vec::new(),
-        };
+        let unchanged = op.unchanged_paths();
         // Check every path before planning any change.
         let mut to_restore = Vec::new();
         let mut blocking = Vec::new();

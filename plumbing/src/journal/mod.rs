@@ -362,7 +362,7 @@ impl Journal {
                 (row.get(0)?, row.get(1)?, row.get(2)?);
             // A skipped file may be one end of a move, which an undo renames back.
             let op = self.get(&id)?;
-            if !skipped || undo_has_contents(&op.items) {
+            if !skipped || op.undo_has_contents() {
                 return Ok((Some(op), passed));
             }
             passed.push(PassedOver {

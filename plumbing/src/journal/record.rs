@@ -230,6 +230,24 @@ pub struct OperationRecord {
 }
 
 impl Operation {
+    /// The paths a partial operation did not change (`metadata.unchanged_paths`, recorded when
+    /// it was marked partial): an undo leaves them alone. None for any other operation.
+    pub fn unchanged_paths(&self) -> Vec<&str> {
+        match self.status {
+            Status::Partial => self.metadata["unchanged_paths"]
+                .as_array()
+                .map(|paths| paths.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether an undo of this operation has every content it needs
+    /// ([`undo_has_contents`], its unchanged paths aside).
+    pub fn undo_has_contents(&self) -> bool {
+        undo_has_contents(&self.items, &self.unchanged_paths())
+    }
+
     /// Whether every after blob of this operation must be stored. A mutation stores its new
     /// contents while it records the operation, and only its first step waits for them: one
     /// rolled back before any step may lack them, and one still pending under the lock (in
@@ -331,16 +349,19 @@ pub fn moved_files(items: &[Item]) -> Vec<(usize, usize)> {
 
 /// Whether an undo of an operation with these items has every content it needs: each file
 /// whose bytes were not stored (above the history cap) is one end of a move, which an undo
-/// renames back.
-pub fn undo_has_contents(items: &[Item]) -> bool {
+/// renames back, or a path the operation left `unchanged` (a partial one's, which an undo
+/// leaves alone). A move one of whose ends is unchanged is no move to rename back.
+pub fn undo_has_contents(items: &[Item], unchanged: &[&str]) -> bool {
+    let untouched = |at: usize| unchanged.contains(&items[at].path.as_str());
     let moved: Vec<usize> = moved_files(items)
         .into_iter()
+        .filter(|&(from, to)| !untouched(from) && !untouched(to))
         .flat_map(|(from, to)| [from, to])
         .collect();
     items
         .iter()
         .enumerate()
-        .all(|(at, i)| !i.history_skipped || moved.contains(&at))
+        .all(|(at, i)| !i.history_skipped || untouched(at) || moved.contains(&at))
 }
 
 #[cfg(test)]
@@ -381,14 +402,18 @@ mod tests {
             file("b", None, Some(1), true),
         ];
         assert_eq!(moved_files(&items), [(0, 1)]);
-        assert!(undo_has_contents(&items));
+        assert!(undo_has_contents(&items, &[]));
+        // Left partial with the new path never made: the old one's bytes are gone; with the
+        // old path never removed, the new one is not a move to rename back either.
+        assert!(!undo_has_contents(&items, &["b"]));
+        assert!(!undo_has_contents(&items, &["a"]));
         // Other content, another mode, or a destination that existed before: no move.
         let other = [
             file("a", Some(1), None, true),
             file("b", None, Some(2), true),
         ];
         assert!(moved_files(&other).is_empty());
-        assert!(!undo_has_contents(&other));
+        assert!(!undo_has_contents(&other, &[]));
         let mut chmod = other.clone();
         chmod[1] = file("b", None, Some(1), true);
         chmod[1].after_mode = Some(0o755);
@@ -398,7 +423,7 @@ mod tests {
             file("b", Some(3), Some(1), true),
         ];
         assert!(moved_files(&over).is_empty());
-        assert!(!undo_has_contents(&over));
+        assert!(!undo_has_contents(&over, &[]));
     }
 
     #[test]
@@ -426,7 +451,7 @@ mod tests {
             file("e/x", None, Some(1), true),
         ];
         assert!(moved_files(&moved_dir).is_empty());
-        assert!(!undo_has_contents(&moved_dir));
+        assert!(!undo_has_contents(&moved_dir, &[]));
         // A directory whose name only starts like the file's is not its directory.
         let beside = [
             dir("d", false, true),

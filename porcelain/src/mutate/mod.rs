@@ -439,7 +439,7 @@ impl Workspace {
         }
         drop(lock);
         let mut result = self.result(&plan, Some(id), warnings)?;
-        result.undo_available = undo_has_contents(&items);
+        result.undo_available = undo_has_contents(&items, &[]);
         // After the lock is released, so the change's own latency is not the policy's.
         if let Some(warning) = self.apply_policy(options.actor.as_deref()) {
             result.warnings.push(warning);
