@@ -403,9 +403,10 @@ pub(crate) fn replace(
         let other = rewrite(&file, at, steps, &wanted, &new_lines, &backward)
             .map_err(|r| r.into_error(path))?;
         let mut rivals = vec![other];
-        // A kept line that as small a change keeps as another old line of its text: the
-        // window written with that pairing instead (a pairing the rules cannot write is no
-        // reading the caller can have meant).
+        // A kept line that as small a change keeps as another old line of its text, or an
+        // old line it keeps as another new line of its text: the window written with that
+        // pairing instead (a pairing the rules cannot write is no reading the caller can
+        // have meant).
         let Some(pairings) = other_pairings(&wanted, &new_lines, &forward, &file) else {
             return Err(Refusal {
                 line: 1,
@@ -644,7 +645,7 @@ const MAX_PAIRING_CELLS: usize = 1 << 22;
 const MAX_OTHER_PARTNERS: usize = 1024;
 
 /// The other pairings as small a change gives, where the window's file lines may come out
-/// otherwise: each as the new lines whose source it changes. Two kinds:
+/// otherwise, each whole. Two kinds:
 /// - a new line `j` that `pairing` keeps equal to old line `i`, kept equal instead to another
 ///   old line `i2` of the same text (whitespace aside) that the file writes otherwise;
 /// - an old line `i` kept equal to new line `j`, kept instead equal to another new line `j2`
