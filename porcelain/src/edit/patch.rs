@@ -1768,9 +1768,9 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
         // Nor does a section that gives no line a CR (a plain marker line) leave a CRLF
         // added line of such a hunk for the file's convention to override: its CR is its
         // author's. (A hunk that shows the file's lines is judged by them: `diff -u` writes
-        // the marker line plain whatever the lines' ends, so a CRLF copy's diff has one.) Before 2026-12-04
-        // `diff -U0` adding the final newline to a last line ending in a lone CR (`b\r` to
-        // `b\r\n`) wrote `b\n` with `ok: true`.
+        // the marker line plain whatever the lines' ends, so a CRLF copy's diff has one.)
+        // Before 2026-12-04 `diff -U0` adding the final newline to a last line ending in a
+        // lone CR (`b\r` to `b\r\n`) wrote `b\n` with `ok: true`.
         let authors_cr = plain_marker && judged.is_empty() && asked == Some("\r\n") && !own_ends;
         let shows_ends = if judged.is_empty() {
             // A file with no line end yet gives each added line its own (`own_ends`).
