@@ -853,6 +853,29 @@ test_expect_success 'a move above the cap that replaced a file stays not undoabl
 	cmp big3.in "$TRASH/capped3/other3.txt"
 '
 
+test_expect_success 'a refused undo names only the paths whose bytes it lacks, not a move it would rename back' '
+	seq 1 40 | sed "s/^/walking line /" >"$TRASH/capped3/walk3.txt" &&
+	seq 1 40 | sed "s/^/kept line /" >"$TRASH/capped3/edit3.txt" &&
+	cat >both.diff <<-\EOF &&
+	diff --git a/walk3.txt b/walked3.txt
+	similarity index 100%
+	rename from walk3.txt
+	rename to walked3.txt
+	diff --git a/edit3.txt b/edit3.txt
+	--- a/edit3.txt
+	+++ b/edit3.txt
+	@@ -1 +1 @@
+	-kept line 1
+	+changed line 1
+	EOF
+	capped3 file apply-patch both.diff >both &&
+	json_get ".undo_available == false" both &&
+	test_expect_code 29 capped3 history undo "$(op_of both)" >out &&
+	test_error_code HISTORY_UNAVAILABLE out &&
+	json_get ".error.details.paths == [\"edit3.txt\"]" out &&
+	test -f "$TRASH/capped3/walked3.txt"
+'
+
 test_expect_success 'an undone move puts back the file itself: its inode and its other links' '
 	mkdir -p inode &&
 	printf "linked\n" >inode/a.txt &&

@@ -132,12 +132,28 @@ pub fn split_by_side(
     items: &[Item],
     side: Side,
 ) -> Result<(Vec<String>, Vec<String>)> {
+    Ok(split_observed(items, &observe_items(ws, items)?, side))
+}
+
+/// What each of `items`' paths holds now, in the items' order: observed once, and matched
+/// against both recorded sides with [`split_observed`] where a caller needs both (recovery).
+pub fn observe_items(ws: &Workspace, items: &[Item]) -> Result<Vec<Observed>> {
+    items.iter().map(|item| observe(ws, &item.path)).collect()
+}
+
+/// The paths of `items` split as [`split_by_side`] does, from `observed`, what
+/// [`observe_items`] found at each.
+pub fn split_observed(
+    items: &[Item],
+    observed: &[Observed],
+    side: Side,
+) -> (Vec<String>, Vec<String>) {
     let (mut held, mut bad) = (Vec::new(), Vec::new());
-    for item in items {
-        match matches_side(item, observe(ws, &item.path)?, side) {
+    for (item, &now) in items.iter().zip(observed) {
+        match matches_side(item, now, side) {
             true => held.push(item.path.clone()),
             false => bad.push(item.path.clone()),
         }
     }
-    Ok((held, bad))
+    (held, bad)
 }

@@ -11,7 +11,7 @@
 use crate::error::Result;
 use crate::journal::{Journal, Status};
 use crate::lock::WorkspaceLock;
-use crate::path_state::{Side, mismatched_paths, split_by_side};
+use crate::path_state::{Side, observe_items, split_observed};
 use crate::publish::is_temp_name;
 use crate::resolve::Intent;
 use crate::walk::{self, EntryKind, WalkOptions};
@@ -65,8 +65,10 @@ pub fn recover(ws: &Workspace, journal: &mut Journal, _lock: &WorkspaceLock) -> 
         if !op.under_lock {
             continue;
         }
-        let not_after = mismatched_paths(ws, &op.items, Side::After)?;
-        let (at_before, changed_paths) = split_by_side(ws, &op.items, Side::Before)?;
+        // One look at each path, matched against both of its recorded states.
+        let observed = observe_items(ws, &op.items)?;
+        let (_, not_after) = split_observed(&op.items, &observed, Side::After);
+        let (at_before, changed_paths) = split_observed(&op.items, &observed, Side::Before);
         let status = if not_after.is_empty() {
             Status::Committed
         } else if changed_paths.is_empty() {

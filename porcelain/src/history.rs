@@ -123,7 +123,7 @@ impl Workspace {
         let undoable = journal.fully_undone_by(&op.id)?.is_none()
             && op.pruned_by.is_none()
             && matches!(op.status, Status::Committed | Status::Partial)
-            && op.undo_has_contents();
+            && op.missing_for_undo().is_empty();
         let record = op.record();
         Ok(HistoryEntry {
             operation: HistoryOperation {
@@ -399,20 +399,15 @@ impl Workspace {
         // Undone in part only (an undo interrupted, or rolled back in part): undoing it again
         // finishes what that undo began, and the paths it put back are done.
         let partly_undone = journal.undone_by(id)?.is_some();
-        if !op.undo_has_contents() {
-            let skipped: Vec<&str> = op
-                .items
-                .iter()
-                .filter(|i| i.history_skipped)
-                .map(|i| i.path.as_str())
-                .collect();
+        let missing = op.missing_for_undo();
+        if !missing.is_empty() {
             return Err(Error::new(
                 Code::HistoryUnavailable,
                 "the operation is not undoable: it created, replaced or deleted a file above the history cap (max_history_blob_bytes), whose bytes were not stored",
             )
             .with("operation_id", id)
             .with("reason", "history_skipped")
-            .with("paths", skipped));
+            .with("paths", missing));
         }
         // A partial operation did not change the paths that held their before state when it
         // was marked partial: whatever they hold now is no doing of its, so they are left alone

@@ -14,8 +14,8 @@ mod retention;
 mod schema;
 
 pub use record::{
-    Item, NewOperation, Operation, OperationHead, OperationRecord, PassedOver, Status, moved_files,
-    undo_has_contents,
+    Item, NewOperation, Operation, OperationHead, OperationRecord, PassedOver, Status,
+    missing_for_undo, moved_files,
 };
 pub use retention::{
     Cut, Live, PRUNED, PRUNED_BY, PruneRule, Pruned, Released, SIZE_CHECK_EVERY, is_young,
@@ -324,7 +324,7 @@ impl Journal {
     }
 
     /// The newest operation `undo-last` would undo: committed or partial, not an undo itself,
-    /// not already undone, with every content its undo needs ([`undo_has_contents`]),
+    /// not already undone, with every content its undo needs ([`missing_for_undo`]),
     /// optionally by one actor.
     pub fn latest_undoable(&self, actor: Option<&str>) -> Result<Option<Operation>> {
         Ok(self.latest_undoable_passing(actor)?.0)
@@ -332,7 +332,7 @@ impl Journal {
 
     /// [`Journal::latest_undoable`], and the newer operations it passed over because their
     /// history was skipped (some item's bytes were above the history cap, and it was not
-    /// a move, which an undo renames back: [`undo_has_contents`]), newest first.
+    /// a move, which an undo renames back: [`missing_for_undo`]), newest first.
     pub fn latest_undoable_passing(
         &self,
         actor: Option<&str>,
@@ -362,7 +362,7 @@ impl Journal {
                 (row.get(0)?, row.get(1)?, row.get(2)?);
             // A skipped file may be one end of a move, which an undo renames back.
             let op = self.get(&id)?;
-            if !skipped || op.undo_has_contents() {
+            if !skipped || op.missing_for_undo().is_empty() {
                 return Ok((Some(op), passed));
             }
             passed.push(PassedOver {

@@ -242,10 +242,10 @@ impl Operation {
         }
     }
 
-    /// Whether an undo of this operation has every content it needs
-    /// ([`undo_has_contents`], its unchanged paths aside).
-    pub fn undo_has_contents(&self) -> bool {
-        undo_has_contents(&self.items, &self.unchanged_paths())
+    /// The paths whose contents an undo of this operation needs and were never stored
+    /// ([`missing_for_undo`], its unchanged paths aside): none when it can be undone.
+    pub fn missing_for_undo(&self) -> Vec<&str> {
+        missing_for_undo(&self.items, &self.unchanged_paths())
     }
 
     /// Whether every after blob of this operation must be stored. A mutation stores its new
@@ -347,11 +347,12 @@ pub fn moved_files(items: &[Item]) -> Vec<(usize, usize)> {
     pairs
 }
 
-/// Whether an undo of an operation with these items has every content it needs: each file
-/// whose bytes were not stored (above the history cap) is one end of a move, which an undo
-/// renames back, or a path the operation left `unchanged` (a partial one's, which an undo
-/// leaves alone). A move one of whose ends is unchanged is no move to rename back.
-pub fn undo_has_contents(items: &[Item], unchanged: &[&str]) -> bool {
+/// The paths of `items` whose contents an undo needs and were never stored: the files whose
+/// bytes were not stored (above the history cap), except the ends of a move, which an undo
+/// renames back, and the paths the operation left `unchanged` (a partial one's, which an
+/// undo leaves alone). A move one of whose ends is unchanged is no move to rename back. An
+/// operation with none can be undone as far as its contents go.
+pub fn missing_for_undo<'a>(items: &'a [Item], unchanged: &[&str]) -> Vec<&'a str> {
     let untouched = |at: usize| unchanged.contains(&items[at].path.as_str());
     let moved: Vec<usize> = moved_files(items)
         .into_iter()
@@ -361,7 +362,9 @@ pub fn undo_has_contents(items: &[Item], unchanged: &[&str]) -> bool {
     items
         .iter()
         .enumerate()
-        .all(|(at, i)| !i.history_skipped || untouched(at) || moved.contains(&at))
+        .filter(|&(at, i)| i.history_skipped && !untouched(at) && !moved.contains(&at))
+        .map(|(_, i)| i.path.as_str())
+        .collect()
 }
 
 #[cfg(test)]
@@ -402,18 +405,18 @@ mod tests {
             file("b", None, Some(1), true),
         ];
         assert_eq!(moved_files(&items), [(0, 1)]);
-        assert!(undo_has_contents(&items, &[]));
+        assert!(missing_for_undo(&items, &[]).is_empty());
         // Left partial with the new path never made: the old one's bytes are gone; with the
         // old path never removed, the new one is not a move to rename back either.
-        assert!(!undo_has_contents(&items, &["b"]));
-        assert!(!undo_has_contents(&items, &["a"]));
+        assert!(!missing_for_undo(&items, &["b"]).is_empty());
+        assert!(!missing_for_undo(&items, &["a"]).is_empty());
         // Other content, another mode, or a destination that existed before: no move.
         let other = [
             file("a", Some(1), None, true),
             file("b", None, Some(2), true),
         ];
         assert!(moved_files(&other).is_empty());
-        assert!(!undo_has_contents(&other, &[]));
+        assert!(!missing_for_undo(&other, &[]).is_empty());
         let mut chmod = other.clone();
         chmod[1] = file("b", None, Some(1), true);
         chmod[1].after_mode = Some(0o755);
@@ -423,7 +426,7 @@ mod tests {
             file("b", Some(3), Some(1), true),
         ];
         assert!(moved_files(&over).is_empty());
-        assert!(!undo_has_contents(&over, &[]));
+        assert!(!missing_for_undo(&over, &[]).is_empty());
     }
 
     #[test]
@@ -451,7 +454,7 @@ mod tests {
             file("e/x", None, Some(1), true),
         ];
         assert!(moved_files(&moved_dir).is_empty());
-        assert!(!undo_has_contents(&moved_dir, &[]));
+        assert!(!missing_for_undo(&moved_dir, &[]).is_empty());
         // A directory whose name only starts like the file's is not its directory.
         let beside = [
             dir("d", false, true),

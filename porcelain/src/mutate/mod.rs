@@ -41,7 +41,7 @@ pub(crate) use preview::{Preview, PreviewPart};
 pub(crate) use target::{Seen, guard, no_such_file, not_a_file, parse_expected_hash};
 
 use crate::{Code, Error, ObjectId, Result, Workspace};
-use filekeeper_plumbing::journal::{Item, Journal, NewOperation, Status, undo_has_contents};
+use filekeeper_plumbing::journal::{Item, Journal, NewOperation, Status, missing_for_undo};
 use filekeeper_plumbing::odb::ObjectStore;
 use filekeeper_plumbing::path_state::{Side, mismatched_paths, split_by_side};
 use filekeeper_plumbing::progress::Task;
@@ -439,7 +439,7 @@ impl Workspace {
         }
         drop(lock);
         let mut result = self.result(&plan, Some(id), warnings)?;
-        result.undo_available = undo_has_contents(&items, &[]);
+        result.undo_available = missing_for_undo(&items, &[]).is_empty();
         // After the lock is released, so the change's own latency is not the policy's.
         if let Some(warning) = self.apply_policy(options.actor.as_deref()) {
             result.warnings.push(warning);
