@@ -466,6 +466,25 @@ test_expect_success 'search honours the global excludes file named by core.exclu
 	test "$(json_get ".entries | length" out)" = 0
 '
 
+test_expect_success 'core.excludesFile is read as git reads it: a comment after it, [include] files, the repository config last' '
+	test_when_finished "printf \"[core]\\n\\texcludesFile = ~/.gitignore_global\\n\" >\"\$HOME/.gitconfig\"" &&
+	echo "*.rs" >"$HOME/every-rs" &&
+	printf "[core]\n\texcludesFile = ~/every-rs ; no Rust today\n" >"$HOME/.gitconfig" &&
+	keeper --workspace repo --json file search . "*.rs" >out &&
+	test "$(json_get ".entries | length" out)" = 0 &&
+	printf "[include]\n\tpath = included-config\n" >"$HOME/.gitconfig" &&
+	printf "[core]\n\texcludesFile = \"~/every-rs\"\n" >"$HOME/included-config" &&
+	keeper --workspace repo --json file search . "*.rs" >out &&
+	test "$(json_get ".entries | length" out)" = 0 &&
+	printf "[core]\n\texcludesFile = ~/.gitignore_global\n" >"$HOME/.gitconfig" &&
+	test_when_finished "git -C \"\$REPO\" config --unset core.excludesFile" &&
+	git -C "$REPO" config core.excludesFile "$HOME/every-rs" &&
+	keeper --workspace repo --json file search . "*.rs" >out &&
+	test "$(json_get ".entries | length" out)" = 0 &&
+	git -C "$REPO" status --porcelain --untracked-files=all >git-status &&
+	! grep "\.rs$" git-status
+'
+
 test_expect_success 'search skips .git/' '
 	keeper --workspace repo --json file search . "*" >out &&
 	test "$(json_get "[.entries[] | select(.path == \".git\" or (.path | startswith(\".git/\")))] | length" out)" = 0 &&

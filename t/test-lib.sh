@@ -64,7 +64,10 @@ FILEKEEPER_HOME=$TRASH/home
 WS=$TRASH/ws
 OUTSIDE=$TRASH/outside
 export HOME FILEKEEPER_HOME
-unset XDG_DATA_HOME NO_COLOR FILEKEEPER_TEST_CRASH_AT
+unset XDG_DATA_HOME XDG_CONFIG_HOME NO_COLOR FILEKEEPER_TEST_CRASH_AT GIT_CONFIG_GLOBAL GIT_CONFIG_SYSTEM
+# The machine's /etc/gitconfig could name an excludes file that search and grep honour.
+GIT_CONFIG_NOSYSTEM=1
+export GIT_CONFIG_NOSYSTEM
 # Crash tests abort keeper on purpose; no core files in the workspace.
 ulimit -c 0 2>/dev/null
 mkdir -p "$HOME" "$WS" "$OUTSIDE"

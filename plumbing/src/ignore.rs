@@ -32,13 +32,15 @@ pub(crate) enum Mark {
 /// repository's own `info/exclude` (`dot_git` is its `.git`).
 fn base_rules(dot_git: Option<&Path>) -> gix_ignore::Search {
     let mut search = gix_ignore::Search::default();
-    if let Some(file) = global_excludes_file(dot_git.and_then(Path::parent))
+    let git_dir = dot_git.map(git_dir);
+    let top = dot_git.and_then(Path::parent);
+    if let Some(file) = crate::git_config::excludes_file(top, git_dir.as_deref())
         && let Some(bytes) = read_host(&file, true)
     {
         search.add_patterns_buffer(&bytes, file, None, Ignore::default());
     }
-    if let Some(dot_git) = dot_git {
-        let exclude = git_dir(dot_git).join("info/exclude");
+    if let Some(git_dir) = git_dir {
+        let exclude = git_dir.join("info/exclude");
         if let Some(bytes) = read_host(&exclude, true) {
             search.add_patterns_buffer(&bytes, exclude, None, Ignore::default());
         }
@@ -194,60 +196,6 @@ fn read_into(search: &mut gix_ignore::Search, file: &Path, base: &Path) {
     }
 }
 
-/// `core.excludesFile` from the user's git configuration, else git's default location. A
-/// relative one is taken from the repository's top (`top`), where git reads it, and is
-/// none outside a repository: from the process's working directory, the same search would
-/// honour other rules from another directory.
-fn global_excludes_file(top: Option<&Path>) -> Option<PathBuf> {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let xdg = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| home.as_ref().map(|h| h.join(".config")));
-    let configs = [
-        home.as_ref().map(|h| h.join(".gitconfig")),
-        xdg.as_ref().map(|x| x.join("git/config")),
-    ];
-    for config in configs.into_iter().flatten() {
-        if let Some(path) = std::fs::read_to_string(&config)
-            .ok()
-            .and_then(|text| core_excludes_file(&text))
-        {
-            return match (path.strip_prefix("~/"), &home) {
-                (Some(rest), Some(home)) => Some(home.join(rest)),
-                _ if Path::new(&path).is_absolute() => Some(PathBuf::from(path)),
-                _ => top.map(|top| top.join(path)),
-            };
-        }
-    }
-    xdg.map(|x| x.join("git/ignore"))
-}
-
-/// The `excludesfile` value of the `[core]` section of a git config file, if set.
-fn core_excludes_file(config: &str) -> Option<String> {
-    let mut in_core = false;
-    let mut found = None;
-    for line in config.lines() {
-        let line = line.trim();
-        if line.starts_with('[') {
-            in_core = line
-                .trim_matches(|c| c == '[' || c == ']')
-                .trim()
-                .eq_ignore_ascii_case("core");
-            continue;
-        }
-        if !in_core {
-            continue;
-        }
-        if let Some((key, value)) = line.split_once('=')
-            && key.trim().eq_ignore_ascii_case("excludesfile")
-        {
-            found = Some(value.trim().trim_matches('"').to_owned());
-        }
-    }
-    found
-}
-
 /// Whether git would ignore the workspace path `rel` (only inside a git repository): the
 /// rules of every `.gitignore` from the repository's top down to the path's directory apply,
 /// and a path inside an ignored directory is ignored.
@@ -353,16 +301,5 @@ mod tests {
         assert!(rules.is_ignored("sub/keep.log", false));
         rules.pop_to(top);
         assert!(!rules.is_ignored("a.log", false));
-    }
-
-    #[test]
-    fn core_excludes_file_is_read_from_the_core_section_only() {
-        let config =
-            "[user]\n\texcludesfile = nope\n[core]\n\tExcludesFile = ~/.gitignore_global\n";
-        assert_eq!(
-            core_excludes_file(config).as_deref(),
-            Some("~/.gitignore_global")
-        );
-        assert_eq!(core_excludes_file("[user]\nname = x\n"), None);
     }
 }

@@ -32,6 +32,7 @@ pub mod error;
 pub mod fault;
 pub mod fs_ops;
 pub mod gc;
+mod git_config;
 pub mod home;
 pub mod ignore;
 pub mod journal;
