@@ -235,4 +235,23 @@ test_expect_success 'once the workspace has state, cursors are signed with its o
 	json_get ".error.details.reason == \"signature\"" refusal.json
 '
 
+test_expect_success 'a damaged key is STORAGE_ERROR on a page that needs a cursor, and says to delete it' '
+	test_when_finished "rm -f .filekeeper/cursor.key" &&
+	keeper file write made.txt --content y >/dev/null &&
+	head -c 16 /dev/zero >.filekeeper/cursor.key &&
+	keeper --json file list big --max-entries 100 >out &&
+	json_get ".truncated == false" out &&
+	set -f &&
+	for query in "file list big --max-entries 2" "file search big * --max-results 2" \
+		"file grep big needle --max-results 1" "history list --limit 1"
+	do
+		refused 26 STORAGE_ERROR $query &&
+		json_get ".error.details.recovery | test(\"delete cursor.key\")" refusal.json ||
+		return 1
+	done &&
+	rm .filekeeper/cursor.key &&
+	keeper --json file list big --max-entries 2 >out &&
+	json_get ".next_cursor | type == \"string\"" out
+'
+
 test_done

@@ -34,16 +34,16 @@ pub enum KeyPlace {
 impl Workspace {
     /// The key to sign a new cursor with, and where it is: the state directory's when the
     /// workspace has state, otherwise the home's. Created when missing; never creates the
-    /// workspace's state.
-    pub fn cursor_signing_key(&self) -> Result<(KeyPlace, [u8; KEY_BYTES])> {
+    /// workspace's state. `None` when there is none and none can be written there (a
+    /// read-only home or state directory): a page is still exact, only without a way on. A
+    /// key that is there and damaged is STORAGE_ERROR, never passed over: a page would lose
+    /// its way on for good, without a word.
+    pub fn cursor_signing_key(&self) -> Result<Option<(KeyPlace, [u8; KEY_BYTES])>> {
         let place = match self.state(false)? {
             Some(_) => KeyPlace::State,
             None => KeyPlace::Home,
         };
-        let key = self
-            .cursor_key_in(place, true)?
-            .ok_or_else(|| Error::internal("the cursor key vanished while it was made"))?;
-        Ok((place, key))
+        Ok(self.cursor_key_in(place, true)?.map(|key| (place, key)))
     }
 
     /// The key kept at `place`, never created: `None` when there is none.
@@ -65,11 +65,12 @@ impl Workspace {
         if !create {
             return Ok(None);
         }
-        if place == KeyPlace::Home {
-            make_home(&dir).map_err(|e| Error::storage("creating the Filekeeper home", &e))?;
+        if (place == KeyPlace::Home && make_home(&dir).is_err()) || make_key(&dir).is_err() {
+            return Ok(None);
         }
-        make_key(&dir).map_err(|e| Error::storage("creating the cursor key", &e))?;
-        read_key(&dir)
+        read_key(&dir)?
+            .ok_or_else(|| Error::internal("the cursor key vanished while it was made"))
+            .map(Some)
     }
 }
 
@@ -168,11 +169,15 @@ mod tests {
         fs::create_dir(&root).unwrap();
         let ws = workspace(&home, &root);
         assert_eq!(ws.cursor_key(KeyPlace::Home).unwrap(), None);
-        let (place, key) = ws.cursor_signing_key().unwrap();
+        let (place, key) = ws.cursor_signing_key().unwrap().unwrap();
         assert_eq!(place, KeyPlace::Home);
         assert!(!root.join(".filekeeper").exists());
         assert_eq!(fs::read(home.join(KEY_FILE)).unwrap(), key);
-        assert_eq!(ws.cursor_signing_key().unwrap().1, key, "the key is kept");
+        assert_eq!(
+            ws.cursor_signing_key().unwrap().unwrap().1,
+            key,
+            "the key is kept"
+        );
         let mode = fs::metadata(home.join(KEY_FILE)).unwrap().permissions();
         assert_eq!(std::os::unix::fs::PermissionsExt::mode(&mode) & 0o077, 0);
         assert_eq!(
@@ -189,7 +194,7 @@ mod tests {
         fs::create_dir(&root).unwrap();
         let ws = workspace(&home, &root);
         ws.state(true).unwrap();
-        let (place, key) = ws.cursor_signing_key().unwrap();
+        let (place, key) = ws.cursor_signing_key().unwrap().unwrap();
         assert_eq!(place, KeyPlace::State);
         assert_eq!(
             fs::read(root.join(".filekeeper").join(KEY_FILE)).unwrap(),

@@ -211,9 +211,15 @@ fn refused(reason: &str, why: &str) -> Error {
 impl Workspace {
     /// A cursor that continues `query` after `position`. `None` when no key can be kept (a
     /// home and a state directory that cannot be written): the page is still exact, and says
-    /// it is truncated; only the way on is missing.
-    pub(crate) fn issue_cursor(&self, query: &Query, position: &Position) -> Option<String> {
-        let (place, key) = self.inner.cursor_signing_key().ok()?;
+    /// it is truncated; only the way on is missing. A damaged key is STORAGE_ERROR.
+    pub(crate) fn issue_cursor(
+        &self,
+        query: &Query,
+        position: &Position,
+    ) -> Result<Option<String>> {
+        let Some((place, key)) = self.inner.cursor_signing_key()? else {
+            return Ok(None);
+        };
         let mut bytes = Vec::with_capacity(HEADER_BYTES + 64 + TAG_BYTES);
         bytes.push(VERSION);
         bytes.push(query.family as u8);
@@ -239,7 +245,7 @@ impl Workspace {
         let mut mac = mac(&key);
         mac.update(&bytes);
         bytes.extend_from_slice(&mac.finalize().into_bytes()[..TAG_BYTES]);
-        Some(URL_SAFE_NO_PAD.encode(bytes))
+        Ok(Some(URL_SAFE_NO_PAD.encode(bytes)))
     }
 
     /// The position a caller's cursor continues from, checked: issued by this workspace's
@@ -354,7 +360,7 @@ mod tests {
                 through: [0; 8],
             },
         ] {
-            let token = ws.issue_cursor(&query, &position).unwrap();
+            let token = ws.issue_cursor(&query, &position).unwrap().unwrap();
             assert!(
                 token
                     .bytes()
@@ -366,7 +372,7 @@ mod tests {
             );
         }
         let query = Query::new(Family::History, &[]);
-        let token = ws.issue_cursor(&query, &Position::Seq(7)).unwrap();
+        let token = ws.issue_cursor(&query, &Position::Seq(7)).unwrap().unwrap();
         assert_eq!(
             ws.open_cursor(&query, Some(&token)).unwrap(),
             Some(Position::Seq(7))
@@ -409,6 +415,7 @@ mod tests {
         let query = Query::new(Family::List, &[b"."]);
         let token = ws
             .issue_cursor(&query, &Position::Path("docs/x.md".into()))
+            .unwrap()
             .unwrap();
         let bytes = URL_SAFE_NO_PAD.decode(&token).unwrap();
         for i in 0..bytes.len() {
@@ -432,7 +439,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (a, b) = (workspace(dir.path(), "a"), workspace(dir.path(), "b"));
         let query = Query::new(Family::List, &[b"."]);
-        let token = a.issue_cursor(&query, &Position::Path("x".into())).unwrap();
+        let token = a
+            .issue_cursor(&query, &Position::Path("x".into()))
+            .unwrap()
+            .unwrap();
         let other = Query::new(Family::List, &[b"src"]);
         let search = Query::new(Family::Search, &[b"."]);
         for q in [&other, &search] {
@@ -455,7 +465,10 @@ mod tests {
             code_and_reason(err),
             (Code::InvalidCursor, "other_workspace".into())
         );
-        let token_b = b.issue_cursor(&query, &Position::Path("x".into())).unwrap();
+        let token_b = b
+            .issue_cursor(&query, &Position::Path("x".into()))
+            .unwrap()
+            .unwrap();
         let err = a.open_cursor(&query, Some(&token_b)).unwrap_err();
         assert_eq!(
             code_and_reason(err),

@@ -214,7 +214,7 @@ impl Workspace {
             let file = start.open_file()?;
             let outcome = search.file(file, &start.rel, &mut vec![0u8; BLOCK]);
             absorb(&mut result, outcome, max);
-            self.finish(&mut result, &query_of_cursor);
+            self.finish(&mut result, &query_of_cursor)?;
             return Ok(result);
         }
         let prefix_len = if start.rel == "." {
@@ -254,7 +254,7 @@ impl Workspace {
         result.unreadable.sort();
         result.depth_limited = tally.depth_limited;
         result.non_utf8_names = tally.non_utf8_names;
-        self.finish(&mut result, &query_of_cursor);
+        self.finish(&mut result, &query_of_cursor)?;
         Ok(result)
     }
 
@@ -262,10 +262,10 @@ impl Workspace {
     /// line is read again here, just after the search read it: a file rewritten in between
     /// gets a cursor that its next page refuses, or none when it cannot be read (the page is
     /// still exact; only the way on is missing).
-    fn finish(&self, result: &mut GrepResult, query: &Query) {
+    fn finish(&self, result: &mut GrepResult, query: &Query) -> Result<()> {
         if let (true, Some(last)) = (result.truncated, result.matches.last()) {
             let Some(through) = self.digest_through(&last.path, last.line) else {
-                return;
+                return Ok(());
             };
             result.next_cursor = self.issue_cursor(
                 query,
@@ -274,8 +274,9 @@ impl Workspace {
                     line: last.line,
                     through,
                 },
-            );
+            )?;
         }
+        Ok(())
     }
 
     /// The digest of the workspace file `rel` up to the end of line `line`

@@ -182,7 +182,7 @@ impl Workspace {
         let truncated = ops.len() as u64 > limit;
         ops.truncate(limit as usize);
         let next_cursor = match ops.last() {
-            Some(last) if truncated => self.issue_cursor(&query, &Position::Seq(last.seq)),
+            Some(last) if truncated => self.issue_cursor(&query, &Position::Seq(last.seq))?,
             _ => None,
         };
         Ok(crate::documents::HistoryList {

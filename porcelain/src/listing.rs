@@ -243,7 +243,7 @@ impl Workspace {
         let truncated = seen > max;
         let next_cursor = match entries.last() {
             Some(last) if truncated => {
-                self.issue_cursor(&query, &Position::Path(last.path.clone()))
+                self.issue_cursor(&query, &Position::Path(last.path.clone()))?
             }
             _ => None,
         };
