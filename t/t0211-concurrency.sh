@@ -9,6 +9,8 @@ t0710-counter.sh, through the CLI and through one MCP session.)
     ALREADY_EXISTS, and the file holds the winner'"'"'s content entirely.
   - Two writers replace a 1 MiB file with different complete versions while two readers (raw
     reads and keeper file hash) hash it in a loop: every observed hash is a known version'"'"'s.
+  - Three first changes at once in new workspaces inside a git repository, RACES times: all
+    succeed, though each makes the state directory, the journal and the .gitignore line.
 
 Afterwards nothing is pending, no .fk-tmp-* file is left and keeper fsck is clean.'
 . ./test-lib.sh
@@ -181,6 +183,34 @@ test_expect_success 'the 1 MiB file ends as a complete version, and each replace
 	grep -x -F -f final "$LOGS/known" &&
 	committed_ops write big.txt >replacements &&
 	test_line_count = $((2 * WRITES)) replacements
+'
+
+test_expect_success "three first changes at once in a new git workspace all succeed, $RACES times" '
+	mkdir first &&
+	git -C first init -q &&
+	for round in $(seq 1 $RACES)
+	do
+		mkdir "first/w$round" &&
+		w=first/w$round &&
+		{
+			keeper --root "$w" --json file write a.txt --content a >"$LOGS/first-$round-a" 2>&1 &
+			keeper --root "$w" --json file write b.txt --content b >"$LOGS/first-$round-b" 2>&1 &
+			keeper --root "$w" --json file write a.txt --content c >"$LOGS/first-$round-c" 2>&1 &
+			wait
+		}
+	done &&
+	for log in "$LOGS"/first-*
+	do
+		json_get ".ok" "$log" || return 1
+	done &&
+	for round in $(seq 1 $RACES)
+	do
+		(
+			cd "first/w$round" &&
+			test "$(rows "SELECT count(*) FROM operations WHERE kind = '"'"'write'"'"' AND status = '"'"'committed'"'"'")" = 3 &&
+			grep -x ".filekeeper/" .gitignore
+		) || return 1
+	done
 '
 
 test_expect_success 'after all the races nothing is pending and no temp file is left' '

@@ -18,7 +18,10 @@ use crate::durable::sync_dir;
 use crate::error::{Error, Result};
 use rusqlite::{Connection, OpenFlags};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// How long a statement waits for another connection's lock before it is busy.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How many pages the WAL may hold before a commit copies them into the database
 /// (`wal_autocheckpoint`; SQLite's default is 1,000). Every process's first connection rebuilds
@@ -82,13 +85,13 @@ pub(crate) fn open(
         flags |= OpenFlags::SQLITE_OPEN_CREATE;
     }
     let mut conn = Connection::open_with_flags(path, flags)?;
-    conn.busy_timeout(Duration::from_secs(30))?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
     conn.pragma_update(None, "synchronous", "FULL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     check(&mut conn)?;
     match mode {
         Mode::Wal => {
-            conn.pragma_update_and_check(None, "journal_mode", "WAL", |_| Ok(()))?;
+            switch_to_wal(&conn)?;
             conn.pragma_update(None, "wal_autocheckpoint", WAL_CHECKPOINT_PAGES)?;
             conn.set_db_config(
                 rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
@@ -128,6 +131,25 @@ pub(crate) fn open(
     Ok(conn)
 }
 
+/// Puts a database in WAL mode. A new one is switched by the first connection to get there;
+/// one that finds another connection reading it then (another process opening the same new
+/// journal) is answered busy at once, without the busy handler (SQLite will not wait for a
+/// lock it might deadlock on), so the switch is tried again, up to the busy timeout. Once
+/// the database is in WAL mode the switch is a read of its header.
+fn switch_to_wal(conn: &Connection) -> Result<()> {
+    let deadline = Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match conn.pragma_update_and_check(None, "journal_mode", "WAL", |_| Ok(())) {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == rusqlite::ErrorCode::DatabaseBusy && Instant::now() < deadline =>
+            {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            done => return done.map_err(Into::into),
+        }
+    }
+}
+
 /// Opens the existing database at `path` only to read it: no pragma (none matters to a
 /// reader, and each costs a parse), nothing created. Read-write rather than read-only so that
 /// a database still in WAL mode can be read whether or not its `-shm` exists.
@@ -136,7 +158,7 @@ pub(crate) fn open_to_read(path: &Path) -> Result<Connection> {
         path,
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
-    conn.busy_timeout(Duration::from_secs(30))?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
     Ok(conn)
 }
 

@@ -197,57 +197,70 @@ const MIGRATIONS: &[&str] = &[
 /// The version this build writes.
 pub const LATEST: i64 = MIGRATIONS.len() as i64;
 
-/// Brings `conn` to [`LATEST`], creating the schema in an empty database.
+/// Brings `conn` to [`LATEST`], creating the schema in an empty database. Safe against other
+/// processes opening the same journal at once (the first changes in a new workspace, or a
+/// journal an older build wrote): each step reads the version inside a write transaction, so
+/// one process makes a step and the others find it made.
 pub fn migrate(conn: &mut Connection) -> Result<()> {
-    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-    let app: i64 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
-    // A journal that says it is one needs no count of its tables: the question (one more
-    // statement on every open) is asked only of a database that does not.
-    let foreign = app != APPLICATION_ID
-        && (app != 0
-            || version != 0
-            || conn.query_row(
-                "SELECT count(*) FROM sqlite_schema WHERE type = 'table'",
-                [],
-                |r| r.get::<_, i64>(0),
-            )? != 0);
-    if foreign {
-        return Err(Error::new(
-            Code::MigrationError,
-            "the journal database was not written by Filekeeper (unknown schema)",
-        )
-        .with("schema_version", version));
+    // A current journal stays current (no build moves a version back): two reads, no lock.
+    let read = |conn: &Connection, pragma: &str| -> Result<i64> {
+        Ok(conn.pragma_query_value(None, pragma, |r| r.get(0))?)
+    };
+    if read(conn, "user_version")? == LATEST && read(conn, "application_id")? == APPLICATION_ID {
+        return Ok(());
     }
-    if version > LATEST {
-        return Err(Error::new(
-            Code::MigrationError,
-            format!(
-                "the journal has schema version {version}, newer than this build's {LATEST}; upgrade keeper"
-            ),
-        )
-        .with("schema_version", version)
-        .with("supported_version", LATEST));
-    }
-    for (index, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
-        let tx = conn.transaction()?;
-        tx.execute_batch(sql).map_err(|e| {
-            let storage = Error::from(e);
-            if storage.retryable {
-                // A full disk or a busy database is not a fault of the schema: the same
-                // request succeeds once there is space, so it is STORAGE_ERROR, retryable.
-                storage
-            } else {
-                Error::new(
-                    Code::MigrationError,
-                    format!("migrating the journal failed: {}", storage.message),
-                )
-            }
-        })?;
+    loop {
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let version = read(&tx, "user_version")?;
+        let app = read(&tx, "application_id")?;
+        // A journal that says it is one needs no count of its tables: the question is asked
+        // only of a database that does not.
+        let foreign = app != APPLICATION_ID
+            && (app != 0
+                || version != 0
+                || tx.query_row(
+                    "SELECT count(*) FROM sqlite_schema WHERE type = 'table'",
+                    [],
+                    |r| r.get::<_, i64>(0),
+                )? != 0);
+        if foreign {
+            return Err(Error::new(
+                Code::MigrationError,
+                "the journal database was not written by Filekeeper (unknown schema)",
+            )
+            .with("schema_version", version));
+        }
+        if version > LATEST {
+            return Err(Error::new(
+                Code::MigrationError,
+                format!(
+                    "the journal has schema version {version}, newer than this build's {LATEST}; upgrade keeper"
+                ),
+            )
+            .with("schema_version", version)
+            .with("supported_version", LATEST));
+        }
+        if version == LATEST {
+            return Ok(()); // another process made the last step; nothing was written here
+        }
+        tx.execute_batch(MIGRATIONS[version as usize])
+            .map_err(|e| {
+                let storage = Error::from(e);
+                if storage.retryable {
+                    // A full disk or a busy database is not a fault of the schema: the same
+                    // request succeeds once there is space, so it is STORAGE_ERROR, retryable.
+                    storage
+                } else {
+                    Error::new(
+                        Code::MigrationError,
+                        format!("migrating the journal failed: {}", storage.message),
+                    )
+                }
+            })?;
         tx.pragma_update(None, "application_id", APPLICATION_ID)?;
-        tx.pragma_update(None, "user_version", index as i64 + 1)?;
+        tx.pragma_update(None, "user_version", version + 1)?;
         tx.commit()?;
     }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -314,6 +327,33 @@ mod tests {
             })
             .unwrap();
         assert_eq!(fk, 0);
+    }
+
+    /// The first changes in a new workspace may open its new journal at once, and so may
+    /// two processes of a new build meeting an old journal: each step is made by one of them.
+    #[test]
+    fn journals_opened_at_once_are_migrated_once() {
+        for round in 0..16 {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join(FILE_NAME);
+            if round % 2 == 1 {
+                drop(old_journal(&path, 1));
+            }
+            let start = std::sync::Arc::new(std::sync::Barrier::new(4));
+            let openers: Vec<_> = (0..4)
+                .map(|_| {
+                    let (start, path) = (start.clone(), path.clone());
+                    std::thread::spawn(move || {
+                        start.wait();
+                        Journal::open(&path, true).map(|j| version(&j.unwrap()))
+                    })
+                })
+                .collect();
+            for opener in openers {
+                assert_eq!(opener.join().unwrap().unwrap(), LATEST, "round {round}");
+            }
+            assert_consistent(&Journal::open(&path, false).unwrap().unwrap());
+        }
     }
 
     #[test]
