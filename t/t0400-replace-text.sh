@@ -603,4 +603,15 @@ test_expect_success 'a dry run checks the same rules: several matches with --fir
 	untouched dup.txt
 '
 
+test_expect_success 'new text with a NUL that would make the file binary is refused, and writes nothing' '
+	printf "first\nsecond\n" >nul.txt &&
+	save nul.txt &&
+	printf "fir\000st" >nul.new &&
+	refused 2 INVALID_ARGUMENT file replace-text nul.txt --old first --new-file nul.new --first &&
+	json_get ".error.details.reason == \"would_become_binary\"" refusal.json &&
+	untouched nul.txt &&
+	keeper --json file read nul.txt >out &&
+	json_get ".ok" out
+'
+
 test_done

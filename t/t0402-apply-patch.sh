@@ -1005,6 +1005,21 @@ test_expect_success 'a patch file that cannot be read is INVALID_ARGUMENT naming
 	json_get ".error.message" out | grep "it is a directory"
 '
 
+test_expect_success 'a patch adding a NUL to a text file is refused whole: the file would become binary' '
+	printf "one\ntwo\n" >nul-a.txt &&
+	printf "three\n" >nul-b.txt &&
+	save nul-a.txt &&
+	save nul-b.txt &&
+	{
+		printf -- "--- a/nul-b.txt\n+++ b/nul-b.txt\n@@ -1 +1 @@\n-three\n+3\n" &&
+		printf -- "--- a/nul-a.txt\n+++ b/nul-a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+t\000wo\n"
+	} >nul.patch &&
+	refused 2 INVALID_ARGUMENT file apply-patch nul.patch &&
+	json_get ".error.details.reason == \"would_become_binary\" and .error.details.path == \"nul-a.txt\"" refusal.json &&
+	untouched nul-a.txt &&
+	untouched nul-b.txt
+'
+
 test_expect_success TTY 'with no patch file and a terminal on stdin, the hint names what apply-patch takes' '
 	script -qec "keeper file apply-patch" /dev/null >screen 2>&1 </dev/null;
 	grep -a "no patch: name a patch file, or pipe the patch on stdin" screen &&

@@ -469,16 +469,22 @@ pub(crate) fn patched(
             .filter(|_| file.action != patch::Action::Create)
         {
             super::doc::no_new_bom(path, bytes, new)?;
+            super::doc::stays_text(path, new)?;
         }
         return Ok(((applied.reports, new), applied.warnings, applied.problem));
     }
     let mut doc = Doc::parse_for_patch(path, bytes)?;
     let (ok, hunks) = patch::apply(file, &mut doc);
-    Ok((
-        (hunks, ok.then(|| Arc::new(doc.to_bytes()))),
-        Vec::new(),
-        None,
-    ))
+    let new = ok.then(|| Arc::new(doc.to_bytes()));
+    // A new file's content is written as given, as by `create`; an existing text file stays
+    // text.
+    if let Some(new) = new
+        .as_ref()
+        .filter(|_| file.action != patch::Action::Create)
+    {
+        super::doc::stays_text(path, new)?;
+    }
+    Ok(((hunks, new), Vec::new(), None))
 }
 
 /// The byte ranges of `bytes` (the version a patch applied to) that the hunks' old lines

@@ -89,6 +89,22 @@ pub(crate) fn no_new_bom(path: &str, before: &[u8], after: &[u8]) -> Result<()> 
         .recovery(recovery))
 }
 
+/// Refuses an edit that would make the text file binary: new text with a NUL byte that lands
+/// in the file's first 8 KiB, where every read and edit looks for one ([`text_of`]). The
+/// edit would answer `ok` and be the last one the file could take: no read would show it,
+/// no text edit would touch it again (nor undo it as text).
+pub(crate) fn stays_text(path: &str, after: &[u8]) -> Result<()> {
+    if !after[..after.len().min(crate::text::BINARY_SNIFF_BYTES)].contains(&0) {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        "after this edit the file would hold a NUL byte in its first 8 KiB, which makes it binary: no read or text edit would take it again; nothing was written",
+    )
+    .path(path)
+    .with("reason", "would_become_binary")
+    .recovery("leave the NUL out of the new text, or write the whole file if binary content is what it should hold"))
+}
+
 /// `text` without its UTF-8 BOM, and whether it had one.
 pub(crate) fn strip_bom(text: &str) -> (bool, &str) {
     match text.strip_prefix(BOM) {
