@@ -45,6 +45,13 @@ test_expect_success 'MCP: no message or recovery names a CLI flag or a keeper co
 	test_must_be_empty offenders
 '
 
+test_expect_success 'MCP: no description in tools/list names a CLI flag or a CLI command, output schemas included' '
+	head -n 1 mcp.jsonl |
+		jq -r "[.tools[] | .. | objects | .description? | strings] | unique[]" >descriptions &&
+	test_line_count -ge 100 descriptions &&
+	! grep -E -e "(^|[^-[:alnum:]])--[a-z]|(^|[^[:alpha:]])keeper [a-z]|read-many|apply-patch|hash-object|journal-(begin|commit|show)|undo-last|history (undo|list|show|diff)([^a-z]|$)" descriptions
+'
+
 # mcp_hint TOOL CODE TEXT: some failure of TOOL with CODE has TEXT in its message or recovery.
 mcp_hint () {
 	jq -e -s --arg t "$1" --arg c "$2" --arg w "$3" \

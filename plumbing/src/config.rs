@@ -36,9 +36,9 @@ pub struct Limits {
     pub max_directory_entries: u64,
     /// Most operations one history listing returns.
     pub max_history_entries: u64,
-    /// Most paths one read-many request may name.
+    /// Most paths one read of several files may name.
     pub max_read_many_paths: u64,
-    /// Largest patch apply-patch accepts, in bytes.
+    /// Largest patch that is applied, in bytes.
     pub max_patch_bytes: u64,
     /// Deepest directory level recursive listing and search descend to.
     pub max_recursion_depth: u64,

@@ -118,7 +118,7 @@ pub struct CatBlobText {
 /// `hash-object` needs none for standard input without `-w`.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct WorkspaceIfOpened<T> {
-    /// The workspace's registered name, or null for a `--root` workspace; absent when no
+    /// The workspace's registered name, or null for a workspace named by its root alone; absent when no
     /// workspace was opened.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workspace: Option<Option<String>>,
@@ -134,7 +134,7 @@ pub struct ReadMany {
     pub results: Vec<ReadManyItem>,
 }
 
-/// One path of a read-many: the read's own success document (without `workspace`), or its
+/// One path of a read of several files: the read's own success document (without `workspace`), or its
 /// own failure document with the path as given.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 #[serde(untagged)]
@@ -145,7 +145,7 @@ pub enum ReadManyItem {
     Failed(FailedPath),
 }
 
-/// A failure document for one path of a read-many.
+/// A failure document for one path of a read of several files.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct FailedPath {
     /// Always false.
@@ -193,7 +193,7 @@ pub struct HistoryShow {
     pub operation: HistoryOperation,
     /// The undo that reversed it, if any.
     pub undone_by: Option<String>,
-    /// Whether `history undo` would try it (it may still refuse on a conflict).
+    /// Whether an undo of it would be tried (it may still be refused on a conflict).
     pub undoable: bool,
 }
 
@@ -217,7 +217,7 @@ pub struct ServedWorkspaces {
 /// The workspace an MCP server is bound to, as its `workspace_list` shows it.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct ServedWorkspace {
-    /// The registered name, or null for a `--root` workspace.
+    /// The registered name, or null for a workspace named by its root alone.
     pub name: Option<String>,
     /// Always true: the server is bound to this workspace.
     pub served: bool,
@@ -226,7 +226,7 @@ pub struct ServedWorkspace {
 /// The MCP server's `workspace_info`.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct WorkspaceInfo {
-    /// The registered name, or null for a `--root` workspace.
+    /// The registered name, or null for a workspace named by its root alone.
     pub name: Option<String>,
     /// Where the state lives, `project` (in the tree) or `home` (under the Filekeeper home);
     /// null while the workspace has none yet.

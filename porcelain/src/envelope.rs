@@ -47,7 +47,7 @@ impl<const B: bool> JsonSchema for Always<B> {
 pub struct Success<T> {
     /// Always true.
     pub ok: True,
-    /// The workspace's registered name, or null for a `--root` workspace.
+    /// The workspace's registered name, or null for a workspace named by its root alone.
     pub workspace: Option<String>,
     /// The result, its fields flat after `workspace`.
     #[serde(flatten)]
@@ -123,7 +123,7 @@ pub fn success_document(fields: Map<String, Value>) -> Value {
     Value::Object(doc)
 }
 
-/// The fields of a result: `workspace` (the name, or null for a `--root` workspace) first,
+/// The fields of a result: `workspace` (the name, or null for a workspace named by its root alone) first,
 /// then the serialized result's own fields: with `ok` in front, a [`Success`].
 pub fn result_fields(workspace: Option<&str>, value: impl serde::Serialize) -> Map<String, Value> {
     let mut out = Map::new();

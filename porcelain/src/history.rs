@@ -59,7 +59,7 @@ pub struct HistoryEntry {
     pub operation: HistoryOperation,
     /// The undo that reversed it, if any.
     pub undone_by: Option<String>,
-    /// Whether `history undo` would try it (it may still refuse on a conflict).
+    /// Whether an undo of it would be tried (it may still be refused on a conflict).
     pub undoable: bool,
 }
 

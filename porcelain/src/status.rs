@@ -63,8 +63,8 @@ pub struct StoreStatus {
     /// Their size uncompressed, in bytes, over the objects whose size is recorded in their
     /// header (all but `objects_of_unknown_size`).
     pub uncompressed_bytes: u64,
-    /// Objects whose uncompressed size is not recorded (blobs stored as a stream by
-    /// `hash-object -w`), left out of `uncompressed_bytes`.
+    /// Objects whose uncompressed size is not recorded (blobs the plumbing stored as a
+    /// stream, from standard input), left out of `uncompressed_bytes`.
     pub objects_of_unknown_size: u64,
     /// Files in the store that are not objects: temp files of interrupted writes, which gc
     /// removes.

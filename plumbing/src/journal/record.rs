@@ -184,8 +184,8 @@ pub struct OperationHead {
     pub id: String,
     /// The journal's sequence number: later operations have larger numbers.
     pub seq: i64,
-    /// What the operation did: `write`, `create`, `replace_text`, `undo`, ... (a script's
-    /// `journal-begin` names its own).
+    /// What the operation did: `write`, `create`, `replace_text`, `undo`, ... (an operation a
+    /// script recorded through the plumbing names its own).
     pub kind: String,
     /// Where the operation stands now.
     pub status: Status,

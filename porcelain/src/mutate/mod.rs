@@ -100,7 +100,7 @@ pub struct MutationResult {
     pub summary: String,
     /// The journal operation (`op_` and 16 hex digits); null in a dry run.
     pub operation_id: Option<String>,
-    /// Whether `history undo` can reverse it.
+    /// Whether an undo can reverse it.
     pub undo_available: bool,
     /// Whether this was a dry run: nothing was changed or recorded.
     pub dry_run: bool,
