@@ -807,16 +807,16 @@ test_expect_success '--max-lines stops after that many lines and says where to c
 		.truncation_reason == \"max_lines\" and .next_start_line == 5" out &&
 	test "$(json_get .content out)" = "$(printf "line 2\nline 3\nline 4")" &&
 	keeper file read num.txt --max-lines 3 2>err >/dev/null &&
-	grep "truncated at max_lines; continue with --from-line 4" err
+	grep -e "cut at the --max-lines bound; continue with --from-line 4" err
 '
 
 test_expect_success 'a cut read says so on stderr even with --quiet, and only that' '
 	keeper --quiet file read num.txt --max-lines 3 2>err >out &&
 	test_line_count = 3 out &&
-	echo "truncated at max_lines; continue with --from-line 4" >expect &&
+	echo "cut at the --max-lines bound; continue with --from-line 4" >expect &&
 	test_cmp expect err &&
 	keeper --quiet file read-many num.txt lf.txt --max-lines-per-file 3 2>err >/dev/null &&
-	echo "num.txt: truncated at max_lines; continue with --from-line 4" >expect &&
+	echo "num.txt: cut at the --max-lines-per-file bound; continue with --from-line 4" >expect &&
 	test_cmp expect err &&
 	keeper --quiet file read-many lf.txt missing.txt 2>err >out &&
 	grep "^missing.txt: error\[PATH_NOT_FOUND\]" err &&

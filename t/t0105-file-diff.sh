@@ -131,7 +131,7 @@ test_expect_success 'a diff longer than --max-bytes is cut at a whole line and s
 
 test_expect_success 'a cut diff says so on stderr too' '
 	keeper file diff long-old.txt long-new.txt --max-bytes 1000 >out 2>err &&
-	grep "^truncated at max_bytes" err
+	grep -e "^cut at the --max-bytes bound" err
 '
 
 test_expect_success '--max-bytes 0 is INVALID_ARGUMENT, above max_read_bytes LIMIT_EXCEEDED' '

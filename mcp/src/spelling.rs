@@ -52,7 +52,7 @@ impl filekeeper::plumbing::Spelling for McpSpelling {
             DeleteDir => "the directory_delete tool",
             MoveDir => "file_move, one file at a time (this server has no directory move)",
             Undo => "undo_operation",
-            Fsck => "a Filekeeper fsck, which this server does not run",
+            Fsck => "a Filekeeper fsck (which this server does not run)",
             UseWorkspace => "a default workspace, which this server does not set",
             ListWorkspaces => "the workspace_list tool",
         }

@@ -65,7 +65,7 @@ impl Spelling for PythonSpelling {
             Operation::DeleteDir => "Workspace.delete_dir()",
             Operation::MoveDir => "Workspace.move_dir()",
             Operation::Undo => "Workspace.undo()",
-            Operation::Fsck => "a Filekeeper fsck, which the Python API does not run",
+            Operation::Fsck => "a Filekeeper fsck (which the Python API does not run)",
             Operation::UseWorkspace => "Filekeeper.use_workspace()",
             Operation::ListWorkspaces => "Filekeeper.list_workspaces()",
         }

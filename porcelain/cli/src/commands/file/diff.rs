@@ -39,7 +39,7 @@ pub fn cmd_diff(ws: &Workspace, args: &DiffArgs) -> Result<Reply> {
     }
     if diff.truncated {
         reply.partial.push(
-            "truncated at max_bytes: the diff above is only its start; raise --max-bytes to see more"
+            "cut at the --max-bytes bound: the diff above is only its start; raise --max-bytes to see more"
                 .to_owned(),
         );
     }

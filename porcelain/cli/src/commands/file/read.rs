@@ -89,7 +89,7 @@ pub fn cmd_read(ws: &Workspace, args: &ReadArgs) -> Result<Reply> {
         ..args.range.options(args.max_bytes, args.max_lines)
     };
     let read = ws.read_file(&args.path, &options)?;
-    let (notes, partial) = read_notes(&read);
+    let (notes, partial) = read_notes(&read, false);
     let human = if args.numbered {
         read.numbered().into_bytes()
     } else {
@@ -128,7 +128,7 @@ pub fn cmd_read_many(ws: &Workspace, args: &ReadManyArgs) -> Result<Reply> {
                         ));
                     }
                 }
-                let (read_notes, cut) = read_notes(read);
+                let (read_notes, cut) = read_notes(read, true);
                 notes.extend(read_notes.into_iter().map(|n| format!("{path}: {n}")));
                 partial.extend(cut.map(|n| format!("{path}: {n}")));
             }
@@ -153,8 +153,9 @@ pub fn cmd_read_many(ws: &Workspace, args: &ReadManyArgs) -> Result<Reply> {
 }
 
 /// What a read returned besides the bytes, for stderr: the notes, and where the read was cut
-/// short, the note that says so (printed even with --quiet).
-fn read_notes(read: &ReadResult) -> (Vec<String>, Option<String>) {
+/// short, the note that says so (printed even with --quiet), naming the bound's flag as
+/// `read` (or with `per_file`, `read-many`) spells it.
+fn read_notes(read: &ReadResult, per_file: bool) -> (Vec<String>, Option<String>) {
     let lines = match (read.start_line, read.end_line) {
         (Some(a), Some(b)) => format!("lines {a}-{b} of {}", read.line_count),
         _ => format!("no lines of {}", read.line_count),
@@ -167,8 +168,13 @@ fn read_notes(read: &ReadResult) -> (Vec<String>, Option<String>) {
         if read.bom { ", BOM" } else { "" }
     )];
     let cut = read.next_start_line.map(|next| {
-        let bound = read.truncation_reason.as_deref().unwrap_or("max_bytes");
-        format!("truncated at {bound}; continue with --from-line {next}")
+        let flag = match (read.truncation_reason.as_deref(), per_file) {
+            (Some("max_lines"), false) => "--max-lines",
+            (Some("max_lines"), true) => "--max-lines-per-file",
+            (_, false) => "--max-bytes",
+            (_, true) => "--max-bytes-per-file",
+        };
+        format!("cut at the {flag} bound; continue with --from-line {next}")
     });
     (notes, cut)
 }
