@@ -239,7 +239,9 @@ test_expect_success 'a leftover tmp_obj_ temp file is reported by fsck but is no
 	json_get ".temporary_files[]" out | sort >actual &&
 	printf "%s\n" "$(basename "$fan")/tmp_obj_fedcba9876543210" tmp_obj_0123456789abcdef | sort >expect &&
 	test_cmp expect actual &&
-	test "$(json_get ".objects" out)" = 5
+	test "$(json_get ".objects" out)" = 5 &&
+	keeper fsck >human &&
+	grep -x "  tmp_obj_0123456789abcdef" human
 '
 
 test_expect_success 'setup: a precious blob, then its object overwritten by a zstd frame of other bytes' '

@@ -41,7 +41,10 @@ test_expect_success 'fsck lists the in-flight operation as pending without calli
 	keeper --json fsck >out &&
 	json_get ".pending_operations[]" out >actual &&
 	test_cmp story.op actual &&
-	test "$(json_get ".damaged_objects | length" out)" = 0
+	test "$(json_get ".damaged_objects | length" out)" = 0 &&
+	keeper fsck >human &&
+	grep "^pending operations" human &&
+	grep -x "  $(cat story.op)" human
 '
 
 test_expect_success 'story 4: publish --blob NEW --expected-hash OLD replaces the file' '

@@ -194,10 +194,17 @@ pub(crate) fn parse(text: &str) -> Result<Limits> {
 /// INVALID_ARGUMENT, with `details.key` naming the key where there is one.
 pub(crate) fn parse_config(text: &str) -> Result<Config> {
     let file: File = toml::from_str(text).map_err(|e| {
-        Error::invalid(format!(
-            "config.toml in the Filekeeper home is invalid: {}",
-            e.message()
-        ))
+        let at = e.span().map(|span| span.start.min(text.len()));
+        let line = at.map(|at| text[..at].matches('\n').count() + 1);
+        let mut err = Error::invalid(format!(
+            "config.toml in the Filekeeper home is invalid: {}{}",
+            e.message(),
+            line.map(|n| format!(" (line {n})")).unwrap_or_default()
+        ));
+        if let Some(key) = at.and_then(|at| key_at(text, at)) {
+            err = err.with("key", key);
+        }
+        err
     })?;
     let limits = file.filekeeper;
     let retention = retention(file.history.unwrap_or_default())?;
@@ -222,6 +229,26 @@ pub(crate) fn parse_config(text: &str) -> Result<Config> {
         }
     }
     Ok(Config { limits, retention })
+}
+
+/// The key of the line holding byte `at` of a `config.toml`, as `details.key` names keys:
+/// `max_read_bytes` in `[filekeeper]`, `history.keep_days` in another table, the table's own
+/// name on a `[table]` line. Serde's messages name a bad value's expected type, not its key.
+fn key_at(text: &str, at: usize) -> Option<String> {
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[start..].lines().next()?.trim();
+    let table = |line: &str| {
+        let name = line.strip_prefix('[')?.split(']').next()?;
+        Some(name.trim().trim_matches(['[', ']']).trim().to_owned())
+    };
+    if line.starts_with('[') {
+        return table(line);
+    }
+    let key = line.split_once('=')?.0.trim().trim_matches('"').to_owned();
+    match text[..start].lines().rev().find_map(|l| table(l.trim())) {
+        Some(t) if t != "filekeeper" => Some(format!("{t}.{key}")),
+        _ => Some(key),
+    }
 }
 
 /// The `[history]` table checked key by key. Every rule is a whole number of at least 1: 0
@@ -298,6 +325,33 @@ mod tests {
         assert_eq!(limits.max_read_bytes, 10);
         assert_eq!(limits.state_location, Some(StateLocation::Global));
         assert_eq!(limits.max_write_bytes, Limits::default().max_write_bytes);
+    }
+
+    #[test]
+    fn a_bad_key_or_value_is_named_with_its_line() {
+        for (text, key, line) in [
+            ("[filekeeper]\nmax_reed = 1\n", "max_reed", 2),
+            (
+                "# limits\n[filekeeper]\n\nmax_read_bytes = \"x\"\n",
+                "max_read_bytes",
+                4,
+            ),
+            (
+                "[filekeeper]\nstate_location = \"nowhere\"\n",
+                "state_location",
+                2,
+            ),
+            ("[filekeper]\nmax_read_bytes = 1\n", "filekeper", 1),
+        ] {
+            let err = parse(text).unwrap_err();
+            assert_eq!(err.code, crate::error::Code::InvalidArgument);
+            assert_eq!(err.details["key"], key, "{text}");
+            assert!(
+                err.message.ends_with(&format!("(line {line})")),
+                "{}",
+                err.message
+            );
+        }
     }
 
     #[test]
