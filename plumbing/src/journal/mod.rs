@@ -506,7 +506,10 @@ impl Journal {
 pub fn operation_not_found(id: &str) -> Error {
     Error::new(
         Code::OperationNotFound,
-        format!("no operation {id} in this workspace's journal"),
+        match id {
+            "" => "no operation has an empty id".to_owned(),
+            id => format!("no operation {id} in this workspace's journal"),
+        },
     )
     .with("operation_id", id)
     .recovery("check the operation id and the selected workspace; ids are per workspace")

@@ -148,7 +148,7 @@ fn natural(keyword: &str, value: Int) -> Result<u64> {
             Ok(fits) => return Ok(fits),
             Err(_) => (value < 0, value.to_string()),
         },
-        Int::Huge { negative } => (negative, "past 128 bits".to_owned()),
+        Int::Huge { negative } => (negative, "a number over 128 bits long".to_owned()),
     };
     let why = if negative {
         "cannot be negative"
