@@ -329,7 +329,7 @@ test_expect_success 'an added file never overwrites, and a move never lands on a
 	printf "*** Begin Patch\n*** Add File: win.txt\n+x\n*** End Patch\n" >over.patch &&
 	rejected 14 ALREADY_EXISTS - 2 over.patch &&
 	printf "*** Begin Patch\n*** Update File: tail.txt\n*** Move to: win.txt\n*** End Patch\n" >onto.patch &&
-	rejected 14 ALREADY_EXISTS - 2 onto.patch
+	rejected 14 ALREADY_EXISTS - 3 onto.patch
 '
 
 test_expect_success 'deleting a file and adding it again in one patch is one file changed twice' '
@@ -341,7 +341,7 @@ test_expect_success 'a file added or moved to a path ending with / is NOT_A_FILE
 	printf "*** Begin Patch\n*** Add File: newdir/\n+x\n*** End Patch\n" >slash-add.patch &&
 	rejected 5 NOT_A_FILE - 2 slash-add.patch &&
 	printf "*** Begin Patch\n*** Update File: tail.txt\n*** Move to: sub/\n*** End Patch\n" >slash-move.patch &&
-	rejected 5 NOT_A_FILE - 2 slash-move.patch &&
+	rejected 5 NOT_A_FILE - 3 slash-move.patch &&
 	test ! -e "$WS/newdir" && test ! -e "$WS/sub"
 '
 

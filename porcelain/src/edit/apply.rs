@@ -519,11 +519,19 @@ fn hunk_ranges(bytes: &[u8], hunks: &[patch::HunkReport]) -> Vec<std::ops::Range
 /// An error about a Codex patch's section names the line of its directive, and says which
 /// directive when the file is in the way.
 fn at_directive(mut e: Error, file: &FilePatch) -> Error {
-    let Some(line) = file.codex else {
+    let Some(mut line) = file.codex else {
         return e;
     };
     if e.details.contains_key("line") {
         return e;
+    }
+    // A move's `*** Move to:` is the line after its `*** Update File:`, and an error about
+    // the new path names it.
+    let new_path = e.details.get("path").and_then(|v| v.as_str());
+    if file.action == Action::Rename
+        && (e.code == Code::AlreadyExists || new_path == file.new_path.as_deref())
+    {
+        line += 1;
     }
     let directory = e.details.get("existing").and_then(|v| v.as_str()) == Some("directory");
     let what = match (e.code, file.action) {

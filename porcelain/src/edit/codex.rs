@@ -2196,7 +2196,12 @@ mod tests {
             (
                 "*** Update File: b.txt\n*** Move to: taken.txt\n@@\n-b\n+B\n",
                 Code::AlreadyExists,
-                "",
+                "move",
+            ),
+            (
+                "*** Update File: b.txt\n*** Move to: /elsewhere/b.txt\n@@\n-b\n+B\n",
+                Code::AbsolutePathOutsideWorkspace,
+                "move",
             ),
             (
                 "*** Update File: a.txt\n@@\n-a\n+A\n",
@@ -2209,12 +2214,13 @@ mod tests {
                 .apply_patch(&wrap(&format!("{first}{second}")), &opts)
                 .unwrap_err();
             assert_eq!(err.code, *code, "{second}: {err:?}");
-            if !reason.is_empty() {
+            if !reason.is_empty() && *reason != "move" {
                 assert_eq!(err.details["reason"], *reason, "{second}: {err:?}");
             }
-            // The second section's directive is on line 6, its hunk on line 7.
+            // The second section's directive is on line 6, its `*** Move to:` or hunk on
+            // line 7.
             let line = match *reason {
-                "failed" => 7,
+                "failed" | "move" => 7,
                 _ => 6,
             };
             if *reason != "duplicate_file" {
