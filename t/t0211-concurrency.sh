@@ -10,7 +10,10 @@ t0710-counter.sh, through the CLI and through one MCP session.)
   - Two writers replace a 1 MiB file with different complete versions while two readers (raw
     reads and keeper file hash) hash it in a loop: every observed hash is a known version'"'"'s.
   - Three first changes at once in new workspaces inside a git repository, RACES times: all
-    succeed, though each makes the state directory, the journal and the .gitignore line.
+    succeed, though each makes the state directory, the journal and the .gitignore line; and
+    a first change racing a write of .gitignore itself: both succeed, and the line is added
+    under the lock, never beside the other write.
+  - Four workspace registrations at once, RACES times: all succeed.
 
 Afterwards nothing is pending, no .fk-tmp-* file is left and keeper fsck is clean.'
 . ./test-lib.sh
@@ -211,6 +214,49 @@ test_expect_success "three first changes at once in a new git workspace all succ
 			grep -x ".filekeeper/" .gitignore
 		) || return 1
 	done
+'
+
+test_expect_success "a first change racing a write of .gitignore: both succeed, $RACES times" '
+	for round in $(seq 1 $RACES)
+	do
+		w=first/g$round &&
+		mkdir "$w" &&
+		{
+			keeper --root "$w" --json file write .gitignore --content "build/" >"$LOGS/gi-$round-g" 2>&1 &
+			keeper --root "$w" --json file write a.txt --content a >"$LOGS/gi-$round-a" 2>&1 &
+			wait
+		} &&
+		json_get ".ok" "$LOGS/gi-$round-g" &&
+		json_get ".ok" "$LOGS/gi-$round-a" &&
+		(
+			cd "$w" &&
+			test "$(rows "SELECT count(*) FROM operations WHERE status != '"'"'committed'"'"'")" = 0 &&
+			test "$(rows "SELECT count(*) FROM operations WHERE kind = '"'"'ignore_state'"'"'")" = 1
+		) || return 1
+	done
+'
+
+test_expect_success "four workspaces registered at once all succeed, $RACES times" '
+	for round in $(seq 1 $RACES)
+	do
+		for i in 1 2 3 4
+		do
+			mkdir -p "$TRASH/reg/w$round-$i" || return 1
+		done &&
+		{
+			for i in 1 2 3 4
+			do
+				keeper --json workspace create "w$round-$i" "$TRASH/reg/w$round-$i" >"$LOGS/reg-$round-$i" 2>&1 &
+			done
+			wait
+		} &&
+		for i in 1 2 3 4
+		do
+			json_get ".ok" "$LOGS/reg-$round-$i" || return 1
+		done
+	done &&
+	keeper --json workspace list >out &&
+	test "$(json_get "[.workspaces[] | select(.name | startswith(\"w\"))] | length" out)" = $((RACES * 4))
 '
 
 test_expect_success 'after all the races nothing is pending and no temp file is left' '

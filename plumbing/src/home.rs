@@ -282,7 +282,12 @@ impl Registry {
         let root_text = canonical.to_str().ok_or_else(|| {
             Error::invalid("the workspace root path is not valid UTF-8").with("name", name)
         })?;
-        let tx = self.conn.transaction()?;
+        // Immediate: a transaction that reads before it writes would have to upgrade its
+        // lock, and SQLite answers busy at once, without waiting, when another connection
+        // wants the same (two `workspace create`s at once).
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let by_name: Option<String> = tx
             .query_row("SELECT root FROM workspaces WHERE name = ?1", [name], |r| {
                 r.get(0)

@@ -40,11 +40,18 @@ impl Workspace {
         let state = self
             .state(true)?
             .ok_or_else(|| Error::internal("state was not created"))?;
-        let file = open_lock(&state)?;
-        crate::fault::counted("take workspace lock", || file.lock())
-            .map_err(|e| Error::storage("taking the workspace lock", &e))?;
-        Ok((state, WorkspaceLock { _file: file }))
+        let lock = lock_state(&state)?;
+        Ok((state, lock))
     }
+}
+
+/// Takes the lock of `state`, waiting for the current holder to finish. Never while this
+/// process holds it already: a second lock on the same file waits for the first forever.
+pub(crate) fn lock_state(state: &State) -> Result<WorkspaceLock> {
+    let file = open_lock(state)?;
+    crate::fault::counted("take workspace lock", || file.lock())
+        .map_err(|e| Error::storage("taking the workspace lock", &e))?;
+    Ok(WorkspaceLock { _file: file })
 }
 
 /// Opens (creating it if needed) the lock file of `state`; the lock is taken on the open file.

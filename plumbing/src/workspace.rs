@@ -144,13 +144,18 @@ impl Workspace {
 
     /// Adds `.filekeeper/` to `.gitignore` when the state was created with the edit deferred
     /// ([`Workspace::defer_gitignore`]): an operation of its own, after the caller's. Returns
-    /// the notice to give, if an edit was made. Call with the workspace lock held.
-    pub fn add_deferred_gitignore(&self, state: &State) -> Result<Option<String>> {
+    /// the notice to give, if an edit was made. The caller proves it holds the workspace lock
+    /// by passing it.
+    pub fn add_deferred_gitignore(
+        &self,
+        state: &State,
+        lock: &crate::lock::WorkspaceLock,
+    ) -> Result<Option<String>> {
         if !self.gitignore_due.swap(false, Ordering::Relaxed) {
             return Ok(None);
         }
         Ok(self
-            .ignore_state(state)?
+            .ignore_state(state, lock)?
             .map(|id| format!("added .filekeeper/ to .gitignore ({id})")))
     }
 
@@ -281,13 +286,20 @@ impl Workspace {
                 self.gitignore_due.store(true, Ordering::Relaxed);
                 return Ok(state);
             }
-            match self.ignore_state(&state) {
-                Ok(Some(id)) => state
-                    .notices
-                    .push(format!("added .filekeeper/ to .gitignore ({id})")),
-                Ok(None) => {}
-                Err(e) => return Err(io::Error::other(e.message)),
-            }
+            // Under the lock, as every change: another keeper that found the new directory
+            // may be changing `.gitignore` itself.
+            let added =
+                crate::lock::lock_state(&state).and_then(|lock| self.ignore_state(&state, &lock));
+            state.notices.push(match added {
+                Ok(Some(id)) => format!("added .filekeeper/ to .gitignore ({id})"),
+                Ok(None) => return Ok(state),
+                // The change this state was made for goes on; only the line is missing, and
+                // no later change adds it (the state exists by then), so the notice says so.
+                Err(e) => format!(
+                    "could not add .filekeeper/ to .gitignore ({}); add the line yourself, or git may take the journal and its blobs for files to commit",
+                    e.message
+                ),
+            });
         }
         Ok(state)
     }
@@ -304,7 +316,11 @@ impl Workspace {
     /// pending record, the atomic replacement, the commit. So the edit shows in `history
     /// list` and can be undone like any other. A `.gitignore` that is a link, a directory or
     /// a special file is left alone. Returns the operation's id when it made one.
-    fn ignore_state(&self, state: &State) -> Result<Option<String>> {
+    fn ignore_state(
+        &self,
+        state: &State,
+        _lock: &crate::lock::WorkspaceLock,
+    ) -> Result<Option<String>> {
         const LINE: &[u8] = b".filekeeper/\n";
         let write = Intent::Write {
             allow_sensitive: false,
@@ -355,6 +371,7 @@ impl Workspace {
         let id = journal.begin(&NewOperation {
             kind: "ignore_state".into(),
             summary: "Added .filekeeper/ to .gitignore.".into(),
+            under_lock: true,
             target_path: Some(".gitignore".into()),
             items: vec![Item {
                 path: ".gitignore".into(),

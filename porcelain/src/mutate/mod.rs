@@ -303,7 +303,7 @@ impl Workspace {
         let added = self
             .inner
             .lock()
-            .and_then(|(state, _lock)| self.inner.add_deferred_gitignore(&state));
+            .and_then(|(state, lock)| self.inner.add_deferred_gitignore(&state, &lock));
         match added {
             Ok(notice) => notice,
             Err(err) => Some(format!(
