@@ -14,6 +14,10 @@ t0710-counter.sh, through the CLI and through one MCP session.)
     a first change racing a write of .gitignore itself: both succeed, and the line is added
     under the lock, never beside the other write.
   - Four workspace registrations at once, RACES times: all succeed.
+  - history show racing the prune that prunes the operation, RACES times: a pruned operation
+    always says when it was pruned.
+  - fsck racing a gc that removes the objects of pruned operations, RACES times: fsck finds
+    no damage.
 
 Afterwards nothing is pending, no .fk-tmp-* file is left and keeper fsck is clean.'
 . ./test-lib.sh
@@ -257,6 +261,47 @@ test_expect_success "four workspaces registered at once all succeed, $RACES time
 	done &&
 	keeper --json workspace list >out &&
 	test "$(json_get "[.workspaces[] | select(.name | startswith(\"w\"))] | length" out)" = $((RACES * 4))
+'
+
+test_expect_success "history show racing a prune: a pruned operation always has pruned_at, $RACES times" '
+	mkdir pr &&
+	for round in $(seq 1 $RACES)
+	do
+		keeper --root pr --json file write "p$round.txt" --content "$round" >"$LOGS/pr-$round" &&
+		op=$(json_get .operation_id "$LOGS/pr-$round") &&
+		{
+			keeper --root pr --json history prune --older-than 0s --grace-period 0s >/dev/null 2>&1 &
+			for i in 1 2 3
+			do
+				keeper --root pr --json history show "$op" >"$LOGS/pr-$round-$i" 2>&1 &
+			done
+			wait
+		} &&
+		for i in 1 2 3
+		do
+			json_get ".ok and (.operation.pruned_by == null or .operation.pruned_at != null)" "$LOGS/pr-$round-$i" ||
+			return 1
+		done
+	done
+'
+
+test_expect_success "fsck racing a gc finds no damage, $RACES times" '
+	mkdir fg &&
+	for round in $(seq 1 $RACES)
+	do
+		for i in 1 2 3 4 5
+		do
+			keeper --root fg file write f.txt --content "$round $i" >/dev/null || return 1
+		done &&
+		keeper --root fg history prune --keep-last 1 --grace-period 0s >/dev/null &&
+		{
+			keeper --root fg --json gc --grace-period 0s >"$LOGS/fg-$round-gc" 2>&1 &
+			keeper --root fg --json fsck >"$LOGS/fg-$round-fsck" 2>&1 &
+			wait
+		} &&
+		json_get ".ok" "$LOGS/fg-$round-gc" &&
+		json_get ".ok" "$LOGS/fg-$round-fsck" || return 1
+	done
 '
 
 test_expect_success 'after all the races nothing is pending and no temp file is left' '

@@ -178,6 +178,7 @@ retention_case () {
 		done &&
 		printf "stray\n" | in_case hash-object -w --stdin >/dev/null &&
 		printf x >ws/.filekeeper/objects/tmp_obj_0123456789abcdef &&
+		touch -d "2 days ago" ws/.filekeeper/objects/tmp_obj_0123456789abcdef &&
 		if test "${2:-}" = pruned; then
 			in_case history prune --keep-last 2 --grace-period 0 >/dev/null
 		fi

@@ -115,6 +115,18 @@ test_expect_success '--grace-period 0 removes an unrecorded blob at once; journa
 	test_error_code INVALID_ARGUMENT begin.json
 '
 
+test_expect_success '--grace-period 0 still leaves a temp file written in the last ten minutes: a live writer'"'"'s' '
+	printf live >.filekeeper/objects/tmp_obj_bbbbbbbbbbbbbbbb &&
+	touch -d "9 minutes ago" .filekeeper/objects/tmp_obj_bbbbbbbbbbbbbbbb &&
+	keeper --json gc --grace-period 0 >out &&
+	json_get ".removed_temporary_files == 0" out &&
+	test -e .filekeeper/objects/tmp_obj_bbbbbbbbbbbbbbbb &&
+	touch -d "11 minutes ago" .filekeeper/objects/tmp_obj_bbbbbbbbbbbbbbbb &&
+	keeper --json gc --grace-period 0 >out &&
+	json_get ".removed_temporary_files == 1" out &&
+	test ! -e .filekeeper/objects/tmp_obj_bbbbbbbbbbbbbbbb
+'
+
 test_expect_success 'a workspace without state: gc removes nothing and creates nothing' '
 	mkdir empty &&
 	keeper --root empty --json gc >out &&

@@ -126,8 +126,15 @@ pub fn collect(
     Ok(out)
 }
 
-/// Removes one leftover temp file when it is older than the grace period: a live writer keeps
-/// writing to its file, so an old one is a dead process's.
+/// How recently a temp file may have been written and still be removed, whatever the grace
+/// period: one written within it may be a live writer's (a read storing its snapshot takes no
+/// lock), and removing it fails that read or write, where a dead process's leftover waits
+/// harmlessly for the next gc.
+const TEMP_FILE_MIN_AGE: Duration = Duration::from_secs(10 * 60);
+
+/// Removes one leftover temp file when it is older than the grace period, and than
+/// [`TEMP_FILE_MIN_AGE`]: a live writer keeps writing to its file, so an old one is a dead
+/// process's.
 fn temporary(
     path: &Path,
     now: SystemTime,
@@ -140,7 +147,7 @@ fn temporary(
     else {
         return Ok(());
     };
-    if is_young(modified, now, grace) {
+    if is_young(modified, now, grace.max(TEMP_FILE_MIN_AGE)) {
         return Ok(());
     }
     if !dry_run {

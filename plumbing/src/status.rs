@@ -74,6 +74,14 @@ pub fn journal_counts(path: &Path) -> Result<Option<JournalCounts>> {
     conn.busy_timeout(Duration::from_secs(30))?;
     let app: i64 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
     let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    // An empty database is a journal another process is creating (its first change), which
+    // holds nothing yet: as if there were none.
+    let tables = || -> Result<i64> {
+        Ok(conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?)
+    };
+    if app == 0 && version == 0 && tables()? == 0 {
+        return Ok(None);
+    }
     if app != APPLICATION_ID || version < 1 {
         return Err(Error::new(
             Code::MigrationError,
@@ -291,6 +299,9 @@ mod tests {
         let path = dir.path().join(crate::journal::FILE_NAME);
         assert_eq!(journal_counts(&path).unwrap(), None);
         assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
+        // The empty file another process's first change has just made is none either.
+        std::fs::write(&path, b"").unwrap();
+        assert_eq!(journal_counts(&path).unwrap(), None);
     }
 
     #[test]

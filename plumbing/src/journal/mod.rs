@@ -381,13 +381,6 @@ impl Journal {
                     {PRUNED_BY}
              FROM operations o {filter}"
         );
-        // When each prune pruned, read once: `PRUNED_BY` is asked once per operation, for
-        // the prune, and the time is that prune's.
-        let pruned_at: std::collections::HashMap<String, String> = self
-            .conn()
-            .prepare_cached("SELECT id, coalesce(pruned_at, created_at) FROM prunes")?
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<rusqlite::Result<_>>()?;
         let mut stmt = self.conn().prepare_cached(&sql)?;
         let rows = stmt.query_map(args, |r| {
             let status: String = r.get(3)?;
@@ -422,11 +415,22 @@ impl Journal {
         for row in rows {
             let mut op = row?;
             op.items = self.items(&op.id)?;
+            ops.push(op);
+        }
+        // When each prune pruned, read once (`PRUNED_BY` is asked once per operation, for the
+        // prune, and the time is that prune's), and after the operations: a prune committed
+        // between the two reads is then in the map too, where read first it was missing, and
+        // the operation it pruned came out pruned at no time. Prunes are never deleted.
+        let pruned_at: std::collections::HashMap<String, String> = self
+            .conn()
+            .prepare_cached("SELECT id, coalesce(pruned_at, created_at) FROM prunes")?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        for op in &mut ops {
             op.pruned_at = op
                 .pruned_by
                 .as_ref()
                 .and_then(|prune| pruned_at.get(prune).cloned());
-            ops.push(op);
         }
         Ok(ops)
     }
