@@ -399,4 +399,31 @@ test_expect_success 'the real copy afterwards produces exactly the predicted has
 	test "$(json_get .after_hash real.json)" = "$(json_get .predicted_after_hash copy.json)"
 '
 
+test_expect_success 'a dry run answers undo_available as the real run does' '
+	G=$TRASH/capped &&
+	mkdir -p "$G/home" "$G/ws" &&
+	printf "[filekeeper]\nmax_history_blob_bytes = 10\n" >"$G/home/config.toml" &&
+	printf "small\n" >"$G/ws/small.txt" &&
+	printf "a line longer than ten bytes\n" >"$G/ws/big.txt" &&
+	keeper --home "$G/home" --root "$G/ws" --json file write small.txt --content "x" --dry-run >dry.json &&
+	json_get ".undo_available == true" dry.json &&
+	keeper --home "$G/home" --root "$G/ws" --json file delete big.txt --dry-run >dry.json &&
+	json_get ".undo_available == false" dry.json &&
+	keeper --home "$G/home" --root "$G/ws" --json file delete big.txt >real.json &&
+	json_get ".undo_available == false" real.json
+'
+
+test_expect_success GIT 'the dry run of a first change in a git repository says the real run also edits .gitignore' '
+	R=$TRASH/repo &&
+	mkdir -p "$R" &&
+	git -C "$R" init -q &&
+	keeper --root "$R" --json file write a.txt --content x --dry-run >dry.json &&
+	json_get ".warnings | any(test(\"adds .filekeeper/ to .gitignore\"))" dry.json &&
+	test ! -e "$R/.gitignore" &&
+	keeper --root "$R" --json file write a.txt --content x >real.json &&
+	json_get ".warnings | any(test(\"added .filekeeper/ to .gitignore\"))" real.json &&
+	keeper --root "$R" --json file write b.txt --content x --dry-run >dry.json &&
+	json_get ".warnings == []" dry.json
+'
+
 test_done

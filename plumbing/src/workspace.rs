@@ -311,17 +311,26 @@ impl Workspace {
             .any(|dir| dir.join(".git").exists())
     }
 
-    /// Appends `.filekeeper/` to the root's `.gitignore` (unless a line already ignores it)
-    /// as an operation of its own, in the journal's usual order: both contents stored, a
-    /// pending record, the atomic replacement, the commit. So the edit shows in `history
-    /// list` and can be undone like any other. A `.gitignore` that is a link, a directory or
-    /// a special file is left alone. Returns the operation's id when it made one.
-    fn ignore_state(
+    /// Whether the first change here would add `.filekeeper/` to `.gitignore` (a dry run says
+    /// so): the workspace has no state yet, would keep it in the tree, lies in a git
+    /// repository, and its `.gitignore` is absent or a file without the line.
+    pub fn gitignore_edit_due(&self) -> Result<bool> {
+        if self.state(false)?.is_some()
+            || self.limits.state_location == Some(StateLocation::Global)
+            || !self.in_git_repository()
+        {
+            return Ok(false);
+        }
+        Ok(self.gitignore_lacking_line()?.is_some())
+    }
+
+    /// The root's `.gitignore`, resolved for writing, with its bytes and mode (`None` when
+    /// it is absent), when no line of it ignores `.filekeeper/`; `None` when one does, or
+    /// when it is a link, a directory or a special file, which are left alone.
+    #[allow(clippy::type_complexity)]
+    fn gitignore_lacking_line(
         &self,
-        state: &State,
-        _lock: &crate::lock::WorkspaceLock,
-    ) -> Result<Option<String>> {
-        const LINE: &[u8] = b".filekeeper/\n";
+    ) -> Result<Option<(crate::resolve::Resolved, Option<(Vec<u8>, u32)>)>> {
         let write = Intent::Write {
             allow_sensitive: false,
         };
@@ -353,9 +362,24 @@ impl Workspace {
                 ".filekeeper" | ".filekeeper/" | "/.filekeeper" | "/.filekeeper/"
             )
         });
-        if already {
+        Ok((!already).then_some((target, before)))
+    }
+
+    /// Appends `.filekeeper/` to the root's `.gitignore` (unless a line already ignores it)
+    /// as an operation of its own, in the journal's usual order: both contents stored, a
+    /// pending record, the atomic replacement, the commit. So the edit shows in `history
+    /// list` and can be undone like any other. A `.gitignore` that is a link, a directory or
+    /// a special file is left alone. Returns the operation's id when it made one.
+    fn ignore_state(
+        &self,
+        state: &State,
+        _lock: &crate::lock::WorkspaceLock,
+    ) -> Result<Option<String>> {
+        const LINE: &[u8] = b".filekeeper/\n";
+        let Some((target, before)) = self.gitignore_lacking_line()? else {
             return Ok(None);
-        }
+        };
+        let text = before.as_ref().map_or(&[][..], |(b, _)| b.as_slice());
         let mut after = text.to_vec();
         if !after.is_empty() && !after.ends_with(b"\n") {
             after.push(b'\n');

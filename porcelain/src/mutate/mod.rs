@@ -319,7 +319,14 @@ impl Workspace {
         plan: impl Fn(&Workspace) -> Result<Plan>,
     ) -> Result<MutationResult> {
         if options.dry_run {
-            let plan = plan(self)?;
+            let mut plan = plan(self)?;
+            // The real run makes the workspace's state first, and in a git repository that
+            // is a change of `.gitignore` of its own, which the preview must not hide.
+            if self.inner.gitignore_edit_due()? {
+                plan.warnings.push(
+                    "this is the workspace's first change: the real run also adds .filekeeper/ to .gitignore, as a change of its own".to_owned(),
+                );
+            }
             let diffs = self.diffs(&plan);
             return Ok(dry_result(plan, diffs));
         }
@@ -816,7 +823,10 @@ fn dry_result(plan: Plan, (diffs, diff_truncated): (Vec<MutationDiff>, bool)) ->
         after_hash: None,
         summary: conditional(&plan.summary),
         operation_id: None,
-        undo_available: false,
+        undo_available: {
+            let items: Vec<Item> = plan.items.iter().map(|p| p.item.clone()).collect();
+            missing_for_undo(&items, &[]).is_empty()
+        },
         dry_run: true,
         warnings: plan.warnings.clone(),
         items: plan
