@@ -72,7 +72,7 @@ pub fn classify(bytes: &[u8]) -> Line {
     // last: `"dry_run": true, "dry_run": false` cannot say which was meant.
     let message = match parse_unique(line) {
         Ok(message) => message,
-        Err(ParseError::Syntax(_)) => return unparsed(line),
+        Err(ParseError::Syntax(e)) => return unparsed(line, &e),
         Err(ParseError::Repeated { at, name }) => return repeated(line, &at, &name),
     };
     if let Some((id, code, message)) = envelope_problem(&message) {
@@ -100,10 +100,14 @@ pub fn classify(bytes: &[u8]) -> Line {
 /// escape (`"\ud800"`, which no UTF-8 string can hold) in a request is answered with the
 /// request's id, -32602: the client can match the answer to the call and see what was wrong.
 /// Anything else is -32700 with a null id, as JSON-RPC has it.
-fn unparsed(line: &str) -> Line {
+fn unparsed(line: &str, why: &serde_json::Error) -> Line {
     let not_json = || Line::Reply(error(-32700, "parse error: the line is not JSON"));
     let Some(mended) = without_lone_surrogates(line) else {
-        return not_json();
+        let beyond = why.to_string().starts_with("number out of range");
+        return beyond
+            .then(|| beyond_f64(line))
+            .flatten()
+            .unwrap_or_else(not_json);
     };
     // Only a request has an id to answer with, and only one whose id is the client's (not
     // one that held the surrogate). Everything else about it is judged as for any other
@@ -126,6 +130,26 @@ fn unparsed(line: &str) -> Line {
         -32602,
         "invalid params: a string holds a lone surrogate escape (\\ud800 to \\udfff not in a pair), which no UTF-8 text can hold; send text as UTF-8, and bytes where a tool takes them as base64",
     ))
+}
+
+/// The answer to a request that is JSON but holds a number beyond a 64-bit float (`1e400`),
+/// which the grammar allows and no argument can take: -32602 with the request's id, so the
+/// client can tell which call it was. Read without the numbers' values (serde skips what it
+/// ignores without converting it); `None` when the line is not that.
+fn beyond_f64(line: &str) -> Option<Line> {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        id: Option<Value>,
+        method: Option<serde::de::IgnoredAny>,
+    }
+    let head: Head = serde_json::from_str(line).ok()?;
+    let id = head.id.filter(|id| !id.is_null())?;
+    head.method?;
+    Some(Line::Reply(reply(
+        id,
+        -32602,
+        "invalid params: a number is beyond what a 64-bit float holds (such as 1e400); no argument takes one",
+    )))
 }
 
 /// `line` with each lone surrogate escape replaced by `\ufffd`, or `None` when it has none.
@@ -340,6 +364,7 @@ mod tests {
             b"{\"a\":\"\\ud800\"}\n",
             b"{\"id\":1,\"a\":\"\\ud800\"\n",
             b"{\"a\":1e400}\n",
+            b"{\"id\":1e400,\"method\":\"tools/call\"}\n",
         ] {
             let Line::Reply(reply) = classify(bad) else {
                 panic!("{bad:?} was not answered");
@@ -381,6 +406,19 @@ mod tests {
         assert!(answer(bad)["id"].is_null());
         // Without a request's id there is none to answer with: a parse error, as before.
         let note = r#"{"jsonrpc":"2.0","method":"notifications/x","params":{"a":"\ud800"}}"#;
+        assert_eq!(answer(note)["error"]["code"], -32700);
+    }
+
+    #[test]
+    fn a_number_beyond_a_float_is_answered_with_the_requests_id() {
+        let call = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"file_read","arguments":{"path":"a","from_line":1e400}}}"#;
+        let reply = answer(call);
+        assert_eq!(reply["error"]["code"], -32602);
+        assert_eq!(reply["id"], 7);
+        // In the id itself, or in a notification: none to answer with.
+        let bad = r#"{"jsonrpc":"2.0","id":1e400,"method":"tools/call","params":{}}"#;
+        assert_eq!(answer(bad)["error"]["code"], -32700);
+        let note = r#"{"jsonrpc":"2.0","method":"notifications/x","params":{"a":1e400}}"#;
         assert_eq!(answer(note)["error"]["code"], -32700);
     }
 

@@ -501,8 +501,9 @@ def raw_cases(tools, op_id):
                     args = dict(base)
                     args[name] = "@@NUM@@"
                     payload = enc(call_line(rid, tool.name, args)).replace(b'"@@NUM@@"', literal)
-                    accept = [-32700, "result"] if label == "out-of-range" else [-32700]
-                    cases.append((tool.name, name, label, payload, rid if "result" in accept else None,
+                    # 1e400 is JSON, beyond a float: invalid params, with the request's id.
+                    accept = [-32602] if label == "out-of-range" else [-32700]
+                    cases.append((tool.name, name, label, payload, rid if label == "out-of-range" else None,
                                   accept, True))
         for label, arguments in [("arguments-array", []), ("arguments-string", "x"),
                                  ("arguments-number", 5), ("arguments-true", True)]:
