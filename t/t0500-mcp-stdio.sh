@@ -389,10 +389,12 @@ test_expect_success '--workspace and --root together is a usage error, before an
 	grep -e "--root" both.err
 '
 
-test_expect_success 'neither --workspace nor --root is a usage error' '
+test_expect_success 'neither --workspace nor --root is a usage error naming both' '
 	test_expect_code 2 filekeeper-mcp </dev/null >neither.out 2>neither.err &&
 	test ! -s neither.out &&
-	grep -e "--workspace" neither.err
+	grep -e "not provided" -A1 neither.err >missing &&
+	grep -e "--workspace" missing &&
+	grep -e "--root" missing
 '
 
 test_expect_success 'an unknown --workspace fails at start-up with WORKSPACE_NOT_FOUND on stderr' '

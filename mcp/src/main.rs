@@ -29,14 +29,11 @@ use tools::{Audit, Context, Effect, ReadBounds};
 /// Filekeeper's MCP server: safe, journaled, undoable file operations for agents, over stdio.
 #[derive(Debug, Parser)]
 #[command(name = "filekeeper-mcp", version = filekeeper::plumbing::VERSION_TEXT)]
+// One of the two, named together when neither is given.
+#[command(group(clap::ArgGroup::new("served").args(["workspace", "root"]).required(true)))]
 struct Cli {
     /// Serve this registered workspace.
-    #[arg(
-        long,
-        value_name = "NAME",
-        conflicts_with = "root",
-        required_unless_present = "root"
-    )]
+    #[arg(long, value_name = "NAME")]
     workspace: Option<String>,
     /// Serve this directory as a transient workspace.
     #[arg(long, value_name = "PATH")]
