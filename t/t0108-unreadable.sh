@@ -130,6 +130,26 @@ test_expect_success UNPRIVILEGED 'a truncated grep page names only what it passe
 	test "$(json_get ".unreadable | join(\",\")" all)" = closed,secret.txt,zc
 '
 
+test_expect_success UNPRIVILEGED 'fsck checks a state this user may only read, and writes nothing there' '
+	RO=$TRASH/ro &&
+	mkdir -p "$RO" &&
+	keeper --root "$RO" file write a.txt --content x >/dev/null &&
+	keeper --root "$RO" file write a.txt --content y >/dev/null &&
+	test_when_finished "chmod -R u+w \"$RO\"" &&
+	chmod -R a-w "$RO" &&
+	ls -la "$RO/.filekeeper" >before &&
+	if test "$(id -u)" = 0
+	then
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+			env HOME="$PW_HOME" FILEKEEPER_HOME="$PW_HOME" keeper --root "$RO" --json fsck >out
+	else
+		keeper --root "$RO" --json fsck >out
+	fi &&
+	json_get ".ok and .operations == 2 and .damaged_objects == []" out &&
+	ls -la "$RO/.filekeeper" >after &&
+	test_cmp before after
+'
+
 test_expect_success UNPRIVILEGED 'cleanup: the modes back, so the trash can be removed' '
 	chmod 755 "$PW/closed" "$PW/zc" &&
 	chmod 644 "$PW/secret.txt"

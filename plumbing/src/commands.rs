@@ -519,8 +519,9 @@ pub fn fsck(ws: &Workspace) -> Result<Fsck> {
     // Under the workspace lock: a gc or prune running beside it removes objects between the
     // listing and the check, which would read as damage (a file that vanished fails to
     // verify) or as missing objects of operations it pruned meanwhile. Reads that store a
-    // snapshot take no lock, but their objects are whole before they are named.
-    let _lock = crate::lock::lock_state(&state)?;
+    // snapshot take no lock, but their objects are whole before they are named. A user who
+    // may only read the state checks without it.
+    let _lock = crate::lock::lock_state_to_read(&state)?;
     let store = state.store();
     let mut damaged = Vec::new();
     let mut strays = Vec::new();

@@ -54,6 +54,28 @@ pub(crate) fn lock_state(state: &State) -> Result<WorkspaceLock> {
     Ok(WorkspaceLock { _file: file })
 }
 
+/// Takes the lock of `state` for a reader that must not run beside a change (fsck), when it
+/// can: the lock file is opened read-only (`flock` needs no more) and never created, so a
+/// user who may only read the state, or a read-only mount, checks without it (`None`), as
+/// does a state whose lock file is missing, which no change has locked.
+pub(crate) fn lock_state_to_read(state: &State) -> Result<Option<WorkspaceLock>> {
+    let file = match File::open(state.dir.join(LOCK_FILE)) {
+        Ok(file) => file,
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied
+            ) =>
+        {
+            return Ok(None);
+        }
+        Err(e) => return Err(Error::storage("opening the workspace lock", &e)),
+    };
+    crate::fault::counted("take workspace lock", || file.lock())
+        .map_err(|e| Error::storage("taking the workspace lock", &e))?;
+    Ok(Some(WorkspaceLock { _file: file }))
+}
+
 /// Opens (creating it if needed) the lock file of `state`; the lock is taken on the open file.
 fn open_lock(state: &State) -> Result<File> {
     OpenOptions::new()

@@ -427,8 +427,12 @@ impl Workspace {
         } else {
             Status::RolledBack
         };
-        journal.set_status(&id, &[Status::Pending], to)?;
+        let recorded = journal.set_status(&id, &[Status::Pending], to);
         published?;
+        // The line is in `.gitignore`: a status that could not be written leaves the edit
+        // pending under the lock, and the next change's recovery records it committed from
+        // the file. Saying it failed would have the caller add the line a second time.
+        drop(recorded);
         Ok(Some(id))
     }
 }

@@ -92,7 +92,7 @@ pub struct GcResult {
     /// Their bytes on disk (compressed).
     pub removed_bytes: u64,
     /// Temp files of interrupted writes removed (`tmp_obj_*`, `.fk-tmp-*`), older than the
-    /// grace period.
+    /// grace period and than ten minutes.
     pub removed_temporary_files: u64,
     /// Their bytes.
     pub removed_temporary_bytes: u64,

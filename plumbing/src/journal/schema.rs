@@ -213,16 +213,17 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let version = read(&tx, "user_version")?;
         let app = read(&tx, "application_id")?;
-        // A journal that says it is one needs no count of its tables: the question is asked
-        // only of a database that does not.
-        let foreign = app != APPLICATION_ID
-            && (app != 0
-                || version != 0
-                || tx.query_row(
-                    "SELECT count(*) FROM sqlite_schema WHERE type = 'table'",
-                    [],
-                    |r| r.get::<_, i64>(0),
-                )? != 0);
+        // A negative version is none any build wrote. A journal that says it is one needs
+        // no count of its tables: the question is asked only of a database that does not.
+        let foreign = version < 0
+            || (app != APPLICATION_ID
+                && (app != 0
+                    || version != 0
+                    || tx.query_row(
+                        "SELECT count(*) FROM sqlite_schema WHERE type = 'table'",
+                        [],
+                        |r| r.get::<_, i64>(0),
+                    )? != 0));
         if foreign {
             return Err(Error::new(
                 Code::MigrationError,
@@ -327,6 +328,21 @@ mod tests {
             })
             .unwrap();
         assert_eq!(fk, 0);
+    }
+
+    #[test]
+    fn a_negative_version_is_refused_as_foreign_and_left_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        let conn = Connection::open(&path).unwrap();
+        conn.pragma_update(None, "application_id", APPLICATION_ID)
+            .unwrap();
+        conn.pragma_update(None, "user_version", -1).unwrap();
+        drop(conn);
+        let before = std::fs::read(&path).unwrap();
+        let err = Journal::open(&path, false).err().unwrap();
+        assert_eq!(err.code, Code::MigrationError);
+        assert_eq!(std::fs::read(&path).unwrap(), before);
     }
 
     /// The first changes in a new workspace may open its new journal at once, and so may

@@ -15,7 +15,8 @@ use filekeeper::retention::{DEFAULT_GRACE, RetentionOptions, parse_duration};
   keeper gc --grace-period 2w"#)]
 pub struct GcArgs {
     /// Keep objects and temp files written within DURATION (default 1d; a whole number and a
-    /// unit: s, m, h, d or w).
+    /// unit: s, m, h, d or w); temp files written in the last ten minutes are kept whatever it
+    /// says.
     #[arg(long, value_name = "DURATION")]
     pub grace_period: Option<String>,
     /// Say what would be removed; remove nothing.
