@@ -1062,6 +1062,34 @@ test_expect_success ROOT 'a write over a file another user owns says the new fil
 	test "$(stat -c %u owned.txt)" = 0
 '
 
+test_expect_success ROOT 'a write keeps the group of the file it replaces, setgid bit included, and says nothing' '
+	echo old >shared.txt &&
+	chgrp 65534 shared.txt &&
+	chmod 2775 shared.txt &&
+	keeper --json file write shared.txt --content "new" >out &&
+	json_get ".warnings == []" out &&
+	test "$(stat -c %g shared.txt)" = 65534 &&
+	test "$(stat -c %a shared.txt)" = 2775 &&
+	keeper --json file replace-text shared.txt --old new --new newer --first >out &&
+	test "$(stat -c %g shared.txt)" = 65534 &&
+	keeper --json history undo-last >out &&
+	test "$(stat -c %g shared.txt)" = 65534
+'
+
+test_expect_success ROOT 'a writer who may not give the group says the new file leaves it' '
+	mkdir -p "$TRASH/grp/ws" "$TRASH/grp/home" &&
+	chmod o+x "$TRASH" &&
+	echo old >"$TRASH/grp/ws/team.txt" &&
+	chown -R 65534 "$TRASH/grp" &&
+	chgrp 0 "$TRASH/grp/ws/team.txt" &&
+	chmod 664 "$TRASH/grp/ws/team.txt" &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env HOME="$TRASH/grp/home" FILEKEEPER_HOME="$TRASH/grp/home" \
+		keeper --root "$TRASH/grp/ws" --json file write team.txt --content new >out &&
+	json_get ".warnings | map(select(contains(\"belongs to group 0, which the writer is not in\"))) | length == 1" out &&
+	test "$(stat -c %g "$TRASH/grp/ws/team.txt")" = 65534
+'
+
 # names that would break a line
 
 test_expect_success 'a name holding a newline stays one quoted line in human output' '

@@ -61,6 +61,15 @@ pub fn new_file_owner() -> u32 {
     rustix::process::geteuid().as_raw()
 }
 
+/// Whether this process may give a file it owns the group `gid` (`fchown`): root may give any
+/// group, another user only its own groups.
+pub fn may_give_group(gid: u32) -> bool {
+    use rustix::process::{getegid, geteuid, getgroups};
+    geteuid().is_root()
+        || getegid().as_raw() == gid
+        || getgroups().is_ok_and(|groups| groups.iter().any(|g| g.as_raw() == gid))
+}
+
 /// Fsyncs a directory so that entries created or renamed in it survive a crash.
 pub fn sync_dir(dir: &Path) -> io::Result<()> {
     counted("sync directory", || File::open(dir)?.sync_all())

@@ -286,6 +286,37 @@ fn create_unnamed(dir: BorrowedFd<'_>) -> Result<Option<File>> {
     })
 }
 
+/// The group a new file in `target`'s directory gets from the directory, when it is setgid.
+pub fn inherited_group(target: &Resolved) -> Option<u32> {
+    let dir = rustix::fs::fstat(target.parent()).ok()?;
+    (dir.st_mode & 0o2000 != 0).then_some(dir.st_gid)
+}
+
+/// Gives the new `file` the group of the file at `target` it replaces, where this process may
+/// give that group: a change of content replaces the file with a new one, which would
+/// otherwise belong to the writer's group (or the directory's, under a setgid directory), and
+/// a file a team shares through its group would leave the team at the first edit. Where the
+/// group cannot be given, the file keeps the one it got, and the plan has said so (a
+/// warning). Before the mode is set: a change of group clears the setuid and setgid bits.
+fn keep_group(file: &File, target: &Resolved) {
+    use std::os::unix::fs::MetadataExt;
+    let Some(Kind::File) = target.kind else {
+        return;
+    };
+    let Some(group) = target
+        .open_file()
+        .ok()
+        .and_then(|f| f.metadata().ok())
+        .map(|m| m.gid())
+    else {
+        return;
+    };
+    let has = file.metadata().map(|m| m.gid());
+    if has.is_ok_and(|has| has != group) && crate::durable::may_give_group(group) {
+        let _ = rustix::fs::fchown(file, None, Some(rustix::fs::Gid::from_raw(group)));
+    }
+}
+
 /// Gives `file` the permission bits `mode` (when given), fsyncs it, and returns the bits it
 /// has.
 fn set_mode_and_sync(file: &File, mode: Option<u32>) -> Result<u32> {
@@ -337,6 +368,7 @@ fn write_temp(
         hasher: Hasher::default(),
     };
     counted("write file data", || fill(&mut out))?;
+    keep_group(&out.file, target);
     let mode = set_mode_and_sync(&out.file, mode)?;
     let (after_hash, size) = out.hasher.finish();
     if content.is_some_and(|want| want != after_hash) {

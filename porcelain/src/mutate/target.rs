@@ -21,6 +21,11 @@ pub(crate) struct Seen {
     pub links: u64,
     /// The user that owns it.
     pub owner: u32,
+    /// Its group.
+    pub group: u32,
+    /// The group a new file in its directory gets from the directory, when the directory is
+    /// setgid.
+    pub inherited_group: Option<u32>,
 }
 
 impl Seen {
@@ -37,6 +42,8 @@ impl Seen {
             bytes,
             links: meta.nlink(),
             owner: meta.uid(),
+            group: meta.gid(),
+            inherited_group: None,
         }
     }
 
@@ -53,6 +60,15 @@ impl Seen {
             warnings.push(format!(
                 "{rel} belongs to user {}: a change of content replaces it with a new file, which belongs to user {writer}, the writer",
                 self.owner
+            ));
+        }
+        // The new file is given the old one's group where the writer may give it (publish).
+        if self.inherited_group != Some(self.group)
+            && !filekeeper_plumbing::durable::may_give_group(self.group)
+        {
+            warnings.push(format!(
+                "{rel} belongs to group {}, which the writer is not in: a change of content replaces it with a new file, which cannot be given that group and belongs to the writer's (or its directory's)",
+                self.group
             ));
         }
         warnings
@@ -113,12 +129,13 @@ impl Workspace {
             .map_err(|e| Error::storage("reading file", &e))?;
         let stored = bytes.len() as u64 <= self.inner.limits.max_history_blob_bytes;
         let bytes = Arc::new(bytes);
-        let seen = Seen::new(
+        let mut seen = Seen::new(
             &meta,
             ObjectId::of(&bytes),
             bytes.len() as u64,
             stored.then(|| Arc::clone(&bytes)),
         );
+        seen.inherited_group = filekeeper_plumbing::publish::inherited_group(target);
         Ok((bytes, seen))
     }
 
@@ -130,22 +147,19 @@ impl Workspace {
             .metadata()
             .map_err(|e| Error::storage("inspecting file", &e))?;
         let cap = self.inner.limits.max_history_blob_bytes;
-        if meta.len() <= cap {
+        let mut seen = if meta.len() <= cap {
             let mut bytes = Vec::with_capacity(meta.len() as usize);
             file.read_to_end(&mut bytes)
                 .map_err(|e| Error::storage("reading file", &e))?;
             let hash = ObjectId::of(&bytes);
-            Ok(Seen::new(
-                &meta,
-                hash,
-                bytes.len() as u64,
-                Some(Arc::new(bytes)),
-            ))
+            Seen::new(&meta, hash, bytes.len() as u64, Some(Arc::new(bytes)))
         } else {
             let (hash, size) =
                 ObjectId::of_reader(file).map_err(|e| Error::storage("reading file", &e))?;
-            Ok(Seen::new(&meta, hash, size, None))
-        }
+            Seen::new(&meta, hash, size, None)
+        };
+        seen.inherited_group = filekeeper_plumbing::publish::inherited_group(target);
+        Ok(seen)
     }
 
     pub(crate) fn check_size(&self, path: &str, len: usize) -> Result<()> {
