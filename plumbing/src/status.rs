@@ -6,7 +6,7 @@
 //! than this build is refused as every command refuses it. The store is walked, never
 //! counted from a kept number: see [`store_counts`].
 
-use crate::error::{Code, Error, Result};
+use crate::error::{Error, Result};
 use crate::journal::{APPLICATION_ID, SCHEMA_VERSION};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use std::fs::File;
@@ -83,21 +83,10 @@ pub fn journal_counts(path: &Path) -> Result<Option<JournalCounts>> {
         return Ok(None);
     }
     if app != APPLICATION_ID || version < 1 {
-        return Err(Error::new(
-            Code::MigrationError,
-            "the journal database was not written by Filekeeper (unknown schema)",
-        )
-        .with("schema_version", version));
+        return Err(crate::journal::not_a_journal(version));
     }
     if version > SCHEMA_VERSION {
-        return Err(Error::new(
-            Code::MigrationError,
-            format!(
-                "the journal has schema version {version}, newer than this build's {SCHEMA_VERSION}; upgrade keeper"
-            ),
-        )
-        .with("schema_version", version)
-        .with("supported_version", SCHEMA_VERSION));
+        return Err(crate::journal::newer_journal(version));
     }
     // One read transaction: every count is of the same moment, even with a writer running.
     conn.execute_batch("BEGIN")?;
@@ -261,6 +250,7 @@ fn is_hex(name: &std::ffi::OsStr, len: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Code;
     use crate::journal::{Item, Journal, NewOperation, Status};
     use crate::odb::ObjectStore;
     use crate::oid::ObjectId;

@@ -20,7 +20,7 @@ pub use record::{
 pub use retention::{
     Cut, Live, PRUNED, PRUNED_BY, PruneRule, Pruned, Released, SIZE_CHECK_EVERY, is_young,
 };
-pub use schema::{APPLICATION_ID, LATEST as SCHEMA_VERSION};
+pub use schema::{APPLICATION_ID, LATEST as SCHEMA_VERSION, newer_journal, not_a_journal};
 
 use crate::durable::random_hex16;
 use crate::error::{Code, Error, Result};

@@ -225,21 +225,10 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
                         |r| r.get::<_, i64>(0),
                     )? != 0));
         if foreign {
-            return Err(Error::new(
-                Code::MigrationError,
-                "the journal database was not written by Filekeeper (unknown schema)",
-            )
-            .with("schema_version", version));
+            return Err(not_a_journal(version));
         }
         if version > LATEST {
-            return Err(Error::new(
-                Code::MigrationError,
-                format!(
-                    "the journal has schema version {version}, newer than this build's {LATEST}; upgrade keeper"
-                ),
-            )
-            .with("schema_version", version)
-            .with("supported_version", LATEST));
+            return Err(newer_journal(version));
         }
         if version == LATEST {
             return Ok(()); // another process made the last step; nothing was written here
@@ -262,6 +251,27 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
         tx.pragma_update(None, "user_version", version + 1)?;
         tx.commit()?;
     }
+}
+
+/// MIGRATION_ERROR for a database that is no journal of Filekeeper's (of `version`).
+pub fn not_a_journal(version: i64) -> Error {
+    Error::new(
+        Code::MigrationError,
+        "the journal database was not written by Filekeeper (unknown schema)",
+    )
+    .with("schema_version", version)
+}
+
+/// MIGRATION_ERROR for a journal of a schema `version` newer than this build's.
+pub fn newer_journal(version: i64) -> Error {
+    Error::new(
+        Code::MigrationError,
+        format!(
+            "the journal has schema version {version}, newer than this build's {LATEST}; upgrade keeper"
+        ),
+    )
+    .with("schema_version", version)
+    .with("supported_version", LATEST)
 }
 
 #[cfg(test)]
