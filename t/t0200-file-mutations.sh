@@ -1090,6 +1090,35 @@ test_expect_success ROOT 'a writer who may not give the group says the new file 
 	test "$(stat -c %g "$TRASH/grp/ws/team.txt")" = 65534
 '
 
+# as_nobody DIR ARGS...: keeper --json as user 65534 (whom file modes bind), in the workspace
+# DIR/ws with the home DIR/home.
+as_nobody () {
+	an_dir=$1 &&
+	shift &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env HOME="$an_dir/home" FILEKEEPER_HOME="$an_dir/home" \
+		keeper --root "$an_dir/ws" --json "$@"
+}
+
+test_expect_success ROOT 'a setgid file in a setgid directory of a group the writer is not in loses the bit, said, and so does its undo' '
+	D=$TRASH/sgd &&
+	mkdir -p "$D/ws" "$D/home" &&
+	chmod o+x "$TRASH" &&
+	chown -R 65534 "$D" &&
+	chgrp 0 "$D/ws" &&
+	chmod 2777 "$D/ws" &&
+	echo old >"$D/ws/tool.sh" &&
+	chown 65534:0 "$D/ws/tool.sh" &&
+	chmod 2775 "$D/ws/tool.sh" &&
+	as_nobody "$D" file write tool.sh --content new >out &&
+	json_get ".ok and (.warnings | map(select(contains(\"mode 2775 becomes 775\"))) | length == 1)" out &&
+	test "$(stat -c %a "$D/ws/tool.sh")" = 775 &&
+	as_nobody "$D" history undo-last >out &&
+	json_get ".ok and (.warnings | map(select(contains(\"was setgid\"))) | length == 1)" out &&
+	echo old >expect &&
+	test_cmp expect "$D/ws/tool.sh"
+'
+
 # names that would break a line
 
 test_expect_success 'a name holding a newline stays one quoted line in human output' '

@@ -292,6 +292,29 @@ pub fn inherited_group(target: &Resolved) -> Option<u32> {
     (dir.st_mode & 0o2000 != 0).then_some(dir.st_gid)
 }
 
+/// `mode` less its setgid bit when a new file at `target` could not keep it: the kernel
+/// clears the bit when a file's owner outside the file's group sets it, and the new file's
+/// group is the old file's where this process may give it ([`keep_group`]), else its setgid
+/// directory's, else this process's own.
+pub fn keepable_mode(target: &Resolved, mode: u32) -> u32 {
+    use crate::durable::may_give_group;
+    use std::os::unix::fs::MetadataExt;
+    if mode & 0o2000 == 0 {
+        return mode;
+    }
+    let carried = match target.kind {
+        Some(Kind::File) => target
+            .open_file()
+            .ok()
+            .and_then(|f| f.metadata().ok())
+            .map(|m| m.gid()),
+        _ => None,
+    };
+    let keeps =
+        carried.is_some_and(may_give_group) || inherited_group(target).is_none_or(may_give_group);
+    if keeps { mode } else { mode & !0o2000 }
+}
+
 /// Gives the new `file` the group of the file at `target` it replaces, where this process may
 /// give that group: a change of content replaces the file with a new one, which would
 /// otherwise belong to the writer's group (or the directory's, under a setgid directory), and

@@ -495,6 +495,7 @@ impl Workspace {
         let mut items = Vec::new();
         let mut steps = Vec::new();
         let mut sides = std::collections::HashMap::new();
+        let mut setgid_lost = Vec::new();
         // A file the operation moved goes back by a rename while both its ends are as the
         // operation left them (the moved path absent again, the new one holding what moved),
         // first, since no directory either end is in is made or removed.
@@ -574,7 +575,9 @@ impl Workspace {
                             Observed::File { hash, .. } => Expect::Hash(hash),
                             _ => Expect::Absent,
                         },
-                        mode: item.before_mode,
+                        mode: item
+                            .before_mode
+                            .map(|mode| self.keepable_mode(&item.path, mode, &mut setgid_lost)),
                         content: Arc::new(store.read(&blob)?),
                     }
                 }
@@ -601,9 +604,13 @@ impl Workspace {
                     },
                 );
             }
+            let mut undone = inverse(item, *now);
+            if let Step::Publish { mode, .. } = &step {
+                undone.after_mode = *mode;
+            }
             steps.push(step);
             items.push(Planned {
-                item: inverse(item, *now),
+                item: undone,
                 after_size,
             });
         }
@@ -616,8 +623,14 @@ impl Workspace {
             .target_path
             .clone()
             .unwrap_or_else(|| op.items.first().map(|i| i.path.clone()).unwrap_or_default());
+        let mut warnings = self.undo_warnings(&items);
+        warnings.extend(setgid_lost.into_iter().map(|path| {
+            format!(
+                "{path} was setgid: the file put back belongs to its directory's group, which the writer is not in, so the bit cannot be kept"
+            )
+        }));
         Ok(Plan {
-            warnings: self.undo_warnings(&items),
+            warnings,
             summary: undo_summary(&op),
             undoes: Some(id.to_owned()),
             items,
@@ -626,6 +639,22 @@ impl Workspace {
             sides,
             ..Plan::new("undo", &target, &target)
         })
+    }
+
+    /// The mode a file put back at `path` can have (`publish::keepable_mode`): `mode`, less a
+    /// setgid bit the kernel would clear, and then `path` is added to `lost`.
+    fn keepable_mode(&self, path: &str, mode: u32, lost: &mut Vec<String>) -> u32 {
+        let intent = filekeeper_plumbing::resolve::Intent::Write {
+            allow_sensitive: true,
+        };
+        let Ok(target) = self.inner.root.resolve(path, intent) else {
+            return mode; // the step finds what is wrong, as it always has
+        };
+        let kept = filekeeper_plumbing::publish::keepable_mode(&target, mode);
+        if kept != mode {
+            lost.push(path.to_owned());
+        }
+        kept
     }
 
     /// The git-ignored warnings every mutating command gives, for the paths an undo changes:

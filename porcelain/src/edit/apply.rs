@@ -192,7 +192,11 @@ impl Workspace {
                     if change == Change::Modified {
                         b.warnings.extend(seen.0.replacement_warnings(&target.rel));
                     }
-                    let mode = with_executable(seen.0.mode, file.executable());
+                    let kept = match change {
+                        Change::Modified => seen.0.kept_mode(),
+                        _ => seen.0.mode,
+                    };
+                    let mode = with_executable(kept, file.executable());
                     b.write(&target.rel, Some(&seen), new, Some(mode), true);
                 }
             }

@@ -264,7 +264,6 @@ impl Workspace {
                 .is_none()
                 .then(filekeeper_plumbing::durable::new_file_mode)
         });
-        let after_mode = before.as_ref().map(|b| b.mode).or(new_mode);
         let blobs = before
             .as_ref()
             .and_then(|b| b.bytes.clone())
@@ -280,6 +279,12 @@ impl Workspace {
             None => Change::Created,
             Some(b) if b.hash == after_hash => Change::Unchanged,
             Some(_) => Change::Modified,
+        };
+        // A file left as it is keeps its mode; a new one gets what the kernel will let it.
+        let after_mode = match (&before, change) {
+            (Some(b), Change::Unchanged) => Some(b.mode),
+            (Some(b), _) => Some(b.kept_mode()),
+            (None, _) => new_mode,
         };
         let item = Item {
             path: target.rel.clone(),

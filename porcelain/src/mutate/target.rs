@@ -26,6 +26,8 @@ pub(crate) struct Seen {
     /// The group a new file in its directory gets from the directory, when the directory is
     /// setgid.
     pub inherited_group: Option<u32>,
+    /// The mode a new file replacing it can have ([`Seen::kept_mode`]).
+    kept_mode: u32,
 }
 
 impl Seen {
@@ -44,7 +46,26 @@ impl Seen {
             owner: meta.uid(),
             group: meta.gid(),
             inherited_group: None,
+            kept_mode: meta.permissions().mode() & 0o7777,
         }
+    }
+
+    /// What the file's directory gives a new file in its place: a group, and whether it can
+    /// keep a setgid bit.
+    fn beside(&mut self, target: &Resolved) {
+        use filekeeper_plumbing::publish::{inherited_group, keepable_mode};
+        self.inherited_group = inherited_group(target);
+        self.kept_mode = keepable_mode(target, self.mode);
+    }
+
+    /// The mode a new file replacing this one can have: this one's, less a setgid bit the
+    /// kernel would clear. It clears it when a file's owner who is not in the file's group
+    /// sets it, and the new file's group is that of its setgid directory when this file's
+    /// own cannot be given (`publish::keep_group`). Asking for the bit anyway made the change
+    /// find its own file "changed by another process" (CONTENT_CONFLICT, recorded partial)
+    /// after writing it.
+    pub(crate) fn kept_mode(&self) -> u32 {
+        self.kept_mode
     }
 
     /// What a change of content does to this file besides its bytes, said as warnings: it is
@@ -69,6 +90,13 @@ impl Seen {
             warnings.push(format!(
                 "{rel} belongs to group {}, which the writer is not in: a change of content replaces it with a new file, which cannot be given that group and belongs to the writer's (or its directory's)",
                 self.group
+            ));
+        }
+        if self.kept_mode() != self.mode {
+            warnings.push(format!(
+                "{rel} is setgid: the new file that replaces it belongs to its directory's group, which the writer is not in, so the bit cannot be kept (mode {:o} becomes {:o})",
+                self.mode,
+                self.kept_mode()
             ));
         }
         warnings
@@ -135,7 +163,7 @@ impl Workspace {
             bytes.len() as u64,
             stored.then(|| Arc::clone(&bytes)),
         );
-        seen.inherited_group = filekeeper_plumbing::publish::inherited_group(target);
+        seen.beside(target);
         Ok((bytes, seen))
     }
 
@@ -158,7 +186,7 @@ impl Workspace {
                 ObjectId::of_reader(file).map_err(|e| Error::storage("reading file", &e))?;
             Seen::new(&meta, hash, size, None)
         };
-        seen.inherited_group = filekeeper_plumbing::publish::inherited_group(target);
+        seen.beside(target);
         Ok(seen)
     }
 
