@@ -1119,6 +1119,28 @@ test_expect_success ROOT 'a setgid file in a setgid directory of a group the wri
 	test_cmp expect "$D/ws/tool.sh"
 '
 
+test_lazy_prereq XATTR '
+	echo x >xattr-probe &&
+	python3 -c "import os; os.setxattr(\"xattr-probe\", \"user.probe\", b\"1\")"
+'
+
+test_expect_success XATTR 'a write keeps the user extended attributes and the access ACL of the file it replaces' '
+	echo old >attrs.txt &&
+	python3 -c "
+import os, struct
+os.setxattr(\"attrs.txt\", \"user.note\", b\"keep me\")
+acl = struct.pack(\"<I\", 2) + b\"\".join(struct.pack(\"<HHI\", *e) for e in
+    [(1, 6, 0xffffffff), (2, 6, 65534), (4, 4, 0xffffffff), (0x10, 6, 0xffffffff), (0x20, 4, 0xffffffff)])
+os.setxattr(\"attrs.txt\", \"system.posix_acl_access\", acl)
+" &&
+	python3 -c "import os; print(os.getxattr(\"attrs.txt\", \"system.posix_acl_access\").hex())" >acl.before &&
+	keeper --json file write attrs.txt --content "new" >out &&
+	json_get ".ok" out &&
+	test "$(python3 -c "import os; print(os.getxattr(\"attrs.txt\", \"user.note\").decode())")" = "keep me" &&
+	python3 -c "import os; print(os.getxattr(\"attrs.txt\", \"system.posix_acl_access\").hex())" >acl.after &&
+	test_cmp acl.before acl.after
+'
+
 # names that would break a line
 
 test_expect_success 'a name holding a newline stays one quoted line in human output' '

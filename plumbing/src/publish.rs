@@ -294,7 +294,7 @@ pub fn inherited_group(target: &Resolved) -> Option<u32> {
 
 /// `mode` less its setgid bit when a new file at `target` could not keep it: the kernel
 /// clears the bit when a file's owner outside the file's group sets it, and the new file's
-/// group is the old file's where this process may give it ([`keep_group`]), else its setgid
+/// group is the old file's where this process may give it ([`keep_group_and_attributes`]), else its setgid
 /// directory's, else this process's own.
 pub fn keepable_mode(target: &Resolved, mode: u32) -> u32 {
     use crate::durable::may_give_group;
@@ -315,28 +315,45 @@ pub fn keepable_mode(target: &Resolved, mode: u32) -> u32 {
     if keeps { mode } else { mode & !0o2000 }
 }
 
-/// Gives the new `file` the group of the file at `target` it replaces, where this process may
-/// give that group: a change of content replaces the file with a new one, which would
-/// otherwise belong to the writer's group (or the directory's, under a setgid directory), and
-/// a file a team shares through its group would leave the team at the first edit. Where the
-/// group cannot be given, the file keeps the one it got, and the plan has said so (a
-/// warning). Before the mode is set: a change of group clears the setuid and setgid bits.
-fn keep_group(file: &File, target: &Resolved) {
+/// Gives the new `file` what of the file at `target` it replaces a rename would lose and the
+/// writer may give: its group, where this process may give that group (a change of content
+/// replaces the file with a new one, which would otherwise belong to the writer's group, or
+/// its setgid directory's, and a file a team shares through its group would leave the team
+/// at the first edit), and its user extended attributes and POSIX access ACL (a file shared
+/// with `setfacl` would lose that access). Best effort: what cannot be given is left, and
+/// the plan has said so for the group (a warning). `security.*` attributes are never copied:
+/// file capabilities, which the kernel takes off a file whose content changes, must not come
+/// back on new content. Before the mode is set: a change of group clears the setgid bit.
+fn keep_group_and_attributes(file: &File, target: &Resolved) {
     use std::os::unix::fs::MetadataExt;
     let Some(Kind::File) = target.kind else {
         return;
     };
-    let Some(group) = target
-        .open_file()
-        .ok()
-        .and_then(|f| f.metadata().ok())
-        .map(|m| m.gid())
-    else {
+    let Ok(old) = target.open_file() else {
         return;
     };
-    let has = file.metadata().map(|m| m.gid());
-    if has.is_ok_and(|has| has != group) && crate::durable::may_give_group(group) {
+    if let Ok(group) = old.metadata().map(|m| m.gid())
+        && file.metadata().is_ok_and(|m| m.gid() != group)
+        && crate::durable::may_give_group(group)
+    {
         let _ = rustix::fs::fchown(file, None, Some(rustix::fs::Gid::from_raw(group)));
+    }
+    copy_attributes(&old, file);
+}
+
+/// Copies the user extended attributes and the POSIX access ACL of `from` to `to`.
+fn copy_attributes(from: &File, to: &File) {
+    use rustix::fs::{XattrFlags, fgetxattr, fgetxattr_query, flistxattr, flistxattr_query};
+    let mut names = vec![0u8; flistxattr_query(from).unwrap_or(0)];
+    let Ok(listed) = flistxattr(from, &mut names[..]) else {
+        return;
+    };
+    let carried = |name: &&[u8]| name.starts_with(b"user.") || *name == b"system.posix_acl_access";
+    for name in names[..listed].split(|b| *b == 0).filter(carried) {
+        let mut value = vec![0u8; fgetxattr_query(from, name).unwrap_or(0)];
+        if let Ok(len) = fgetxattr(from, name, &mut value[..]) {
+            let _ = rustix::fs::fsetxattr(to, name, &value[..len], XattrFlags::empty());
+        }
     }
 }
 
@@ -391,7 +408,7 @@ fn write_temp(
         hasher: Hasher::default(),
     };
     counted("write file data", || fill(&mut out))?;
-    keep_group(&out.file, target);
+    keep_group_and_attributes(&out.file, target);
     let mode = set_mode_and_sync(&out.file, mode)?;
     let (after_hash, size) = out.hasher.finish();
     if content.is_some_and(|want| want != after_hash) {
