@@ -1116,7 +1116,16 @@ test_expect_success ROOT 'a setgid file in a setgid directory of a group the wri
 	as_nobody "$D" history undo-last >out &&
 	json_get ".ok and (.warnings | map(select(contains(\"was setgid\"))) | length == 1)" out &&
 	echo old >expect &&
-	test_cmp expect "$D/ws/tool.sh"
+	test_cmp expect "$D/ws/tool.sh" &&
+	mkdir "$D/ws/plain" &&
+	chown 65534:65534 "$D/ws/plain" &&
+	chmod 755 "$D/ws/plain" &&
+	echo mine >"$D/ws/plain/own.sh" &&
+	chown 65534:65534 "$D/ws/plain/own.sh" &&
+	chmod 2755 "$D/ws/plain/own.sh" &&
+	as_nobody "$D" file copy plain/own.sh copied.sh >out &&
+	json_get ".ok and (.warnings | map(select(contains(\"mode 2755 becomes 755\"))) | length == 1)" out &&
+	test "$(stat -c %a "$D/ws/copied.sh")" = 755
 '
 
 test_lazy_prereq XATTR '

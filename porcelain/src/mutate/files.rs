@@ -264,6 +264,7 @@ impl Workspace {
                 .is_none()
                 .then(filekeeper_plumbing::durable::new_file_mode)
         });
+        let asked_mode = new_mode;
         let blobs = before
             .as_ref()
             .and_then(|b| b.bytes.clone())
@@ -280,11 +281,19 @@ impl Workspace {
             Some(b) if b.hash == after_hash => Change::Unchanged,
             Some(_) => Change::Modified,
         };
-        // A file left as it is keeps its mode; a new one gets what the kernel will let it.
+        // A file left as it is keeps its mode; a new one gets what the kernel will let it
+        // have (a copy's setgid mode in a setgid directory of a group the writer is not in
+        // loses the bit, as a replacement's does: `Seen::kept_mode`).
+        let kept_new_mode =
+            new_mode.map(|mode| filekeeper_plumbing::publish::keepable_mode(target, mode));
         let after_mode = match (&before, change) {
             (Some(b), Change::Unchanged) => Some(b.mode),
             (Some(b), _) => Some(b.kept_mode()),
-            (None, _) => new_mode,
+            (None, _) => kept_new_mode,
+        };
+        let new_mode = match before {
+            Some(_) => new_mode,
+            None => kept_new_mode,
         };
         let item = Item {
             path: target.rel.clone(),
@@ -342,6 +351,14 @@ impl Workspace {
                 let mut warnings = self.ignored_warning(&target.rel);
                 if let (Some(before), Change::Modified) = (&before, change) {
                     warnings.extend(before.replacement_warnings(&target.rel));
+                }
+                if let (None, Some(asked), Some(kept)) = (&before, asked_mode, new_mode)
+                    && asked != kept
+                {
+                    warnings.push(format!(
+                        "{} would be setgid, but belongs to its directory's group, which the writer is not in, so the bit cannot be given (mode {asked:o} becomes {kept:o})",
+                        target.rel
+                    ));
                 }
                 warnings
             },
