@@ -1125,7 +1125,13 @@ test_expect_success ROOT 'a setgid file in a setgid directory of a group the wri
 	chmod 2755 "$D/ws/plain/own.sh" &&
 	as_nobody "$D" file copy plain/own.sh copied.sh >out &&
 	json_get ".ok and (.warnings | map(select(contains(\"mode 2755 becomes 755\"))) | length == 1)" out &&
-	test "$(stat -c %a "$D/ws/copied.sh")" = 755
+	test "$(stat -c %a "$D/ws/copied.sh")" = 755 &&
+	printf "*** Begin Patch\n*** Update File: plain/own.sh\n*** Move to: moved.sh\n@@\n-mine\n+moved\n*** End Patch\n" >"$D/move.patch" &&
+	chmod 644 "$D/move.patch" &&
+	as_nobody "$D" file apply-patch "$D/move.patch" >out &&
+	json_get ".ok and (.warnings | map(select(contains(\"mode 2755 becomes 755\"))) | length == 1)" out &&
+	test "$(stat -c %a "$D/ws/moved.sh")" = 755 &&
+	test ! -e "$D/ws/plain/own.sh"
 '
 
 test_lazy_prereq XATTR '

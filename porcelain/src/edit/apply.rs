@@ -278,7 +278,18 @@ impl Workspace {
                         before: Some(Arc::clone(&seen.1)),
                         after: Some(Arc::clone(&new)),
                     });
-                    b.write(&rel, None, new, Some(mode), false);
+                    // The new file's mode, less a setgid bit it could not keep (a setgid
+                    // directory of a group the writer is not in; a directory the patch makes
+                    // is not there yet to ask, and gives what its parent gives).
+                    let kept = self.resolve_target(&rel, options).map_or(mode, |to| {
+                        filekeeper_plumbing::publish::keepable_mode(&to, mode)
+                    });
+                    if kept != mode {
+                        b.warnings.push(format!(
+                            "{rel} would be setgid, but belongs to its directory's group, which the writer is not in, so the bit cannot be given (mode {mode:o} becomes {kept:o})"
+                        ));
+                    }
+                    b.write(&rel, None, new, Some(kept), false);
                     // The new file's diff is against its source, as git shows a rename or
                     // copy with changes.
                     if let Some(sides) = b.sides.get_mut(&rel) {
