@@ -118,8 +118,8 @@ pub struct CatBlobText {
 /// `hash-object` needs none for standard input without `-w`.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct WorkspaceIfOpened<T> {
-    /// The workspace's registered name, or null for a workspace named by its root alone; absent when no
-    /// workspace was opened.
+    /// The workspace's registered name, or null for a workspace named by its root alone;
+    /// absent when no workspace was opened.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workspace: Option<Option<String>>,
     /// The plumbing command's own result, its fields flat beside `workspace`.
@@ -134,8 +134,8 @@ pub struct ReadMany {
     pub results: Vec<ReadManyItem>,
 }
 
-/// One path of a read of several files: the read's own success document (without `workspace`), or its
-/// own failure document with the path as given.
+/// One path of a read of several files: the read's own success document (without
+/// `workspace`), or its own failure document with the path as given.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum ReadManyItem {

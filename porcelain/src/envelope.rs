@@ -123,8 +123,8 @@ pub fn success_document(fields: Map<String, Value>) -> Value {
     Value::Object(doc)
 }
 
-/// The fields of a result: `workspace` (the name, or null for a workspace named by its root alone) first,
-/// then the serialized result's own fields: with `ok` in front, a [`Success`].
+/// The fields of a result: `workspace` (the name, or null for a workspace named by its root
+/// alone) first, then the serialized result's own fields: with `ok` in front, a [`Success`].
 pub fn result_fields(workspace: Option<&str>, value: impl serde::Serialize) -> Map<String, Value> {
     let mut out = Map::new();
     out.insert("workspace".into(), workspace.into());

@@ -61,9 +61,9 @@ impl Seen {
     /// The mode a new file replacing this one can have: this one's, less a setgid bit the
     /// kernel would clear. It clears it when a file's owner who is not in the file's group
     /// sets it, and the new file's group is that of its setgid directory when this file's
-    /// own cannot be given (`publish::keep_group_and_attributes`). Asking for the bit anyway made the change
-    /// find its own file "changed by another process" (CONTENT_CONFLICT, recorded partial)
-    /// after writing it.
+    /// own cannot be given (`publish::keep_group_and_attributes`). Asking for the bit anyway
+    /// made the change find its own file "changed by another process" (CONTENT_CONFLICT,
+    /// recorded partial) after writing it.
     pub(crate) fn kept_mode(&self) -> u32 {
         self.kept_mode
     }
