@@ -1131,12 +1131,27 @@ test_expect_success ROOT 'a setgid file in a setgid directory of a group the wri
 	as_nobody "$D" file apply-patch "$D/move.patch" >out &&
 	json_get ".ok and (.warnings | map(select(contains(\"mode 2755 becomes 755\"))) | length == 1)" out &&
 	test "$(stat -c %a "$D/ws/moved.sh")" = 755 &&
-	test ! -e "$D/ws/plain/own.sh"
+	test ! -e "$D/ws/plain/own.sh" &&
+	echo same >"$D/ws/mode.sh" &&
+	chown 65534:0 "$D/ws/mode.sh" &&
+	chmod 2775 "$D/ws/mode.sh" &&
+	printf "diff --git a/mode.sh b/mode.sh\nold mode 100755\nnew mode 100644\n" >"$D/mode.patch" &&
+	chmod 644 "$D/mode.patch" &&
+	as_nobody "$D" file apply-patch "$D/mode.patch" >out &&
+	json_get ".ok and (.warnings | map(select(contains(\"mode 2775 becomes 775\"))) | length == 1)" out &&
+	test "$(stat -c %a "$D/ws/mode.sh")" = 664
 '
 
+# XATTR: the filesystem takes user extended attributes and POSIX ACLs.
 test_lazy_prereq XATTR '
 	echo x >xattr-probe &&
-	python3 -c "import os; os.setxattr(\"xattr-probe\", \"user.probe\", b\"1\")"
+	python3 -c "
+import os, struct
+os.setxattr(\"xattr-probe\", \"user.probe\", b\"1\")
+acl = struct.pack(\"<I\", 2) + b\"\".join(struct.pack(\"<HHI\", *e) for e in
+    [(1, 6, 0xffffffff), (4, 4, 0xffffffff), (0x20, 4, 0xffffffff)])
+os.setxattr(\"xattr-probe\", \"system.posix_acl_access\", acl)
+"
 '
 
 test_expect_success XATTR 'a write keeps the user extended attributes and the access ACL of the file it replaces' '

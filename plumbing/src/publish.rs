@@ -325,20 +325,26 @@ pub fn keepable_mode(target: &Resolved, mode: u32) -> u32 {
 /// file capabilities, which the kernel takes off a file whose content changes, must not come
 /// back on new content. Before the mode is set: a change of group clears the setgid bit.
 fn keep_group_and_attributes(file: &File, target: &Resolved) {
-    use std::os::unix::fs::MetadataExt;
     let Some(Kind::File) = target.kind else {
         return;
     };
     let Ok(old) = target.open_file() else {
         return;
     };
-    if let Ok(group) = old.metadata().map(|m| m.gid())
-        && file.metadata().is_ok_and(|m| m.gid() != group)
+    carry_group_and_attributes(&old, file);
+}
+
+/// Gives `to` the group of `from`, where this process may give it, and copies its user
+/// extended attributes and POSIX access ACL ([`copy_attributes`]).
+fn carry_group_and_attributes(from: &File, to: &File) {
+    use std::os::unix::fs::MetadataExt;
+    if let Ok(group) = from.metadata().map(|m| m.gid())
+        && to.metadata().is_ok_and(|m| m.gid() != group)
         && crate::durable::may_give_group(group)
     {
-        let _ = rustix::fs::fchown(file, None, Some(rustix::fs::Gid::from_raw(group)));
+        let _ = rustix::fs::fchown(to, None, Some(rustix::fs::Gid::from_raw(group)));
     }
-    copy_attributes(&old, file);
+    copy_attributes(from, to);
 }
 
 /// Copies the user extended attributes and the POSIX access ACL of `from` to `to`.
@@ -554,6 +560,8 @@ impl Staged {
             io::copy(&mut source, &mut copy)
         })
         .map_err(|e| Error::storage("writing file", &e))?;
+        // The copy is a new file again: it gets what the staged one was given.
+        carry_group_and_attributes(&self.file, &copy);
         set_mode_and_sync(&copy, Some(self.mode))?;
         Ok(temp.name.take().unwrap_or_default())
     }

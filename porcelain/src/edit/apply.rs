@@ -192,10 +192,14 @@ impl Workspace {
                     if change == Change::Modified {
                         b.warnings.extend(seen.0.replacement_warnings(&target.rel));
                     }
+                    // Whatever else changes, the file is written anew (a mode change too).
                     let kept = match change {
-                        Change::Modified => seen.0.kept_mode(),
-                        _ => seen.0.mode,
+                        Change::Unchanged => seen.0.mode,
+                        _ => seen.0.kept_mode(),
                     };
+                    if change != Change::Modified {
+                        b.warnings.extend(seen.0.setgid_warning(&target.rel));
+                    }
                     let mode = with_executable(kept, file.executable());
                     b.write(&target.rel, Some(&seen), new, Some(mode), true);
                 }

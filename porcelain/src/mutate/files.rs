@@ -340,7 +340,12 @@ impl Workspace {
                 .then(|| Step::Publish {
                     path: target.rel.clone(),
                     expect,
-                    mode: new_mode,
+                    // Asked for as recorded: a setgid bit the file cannot keep is not asked
+                    // for (`Seen::kept_mode`).
+                    mode: match &before {
+                        Some(b) if b.kept_mode() != b.mode => Some(b.kept_mode()),
+                        _ => new_mode,
+                    },
                     content,
                 })
                 .into_iter()

@@ -68,6 +68,16 @@ impl Seen {
         self.kept_mode
     }
 
+    /// The warning that a new file replacing this one cannot keep its setgid bit.
+    pub(crate) fn setgid_warning(&self, rel: &str) -> Option<String> {
+        (self.kept_mode != self.mode).then(|| {
+            format!(
+                "{rel} is setgid: the new file that replaces it belongs to its directory's group, which the writer is not in, so the bit cannot be kept (mode {:o} becomes {:o})",
+                self.mode, self.kept_mode
+            )
+        })
+    }
+
     /// What a change of content does to this file besides its bytes, said as warnings: it is
     /// replaced by a new file (that is what makes the change atomic), which keeps the mode
     /// but not the other names of a hard-linked file, nor an owner other than the writer.
@@ -92,13 +102,7 @@ impl Seen {
                 self.group
             ));
         }
-        if self.kept_mode() != self.mode {
-            warnings.push(format!(
-                "{rel} is setgid: the new file that replaces it belongs to its directory's group, which the writer is not in, so the bit cannot be kept (mode {:o} becomes {:o})",
-                self.mode,
-                self.kept_mode()
-            ));
-        }
+        warnings.extend(self.setgid_warning(rel));
         warnings
     }
 
