@@ -294,7 +294,7 @@ pub fn inherited_group(target: &Resolved) -> Option<u32> {
 
 /// `mode` less its setgid bit when a new file at `target` could not keep it: the kernel
 /// clears the bit when a file's owner outside the file's group sets it, and the new file's
-/// group is the old file's where this process may give it ([`keep_group_and_attributes`]),
+/// group is the old file's where this process may give it (`keep_group_and_attributes`),
 /// else its setgid directory's, else this process's own.
 pub fn keepable_mode(target: &Resolved, mode: u32) -> u32 {
     use crate::durable::may_give_group;
