@@ -644,6 +644,11 @@ impl Workspace {
     /// The mode a file put back at `path` can have (`publish::keepable_mode`): `mode`, less a
     /// setgid bit the kernel would clear, and then `path` is added to `lost`.
     fn keepable_mode(&self, path: &str, mode: u32, lost: &mut Vec<String>) -> u32 {
+        // Only a setgid mode can lose anything: no path walk for every other file an undo
+        // puts back.
+        if mode & 0o2000 == 0 {
+            return mode;
+        }
         let intent = filekeeper_plumbing::resolve::Intent::Write {
             allow_sensitive: true,
         };
