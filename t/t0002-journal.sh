@@ -357,9 +357,9 @@ test_expect_success 'journal-begin refuses an item path with .. (PATH_OUTSIDE_WO
 	test_cmp before after
 '
 
-test_expect_success 'journal-begin refuses an item path inside .filekeeper/ (PATH_IS_STATE_PATH)' '
+test_expect_success 'journal-begin refuses an item path inside .filekeeper/, a nested one too (PATH_IS_STATE_PATH)' '
 	op_count >before &&
-	for p in .filekeeper/journal.sqlite3 .filekeeper/objects/x ./.filekeeper/new .filekeeper
+	for p in .filekeeper/journal.sqlite3 .filekeeper/objects/x ./.filekeeper/new .filekeeper sub/.filekeeper/lock
 	do
 		test_expect_code 8 keeper --json journal-begin --kind create \
 			--item "{\"path\":\"$p\",\"after_hash\":\"$(cat a-new.id)\"}" >out &&

@@ -277,6 +277,35 @@ test_expect_success 'publish into .filekeeper/ is refused and creates nothing th
 	test_cmp before after
 '
 
+test_expect_success 'setup: a workspace nested in this one, with state of its own' '
+	mkdir -p nested/inner &&
+	echo inner >nested/inner/kept.txt &&
+	keeper --root "$WS/nested/inner" hash-object -w kept.txt >/dev/null &&
+	test -d nested/inner/.filekeeper &&
+	ln -s nested/inner/.filekeeper inner-state
+'
+
+test_expect_success 'a nested workspace'"'"'s .filekeeper/ is PATH_IS_STATE_PATH too, for reads and writes' '
+	resolve_refused 8 PATH_IS_STATE_PATH nested/inner/.filekeeper/journal.sqlite3 &&
+	resolve_refused 8 PATH_IS_STATE_PATH nested/inner/.filekeeper/lock --for-write &&
+	resolve_refused 8 PATH_IS_STATE_PATH nested/inner/.filekeeper &&
+	resolve_refused 8 PATH_IS_STATE_PATH inner-state/objects &&
+	resolve_refused 8 PATH_IS_STATE_PATH ./nested//inner/.filekeeper/x --for-write
+'
+
+test_expect_success 'publish into a nested workspace'"'"'s state is refused and creates nothing there' '
+	find nested/inner/.filekeeper | sort >before &&
+	published_refused 8 PATH_IS_STATE_PATH nested/inner/.filekeeper/planted &&
+	published_refused 8 PATH_IS_STATE_PATH inner-state/planted &&
+	find nested/inner/.filekeeper | sort >after &&
+	test_cmp before after
+'
+
+test_expect_success 'the nested workspace'"'"'s own files stay reachable' '
+	keeper --json resolve-path --for-write nested/inner/kept.txt >out &&
+	test "$(json_get .path out)" = nested/inner/kept.txt
+'
+
 # Credential-shaped write targets.
 
 SENSITIVE=".env .env.local x.pem x.key id_rsa id_ed25519 x.p12 x.pfx authorized_keys .netrc .ssh/config .gnupg/x .aws/credentials"

@@ -372,6 +372,35 @@ test_expect_success 'search never finds anything in .filekeeper/' '
 	! grep "\.filekeeper" out
 '
 
+test_expect_success 'setup: a workspace nested in this one, with state of its own' '
+	mkdir -p nest/inner &&
+	echo inner >nest/inner/inner.txt &&
+	keeper --root "$WS/nest/inner" hash-object -w inner.txt >/dev/null &&
+	test -d nest/inner/.filekeeper/objects
+'
+
+test_expect_success 'list and search pass over a nested workspace'"'"'s .filekeeper/ as over the root'"'"'s' '
+	keeper --json file list -r nest >out &&
+	json_get ".entries[] | select(.path == \"nest/inner/inner.txt\")" out &&
+	! grep "\.filekeeper" out &&
+	keeper --json file list nest/inner >out &&
+	test "$(json_get "[.entries[].path] | join(\",\")" out)" = nest/inner/inner.txt &&
+	keeper --json file search . "*" >out &&
+	json_get ".entries[] | select(.path == \"nest/inner/inner.txt\")" out &&
+	! grep "\.filekeeper" out
+'
+
+test_expect_success 'grep never looks into a nested workspace'"'"'s state' '
+	echo "inner, planted" >nest/inner/.filekeeper/planted.txt &&
+	keeper --json file grep nest inner >out &&
+	test "$(json_get "[.matches[].path] | unique | join(\",\")" out)" = nest/inner/inner.txt
+'
+
+test_expect_success 'listing a nested workspace'"'"'s .filekeeper/ is PATH_IS_STATE_PATH' '
+	test_must_fail keeper --json file list nest/inner/.filekeeper >out &&
+	test_error_code PATH_IS_STATE_PATH out
+'
+
 test_expect_success 'setup: a git repository with nested .gitignore files, info/exclude and global excludes' '
 	mkdir -p "$REPO" &&
 	(

@@ -529,6 +529,46 @@ test_expect_success 'dir delete of .filekeeper is PATH_IS_STATE_PATH (exit 8)' '
 	test -f .filekeeper/journal.sqlite3
 '
 
+test_expect_success 'setup: a project holding a workspace of its own, with history' '
+	mkdir -p project/sub &&
+	echo top >project/top.txt &&
+	keeper --root "$WS/project/sub" file write inner.txt --content inner >/dev/null &&
+	test -f project/sub/.filekeeper/journal.sqlite3 &&
+	find project | sort >project.before
+'
+
+test_expect_success 'dir delete of a tree holding a nested workspace'"'"'s state is refused, naming it; nothing is deleted or recorded' '
+	keeper --json history list >ops.before &&
+	test_expect_code 8 keeper --json dir delete project --recursive --confirm-recursive >out &&
+	test_error_code PATH_IS_STATE_PATH out &&
+	test "$(json_get .error.details.entry out)" = project/sub/.filekeeper &&
+	find project | sort >project.after &&
+	test_cmp project.before project.after &&
+	keeper --json history list >ops.after &&
+	test_cmp ops.before ops.after
+'
+
+test_expect_success 'dir move of such a tree is refused the same way, dry run alike; nothing moves' '
+	test_expect_code 8 keeper --json dir move project elsewhere >out &&
+	test_error_code PATH_IS_STATE_PATH out &&
+	test_expect_code 8 keeper --json dir move project elsewhere --dry-run >out &&
+	test_error_code PATH_IS_STATE_PATH out &&
+	test ! -e elsewhere &&
+	find project | sort >project.after &&
+	test_cmp project.before project.after
+'
+
+test_expect_success 'dir create inside a nested workspace'"'"'s state is PATH_IS_STATE_PATH' '
+	test_expect_code 8 keeper --json dir create project/sub/.filekeeper/made >out &&
+	test_error_code PATH_IS_STATE_PATH out &&
+	test ! -e project/sub/.filekeeper/made
+'
+
+test_expect_success 'the nested workspace'"'"'s history is intact' '
+	keeper --root "$WS/project/sub" --json history list >out &&
+	test "$(json_get ".operations | length" out)" = 1
+'
+
 test_expect_success 'entries added while a directory is deleted are CONTENT_CONFLICT, retryable, and nothing is deleted' '
 	for d in race-log race-run
 	do

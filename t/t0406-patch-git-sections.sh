@@ -258,6 +258,19 @@ test_expect_success 'a directory that still holds a file the patch does not touc
 	test "$(jq "[.items[] | select(.kind == \"directory\")] | length" out.json)" = 0
 '
 
+test_expect_success 'a directory that still holds a nested workspace'"'"'s state is kept, and so is the state' '
+	base "mkdir -p d && echo 1 >d/tracked" &&
+	change "git rm -q d/tracked" &&
+	copies &&
+	echo inner >"$W/d/inner.txt" &&
+	keeper --root "$W/d" file delete inner.txt >/dev/null &&
+	test -f "$W/d/.filekeeper/journal.sqlite3" &&
+	keeper --root "$W" --json file apply-patch "$PATCH" >out.json &&
+	test ! -e "$W/d/tracked" &&
+	test -f "$W/d/.filekeeper/journal.sqlite3" &&
+	test "$(jq "[.items[] | select(.kind == \"directory\")] | length" out.json)" = 0
+'
+
 test_expect_success 'a file deleted through a link to a directory leaves that directory, which the patch never named' '
 	base "mkdir real && echo 1 >real/f" &&
 	change "git rm -q real/f" &&

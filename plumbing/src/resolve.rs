@@ -23,6 +23,14 @@ use std::path::{Component, Path, PathBuf};
 /// The name of Filekeeper's own state directory inside a workspace.
 pub const STATE_DIR_NAME: &str = ".filekeeper";
 
+/// Whether a path component names a state directory: the workspace's own at the root, or a
+/// nested workspace's anywhere below it. Both are off limits (`decisions.md`): a write there
+/// would damage that workspace's history, and a read or a walk would show its blobs as
+/// content.
+pub fn is_state_dir_name(component: &[u8]) -> bool {
+    component == STATE_DIR_NAME.as_bytes()
+}
+
 /// The kernel's own limit on links in one resolution; a longer chain is a loop.
 const MAX_LINKS: usize = 40;
 
@@ -303,7 +311,7 @@ impl Root {
 }
 
 /// `base` with the `/`-separated `path` applied to it lexically; `None` if it climbs above the
-/// root or lands in the state directory.
+/// root or lands in a state directory.
 fn lexical(base: &mut Vec<Vec<u8>>, path: &[u8]) -> Option<String> {
     for component in path.split(|&b| b == b'/') {
         match component {
@@ -314,7 +322,7 @@ fn lexical(base: &mut Vec<Vec<u8>>, path: &[u8]) -> Option<String> {
             other => base.push(other.to_vec()),
         }
     }
-    if base.first().is_some_and(|c| c == STATE_DIR_NAME.as_bytes()) {
+    if base.iter().any(|c| is_state_dir_name(c)) {
         return None;
     }
     Some(base.iter().map(|c| text(c)).collect::<Vec<_>>().join("/"))
@@ -529,13 +537,11 @@ pub fn parts(rel: &str) -> impl Iterator<Item = &str> {
 }
 
 fn check_write_rules(given: &str, components: &[Vec<u8>], intent: Intent) -> Result<()> {
-    if components
-        .first()
-        .is_some_and(|c| c == STATE_DIR_NAME.as_bytes())
-    {
+    if components.iter().any(|c| is_state_dir_name(c)) {
         return Err(Error::new(
             Code::PathIsStatePath,
-            "paths inside .filekeeper/ belong to Filekeeper's own state and are never touched",
+            "paths inside a .filekeeper/ directory belong to Filekeeper's state (this \
+             workspace's, or a workspace's nested in it) and are never touched",
         )
         .path(given));
     }
@@ -595,10 +601,10 @@ fn resolve(root: &Root, given: &str, intent: Intent) -> Result<Resolved> {
             stack.pop().ok_or_else(escape)?;
             continue;
         }
-        if stack.is_empty() && component == STATE_DIR_NAME.as_bytes() {
+        if is_state_dir_name(&component) {
             return Err(Error::new(
                 Code::PathIsStatePath,
-                "the path leads into .filekeeper/, Filekeeper's own state",
+                "the path leads into a .filekeeper/ directory, Filekeeper's state",
             )
             .path(given));
         }
@@ -865,10 +871,12 @@ pub fn check_recorded_path(path: &str) -> Result<()> {
         )
         .path(path));
     }
-    if p.components().next() == Some(Component::Normal(OsStr::new(STATE_DIR_NAME))) {
+    if p.components()
+        .any(|c| c == Component::Normal(OsStr::new(STATE_DIR_NAME)))
+    {
         return Err(Error::new(
             Code::PathIsStatePath,
-            "recorded paths may not be inside .filekeeper/",
+            "recorded paths may not be inside a .filekeeper/ directory",
         )
         .path(path));
     }

@@ -9,7 +9,7 @@ mod ahead;
 
 use crate::error::{Error, Result};
 use crate::ignore::IgnoreRules;
-use crate::resolve::{Kind, Resolved, Root, STATE_DIR_NAME, io_error};
+use crate::resolve::{Kind, Resolved, Root, io_error, is_state_dir_name};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use std::fs::File;
 use std::os::fd::OwnedFd;
@@ -199,6 +199,10 @@ pub struct Walk {
     pub unreadable: Vec<String>,
     /// Whether a directory was left unvisited because of `max_depth`.
     pub depth_limited: bool,
+    /// State directories of workspaces nested below the root, passed over as the root's own
+    /// `.filekeeper/` is, by workspace-relative path: a walk that acts on a whole tree must
+    /// not act as if the tree held nothing more.
+    pub nested_state_dirs: Vec<String>,
     /// Entries passed over because their names are not UTF-8, in [`escape_name`] form, when
     /// the walk reports them (see [`Walk::report_non_utf8_names`]); otherwise such an entry
     /// ends the walk with an error.
@@ -310,6 +314,7 @@ pub fn walk(root: &Root, start: &Resolved, options: WalkOptions) -> Result<Walk>
         ignored: 0,
         unreadable: Vec::new(),
         depth_limited: false,
+        nested_state_dirs: Vec::new(),
         non_utf8_names: Vec::new(),
         report_non_utf8: false,
         reserved: root.reserved_paths(),
@@ -407,7 +412,7 @@ impl Walk {
     }
 
     /// Gives the read-ahead, if any, the subdirectories of a directory just entered that the
-    /// walk may enter next (not below the depth bound, not `.git` or the state directory).
+    /// walk may enter next (not below the depth bound, not `.git` or a state directory).
     fn queue_children(
         &self,
         dir: &Arc<OwnedFd>,
@@ -426,7 +431,7 @@ impl Walk {
             .filter(|(name, kind)| {
                 *kind == Some(EntryKind::Directory)
                     && !(self.options.respect_ignore && name == b".git")
-                    && !(rel.is_empty() && name == STATE_DIR_NAME.as_bytes())
+                    && !is_state_dir_name(name)
             })
             .map(|(name, _)| (name.clone(), queue_key(rel, name)))
             .collect();
@@ -516,7 +521,10 @@ impl Iterator for Walk {
                 }
             };
             let name = text.as_bytes().to_vec();
-            if frame.rel.is_empty() && text == STATE_DIR_NAME {
+            if is_state_dir_name(&name) {
+                if !frame.rel.is_empty() {
+                    self.nested_state_dirs.push(join(&frame.rel, &text));
+                }
                 continue;
             }
             let rel = join(&frame.rel, &text);

@@ -440,7 +440,7 @@ impl Workspace {
                 return Ok(false);
             }
         }
-        Ok(walk.unreadable.is_empty())
+        Ok(walk.unreadable.is_empty() && walk.nested_state_dirs.is_empty())
     }
 }
 

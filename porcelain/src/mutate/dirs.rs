@@ -364,7 +364,7 @@ impl Workspace {
 
     /// Every entry below a directory, in walk order: files with their state, directories as
     /// `None` with their mode. Links and special files cannot be recorded for undo, so they
-    /// are refused.
+    /// are refused, as is a nested workspace's state directory, which is never recorded.
     fn tree_below(&self, dir: &Resolved) -> Result<Vec<Below>> {
         let max_depth = self.inner.limits.max_recursion_depth as usize;
         let mut walk = self.walk_whole_tree(dir)?;
@@ -427,6 +427,20 @@ impl Workspace {
                 "unreadable",
                 walk.unreadable.iter().take(20).cloned().collect::<Vec<_>>(),
             ));
+        }
+        if let Some(state) = walk.nested_state_dirs.first() {
+            // The walk passed over it, so a plan would leave it out: a deletion would stop at
+            // the directory it keeps non-empty, and the undo of a move would.
+            return Err(Error::new(
+                Code::PathIsStatePath,
+                format!(
+                    "{state}/ is a nested workspace's state, which Filekeeper never records, so \
+                     a tree holding it cannot be moved or deleted with an undo; move or delete \
+                     that workspace outside Filekeeper"
+                ),
+            )
+            .path(&dir.given)
+            .with("entry", state.clone()));
         }
         Ok(out)
     }
