@@ -82,6 +82,16 @@ pub fn make_dir_with_mode(target: &Resolved, mode: u32) -> Result<()> {
     .map_err(|e| io_error("opening directory", e))?;
     rustix::fs::fchmod(&dir, Mode::from_raw_mode(mode))
         .map_err(|e| io_error("setting a directory's mode", e))?;
+    // A setgid bit the kernel cleared (see `publish::set_mode_and_sync`): the directory is
+    // taken back, still empty, rather than left with a mode the operation does not record.
+    let got = rustix::fs::fstat(&dir)
+        .map_err(|e| io_error("inspecting directory", e))?
+        .st_mode
+        & 0o7777;
+    if got != mode & 0o7777 {
+        let _ = rustix::fs::unlinkat(target.parent(), name, AtFlags::REMOVEDIR);
+        return Err(crate::publish::mode_not_kept(mode & 0o7777, got).path(&target.given));
+    }
     counted("sync directory", || rustix::fs::fsync(&dir))
         .map_err(|e| io_error("syncing directory", e))?;
     crash_point("mkdir-before-dir-sync");

@@ -364,7 +364,12 @@ fn copy_attributes(from: &File, to: &File) {
 }
 
 /// Gives `file` the permission bits `mode` (when given), fsyncs it, and returns the bits it
-/// has.
+/// has. Bits the file did not get are STORAGE_ERROR (`details.reason` `mode_not_kept`), before
+/// anything is published: the kernel clears a setgid bit that the writer may not set without
+/// failing the call (not in the file's group, or root without `CAP_FSETID`, which
+/// [`keepable_mode`] cannot see), and some file systems fix every file's mode. Published, such
+/// a file would not hold the mode the operation recorded, and the operation would find its own
+/// change "changed by another process" after making it.
 fn set_mode_and_sync(file: &File, mode: Option<u32>) -> Result<u32> {
     if let Some(bits) = mode {
         counted("set file mode", || {
@@ -373,12 +378,35 @@ fn set_mode_and_sync(file: &File, mode: Option<u32>) -> Result<u32> {
         .map_err(|e| Error::storage("setting file mode", &e))?;
     }
     counted("sync file", || file.sync_all()).map_err(|e| Error::storage("syncing file", &e))?;
-    Ok(file
+    let got = file
         .metadata()
         .map_err(|e| Error::storage("inspecting file", &e))?
         .permissions()
         .mode()
-        & 0o7777)
+        & 0o7777;
+    match mode {
+        Some(asked) if asked != got => Err(mode_not_kept(asked, got)),
+        _ => Ok(got),
+    }
+}
+
+/// The refusal of a new file or directory that did not get the permission bits asked for
+/// (see [`set_mode_and_sync`]); the caller adds the path.
+pub(crate) fn mode_not_kept(asked: u32, got: u32) -> Error {
+    Error::new(
+        Code::StorageError,
+        format!(
+            "the new entry did not keep the mode {asked:o} (it has {got:o}), so it could not \
+             hold what the operation records; nothing was written"
+        ),
+    )
+    .with("reason", "mode_not_kept")
+    .with("mode", format!("{asked:o}"))
+    .with("kept_mode", format!("{got:o}"))
+    .recovery(
+        "a setgid bit is kept only for a writer in the file's group (or with CAP_FSETID); \
+         give the file a mode this writer can keep, or write as such a user",
+    )
 }
 
 /// Creates a temp file in `target`'s directory, writes `fill`'s bytes, sets `mode` and fsyncs.
@@ -415,7 +443,7 @@ fn write_temp(
     };
     counted("write file data", || fill(&mut out))?;
     keep_group_and_attributes(&out.file, target);
-    let mode = set_mode_and_sync(&out.file, mode)?;
+    let mode = set_mode_and_sync(&out.file, mode).map_err(|e| e.path(&target.given))?;
     let (after_hash, size) = out.hasher.finish();
     if content.is_some_and(|want| want != after_hash) {
         return Err(Error::new(
@@ -481,7 +509,8 @@ impl Staged {
         if let Some(bits) = mode.or(before_mode)
             && bits != self.mode
         {
-            self.mode = set_mode_and_sync(&self.file, Some(bits))?;
+            self.mode =
+                set_mode_and_sync(&self.file, Some(bits)).map_err(|e| e.path(&target.given))?;
         }
         if temp.name.is_none() {
             temp.name = Some(self.name_it(parent)?);
