@@ -1211,6 +1211,25 @@ os.setxattr(\"attrs.txt\", \"system.posix_acl_access\", acl)
 	test_cmp acl.before acl.after
 '
 
+test_expect_success XATTR 'a write of a file without an ACL, in a directory with a default ACL, gives it none' '
+	mkdir acl-dir &&
+	echo old >acl-dir/plain.txt &&
+	chmod 640 acl-dir/plain.txt &&
+	python3 -c "
+import os, struct
+acl = struct.pack(\"<I\", 2) + b\"\".join(struct.pack(\"<HHI\", *e) for e in
+    [(1, 6, 0xffffffff), (2, 6, 65534), (4, 4, 0xffffffff), (0x10, 6, 0xffffffff), (0x20, 4, 0xffffffff)])
+os.setxattr(\"acl-dir\", \"system.posix_acl_default\", acl)
+" &&
+	echo probe >acl-dir/probe &&
+	python3 -c "import os; os.getxattr(\"acl-dir/probe\", \"system.posix_acl_access\")" &&
+	keeper --json file write acl-dir/plain.txt --content "new" >out &&
+	json_get ".ok" out &&
+	test_must_fail python3 -c "import os; os.getxattr(\"acl-dir/plain.txt\", \"system.posix_acl_access\")" 2>err &&
+	grep "No data available" err &&
+	test "$(stat -c %a acl-dir/plain.txt)" = 640
+'
+
 # names that would break a line
 
 test_expect_success 'a name holding a newline stays one quoted line in human output' '

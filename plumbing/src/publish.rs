@@ -347,19 +347,28 @@ fn carry_group_and_attributes(from: &File, to: &File) {
     copy_attributes(from, to);
 }
 
-/// Copies the user extended attributes and the POSIX access ACL of `from` to `to`.
+/// Copies the user extended attributes and the POSIX access ACL of `from` to `to`. A `from`
+/// without an access ACL leaves `to` without one: a new file in a directory with a default ACL
+/// is given an ACL from it, and an edit must not grant a file access it did not give.
 fn copy_attributes(from: &File, to: &File) {
     use rustix::fs::{XattrFlags, fgetxattr, fgetxattr_query, flistxattr, flistxattr_query};
+    const ACCESS_ACL: &[u8] = b"system.posix_acl_access";
     let mut names = vec![0u8; flistxattr_query(from).unwrap_or(0)];
     let Ok(listed) = flistxattr(from, &mut names[..]) else {
         return;
     };
-    let carried = |name: &&[u8]| name.starts_with(b"user.") || *name == b"system.posix_acl_access";
+    let mut had_acl = false;
+    let carried = |name: &&[u8]| name.starts_with(b"user.") || *name == ACCESS_ACL;
     for name in names[..listed].split(|b| *b == 0).filter(carried) {
+        had_acl |= name == ACCESS_ACL;
         let mut value = vec![0u8; fgetxattr_query(from, name).unwrap_or(0)];
         if let Ok(len) = fgetxattr(from, name, &mut value[..]) {
             let _ = rustix::fs::fsetxattr(to, name, &value[..len], XattrFlags::empty());
         }
+    }
+    if !had_acl {
+        // Nothing to remove (ENODATA) is the common case.
+        let _ = rustix::fs::fremovexattr(to, ACCESS_ACL);
     }
 }
 
