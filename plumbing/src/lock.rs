@@ -48,10 +48,7 @@ impl Workspace {
 /// Takes the lock of `state`, waiting for the current holder to finish. Never while this
 /// process holds it already: a second lock on the same file waits for the first forever.
 pub(crate) fn lock_state(state: &State) -> Result<WorkspaceLock> {
-    let file = open_lock(state)?;
-    crate::fault::counted("take workspace lock", || file.lock())
-        .map_err(|e| Error::storage("taking the workspace lock", &e))?;
-    Ok(WorkspaceLock { _file: file })
+    take(open_lock(state)?)
 }
 
 /// Takes the lock of `state` for a reader that must not run beside a change (fsck), when it
@@ -71,9 +68,14 @@ pub(crate) fn lock_state_to_read(state: &State) -> Result<Option<WorkspaceLock>>
         }
         Err(e) => return Err(Error::storage("opening the workspace lock", &e)),
     };
+    take(file).map(Some)
+}
+
+/// Takes the exclusive `flock` on an open lock file, waiting for the holder.
+fn take(file: File) -> Result<WorkspaceLock> {
     crate::fault::counted("take workspace lock", || file.lock())
         .map_err(|e| Error::storage("taking the workspace lock", &e))?;
-    Ok(Some(WorkspaceLock { _file: file }))
+    Ok(WorkspaceLock { _file: file })
 }
 
 /// Opens (creating it if needed) the lock file of `state`; the lock is taken on the open file.
