@@ -1142,6 +1142,23 @@ test_expect_success ROOT 'a setgid file in a setgid directory of a group the wri
 	test "$(stat -c %a "$D/ws/mode.sh")" = 664
 '
 
+test_expect_success ROOT 'a setgid file a patch moves into directories it makes, in such a directory, loses the bit the same way' '
+	D=$TRASH/sgd &&
+	mkdir "$D/ws/src" &&
+	chown 65534:65534 "$D/ws/src" &&
+	chmod 755 "$D/ws/src" &&
+	echo mine >"$D/ws/src/deep.sh" &&
+	chown 65534:65534 "$D/ws/src/deep.sh" &&
+	chmod 2755 "$D/ws/src/deep.sh" &&
+	printf "*** Begin Patch\n*** Update File: src/deep.sh\n*** Move to: made/deeper/deep.sh\n@@\n-mine\n+moved\n*** End Patch\n" >"$D/deep.patch" &&
+	chmod 644 "$D/deep.patch" &&
+	as_nobody "$D" file apply-patch "$D/deep.patch" >out &&
+	json_get ".ok and (.warnings | map(select(contains(\"mode 2755 becomes 755\"))) | length == 1)" out &&
+	test "$(stat -c %a "$D/ws/made/deeper/deep.sh")" = 755 &&
+	test "$(stat -c %g "$D/ws/made/deeper")" = 0 &&
+	test ! -e "$D/ws/src/deep.sh"
+'
+
 # without_fsetid ARGS...: keeper --json as root without CAP_FSETID (a container that drops it):
 # the kernel then clears a setgid bit it is asked for on a file of a group root is not in,
 # which no rule of keeper's can foresee.

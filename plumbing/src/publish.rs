@@ -315,6 +315,24 @@ pub fn keepable_mode(target: &Resolved, mode: u32) -> u32 {
     if keeps { mode } else { mode & !0o2000 }
 }
 
+/// `mode` less its setgid bit when a new file in directories made below the existing directory
+/// `dir` could not keep it: a directory made in a setgid directory takes that directory's
+/// group and bit, and so does the file made in it (see [`keepable_mode`]).
+pub fn keepable_mode_below(dir: &Resolved, mode: u32) -> u32 {
+    if mode & 0o2000 == 0 {
+        return mode;
+    }
+    let Ok(handle) = dir.open_dir_to_inspect() else {
+        return mode;
+    };
+    match rustix::fs::fstat(&handle) {
+        Ok(st) if st.st_mode & 0o2000 != 0 && !crate::durable::may_give_group(st.st_gid) => {
+            mode & !0o2000
+        }
+        _ => mode,
+    }
+}
+
 /// Gives the new `file` what of the file at `target` it replaces a rename would lose and the
 /// writer may give: its group, where this process may give that group (a change of content
 /// replaces the file with a new one, which would otherwise belong to the writer's group, or

@@ -284,10 +284,11 @@ impl Workspace {
                     });
                     // The new file's mode, less a setgid bit it could not keep (a setgid
                     // directory of a group the writer is not in; a directory the patch makes
-                    // is not there yet to ask, and gives what its parent gives).
-                    let kept = self.resolve_target(&rel, options).map_or(mode, |to| {
-                        filekeeper_plumbing::publish::keepable_mode(&to, mode)
-                    });
+                    // is not there yet to ask, and gives what the nearest one there gives).
+                    let kept = match self.resolve_target(&rel, options) {
+                        Ok(to) => filekeeper_plumbing::publish::keepable_mode(&to, mode),
+                        Err(_) => self.keepable_mode_below_nearest(&rel, mode),
+                    };
                     if kept != mode {
                         b.warnings.push(format!(
                             "{rel} would be setgid, but belongs to its directory's group, which the writer is not in, so the bit cannot be given (mode {mode:o} becomes {kept:o})"
@@ -413,6 +414,26 @@ impl Workspace {
             }
         }
         Ok(())
+    }
+
+    /// The mode a new file at `rel`, in directories the patch makes, can have: what the
+    /// nearest existing directory above it gives ([`publish::keepable_mode_below`]).
+    ///
+    /// [`publish::keepable_mode_below`]: filekeeper_plumbing::publish::keepable_mode_below
+    fn keepable_mode_below_nearest(&self, rel: &str, mode: u32) -> u32 {
+        let mut dir = rel;
+        while let Some((up, _)) = dir.rsplit_once('/') {
+            dir = up;
+            if let Ok(found) = self.inner.root.resolve(dir, Intent::Read)
+                && found.kind == Some(Kind::Directory)
+            {
+                return filekeeper_plumbing::publish::keepable_mode_below(&found, mode);
+            }
+        }
+        let root = self.inner.root.resolve(".", Intent::Read);
+        root.map_or(mode, |root| {
+            filekeeper_plumbing::publish::keepable_mode_below(&root, mode)
+        })
     }
 
     /// Whether every entry of directory `dir` is in `gone` (a link, a special file or an
