@@ -325,8 +325,9 @@ impl Workspace {
     }
 
     /// The root's `.gitignore`, resolved for writing, with its bytes and mode (`None` when
-    /// it is absent), when no line of it ignores `.filekeeper/`; `None` when one does, or
-    /// when it is a link, a directory or a special file, which are left alone.
+    /// it is absent), when no line of it ignores `.filekeeper/` and git does not ignore it
+    /// already; `None` when one does or git does, or when it is a link, a directory or a
+    /// special file, which are left alone.
     #[allow(clippy::type_complexity)]
     fn gitignore_lacking_line(
         &self,
@@ -362,6 +363,10 @@ impl Workspace {
                 ".filekeeper" | ".filekeeper/" | "/.filekeeper" | "/.filekeeper/"
             )
         });
+        // Ignored already by a rule elsewhere (a `.gitignore` above a workspace nested in the
+        // repository, `info/exclude`, the user's excludes file): a line here would add a file
+        // or a line to the repository that changes nothing.
+        let already = already || crate::ignore::git_ignores(&self.root, STATE_DIR_NAME, true);
         Ok((!already).then_some((target, before)))
     }
 
