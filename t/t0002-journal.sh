@@ -586,7 +586,11 @@ test_expect_success 'journal-begin checks --target and --source like item paths'
 	test_error_code PATH_OUTSIDE_WORKSPACE out &&
 	test_expect_code 8 keeper --json journal-begin --kind copy --source .filekeeper/x \
 		--item "{\"path\":\"a.txt\",\"before_hash\":\"$old\",\"after_hash\":\"$old\"}" >out &&
-	test_error_code PATH_IS_STATE_PATH out
+	test_error_code PATH_IS_STATE_PATH out &&
+	test_expect_code 8 keeper --json journal-begin --kind copy --target sub/.filekeeper/x \
+		--item "{\"path\":\"a.txt\",\"before_hash\":\"$old\",\"after_hash\":\"$old\"}" >out &&
+	test_error_code PATH_IS_STATE_PATH out &&
+	test "$(json_get .error.message out)" = "recorded paths may not be inside a .filekeeper/ directory"
 '
 
 test_expect_success 'an item that exists on neither side is refused' '

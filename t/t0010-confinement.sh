@@ -289,6 +289,7 @@ test_expect_success 'a nested workspace'"'"'s .filekeeper/ is PATH_IS_STATE_PATH
 	resolve_refused 8 PATH_IS_STATE_PATH nested/inner/.filekeeper/journal.sqlite3 &&
 	resolve_refused 8 PATH_IS_STATE_PATH nested/inner/.filekeeper/lock --for-write &&
 	resolve_refused 8 PATH_IS_STATE_PATH nested/inner/.filekeeper &&
+	resolve_refused 8 PATH_IS_STATE_PATH nested/inner/.FILEKEEPER/x --for-write &&
 	resolve_refused 8 PATH_IS_STATE_PATH inner-state/objects &&
 	resolve_refused 8 PATH_IS_STATE_PATH ./nested//inner/.filekeeper/x --for-write
 '
@@ -299,6 +300,18 @@ test_expect_success 'publish into a nested workspace'"'"'s state is refused and 
 	published_refused 8 PATH_IS_STATE_PATH inner-state/planted &&
 	find nested/inner/.filekeeper | sort >after &&
 	test_cmp before after
+'
+
+test_expect_success 'a workspace root inside a .filekeeper/ directory is PATH_IS_STATE_PATH, registered or not' '
+	test_expect_code 8 keeper --json --root "$WS/nested/inner/.filekeeper" file list >out &&
+	test_error_code PATH_IS_STATE_PATH out &&
+	test_expect_code 8 keeper --json --root "$WS/.filekeeper/objects/.." status >out &&
+	test_error_code PATH_IS_STATE_PATH out &&
+	test_expect_code 8 keeper --json workspace create inner-state "$WS/nested/inner/.filekeeper" >out &&
+	test_error_code PATH_IS_STATE_PATH out &&
+	test_no_host_path out &&
+	keeper --json workspace list >out &&
+	! grep inner-state out
 '
 
 test_expect_success 'the nested workspace'"'"'s own files stay reachable' '

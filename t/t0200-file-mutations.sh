@@ -1159,11 +1159,27 @@ test_expect_success ROOT 'a setgid file a patch moves into directories it makes,
 	test ! -e "$D/ws/src/deep.sh"
 '
 
+test_expect_success ROOT 'the undo of a deleted setgid directory in such a directory puts it back without the bit, said' '
+	D=$TRASH/sgd &&
+	as_nobody "$D" dir create team >out &&
+	chmod 2775 "$D/ws/team" &&
+	test "$(stat -c %g "$D/ws/team")" = 0 &&
+	as_nobody "$D" dir delete team >out &&
+	op=$(json_get .operation_id out) &&
+	as_nobody "$D" history undo "$op" --dry-run >out &&
+	json_get ".ok and (.warnings | map(select(contains(\"team was setgid\"))) | length == 1)" out &&
+	as_nobody "$D" history undo "$op" >out &&
+	json_get ".ok and (.warnings | map(select(contains(\"team was setgid\"))) | length == 1)" out &&
+	test "$(stat -c %a "$D/ws/team")" = 775 &&
+	as_nobody "$D" fsck >out &&
+	json_get ".pending_operations | length == 0" out
+'
+
 # without_fsetid ARGS...: keeper --json as root without CAP_FSETID (a container that drops it):
 # the kernel then clears a setgid bit it is asked for on a file of a group root is not in,
 # which no rule of keeper's can foresee.
 without_fsetid () {
-	setpriv --bounding-set -fsetid keeper --json "$@"
+	setpriv --inh-caps -fsetid --bounding-set -fsetid keeper --json "$@"
 }
 
 test_expect_success ROOT 'a setgid bit the kernel clears unforeseen is refused before publishing: nothing written, rolled back' '

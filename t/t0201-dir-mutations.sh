@@ -569,6 +569,34 @@ test_expect_success 'the nested workspace'"'"'s history is intact' '
 	test "$(json_get ".operations | length" out)" = 1
 '
 
+test_expect_success 'the undo of a dir create is refused up front when a workspace made its state in the directory since' '
+	keeper --json dir create later >out &&
+	op=$(json_get .operation_id out) &&
+	keeper --root "$WS/later" --json file write x.txt --content x >/dev/null &&
+	keeper --root "$WS/later" --json history undo-last >/dev/null &&
+	test ! -e later/x.txt &&
+	test -d later/.filekeeper &&
+	test_expect_code 12 keeper --json history undo "$op" --dry-run >out &&
+	test_error_code UNDO_CONFLICT out &&
+	json_get ".error.details.blocking_paths | index(\"later/.filekeeper\") != null" out &&
+	test_expect_code 12 keeper --json history undo "$op" >out &&
+	test_error_code UNDO_CONFLICT out &&
+	test -f later/.filekeeper/journal.sqlite3
+'
+
+test_expect_success 'an operation an older release recorded with a nested workspace'"'"'s state is refused by undo and recovered as partial, never in the way' '
+	keeper --json file write old-rec.txt --content old >out &&
+	op=$(json_get .operation_id out) &&
+	sqlite3 .filekeeper/journal.sqlite3 "UPDATE operation_items SET path = '"'"'n/.filekeeper/x'"'"' WHERE op_id = '"'"'$op'"'"'" &&
+	test_expect_code 12 keeper --json history undo "$op" >out &&
+	test_error_code UNDO_CONFLICT out &&
+	sqlite3 .filekeeper/journal.sqlite3 "UPDATE operations SET status = '"'"'pending'"'"', under_lock = 1 WHERE id = '"'"'$op'"'"'" &&
+	keeper --json file write after-old-rec.txt --content new >out &&
+	json_get .ok out &&
+	keeper --json history show "$op" >show &&
+	test "$(json_get .operation.status show)" = partial
+'
+
 test_expect_success 'entries added while a directory is deleted are CONTENT_CONFLICT, retryable, and nothing is deleted' '
 	for d in race-log race-run
 	do

@@ -89,8 +89,16 @@ pub fn make_dir_with_mode(target: &Resolved, mode: u32) -> Result<()> {
         .st_mode
         & 0o7777;
     if got != mode & 0o7777 {
-        let _ = rustix::fs::unlinkat(target.parent(), name, AtFlags::REMOVEDIR);
-        return Err(crate::publish::mode_not_kept(mode & 0o7777, got).path(&target.given));
+        let mut refused = crate::publish::mode_not_kept(mode & 0o7777, got).path(&target.given);
+        if let Err(e) = rustix::fs::unlinkat(target.parent(), name, AtFlags::REMOVEDIR) {
+            // Another process put an entry in it already: it stays, and the caller is told.
+            refused.message = format!(
+                "the new directory did not keep the mode {:o} (it has {got:o}), and could not be \
+                 removed again ({e}): it is left with that mode",
+                mode & 0o7777
+            );
+        }
+        return Err(refused);
     }
     counted("sync directory", || rustix::fs::fsync(&dir))
         .map_err(|e| io_error("syncing directory", e))?;

@@ -279,6 +279,7 @@ impl Registry {
                 .path(&root.to_string_lossy())
                 .with("name", name)
             })?;
+        crate::resolve::refuse_root_in_state(&canonical).map_err(|e| e.with("name", name))?;
         let root_text = canonical.to_str().ok_or_else(|| {
             Error::invalid("the workspace root path is not valid UTF-8").with("name", name)
         })?;

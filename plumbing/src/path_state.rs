@@ -32,7 +32,10 @@ pub enum Observed {
 
 /// What `path` holds now. A path that cannot hold any recorded state (a link, a path through
 /// a file or through a link) is [`Observed::Other`], not an error: the caller is comparing,
-/// not writing.
+/// not writing. So is a path inside a nested workspace's `.filekeeper/`, which releases
+/// before 2026-12-04 recorded as content: it is never touched now, so an operation that
+/// recorded one is recovered as partial and its undo is refused, instead of every later
+/// change failing on it.
 pub fn observe(ws: &Workspace, path: &str) -> Result<Observed> {
     let resolved = match ws.root.resolve(
         path,
@@ -48,6 +51,7 @@ pub fn observe(ws: &Workspace, path: &str) -> Result<Observed> {
                     | Code::SymlinkEscapeRefused
                     | Code::SpecialFileRefused
                     | Code::NotADirectory
+                    | Code::PathIsStatePath
             ) =>
         {
             return Ok(Observed::Other);

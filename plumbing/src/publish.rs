@@ -540,7 +540,7 @@ impl Staged {
                 set_mode_and_sync(&self.file, Some(bits)).map_err(|e| e.path(&target.given))?;
         }
         if temp.name.is_none() {
-            temp.name = Some(self.name_it(parent)?);
+            temp.name = Some(self.name_it(parent).map_err(|e| e.path(&target.given))?);
         }
         let tmp_name = temp.name.clone().unwrap_or_default();
         // The file being replaced is freed after this returns, not inside the rename.

@@ -26,9 +26,10 @@ pub const STATE_DIR_NAME: &str = ".filekeeper";
 /// Whether a path component names a state directory: the workspace's own at the root, or a
 /// nested workspace's anywhere below it. Both are off limits (`decisions.md`): a write there
 /// would damage that workspace's history, and a read or a walk would show its blobs as
-/// content.
+/// content. Matched without regard to case, as credential-shaped names are: on a file system
+/// that folds case, `.FILEKEEPER/` is the same directory.
 pub fn is_state_dir_name(component: &[u8]) -> bool {
-    component == STATE_DIR_NAME.as_bytes()
+    component.eq_ignore_ascii_case(STATE_DIR_NAME.as_bytes())
 }
 
 /// The kernel's own limit on links in one resolution; a longer chain is a loop.
@@ -108,6 +109,7 @@ impl Root {
             .recovery("check the workspace root; a registered workspace whose root moved must be registered again")
         };
         let canonical = fs::canonicalize(path).map_err(|_| missing())?;
+        refuse_root_in_state(&canonical)?;
         let fd = rustix::fs::open(
             &canonical,
             OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
@@ -308,6 +310,22 @@ impl Root {
         }
         Ok(parts.iter().map(|c| text(c)).collect::<Vec<_>>().join("/"))
     }
+}
+
+/// Refuses a workspace root (canonical) inside a `.filekeeper/` directory: such a workspace
+/// would read and write another workspace's state as its files.
+pub fn refuse_root_in_state(canonical: &Path) -> Result<()> {
+    if canonical
+        .components()
+        .any(|c| is_state_dir_name(c.as_os_str().as_bytes()))
+    {
+        return Err(Error::new(
+            Code::PathIsStatePath,
+            "the workspace root lies inside a .filekeeper/ directory, a workspace's state",
+        )
+        .recovery("choose a root outside every .filekeeper/ directory"));
+    }
+    Ok(())
 }
 
 /// `base` with the `/`-separated `path` applied to it lexically; `None` if it climbs above the
@@ -872,7 +890,7 @@ pub fn check_recorded_path(path: &str) -> Result<()> {
         .path(path));
     }
     if p.components()
-        .any(|c| c == Component::Normal(OsStr::new(STATE_DIR_NAME)))
+        .any(|c| is_state_dir_name(c.as_os_str().as_bytes()))
     {
         return Err(Error::new(
             Code::PathIsStatePath,

@@ -2,7 +2,7 @@
 //! the workspace root and never past it.
 
 use crate::{Code, Error, Result, Workspace};
-use filekeeper_plumbing::resolve::{Intent, Kind, STATE_DIR_NAME};
+use filekeeper_plumbing::resolve::{Intent, Kind, is_state_dir_name};
 use filekeeper_plumbing::{Argument, words};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -149,7 +149,7 @@ fn check_name(name: &str) -> Result<()> {
             name.len()
         ));
     }
-    if name == STATE_DIR_NAME {
+    if is_state_dir_name(name.as_bytes()) {
         return Err(Error::worded(
             Code::PathIsStatePath,
             words![

@@ -547,7 +547,7 @@ impl Workspace {
                 (true, Kind::Directory, _) => match item.before_mode {
                     Some(mode) => Step::RestoreDir {
                         path: item.path.clone(),
-                        mode,
+                        mode: self.keepable_mode(&item.path, mode, &mut setgid_lost),
                     },
                     // Recorded without a mode (a directory the operation made, or a journal
                     // from before directory modes were kept): a new directory's default.
@@ -605,8 +605,10 @@ impl Workspace {
                 );
             }
             let mut undone = inverse(item, *now);
-            if let Step::Publish { mode, .. } = &step {
-                undone.after_mode = *mode;
+            match &step {
+                Step::Publish { mode, .. } => undone.after_mode = *mode,
+                Step::RestoreDir { mode, .. } => undone.after_mode = Some(*mode),
+                _ => {}
             }
             steps.push(step);
             items.push(Planned {
@@ -626,7 +628,7 @@ impl Workspace {
         let mut warnings = self.undo_warnings(&items);
         warnings.extend(setgid_lost.into_iter().map(|path| {
             format!(
-                "{path} was setgid: the file put back belongs to its directory's group, which the writer is not in, so the bit cannot be kept"
+                "{path} was setgid: put back, it belongs to its parent directory's group, which the writer is not in, so the bit cannot be kept"
             )
         }));
         Ok(Plan {
@@ -641,8 +643,8 @@ impl Workspace {
         })
     }
 
-    /// The mode a file put back at `path` can have (`publish::keepable_mode`): `mode`, less a
-    /// setgid bit the kernel would clear, and then `path` is added to `lost`.
+    /// The mode a file or directory put back at `path` can have (`publish::keepable_mode`):
+    /// `mode`, less a setgid bit the kernel would clear, and then `path` is added to `lost`.
     fn keepable_mode(&self, path: &str, mode: u32, lost: &mut Vec<String>) -> u32 {
         // Only a setgid mode can lose anything: no path walk for every other file an undo
         // puts back.
@@ -685,7 +687,9 @@ impl Workspace {
             .collect()
     }
 
-    /// Every direct entry of the directory at `path`, unbounded (workspace-relative paths).
+    /// Every direct entry of the directory at `path`, unbounded (workspace-relative paths),
+    /// a nested workspace's `.filekeeper/` among them: the walk passes over it, but it keeps
+    /// the directory from being removed all the same.
     fn entries_in(&self, path: &str) -> Result<Vec<String>> {
         let dir = self.inner.root.resolve_recorded(
             path,
@@ -693,7 +697,7 @@ impl Workspace {
                 allow_sensitive: true,
             },
         )?;
-        let walk = filekeeper_plumbing::walk::walk(
+        let mut walk = filekeeper_plumbing::walk::walk(
             &self.inner.root,
             &dir,
             filekeeper_plumbing::walk::WalkOptions {
@@ -702,7 +706,12 @@ impl Workspace {
                 respect_ignore: false,
             },
         )?;
-        walk.map(|entry| entry.map(|e| e.rel)).collect()
+        let mut entries = walk
+            .by_ref()
+            .map(|entry| entry.map(|e| e.rel))
+            .collect::<Result<Vec<_>>>()?;
+        entries.append(&mut walk.nested_state_dirs);
+        Ok(entries)
     }
 
     /// Records a refused undo in the ledger: an `undo_refused` row with the target path, the

@@ -434,9 +434,10 @@ impl Workspace {
             return Err(Error::new(
                 Code::PathIsStatePath,
                 format!(
-                    "{state}/ is a nested workspace's state, which Filekeeper never records, so \
-                     a tree holding it cannot be moved or deleted with an undo; move or delete \
-                     that workspace outside Filekeeper"
+                    "{state} has the name of a workspace's state directory (a nested \
+                     workspace's .filekeeper/), which Filekeeper never records, so a tree \
+                     holding it cannot be moved or deleted with an undo; move or delete it \
+                     outside Filekeeper"
                 ),
             )
             .path(&dir.given)
