@@ -1279,4 +1279,56 @@ test_expect_success 'the partial undo cannot be undone once a later undo finishe
 	done
 '
 
+test_expect_success 'setup: workspace "again": a patch of x and y, its undo killed after putting x back, then x edited to the patch'"'"'s content' '
+	mkdir -p "$TRASH/again" &&
+	printf "a\n" >"$TRASH/again/x" &&
+	printf "b\n" >"$TRASH/again/y" &&
+	printf -- "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+A\n--- a/y\n+++ b/y\n@@ -1 +1 @@\n-b\n+B\n" >xy.patch &&
+	keeper --json --root "$TRASH/again" file apply-patch xy.patch >out &&
+	op_of out >op.xy &&
+	test_expect_code 134 env FILEKEEPER_TEST_CRASH_AT=mutation-after-step-1 \
+		keeper --json --root "$TRASH/again" history undo "$(cat op.xy)" >out &&
+	test_expect_code 19 keeper --json --root "$TRASH/again" recover >out &&
+	test "$(cat "$TRASH/again/x")" = a &&
+	test "$(cat "$TRASH/again/y")" = B &&
+	keeper --json --root "$TRASH/again" file write x --content "A
+" >out &&
+	op_of out >op.later
+'
+
+test_expect_success 'finishing the undo puts back only what the partial undo did not: a later change to a path it put back stays' '
+	keeper --json --root "$TRASH/again" history undo "$(cat op.xy)" --dry-run >dry.json &&
+	test "$(json_get "[.items[].path] | join(\",\")" dry.json)" = y &&
+	keeper --json --root "$TRASH/again" history undo "$(cat op.xy)" >out &&
+	test "$(json_get "[.items[].path] | join(\",\")" out)" = y &&
+	test "$(cat "$TRASH/again/x")" = A &&
+	test "$(cat "$TRASH/again/y")" = b &&
+	keeper --json --root "$TRASH/again" history list >list.json &&
+	test "$(json_get ".operations[] | select(.id == \"$(cat op.later)\") | .undoable" list.json)" = true
+'
+
+test_expect_success 'history list shows the partial undo, finished by the later one, as not undoable' '
+	partial=$(journal "SELECT id FROM operations WHERE kind = '"'"'undo'"'"' AND status = '"'"'partial'"'"'" "$TRASH/again") &&
+	test "$(json_get ".operations[] | select(.id == \"$partial\") | .undoable" list.json)" = false &&
+	test_expect_code 2 keeper --json --root "$TRASH/again" history undo "$partial" >refused &&
+	test_error_code INVALID_ARGUMENT refused
+'
+
+test_expect_success 'a directory on the path replaced by a link (to a directory without it, or to nothing) blocks the undo, dry run alike' '
+	mkdir -p "$TRASH/linked/a/b" "$TRASH/linked/d2" &&
+	echo one >"$TRASH/linked/a/b/r.txt" &&
+	keeper --json --root "$TRASH/linked" file delete a/b/r.txt >out &&
+	op=$(op_of out) &&
+	rm -r "$TRASH/linked/a" &&
+	for target in d2 nowhere
+	do
+		ln -sfn $target "$TRASH/linked/a" &&
+		test_expect_code 12 keeper --json --root "$TRASH/linked" history undo "$op" --dry-run >out &&
+		test "$(json_get "[.error.details.blocking_paths[]] | join(\",\")" out)" = a &&
+		test_expect_code 12 keeper --json --root "$TRASH/linked" history undo "$op" >out &&
+		test_error_code UNDO_CONFLICT out || return 1
+	done &&
+	test ! -e "$TRASH/linked/d2/b"
+'
+
 test_done

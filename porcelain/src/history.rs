@@ -120,7 +120,15 @@ impl Workspace {
 
     fn entry(&self, journal: &Journal, op: &Operation) -> Result<HistoryEntry> {
         let undone_by = journal.undone_by(&op.id)?;
+        // A partial undo whose target a later undo finished undoing is refused (`plan_undo`).
+        let finished_by_another = match (&op.undoes, op.status) {
+            (Some(target), Status::Partial) => journal
+                .fully_undone_by(target)?
+                .is_some_and(|by| by != op.id),
+            _ => false,
+        };
         let undoable = journal.fully_undone_by(&op.id)?.is_none()
+            && !finished_by_another
             && op.pruned_by.is_none()
             && matches!(op.status, Status::Committed | Status::Partial)
             && op.missing_for_undo().is_empty();
@@ -411,8 +419,20 @@ impl Workspace {
         }
         // A partial operation did not change the paths that held their before state when it
         // was marked partial: whatever they hold now is no doing of its, so they are left alone
-        // (one a later operation brought to this one's after state is not "put back").
-        let unchanged = op.unchanged_paths();
+        // (one a later operation brought to this one's after state is not "put back"). Nor
+        // does a partial undo of it leave anything to do for the paths it did change: put
+        // back, they are done, whatever a later operation made of them since.
+        let mut unchanged: Vec<&str> = op.unchanged_paths();
+        let partial_undos = journal.partial_undos(id)?;
+        for undo in &partial_undos {
+            let untouched = undo.unchanged_paths();
+            unchanged.extend(
+                undo.items
+                    .iter()
+                    .map(|i| i.path.as_str())
+                    .filter(|path| !untouched.contains(path)),
+            );
+        }
         // Check every path before planning any change.
         let mut to_restore = Vec::new();
         let mut blocking = Vec::new();
@@ -467,12 +487,13 @@ impl Workspace {
             for dir in ancestors.filter(|dir| !made.contains(dir)) {
                 match observe(&self.inner, dir)? {
                     Observed::Directory { .. } => {}
-                    Observed::Absent => {
+                    // Gone, or a file or a link in its place (a link would take the path
+                    // elsewhere, or nowhere): a change since, named here, where a dry run
+                    // sees it too, not found at the step.
+                    Observed::Absent | Observed::File { .. } | Observed::Other => {
                         blocking.push(dir.to_owned());
                         break;
                     }
-                    // A link or a file in the way: the step says which, as it always has.
-                    Observed::File { .. } | Observed::Other => break,
                 }
             }
         }

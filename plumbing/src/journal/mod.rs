@@ -310,6 +310,20 @@ impl Journal {
             .optional()?)
     }
 
+    /// The undos of `id` recorded partial (interrupted, or rolled back in part), oldest first,
+    /// with their items.
+    pub fn partial_undos(&self, id: &str) -> Result<Vec<Operation>> {
+        let ids = self
+            .conn()
+            .prepare_cached(
+                "SELECT id FROM operations WHERE undoes = ?1 AND kind = 'undo'
+                 AND status = 'partial' ORDER BY seq",
+            )?
+            .query_map([id], |r| r.get::<_, String>(0))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        ids.iter().map(|undo| self.get(undo)).collect()
+    }
+
     /// The undo that reversed `id`, if one did (committed or partial).
     pub fn undone_by(&self, id: &str) -> Result<Option<String>> {
         Ok(self
