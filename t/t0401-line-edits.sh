@@ -655,6 +655,21 @@ test_expect_success 'new text that would give a file with a BOM a second one is 
 	cmp expect bom2.txt
 '
 
+test_expect_success 'in a file that starts with two marks, new text that starts line 1 with U+FEFF is refused; other lines are edited' '
+	printf "\357\273\277\357\273\277a\nb\n" >bom3.txt &&
+	save bom3.txt &&
+	refused 2 INVALID_ARGUMENT file insert-lines bom3.txt --position before --line 1 --content "$(printf "\357\273\277Q")" &&
+	test "$(json_get .error.details.reason refusal.json)" = bom_would_double &&
+	untouched bom3.txt &&
+	refused 2 INVALID_ARGUMENT file replace-lines bom3.txt --start 1 --end 1 --replacement "$(printf "\357\273\277z")" &&
+	untouched bom3.txt &&
+	refused 2 INVALID_ARGUMENT file replace-text bom3.txt --old a --new "$(printf "\357\273\277Q\n\357\273\277a")" --first &&
+	untouched bom3.txt &&
+	edited replace-lines bom3.txt --start 2 --end 2 --replacement c &&
+	printf "\357\273\277\357\273\277a\nc\n" >expect &&
+	cmp expect bom3.txt
+'
+
 # undo
 
 test_expect_success 'history undo of replace-lines restores the exact old bytes' '

@@ -81,12 +81,31 @@ pub(crate) fn no_new_bom(path: &str, before: &[u8], after: &[u8]) -> Result<()> 
             "bom_would_double",
             "leave U+FEFF out of the start of the new text (the file keeps its mark), or write the whole file if two marks are what it should have",
         ),
+        // A file that starts with two marks already, whose first line the edit changes: the
+        // U+FEFF in front of the new first line may be the text's own or the mark copied
+        // with the caller's text, as above (an edit of other lines is not concerned).
+        (2, 2)
+            if first_line(before) != first_line(after)
+                && !before.ends_with(&after[bom.len()..]) =>
+        {
+            (
+                "the file starts with two byte order marks, and after this edit its first line would start with U+FEFF again: whether that U+FEFF is the text's own or the mark copied with the new text cannot be told; nothing was written",
+                "bom_would_double",
+                "leave the first line alone, or write the whole file with the marks it should have",
+            )
+        }
         _ => return Ok(()),
     };
     Err(Error::invalid(message)
         .path(path)
         .with("reason", reason)
         .recovery(recovery))
+}
+
+/// The bytes of `bytes` up to its first line end (all of it when it has none).
+fn first_line(bytes: &[u8]) -> &[u8] {
+    let end = memchr::memchr2(b'\n', b'\r', bytes).unwrap_or(bytes.len());
+    &bytes[..end]
 }
 
 /// Refuses an edit that would make the text file binary: new text with a NUL byte that lands

@@ -1432,6 +1432,32 @@ impl<'a> Frame<'a> {
                 ),
             });
         }
+        // Nor does a file that shows no step of its own (its matched lines at one level) tell
+        // an offset from a scale where the old text's indentation is some of the file's: the
+        // old text at 1 space where the file has 2 is the file's level less one space, or half
+        // of it, and a line moved 1 space left lands at 1 space or at none. Before 2026-12-04
+        // the offset was taken.
+        let (c0_width, f0_width) = (count(c0), count(f0));
+        if (num, den) == (1, 1)
+            && fs == 0
+            && !aligned
+            && c0_width > 0
+            && f0_width != c0_width
+            && f0_width % c0_width == 0
+        {
+            return Err(Why {
+                reason: "indentation_ambiguous",
+                text: format!(
+                    "the matched lines show one level of indentation ({}), and the file no step of its own: the old text's indentation may be the file's less {} or a {} of it, and the line's change of indentation lands elsewhere under each",
+                    self.map_shown(),
+                    amount_of(file, f0_width - c0_width),
+                    match f0_width / c0_width {
+                        2 => "half".to_owned(),
+                        n => format!("1/{n}"),
+                    }
+                ),
+            });
+        }
         if (delta * num) % den != 0 {
             return Err(Why {
                 reason: "fractional_indentation",
@@ -2452,6 +2478,20 @@ mod tests {
             "{}",
             err.message
         );
+    }
+
+    #[test]
+    fn an_old_text_at_part_of_a_level_the_file_shows_no_step_for_is_refused_when_lines_move() {
+        // 1 space where the file has 2: the file's level less one, or half of it.
+        let err = refusal("  foo()\n  bar()\n", " foo() \n bar()", "FOO()\nbar()");
+        assert_eq!(err.details["reason"], "indentation_ambiguous");
+        assert!(err.message.contains("half"), "{}", err.message);
+        // The same texts moving nothing are placed: every reading agrees.
+        let (after, _) = normalised("  foo()\n  bar()\n", " foo() \n bar()", " FOO()\n bar()");
+        assert_eq!(after, "  FOO()\n  bar()\n");
+        // A stripped old text (no indentation) is an offset under every reading.
+        let (after, _) = normalised("  foo()\n  bar()\n", "foo()\nbar()", "foo()\n  baz()");
+        assert_eq!(after, "  foo()\n    baz()\n");
     }
 
     #[test]
