@@ -1314,6 +1314,39 @@ test_expect_success 'history list shows the partial undo, finished by the later 
 	test_error_code INVALID_ARGUMENT refused
 '
 
+# xy_undone_in_part DIR: DIR holds x and y, patched to X and Y (op.DIR), and the patch'"'"'s undo
+# was killed after putting x back, then recovered (partial).
+xy_undone_in_part () {
+	mkdir -p "$TRASH/$1" &&
+	printf "a\n" >"$TRASH/$1/x" &&
+	printf "b\n" >"$TRASH/$1/y" &&
+	keeper --json --root "$TRASH/$1" file apply-patch xy.patch >out &&
+	op_of out >"op.$1" &&
+	test_expect_code 134 env FILEKEEPER_TEST_CRASH_AT=mutation-after-step-1 \
+		keeper --json --root "$TRASH/$1" history undo "$(cat "op.$1")" >out &&
+	eval "${2:-true}" &&
+	test_expect_code 19 keeper --json --root "$TRASH/$1" recover >out
+}
+
+test_expect_success 'a partial undo that was undone in turn leaves its paths to the finishing undo' '
+	xy_undone_in_part undone-again &&
+	partial=$(journal "SELECT id FROM operations WHERE kind = '"'"'undo'"'"' AND status = '"'"'partial'"'"'" "$TRASH/undone-again") &&
+	keeper --json --root "$TRASH/undone-again" history undo "$partial" >out &&
+	test "$(cat "$TRASH/undone-again/x")" = A &&
+	keeper --json --root "$TRASH/undone-again" history undo "$(cat op.undone-again)" >out &&
+	test "$(cat "$TRASH/undone-again/x")" = a &&
+	test "$(cat "$TRASH/undone-again/y")" = b
+'
+
+test_expect_success 'a path another process changed before the partial undo was recorded blocks the finishing undo' '
+	xy_undone_in_part meddled "echo zzz >\"\$TRASH/meddled/y\"" &&
+	test "$(cat "$TRASH/meddled/y")" = zzz &&
+	test_expect_code 12 keeper --json --root "$TRASH/meddled" history undo "$(cat op.meddled)" --dry-run >out &&
+	test "$(json_get "[.error.details.blocking_paths[]] | join(\",\")" out)" = y &&
+	test_expect_code 12 keeper --json --root "$TRASH/meddled" history undo "$(cat op.meddled)" >out &&
+	test "$(cat "$TRASH/meddled/y")" = zzz
+'
+
 test_expect_success 'a directory on the path replaced by a link (to a directory without it, or to nothing) blocks the undo, dry run alike' '
 	mkdir -p "$TRASH/linked/a/b" "$TRASH/linked/d2" &&
 	echo one >"$TRASH/linked/a/b/r.txt" &&

@@ -59,7 +59,7 @@ impl Recovery {
 pub fn recover(ws: &Workspace, journal: &mut Journal, _lock: &WorkspaceLock) -> Result<Recovery> {
     // Each resolution with the paths still at their before state: a partial operation did
     // not change them.
-    let mut resolved: Vec<(Resolution, Vec<String>)> = Vec::new();
+    let mut resolved: Vec<(Resolution, Vec<String>, Vec<String>)> = Vec::new();
     let mut dirs = BTreeSet::new();
     for op in journal.pending()? {
         if !op.under_lock {
@@ -67,7 +67,7 @@ pub fn recover(ws: &Workspace, journal: &mut Journal, _lock: &WorkspaceLock) -> 
         }
         // One look at each path, matched against both of its recorded states.
         let observed = observe_items(ws, &op.items)?;
-        let (_, not_after) = split_observed(&op.items, &observed, Side::After);
+        let (at_after, not_after) = split_observed(&op.items, &observed, Side::After);
         let (at_before, changed_paths) = split_observed(&op.items, &observed, Side::Before);
         let status = if not_after.is_empty() {
             Status::Committed
@@ -84,7 +84,7 @@ pub fn recover(ws: &Workspace, journal: &mut Journal, _lock: &WorkspaceLock) -> 
             status,
             changed_paths,
         };
-        resolved.push((resolution, at_before));
+        resolved.push((resolution, at_before, at_after));
     }
     // Temp files first, statuses after: a recovery that is itself killed in between finds the
     // operations still pending next time and cleans again; the other order could leave a temp
@@ -93,14 +93,14 @@ pub fn recover(ws: &Workspace, journal: &mut Journal, _lock: &WorkspaceLock) -> 
     for dir in dirs {
         removed_temp_files.extend(remove_temp_files(ws, &dir)?);
     }
-    for (r, at_before) in &resolved {
+    for (r, at_before, at_after) in &resolved {
         match r.status {
-            Status::Partial => journal.mark_partial(&r.operation_id, at_before)?,
+            Status::Partial => journal.mark_partial(&r.operation_id, at_before, at_after)?,
             status => journal.set_status(&r.operation_id, &[Status::Pending], status)?,
         }
     }
     Ok(Recovery {
-        resolved: resolved.into_iter().map(|(r, _)| r).collect(),
+        resolved: resolved.into_iter().map(|(r, _, _)| r).collect(),
         removed_temp_files,
     })
 }

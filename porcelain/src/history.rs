@@ -420,18 +420,16 @@ impl Workspace {
         // A partial operation did not change the paths that held their before state when it
         // was marked partial: whatever they hold now is no doing of its, so they are left alone
         // (one a later operation brought to this one's after state is not "put back"). Nor
-        // does a partial undo of it leave anything to do for the paths it did change: put
-        // back, they are done, whatever a later operation made of them since.
+        // does a partial undo of it leave anything to do for the paths it had put back when it
+        // was marked (`done_paths`), whatever a later operation made of them since; unless
+        // that undo was undone in turn, which took them forward again. A record without
+        // `done_paths` (marked before 2026-12-04) leaves every path to be judged.
         let mut unchanged: Vec<&str> = op.unchanged_paths();
         let partial_undos = journal.partial_undos(id)?;
         for undo in &partial_undos {
-            let untouched = undo.unchanged_paths();
-            unchanged.extend(
-                undo.items
-                    .iter()
-                    .map(|i| i.path.as_str())
-                    .filter(|path| !untouched.contains(path)),
-            );
+            if journal.undone_by(&undo.id)?.is_none() {
+                unchanged.extend(undo.done_paths().unwrap_or_default());
+            }
         }
         // Check every path before planning any change.
         let mut to_restore = Vec::new();

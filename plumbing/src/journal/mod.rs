@@ -134,19 +134,23 @@ impl Journal {
 
     /// Marks the pending operation `id` partial, and records in its metadata
     /// (`unchanged_paths`) the paths that held their before state then, which it did not
-    /// change: an undo leaves them alone, whatever a later operation made of them. One
-    /// statement, so the status is never partial without them.
-    pub fn mark_partial(&mut self, id: &str, unchanged: &[String]) -> Result<()> {
+    /// change: an undo leaves them alone, whatever a later operation made of them; and
+    /// (`done_paths`) those that held their after state, which it did change: an undo of an
+    /// operation this one undid in part takes them as done. One statement, so the status is
+    /// never partial without them.
+    pub fn mark_partial(&mut self, id: &str, unchanged: &[String], done: &[String]) -> Result<()> {
         let paths = serde_json::to_string(unchanged).unwrap_or_else(|_| "[]".into());
+        let done = serde_json::to_string(done).unwrap_or_else(|_| "[]".into());
         let changed = crate::fault::counted("journal: set status", || {
             self.conn()
                 .prepare_cached(
                     "UPDATE operations SET status = 'partial',
-                            metadata = json_set(metadata, '$.unchanged_paths', json(?2)),
+                            metadata = json_set(metadata, '$.unchanged_paths', json(?2),
+                                                '$.done_paths', json(?3)),
                             updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
                      WHERE id = ?1 AND status = 'pending'",
                 )?
-                .execute(params![id, paths])
+                .execute(params![id, paths, done])
                 .map_err(Error::from)
         })?;
         match changed {

@@ -242,6 +242,18 @@ impl Operation {
         }
     }
 
+    /// The paths a partial operation had brought to their after state when it was marked
+    /// partial (`done_paths` in its metadata); `None` for a record without them (one marked
+    /// before 2026-12-04, or not partial), whose done paths are unknown.
+    pub fn done_paths(&self) -> Option<Vec<&str>> {
+        match self.status {
+            Status::Partial => self.metadata["done_paths"]
+                .as_array()
+                .map(|paths| paths.iter().filter_map(Value::as_str).collect()),
+            _ => None,
+        }
+    }
+
     /// The paths whose contents an undo of this operation needs and were never stored
     /// ([`missing_for_undo`], its unchanged paths aside): none when it can be undone.
     pub fn missing_for_undo(&self) -> Vec<&str> {

@@ -43,7 +43,7 @@ pub(crate) use target::{Seen, guard, no_such_file, not_a_file, parse_expected_ha
 use crate::{Code, Error, ObjectId, Result, Workspace};
 use filekeeper_plumbing::journal::{Item, Journal, NewOperation, Status, missing_for_undo};
 use filekeeper_plumbing::odb::ObjectStore;
-use filekeeper_plumbing::path_state::{Side, mismatched_paths, split_by_side};
+use filekeeper_plumbing::path_state::{Side, mismatched_paths, observe_items, split_observed};
 use filekeeper_plumbing::progress::Task;
 use filekeeper_plumbing::publish::Staged;
 use filekeeper_plumbing::recover::{Recovery, recover};
@@ -425,7 +425,8 @@ impl Workspace {
         let mut bad = mismatched_paths(&self.inner, &items, Side::After).map_err(unchecked)?;
         bad.extend(self.unrecorded_entries(&plan).map_err(unchecked)?);
         if !bad.is_empty() {
-            journal.mark_partial(&id, &self.at_before(&items))?;
+            let (at_before, at_after) = self.at_either_side(&items);
+            journal.mark_partial(&id, &at_before, &at_after)?;
             return Err(Error::new(
                 Code::ContentConflict,
                 "another process changed the paths while the operation ran; it is recorded as partial",
@@ -546,12 +547,17 @@ impl Workspace {
         })
     }
 
-    /// The paths of `items` that hold their before state: an operation marked partial did
-    /// not change them (or another process put them back), so an undo leaves them alone.
-    /// None when they cannot be told, and an undo then judges every path.
-    fn at_before(&self, items: &[Item]) -> Vec<String> {
-        split_by_side(&self.inner, items, Side::Before)
-            .map_or_else(|_| Vec::new(), |(held, _)| held)
+    /// The paths of `items` that hold their before state, and those that hold their after
+    /// state: an operation marked partial did not change the first (or another process put
+    /// them back), so an undo leaves them alone, and did change the second, which an undo
+    /// of an operation it undid in part takes as done. None when they cannot be told, and an
+    /// undo then judges every path.
+    fn at_either_side(&self, items: &[Item]) -> (Vec<String>, Vec<String>) {
+        let Ok(observed) = observe_items(&self.inner, items) else {
+            return (Vec::new(), Vec::new());
+        };
+        let held = |side| split_observed(items, &observed, side).0;
+        (held(Side::Before), held(Side::After))
     }
 
     fn roll_back(
@@ -586,7 +592,10 @@ impl Workspace {
                 .is_ok_and(|bad| bad.is_empty());
         let _ = match restored_all {
             true => journal.set_status(id, &[Status::Pending], Status::RolledBack),
-            false => journal.mark_partial(id, &self.at_before(&items)),
+            false => {
+                let (at_before, at_after) = self.at_either_side(&items);
+                journal.mark_partial(id, &at_before, &at_after)
+            }
         };
         let (restored, failed) = match outcome {
             Ok(r) => (r.restored, r.failed),
