@@ -423,7 +423,7 @@ test_expect_success 'a workspace in a subdirectory of a git repository gets its 
 	git -C "$TRASH/repo4/sub" check-ignore -q .filekeeper/
 '
 
-test_expect_success 'a workspace in a directory the repository already ignores .filekeeper/ in writes no .gitignore' '
+test_expect_success 'a workspace where a .gitignore above ignores .filekeeper/ writes none; info/exclude, which no clone shares, does not count' '
 	mkdir -p "$TRASH/repo-above/sub" "$TRASH/repo-above/excl" &&
 	git init -q "$TRASH/repo-above" &&
 	echo ".filekeeper/" >"$TRASH/repo-above/.gitignore" &&
@@ -434,10 +434,8 @@ test_expect_success 'a workspace in a directory the repository already ignores .
 	echo ".filekeeper" >>"$TRASH/repo-above/.git/info/exclude" &&
 	rm "$TRASH/repo-above/.gitignore" &&
 	keeper --json --root "$TRASH/repo-above/excl" file write b.txt --content b >out &&
-	json_get ".warnings | length == 0" out &&
-	test ! -e "$TRASH/repo-above/excl/.gitignore" &&
-	keeper --json --root "$TRASH/repo-above/excl" history list >list.json &&
-	test "$(json_get "[.operations[].kind] | join(\" \")" list.json)" = write
+	echo ".filekeeper/" >expect &&
+	test_cmp expect "$TRASH/repo-above/excl/.gitignore"
 '
 
 test_expect_success 'the .gitignore edit is an operation of its own, recorded before the change that made the state' '

@@ -196,6 +196,33 @@ fn read_into(search: &mut gix_ignore::Search, file: &Path, base: &Path) {
     }
 }
 
+/// Whether the `.gitignore` files of the repository around `root`, from its top down to
+/// `root` itself, ignore the directory `name` at the root: the rules every clone shares, not
+/// the user's excludes file or `info/exclude`, which stay on one machine. False outside a
+/// repository.
+pub fn shared_rules_ignore_dir(root: &Path, name: &str) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Some(top) = root.ancestors().find(|dir| dir.join(".git").exists()) else {
+        return false;
+    };
+    let inside = root.strip_prefix(top).unwrap_or(Path::new(""));
+    let mut search = gix_ignore::Search::default();
+    let mut dir = PathBuf::new();
+    read_into(&mut search, &top.join(".gitignore"), &dir);
+    for part in inside.components() {
+        dir.push(part);
+        read_into(&mut search, &top.join(&dir).join(".gitignore"), &dir);
+    }
+    let path = inside.join(name);
+    search
+        .pattern_matching_relative_path(
+            path.as_os_str().as_bytes().as_bstr(),
+            Some(true),
+            Case::Sensitive,
+        )
+        .is_some_and(|m| !m.pattern.is_negative())
+}
+
 /// Whether git would ignore the workspace path `rel` (only inside a git repository): the
 /// rules of every `.gitignore` from the repository's top down to the path's directory apply,
 /// and a path inside an ignored directory is ignored.

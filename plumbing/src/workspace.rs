@@ -325,8 +325,8 @@ impl Workspace {
     }
 
     /// The root's `.gitignore`, resolved for writing, with its bytes and mode (`None` when
-    /// it is absent), when no line of it ignores `.filekeeper/` and git does not ignore it
-    /// already; `None` when one does or git does, or when it is a link, a directory or a
+    /// it is absent), when no line of it ignores `.filekeeper/` and no other `.gitignore` of
+    /// the repository does; `None` when one does, or when it is a link, a directory or a
     /// special file, which are left alone.
     #[allow(clippy::type_complexity)]
     fn gitignore_lacking_line(
@@ -363,10 +363,12 @@ impl Workspace {
                 ".filekeeper" | ".filekeeper/" | "/.filekeeper" | "/.filekeeper/"
             )
         });
-        // Ignored already by a rule elsewhere (a `.gitignore` above a workspace nested in the
-        // repository, `info/exclude`, the user's excludes file): a line here would add a file
-        // or a line to the repository that changes nothing.
-        let already = already || crate::ignore::git_ignores(&self.root, STATE_DIR_NAME, true);
+        // Ignored already by another rule the repository's clones share (a `.gitignore` above
+        // a workspace nested in the repository): a line here would add a file or a line that
+        // changes nothing. Not by the user's excludes file or `info/exclude`, which another
+        // clone does not have: its `git add -A` would commit the journal and its blobs.
+        let already = already
+            || crate::ignore::shared_rules_ignore_dir(self.root.host_path(), STATE_DIR_NAME);
         Ok((!already).then_some((target, before)))
     }
 

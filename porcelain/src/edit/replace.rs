@@ -1432,7 +1432,7 @@ impl<'a> Frame<'a> {
                 ),
             });
         }
-        // Nor does a file that shows no step of its own (its matched lines at one level) tell
+        // Nor does a file that shows no step of its own (its lines at one level) tell
         // an offset from a scale where the old text's indentation is some of the file's: the
         // old text at 1 space where the file has 2 is the file's level less one space, or half
         // of it, and a line moved 1 space left lands at 1 space or at none. Before 2026-12-04
@@ -1440,6 +1440,7 @@ impl<'a> Frame<'a> {
         let (c0_width, f0_width) = (count(c0), count(f0));
         if (num, den) == (1, 1)
             && fs == 0
+            && !self.file_steps.rises_with(file)
             && !aligned
             && c0_width > 0
             && f0_width != c0_width
@@ -1575,6 +1576,9 @@ fn unit_name(ch: char, plural: bool) -> &'static str {
 struct Steps {
     spaces: i64,
     tabs: i64,
+    /// Whether a file's lines increase their indentation at all, with spaces and with tabs:
+    /// a file can show increases and still no step, when no one increase is most of them.
+    rises: (bool, bool),
 }
 
 impl Steps {
@@ -1604,6 +1608,19 @@ impl Steps {
         Steps {
             spaces: commonest(' '),
             tabs: commonest('\t'),
+            rises: (
+                counts.keys().any(|(c, _)| *c == ' '),
+                counts.keys().any(|(c, _)| *c == '\t'),
+            ),
+        }
+    }
+
+    /// Whether a file's lines ever increase their indentation with `ch`.
+    fn rises_with(self, ch: char) -> bool {
+        match ch {
+            ' ' => self.rises.0,
+            '\t' => self.rises.1,
+            _ => false,
         }
     }
 
@@ -2492,6 +2509,18 @@ mod tests {
         // A stripped old text (no indentation) is an offset under every reading.
         let (after, _) = normalised("  foo()\n  bar()\n", "foo()\nbar()", "foo()\n  baz()");
         assert_eq!(after, "  foo()\n    baz()\n");
+        // A file that rises but shows no one step (JSDoc's 1 space ties its 2-space levels)
+        // is not a file without steps: the rule is not for it.
+        let file = "/**\n * A.\n */\nconst a = 1;\n\n/**\n * B.\n */\nfunction run(xs) {\n  for (const x of xs) {\n    log(x);\n    save(x);\n  }\n}\n";
+        let (after, _) = normalised(
+            file,
+            "  log(x);\n  save(x);",
+            "  log(x);\n  if (x) {\n    save(x);\n  }",
+        );
+        assert!(
+            after.contains("    log(x);\n    if (x) {\n      save(x);\n    }\n"),
+            "{after}"
+        );
     }
 
     #[test]
