@@ -1268,16 +1268,29 @@ test_expect_success 'an operation undone only in part can be undone again, which
 	test "$(json_get .error.details.undone_by again)" = "$(op_of out)"
 '
 
-test_expect_success 'the partial undo cannot be undone once a later undo finished the job' '
+test_expect_success 'the partial undo cannot take back the directory the later undo filled' '
 	partial=$(journal "SELECT id FROM operations WHERE kind = '"'"'undo'"'"' AND status = '"'"'partial'"'"'" "$TRASH/half") &&
-	test_expect_code 2 keeper --json --workspace half history undo "$partial" >refused &&
-	test_error_code INVALID_ARGUMENT refused &&
-	test "$(json_get .error.details.undone_by refused)" = "$(op_of out)" &&
+	test_expect_code 12 keeper --json --workspace half history undo "$partial" >refused &&
+	test_error_code UNDO_CONFLICT refused &&
 	for n in 1 2 3 4
 	do
 		test "$(cat "$TRASH/half/tree/f$n.txt")" = "file $n" || return 1
 	done
 '
+
+# xy_undone_in_part DIR: DIR holds x and y, patched to X and Y (op.DIR), and the patch'"'"'s undo
+# was killed after putting x back, then recovered (partial).
+xy_undone_in_part () {
+	mkdir -p "$TRASH/$1" &&
+	printf "a\n" >"$TRASH/$1/x" &&
+	printf "b\n" >"$TRASH/$1/y" &&
+	keeper --json --root "$TRASH/$1" file apply-patch xy.patch >out &&
+	op_of out >"op.$1" &&
+	test_expect_code 134 env FILEKEEPER_TEST_CRASH_AT=mutation-after-step-1 \
+		keeper --json --root "$TRASH/$1" history undo "$(cat "op.$1")" >out &&
+	eval "${2:-true}" &&
+	test_expect_code 19 keeper --json --root "$TRASH/$1" recover >out
+}
 
 test_expect_success 'setup: workspace "again": a patch of x and y, its undo killed after putting x back, then x edited to the patch'"'"'s content' '
 	mkdir -p "$TRASH/again" &&
@@ -1307,26 +1320,30 @@ test_expect_success 'finishing the undo puts back only what the partial undo did
 	test "$(json_get ".operations[] | select(.id == \"$(cat op.later)\") | .undoable" list.json)" = true
 '
 
-test_expect_success 'history list shows the partial undo, finished by the later one, as not undoable' '
+test_expect_success 'a partial undo of an older release, finished by a later undo, is refused and listed as not undoable' '
 	partial=$(journal "SELECT id FROM operations WHERE kind = '"'"'undo'"'"' AND status = '"'"'partial'"'"'" "$TRASH/again") &&
+	journal "UPDATE operations SET metadata = json_remove(metadata, '"'"'$.done_paths'"'"') WHERE id = '"'"'$partial'"'"'" "$TRASH/again" &&
+	keeper --json --root "$TRASH/again" history list >list.json &&
 	test "$(json_get ".operations[] | select(.id == \"$partial\") | .undoable" list.json)" = false &&
 	test_expect_code 2 keeper --json --root "$TRASH/again" history undo "$partial" >refused &&
 	test_error_code INVALID_ARGUMENT refused
 '
 
-# xy_undone_in_part DIR: DIR holds x and y, patched to X and Y (op.DIR), and the patch'"'"'s undo
-# was killed after putting x back, then recovered (partial).
-xy_undone_in_part () {
-	mkdir -p "$TRASH/$1" &&
-	printf "a\n" >"$TRASH/$1/x" &&
-	printf "b\n" >"$TRASH/$1/y" &&
-	keeper --json --root "$TRASH/$1" file apply-patch xy.patch >out &&
-	op_of out >"op.$1" &&
-	test_expect_code 134 env FILEKEEPER_TEST_CRASH_AT=mutation-after-step-1 \
-		keeper --json --root "$TRASH/$1" history undo "$(cat "op.$1")" >out &&
-	eval "${2:-true}" &&
-	test_expect_code 19 keeper --json --root "$TRASH/$1" recover >out
-}
+test_expect_success 'after the finishing undo is undone, undoing the partial undo takes its paths forward too' '
+	xy_undone_in_part forward &&
+	keeper --json --root "$TRASH/forward" history undo "$(cat op.forward)" >out &&
+	test "$(cat "$TRASH/forward/y")" = b &&
+	keeper --json --root "$TRASH/forward" history undo "$(op_of out)" >out &&
+	test "$(cat "$TRASH/forward/y")" = B &&
+	partial=$(journal "SELECT id FROM operations WHERE kind = '"'"'undo'"'"' AND status = '"'"'partial'"'"'" "$TRASH/forward") &&
+	keeper --json --root "$TRASH/forward" history list >list.json &&
+	test "$(json_get ".operations[] | select(.id == \"$partial\") | .undoable" list.json)" = true &&
+	keeper --json --root "$TRASH/forward" history undo "$partial" >out &&
+	test "$(json_get "[.items[].path] | join(\",\")" out)" = x &&
+	test "$(cat "$TRASH/forward/x")" = A &&
+	test "$(cat "$TRASH/forward/y")" = B
+'
+
 
 test_expect_success 'a partial undo that was undone in turn leaves its paths to the finishing undo' '
 	xy_undone_in_part undone-again &&

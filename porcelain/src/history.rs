@@ -120,9 +120,10 @@ impl Workspace {
 
     fn entry(&self, journal: &Journal, op: &Operation) -> Result<HistoryEntry> {
         let undone_by = journal.undone_by(&op.id)?;
-        // A partial undo whose target a later undo finished undoing is refused (`plan_undo`).
+        // A partial undo recorded without its done paths whose target a later undo finished
+        // undoing is refused (`plan_undo`).
         let finished_by_another = match (&op.undoes, op.status) {
-            (Some(target), Status::Partial) => journal
+            (Some(target), Status::Partial) if op.done_paths().is_none() => journal
                 .fully_undone_by(target)?
                 .is_some_and(|by| by != op.id),
             _ => false,
@@ -391,8 +392,11 @@ impl Workspace {
                 .recovery("undo the undo to go forward again"));
         }
         // A partial undo whose operation was undone again since, to the end: the later undo
-        // put back paths this one never reached, and undoing this one would take them too.
+        // put back paths this one never reached, and undoing this one would take them too,
+        // unless this one names the paths it put back (`done_paths`, since 2026-12-04): then
+        // its undo takes back those alone, and the later undo left them alone.
         if op.status == Status::Partial
+            && op.done_paths().is_none()
             && let Some(target) = &op.undoes
             && let Some(by) = journal.fully_undone_by(target)?
             && by != id
