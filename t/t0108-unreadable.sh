@@ -150,6 +150,81 @@ test_expect_success UNPRIVILEGED 'fsck checks a state this user may only read, a
 	test_cmp before after
 '
 
+IG=$TRASH/ig
+
+# kig ARGS: keeper as kp runs it, in the workspace $IG.
+kig () {
+	if test "$(id -u)" = 0; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+			env HOME="$PW_HOME" FILEKEEPER_HOME="$PW_HOME" keeper --root "$IG" "$@"
+	else
+		keeper --root "$IG" "$@"
+	fi
+}
+
+# close FILE...: makes FILEs unreadable to kig.
+close () {
+	if test "$(id -u)" = 0
+	then
+		chown root "$@" && chmod 600 "$@"
+	else
+		chmod 000 "$@"
+	fi
+}
+
+test_expect_success UNPRIVILEGED 'setup: a repository whose ignore files hide x.log, sub/z.txt and notes.md' '
+	mkdir -p "$IG/sub" &&
+	git init -q "$IG" &&
+	echo "*.log" >"$IG/.gitignore" &&
+	echo "*.txt" >"$IG/sub/.gitignore" &&
+	echo "*.md" >"$IG/.git/info/exclude" &&
+	for f in x.log y.txt sub/z.txt notes.md
+	do
+		echo needle >"$IG/$f" || return 1
+	done &&
+	if test "$(id -u)" = 0
+	then
+		chown -R nobody "$IG"
+	fi &&
+	kig --json file search . "*" >out &&
+	test "$(json_get "[.entries[].path] | join(\",\")" out)" = ".gitignore,sub,sub/.gitignore,y.txt"
+'
+
+test_expect_success UNPRIVILEGED 'a .gitignore that cannot be read stops search and grep, named, instead of showing what it ignores' '
+	close "$IG/.gitignore" &&
+	test_expect_code 26 kig --json file search . "*" >out &&
+	test_error_code STORAGE_ERROR out &&
+	test "$(json_get .error.details.reason out)" = ignore_file_unreadable &&
+	test "$(json_get .error.details.ignore_file out)" = .gitignore &&
+	test_expect_code 26 kig --json file grep . needle >out &&
+	test "$(json_get .error.details.ignore_file out)" = .gitignore &&
+	test_no_host_path out &&
+	chmod 644 "$IG/.gitignore" &&
+	close "$IG/sub/.gitignore" &&
+	test_expect_code 26 kig --json file grep . needle >out &&
+	test "$(json_get .error.details.ignore_file out)" = sub/.gitignore &&
+	test_expect_code 26 kig --json file search sub "*" >out &&
+	test "$(json_get .error.details.ignore_file out)" = sub/.gitignore &&
+	chmod 644 "$IG/sub/.gitignore"
+'
+
+test_expect_success UNPRIVILEGED 'so does the repository'"'"'s info/exclude, named without its host path' '
+	close "$IG/.git/info/exclude" &&
+	test_expect_code 26 kig --json file search . "*" >out &&
+	test "$(json_get .error.details.ignore_file out)" = "the repository'"'"'s .git/info/exclude" &&
+	test_no_host_path out &&
+	chmod 644 "$IG/.git/info/exclude" &&
+	kig --json file grep . needle >out &&
+	test "$(json_get "[.matches[].path] | join(\",\")" out)" = y.txt
+'
+
+test_expect_success UNPRIVILEGED 'list, which honours no ignore file, lists as before' '
+	close "$IG/.gitignore" &&
+	kig --json file list >out &&
+	json_get ".entries[] | select(.path == \"x.log\")" out &&
+	chmod 644 "$IG/.gitignore"
+'
+
 test_expect_success UNPRIVILEGED 'cleanup: the modes back, so the trash can be removed' '
 	chmod 755 "$PW/closed" "$PW/zc" &&
 	chmod 644 "$PW/secret.txt"

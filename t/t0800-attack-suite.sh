@@ -149,8 +149,9 @@ define_probes () {
 	probe PATH_IS_STATE_PATH read,write st/planted "a relative link to .filekeeper" &&
 	probe PATH_IS_STATE_PATH write st-abs/planted "an absolute link to .filekeeper" &&
 	probe PATH_IS_STATE_PATH write sub/up/.filekeeper/planted "a link to the root, then .filekeeper" &&
-	# On a case-sensitive file system another case is another (here missing) directory.
-	probe PATH_NOT_FOUND write .FILEKEEPER/planted "another case of .filekeeper" &&
+	# The name is matched without regard to case: on a file system that folds case,
+	# .FILEKEEPER is the state directory itself (decisions.md).
+	probe PATH_IS_STATE_PATH write .FILEKEEPER/planted "another case of .filekeeper" &&
 
 	# Credential-shaped write targets: one per pattern of the specification and of
 	# plumbing/src/sensitive.rs, and the ways of reaching one.

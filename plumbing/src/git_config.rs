@@ -50,7 +50,10 @@ pub(crate) fn excludes_file(top: Option<&Path>, git_dir: Option<&Path>) -> Optio
 /// Reads `core.excludesFile` settings from the config file at `path` into `value`, each
 /// later one replacing the one before, following its `[include]` files where they stand.
 fn read_file(path: &Path, home: Option<&Path>, depth: usize, value: &mut Option<String>) {
-    let Some(bytes) = crate::ignore::read_regular(rustix::fs::CWD, path, true) else {
+    let Some(bytes) = crate::ignore::read_regular(rustix::fs::CWD, path, true)
+        .ok()
+        .flatten()
+    else {
         return;
     };
     for (section, key, setting) in entries(&String::from_utf8_lossy(&bytes)) {

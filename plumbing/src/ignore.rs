@@ -18,6 +18,9 @@ pub(crate) struct IgnoreRules {
     inner: String,
     /// The workspace root's host path, to find a repository's `info/exclude`.
     root: PathBuf,
+    /// An ignore file met so far that exists but could not be read: the walk takes it
+    /// ([`Option::take`]) and stops.
+    pub unreadable: Option<Unreadable>,
 }
 
 /// What [`IgnoreRules::pop_to`] restores as the walk leaves a directory.
@@ -29,23 +32,65 @@ pub(crate) enum Mark {
 }
 
 /// The rules every repository starts from: the user's global excludes file, and the
-/// repository's own `info/exclude` (`dot_git` is its `.git`).
-fn base_rules(dot_git: Option<&Path>) -> gix_ignore::Search {
+/// repository's own `info/exclude` (`dot_git` is its `.git`); and whether `info/exclude`
+/// exists but could not be read, in words that name no host path. An excludes file that
+/// cannot be read is passed over, as git passes it with a warning: it is looked for under
+/// `$HOME` (or `$XDG_CONFIG_HOME`), which a process run for another user (`sudo -u`, a
+/// service) may not enter, and refusing every walk there would make search unusable.
+fn base_rules(dot_git: Option<&Path>) -> (gix_ignore::Search, Option<Unreadable>) {
     let mut search = gix_ignore::Search::default();
+    let mut unreadable = None;
     let git_dir = dot_git.map(git_dir);
     let top = dot_git.and_then(Path::parent);
     if let Some(file) = crate::git_config::excludes_file(top, git_dir.as_deref())
-        && let Some(bytes) = read_host(&file, true)
+        && let Ok(Some(bytes)) = read_host(&file, true)
     {
         search.add_patterns_buffer(&bytes, file, None, Ignore::default());
     }
     if let Some(git_dir) = git_dir {
         let exclude = git_dir.join("info/exclude");
-        if let Some(bytes) = read_host(&exclude, true) {
-            search.add_patterns_buffer(&bytes, exclude, None, Ignore::default());
+        match read_host(&exclude, true) {
+            Ok(Some(bytes)) => search.add_patterns_buffer(&bytes, exclude, None, Ignore::default()),
+            Ok(None) => {}
+            Err(e) => unreadable = Some(Unreadable::new("the repository's .git/info/exclude", e)),
         }
     }
-    search
+    (search, unreadable)
+}
+
+/// An ignore file that exists but could not be read (a permission, an I/O error): its rules
+/// are unknown, so a walk that honours them cannot say which files they ignore, and stops
+/// instead of answering as if it had none (`Walk`).
+#[derive(Debug, Clone)]
+pub struct Unreadable {
+    /// The file, in words: a workspace path (`docs/.gitignore`) or a description that names
+    /// no host path.
+    pub file: String,
+    /// The operating system's reason.
+    pub reason: String,
+}
+
+impl Unreadable {
+    pub(crate) fn new(file: impl Into<String>, errno: rustix::io::Errno) -> Unreadable {
+        Unreadable {
+            file: file.into(),
+            reason: std::io::Error::from(errno).kind().to_string(),
+        }
+    }
+
+    /// The walk's refusal, for the walk of `given`.
+    pub fn error(&self, given: &str) -> crate::Error {
+        crate::Error::new(
+            crate::Code::StorageError,
+            format!(
+                "{} cannot be read ({}): which files its rules ignore cannot be told, and an answer without them could show files they ignore; make it readable",
+                self.file, self.reason
+            ),
+        )
+        .path(given)
+        .with("reason", "ignore_file_unreadable")
+        .with("ignore_file", self.file.clone())
+    }
 }
 
 impl IgnoreRules {
@@ -53,14 +98,16 @@ impl IgnoreRules {
     /// `.gitignore` files are read.
     pub fn for_root(root: &Path) -> IgnoreRules {
         let top = root.ancestors().find(|dir| dir.join(".git").exists());
-        let mut search = base_rules(top.map(|top| top.join(".git")).as_deref());
+        let (mut search, mut unreadable) = base_rules(top.map(|top| top.join(".git")).as_deref());
         let mut prefix = Vec::new();
         if let Some(top) = top {
             // .gitignore files between the repository's top and the root (exclusive) apply too.
             let inside = root.strip_prefix(top).unwrap_or(Path::new(""));
             let mut dir = PathBuf::new();
             for part in inside.components() {
-                read_into(&mut search, &top.join(&dir).join(".gitignore"), &dir);
+                if let Err(e) = read_into(&mut search, &top.join(&dir).join(".gitignore"), &dir) {
+                    unreadable = Some(Unreadable::new("a .gitignore above the workspace root", e));
+                }
                 dir.push(part);
             }
             if !inside.as_os_str().is_empty() {
@@ -74,6 +121,7 @@ impl IgnoreRules {
             prefix,
             inner: String::new(),
             root: root.to_path_buf(),
+            unreadable,
         }
     }
 
@@ -84,7 +132,12 @@ impl IgnoreRules {
     /// when the walk leaves it.
     pub fn push_dir(&mut self, dir_rel: &str, gitignore: Option<&[u8]>, repository: bool) -> Mark {
         let mark = if repository && !dir_rel.is_empty() {
-            let fresh = base_rules(Some(&self.root.join(dir_rel).join(".git")));
+            let (fresh, unreadable) = base_rules(Some(&self.root.join(dir_rel).join(".git")));
+            if let Some(mut unreadable) = unreadable {
+                // Named as the nested repository's, not the one around the workspace.
+                unreadable.file = format!("{} (the repository at {dir_rel})", unreadable.file);
+                self.unreadable = Some(unreadable);
+            }
             let saved = (
                 std::mem::replace(&mut self.search, fresh),
                 std::mem::take(&mut self.prefix),
@@ -142,7 +195,12 @@ fn git_dir(dot_git: &Path) -> PathBuf {
         return dot_git.to_path_buf();
     }
     let base = dot_git.parent().unwrap_or(Path::new("/"));
-    let text = |path: &Path| read_host(path, true).and_then(|b| String::from_utf8(b).ok());
+    let text = |path: &Path| {
+        read_host(path, true)
+            .ok()
+            .flatten()
+            .and_then(|b| String::from_utf8(b).ok())
+    };
     let Some(gitdir) = text(dot_git)
         .and_then(|t| Some(base.join(t.lines().next()?.strip_prefix("gitdir:")?.trim())))
     else {
@@ -163,37 +221,53 @@ pub(crate) fn read_regular<P: rustix::path::Arg>(
     dir: impl rustix::fd::AsFd,
     name: P,
     follow: bool,
-) -> Option<Vec<u8>> {
+) -> Result<Option<Vec<u8>>, rustix::io::Errno> {
     use rustix::fs::{FileType, Mode, OFlags};
+    use rustix::io::Errno;
     use std::io::Read;
     let nofollow = if follow {
         OFlags::empty()
     } else {
         OFlags::NOFOLLOW
     };
-    let fd = rustix::fs::openat(
+    // Absent, or a link where none is followed (git reads no `.gitignore` through one):
+    // no rules. Anything else that fails is rules that exist and are unknown.
+    let fd = match rustix::fs::openat(
         dir,
         name,
         OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | nofollow,
         Mode::empty(),
-    )
-    .ok()?;
-    let regular = rustix::fs::fstat(&fd)
-        .is_ok_and(|st| FileType::from_raw_mode(st.st_mode) == FileType::RegularFile);
+    ) {
+        Ok(fd) => fd,
+        Err(Errno::NOENT | Errno::NOTDIR | Errno::LOOP | Errno::NAMETOOLONG) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let regular = rustix::fs::fstat(&fd)?.st_mode;
+    if FileType::from_raw_mode(regular) != FileType::RegularFile {
+        return Ok(None);
+    }
     let mut bytes = Vec::new();
-    (regular && std::fs::File::from(fd).read_to_end(&mut bytes).is_ok()).then_some(bytes)
+    std::fs::File::from(fd)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Errno::from_io_error(&e).unwrap_or(Errno::IO))?;
+    Ok(Some(bytes))
 }
 
 /// The ignore file at host path `path`.
-fn read_host(path: &Path, follow: bool) -> Option<Vec<u8>> {
+fn read_host(path: &Path, follow: bool) -> Result<Option<Vec<u8>>, rustix::io::Errno> {
     read_regular(rustix::fs::CWD, path, follow)
 }
 
-fn read_into(search: &mut gix_ignore::Search, file: &Path, base: &Path) {
-    if let Some(bytes) = read_host(file, false) {
+fn read_into(
+    search: &mut gix_ignore::Search,
+    file: &Path,
+    base: &Path,
+) -> Result<(), rustix::io::Errno> {
+    if let Some(bytes) = read_host(file, false)? {
         let source = base.join(".gitignore");
         search.add_patterns_buffer(&bytes, source, Some(Path::new("")), Ignore::default());
     }
+    Ok(())
 }
 
 /// Whether the `.gitignore` files of the repository around `root`, from its top down to
@@ -208,10 +282,11 @@ pub fn shared_rules_ignore_dir(root: &Path, name: &str) -> bool {
     let inside = root.strip_prefix(top).unwrap_or(Path::new(""));
     let mut search = gix_ignore::Search::default();
     let mut dir = PathBuf::new();
-    read_into(&mut search, &top.join(".gitignore"), &dir);
+    // One that cannot be read counts as not ignoring: the line is added, as where no rule is.
+    let _ = read_into(&mut search, &top.join(".gitignore"), &dir);
     for part in inside.components() {
         dir.push(part);
-        read_into(&mut search, &top.join(&dir).join(".gitignore"), &dir);
+        let _ = read_into(&mut search, &top.join(&dir).join(".gitignore"), &dir);
     }
     let path = inside.join(name);
     search
@@ -266,6 +341,8 @@ pub fn git_ignores(root: &crate::resolve::Root, rel: &str, is_dir: bool) -> bool
 pub(crate) struct Above {
     pub dir: String,
     pub gitignore: Option<Vec<u8>>,
+    /// Whether its `.gitignore` exists but could not be read.
+    pub gitignore_unreadable: bool,
     pub repository: bool,
 }
 
@@ -285,15 +362,18 @@ pub(crate) fn gitignores_above(root: &crate::resolve::Root, rel: &str) -> Vec<Ab
     let mut rel_dir = String::new();
     let mut found = Vec::with_capacity(parts.len());
     for part in parts {
-        let bytes = dir
+        let read = dir
             .as_ref()
-            .and_then(|fd| read_regular(fd, ".gitignore", false));
+            .map_or(Ok(None), |fd| read_regular(fd, ".gitignore", false));
+        let gitignore_unreadable = read.is_err();
+        let bytes = read.ok().flatten();
         let repository = dir.as_ref().is_some_and(|fd| {
             rustix::fs::statat(fd, ".git", rustix::fs::AtFlags::SYMLINK_NOFOLLOW).is_ok()
         });
         found.push(Above {
             dir: rel_dir.clone(),
             gitignore: bytes,
+            gitignore_unreadable,
             repository,
         });
         dir = dir.and_then(|fd| {

@@ -139,6 +139,8 @@ pub(crate) struct Listing {
     dir: Arc<OwnedFd>,
     names: Vec<(Vec<u8>, Option<EntryKind>)>,
     gitignore: Option<Vec<u8>>,
+    /// Whether the directory's `.gitignore` exists but could not be read.
+    gitignore_unreadable: bool,
 }
 
 /// Opens the directory `name` in `parent` (never through a link) and reads it.
@@ -174,17 +176,25 @@ fn list(dir: OwnedFd, gitignore: bool) -> Result<Listing> {
         names.push((name.to_vec(), kind));
     }
     names.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    let gitignore = (gitignore
+    let read = (gitignore
         && names
             .iter()
             .any(|(n, k)| n == b".gitignore" && *k != Some(EntryKind::Directory)))
-    .then(|| crate::ignore::read_regular(&dir, ".gitignore", false))
-    .flatten();
+    .then(|| crate::ignore::read_regular(&dir, ".gitignore", false));
+    let gitignore_unreadable = matches!(read, Some(Err(_)));
+    let gitignore = read.and_then(|r| r.ok()).flatten();
     Ok(Listing {
         dir: Arc::new(dir),
         names,
         gitignore,
+        gitignore_unreadable,
     })
+}
+
+/// A `.gitignore` of the walk that exists but could not be read. The reason is not kept: the
+/// read-ahead does not carry it, and a permission is by far the likeliest.
+fn unreadable_gitignore(file: String) -> crate::ignore::Unreadable {
+    crate::ignore::Unreadable::new(file, rustix::io::Errno::ACCESS)
 }
 
 /// A lazy, sorted, pre-order walk.
@@ -217,6 +227,9 @@ pub struct Walk {
     resume: Option<Resume>,
     /// The start directory as the caller gave it, for errors.
     given: String,
+    /// The error the walk ends with at its next step: an ignore file met that could not be
+    /// read ([`crate::ignore::Unreadable`]).
+    failed: Option<Error>,
     /// Helpers reading directories ahead (see [`Walk::read_ahead`]).
     ahead: Option<ahead::ReadAhead>,
 }
@@ -294,6 +307,9 @@ pub fn walk(root: &Root, start: &Resolved, options: WalkOptions) -> Result<Walk>
     let mut rules = options
         .respect_ignore
         .then(|| IgnoreRules::for_root(root.host_path()));
+    if let Some(unreadable) = rules.as_mut().and_then(|r| r.unreadable.take()) {
+        return Err(unreadable.error(&start.given));
+    }
     let base = if start.rel == "." {
         String::new()
     } else {
@@ -302,8 +318,15 @@ pub fn walk(root: &Root, start: &Resolved, options: WalkOptions) -> Result<Walk>
     if let Some(rules) = rules.as_mut() {
         // The .gitignore files of the start directory's ancestors inside the workspace apply.
         for above in crate::ignore::gitignores_above(root, &base) {
+            if above.gitignore_unreadable {
+                let file = join(&above.dir, ".gitignore");
+                return Err(unreadable_gitignore(file).error(&start.given));
+            }
             // Marks are not kept: these rules stay for the whole walk.
             let _ = rules.push_dir(&above.dir, above.gitignore.as_deref(), above.repository);
+            if let Some(unreadable) = rules.unreadable.take() {
+                return Err(unreadable.error(&start.given));
+            }
         }
     }
     let mut walk = Walk {
@@ -322,6 +345,7 @@ pub fn walk(root: &Root, start: &Resolved, options: WalkOptions) -> Result<Walk>
         resume: None,
         given: start.given.clone(),
         ahead: None,
+        failed: None,
     };
     let listing = list(fd, walk.rules.is_some())?;
     walk.enter(listing, base, 0);
@@ -401,6 +425,15 @@ impl Walk {
             let repository = listing.names.iter().any(|(name, _)| name == b".git");
             rules.push_dir(&rel, listing.gitignore.as_deref(), repository)
         });
+        if let Some(rules) = self.rules.as_mut() {
+            let unreadable = match listing.gitignore_unreadable {
+                true => Some(unreadable_gitignore(join(&rel, ".gitignore"))),
+                false => rules.unreadable.take(),
+            };
+            if let Some(unreadable) = unreadable {
+                self.failed = Some(unreadable.error(&self.given));
+            }
+        }
         self.queue_children(&listing.dir, &rel, depth, &listing.names);
         self.stack.push(Frame {
             dir: listing.dir,
@@ -460,6 +493,10 @@ impl Iterator for Walk {
     fn next(&mut self) -> Option<Result<Entry>> {
         loop {
             self.descend_pending();
+            if let Some(failed) = self.failed.take() {
+                self.stack.clear();
+                return Some(Err(failed));
+            }
             let frame = self.stack.last_mut()?;
             let Some((name, kind)) = frame.names.next() else {
                 let frame = self.stack.pop()?;
