@@ -154,12 +154,7 @@ IG=$TRASH/ig
 
 # kig ARGS: keeper as kp runs it, in the workspace $IG.
 kig () {
-	if test "$(id -u)" = 0; then
-		setpriv --reuid=65534 --regid=65534 --clear-groups \
-			env HOME="$PW_HOME" FILEKEEPER_HOME="$PW_HOME" keeper --root "$IG" "$@"
-	else
-		keeper --root "$IG" "$@"
-	fi
+	(PW=$IG && kp "$@")
 }
 
 # close FILE...: makes FILEs unreadable to kig.
