@@ -120,16 +120,8 @@ impl Workspace {
 
     fn entry(&self, journal: &Journal, op: &Operation) -> Result<HistoryEntry> {
         let undone_by = journal.undone_by(&op.id)?;
-        // A partial undo recorded without its done paths whose target a later undo finished
-        // undoing is refused (`plan_undo`).
-        let finished_by_another = match (&op.undoes, op.status) {
-            (Some(target), Status::Partial) if op.done_paths().is_none() => journal
-                .fully_undone_by(target)?
-                .is_some_and(|by| by != op.id),
-            _ => false,
-        };
         let undoable = journal.fully_undone_by(&op.id)?.is_none()
-            && !finished_by_another
+            && finished_by_another(journal, op)?.is_none()
             && op.pruned_by.is_none()
             && matches!(op.status, Status::Committed | Status::Partial)
             && op.missing_for_undo().is_empty();
@@ -391,16 +383,7 @@ impl Workspace {
                 .with("undone_by", by)
                 .recovery("undo the undo to go forward again"));
         }
-        // A partial undo whose operation was undone again since, to the end: the later undo
-        // put back paths this one never reached, and undoing this one would take them too,
-        // unless this one names the paths it put back (`done_paths`, since 2026-12-04): then
-        // its undo takes back those alone, and the later undo left them alone.
-        if op.status == Status::Partial
-            && op.done_paths().is_none()
-            && let Some(target) = &op.undoes
-            && let Some(by) = journal.fully_undone_by(target)?
-            && by != id
-        {
+        if let (Some(target), Some(by)) = (&op.undoes, finished_by_another(&journal, &op)?) {
             return Err(Error::invalid(format!(
                 "{id} undid {target} only in part, and {by} finished undoing it since; undoing {id} now would also take back what {by} put back"
             ))
@@ -859,4 +842,15 @@ fn unified(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> Option<crate::
         ));
     }
     Some(written)
+}
+
+/// The later undo that finished undoing what the partial undo `op` undid in part, when that
+/// makes `op` impossible to undo: it put back paths `op` never reached, and undoing `op`
+/// would take them too. Unless `op` names the paths it put back (`done_paths`, since
+/// 2026-12-04): its undo then takes back those alone, which the later undo left alone.
+fn finished_by_another(journal: &Journal, op: &Operation) -> Result<Option<String>> {
+    let (Some(target), Status::Partial, None) = (&op.undoes, op.status, op.done_paths()) else {
+        return Ok(None);
+    };
+    Ok(journal.fully_undone_by(target)?.filter(|by| *by != op.id))
 }
