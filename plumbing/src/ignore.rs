@@ -103,12 +103,8 @@ impl IgnoreRules {
         if let Some(top) = top {
             // .gitignore files between the repository's top and the root (exclusive) apply too.
             let inside = root.strip_prefix(top).unwrap_or(Path::new(""));
-            let mut dir = PathBuf::new();
-            for part in inside.components() {
-                if let Err(e) = read_into(&mut search, &top.join(&dir).join(".gitignore"), &dir) {
-                    unreadable = Some(Unreadable::new("a .gitignore above the workspace root", e));
-                }
-                dir.push(part);
+            if let Some(e) = read_down(&mut search, top, inside, false) {
+                unreadable = Some(Unreadable::new("a .gitignore above the workspace root", e));
             }
             if !inside.as_os_str().is_empty() {
                 use std::os::unix::ffi::OsStrExt;
@@ -230,8 +226,10 @@ pub(crate) fn read_regular<P: rustix::path::Arg>(
     } else {
         OFlags::NOFOLLOW
     };
-    // Absent, or a link where none is followed (git reads no `.gitignore` through one):
-    // no rules. Anything else that fails is rules that exist and are unknown.
+    // Absent, a link where none is followed (git reads no `.gitignore` through one), or a
+    // socket or a device without a driver, which no open reaches (ENXIO) and which would be
+    // passed over below as no regular file: no rules. Anything else that fails is rules that
+    // exist and are unknown.
     let fd = match rustix::fs::openat(
         dir,
         name,
@@ -239,7 +237,9 @@ pub(crate) fn read_regular<P: rustix::path::Arg>(
         Mode::empty(),
     ) {
         Ok(fd) => fd,
-        Err(Errno::NOENT | Errno::NOTDIR | Errno::LOOP | Errno::NAMETOOLONG) => return Ok(None),
+        Err(Errno::NOENT | Errno::NOTDIR | Errno::LOOP | Errno::NAMETOOLONG | Errno::NXIO) => {
+            return Ok(None);
+        }
         Err(e) => return Err(e),
     };
     let regular = rustix::fs::fstat(&fd)?.st_mode;
@@ -270,6 +270,32 @@ fn read_into(
     Ok(())
 }
 
+/// Reads into `search` the `.gitignore` of the repository's `top` and of each directory below
+/// it on the way to `inside` (a path relative to `top`), `inside`'s own only with `through`.
+/// Returns why the last one that exists could not be read, if one could not.
+fn read_down(
+    search: &mut gix_ignore::Search,
+    top: &Path,
+    inside: &Path,
+    through: bool,
+) -> Option<rustix::io::Errno> {
+    let mut failed = None;
+    let mut read = |dir: &Path| {
+        if let Err(e) = read_into(search, &top.join(dir).join(".gitignore"), dir) {
+            failed = Some(e);
+        }
+    };
+    let mut dir = PathBuf::new();
+    for part in inside.components() {
+        read(&dir);
+        dir.push(part);
+    }
+    if through {
+        read(&dir);
+    }
+    failed
+}
+
 /// Whether the `.gitignore` files of the repository around `root`, from its top down to
 /// `root` itself, ignore the directory `name` at the root: the rules every clone shares, not
 /// the user's excludes file or `info/exclude`, which stay on one machine. False outside a
@@ -281,13 +307,8 @@ pub fn shared_rules_ignore_dir(root: &Path, name: &str) -> bool {
     };
     let inside = root.strip_prefix(top).unwrap_or(Path::new(""));
     let mut search = gix_ignore::Search::default();
-    let mut dir = PathBuf::new();
     // One that cannot be read counts as not ignoring: the line is added, as where no rule is.
-    let _ = read_into(&mut search, &top.join(".gitignore"), &dir);
-    for part in inside.components() {
-        dir.push(part);
-        let _ = read_into(&mut search, &top.join(&dir).join(".gitignore"), &dir);
-    }
+    let _ = read_down(&mut search, top, inside, true);
     let path = inside.join(name);
     search
         .pattern_matching_relative_path(
@@ -341,8 +362,8 @@ pub fn git_ignores(root: &crate::resolve::Root, rel: &str, is_dir: bool) -> bool
 pub(crate) struct Above {
     pub dir: String,
     pub gitignore: Option<Vec<u8>>,
-    /// Whether its `.gitignore` exists but could not be read.
-    pub gitignore_unreadable: bool,
+    /// Why its `.gitignore` could not be read, when it exists and could not.
+    pub gitignore_error: Option<rustix::io::Errno>,
     pub repository: bool,
 }
 
@@ -365,7 +386,7 @@ pub(crate) fn gitignores_above(root: &crate::resolve::Root, rel: &str) -> Vec<Ab
         let read = dir
             .as_ref()
             .map_or(Ok(None), |fd| read_regular(fd, ".gitignore", false));
-        let gitignore_unreadable = read.is_err();
+        let gitignore_error = read.as_ref().err().copied();
         let bytes = read.ok().flatten();
         let repository = dir.as_ref().is_some_and(|fd| {
             rustix::fs::statat(fd, ".git", rustix::fs::AtFlags::SYMLINK_NOFOLLOW).is_ok()
@@ -373,7 +394,7 @@ pub(crate) fn gitignores_above(root: &crate::resolve::Root, rel: &str) -> Vec<Ab
         found.push(Above {
             dir: rel_dir.clone(),
             gitignore: bytes,
-            gitignore_unreadable,
+            gitignore_error,
             repository,
         });
         dir = dir.and_then(|fd| {
@@ -408,5 +429,48 @@ mod tests {
         assert!(rules.is_ignored("sub/keep.log", false));
         rules.pop_to(top);
         assert!(!rules.is_ignored("a.log", false));
+    }
+
+    #[test]
+    fn an_ignore_file_that_is_no_regular_file_holds_no_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        let fd = rustix::fs::open(dir.path(), rustix::fs::OFlags::DIRECTORY, 0.into()).unwrap();
+        // A socket cannot be opened at all (ENXIO), a FIFO can but is no regular file.
+        let _socket = std::os::unix::net::UnixListener::bind(dir.path().join(".gitignore"));
+        assert_eq!(read_regular(&fd, ".gitignore", false), Ok(None));
+        rustix::fs::mknodat(&fd, "fifo", rustix::fs::FileType::Fifo, 0o644.into(), 0).unwrap();
+        assert_eq!(read_regular(&fd, "fifo", false), Ok(None));
+        std::fs::write(dir.path().join("plain"), "*.log\n").unwrap();
+        assert_eq!(
+            read_regular(&fd, "plain", false),
+            Ok(Some(b"*.log\n".to_vec()))
+        );
+    }
+
+    #[test]
+    fn the_gitignores_from_the_top_down_are_read_to_the_root_or_through_it() {
+        let top = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(top.path().join("a/b")).unwrap();
+        for (dir, rule) in [("", "top.x"), ("a", "a.x"), ("a/b", "b.x")] {
+            std::fs::write(top.path().join(dir).join(".gitignore"), rule).unwrap();
+        }
+        let read = |through| {
+            let mut search = gix_ignore::Search::default();
+            assert_eq!(
+                read_down(&mut search, top.path(), Path::new("a/b"), through),
+                None
+            );
+            ["top.x", "a/b/a.x", "a/b/b.x"].map(|path| {
+                search
+                    .pattern_matching_relative_path(path.into(), Some(false), Case::Sensitive)
+                    .is_some()
+            })
+        };
+        assert_eq!(
+            read(false),
+            [true, true, false],
+            "the root's own is the walk's to read"
+        );
+        assert_eq!(read(true), [true, true, true]);
     }
 }

@@ -139,8 +139,8 @@ pub(crate) struct Listing {
     dir: Arc<OwnedFd>,
     names: Vec<(Vec<u8>, Option<EntryKind>)>,
     gitignore: Option<Vec<u8>>,
-    /// Whether the directory's `.gitignore` exists but could not be read.
-    gitignore_unreadable: bool,
+    /// Why the directory's `.gitignore` could not be read, when it exists and could not.
+    gitignore_error: Option<rustix::io::Errno>,
 }
 
 /// Opens the directory `name` in `parent` (never through a link) and reads it.
@@ -181,20 +181,14 @@ fn list(dir: OwnedFd, gitignore: bool) -> Result<Listing> {
             .iter()
             .any(|(n, k)| n == b".gitignore" && *k != Some(EntryKind::Directory)))
     .then(|| crate::ignore::read_regular(&dir, ".gitignore", false));
-    let gitignore_unreadable = matches!(read, Some(Err(_)));
+    let gitignore_error = read.as_ref().and_then(|r| r.as_ref().err().copied());
     let gitignore = read.and_then(|r| r.ok()).flatten();
     Ok(Listing {
         dir: Arc::new(dir),
         names,
         gitignore,
-        gitignore_unreadable,
+        gitignore_error,
     })
-}
-
-/// A `.gitignore` of the walk that exists but could not be read. The reason is not kept: the
-/// read-ahead does not carry it, and a permission is by far the likeliest.
-fn unreadable_gitignore(file: String) -> crate::ignore::Unreadable {
-    crate::ignore::Unreadable::new(file, rustix::io::Errno::ACCESS)
 }
 
 /// A lazy, sorted, pre-order walk.
@@ -318,9 +312,9 @@ pub fn walk(root: &Root, start: &Resolved, options: WalkOptions) -> Result<Walk>
     if let Some(rules) = rules.as_mut() {
         // The .gitignore files of the start directory's ancestors inside the workspace apply.
         for above in crate::ignore::gitignores_above(root, &base) {
-            if above.gitignore_unreadable {
+            if let Some(e) = above.gitignore_error {
                 let file = join(&above.dir, ".gitignore");
-                return Err(unreadable_gitignore(file).error(&start.given));
+                return Err(crate::ignore::Unreadable::new(file, e).error(&start.given));
             }
             // Marks are not kept: these rules stay for the whole walk.
             let _ = rules.push_dir(&above.dir, above.gitignore.as_deref(), above.repository);
@@ -426,9 +420,9 @@ impl Walk {
             rules.push_dir(&rel, listing.gitignore.as_deref(), repository)
         });
         if let Some(rules) = self.rules.as_mut() {
-            let unreadable = match listing.gitignore_unreadable {
-                true => Some(unreadable_gitignore(join(&rel, ".gitignore"))),
-                false => rules.unreadable.take(),
+            let unreadable = match listing.gitignore_error {
+                Some(e) => Some(crate::ignore::Unreadable::new(join(&rel, ".gitignore"), e)),
+                None => rules.unreadable.take(),
             };
             if let Some(unreadable) = unreadable {
                 self.failed = Some(unreadable.error(&self.given));
