@@ -454,16 +454,48 @@ test_expect_success 'a diff -U0 hunk, with no context at all, is tied to no edge
 	cmp u0.want u0.txt
 '
 
-test_expect_success 'a diff -U0 hunk that only adds lines is PATCH_FAILED (placed_by_number) once another hunk moved' '
-	printf "new1\nnew2\na\nb\nc\nd\ne\nf\n" >u0b.txt &&
+test_expect_success 'a diff -U0 hunk that only adds lines between two lines of the file is PATCH_FAILED (placed_by_number): only its number places it' '
+	printf "X\na\nb\nc\nd\n" >u0b.txt &&
 	save u0b.txt &&
-	printf -- "--- a/u0b.txt\n+++ b/u0b.txt\n@@ -2 +2 @@\n-b\n+B\n@@ -6,0 +7 @@\n+after f\n" >u0b.patch &&
+	printf -- "--- a/u0b.txt\n+++ b/u0b.txt\n@@ -2,0 +3 @@\n+NEW\n" >u0b.patch &&
 	refused 18 PATCH_FAILED file apply-patch u0b.patch &&
+	test "$(json_get .error.details.reason refusal.json)" = placed_by_number &&
+	test "$(json_get .error.details.hunk refusal.json)" = 1 &&
+	untouched u0b.txt
+'
+
+test_expect_success 'a diff -U0 hunk that only adds lines at the end, placed by the edge, is PATCH_FAILED (placed_by_number) once another hunk moved' '
+	printf "new\na\nb\nc\nd\n" >u0e.txt &&
+	save u0e.txt &&
+	printf -- "--- a/u0e.txt\n+++ b/u0e.txt\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n@@ -5,0 +6 @@\n+END\n" >u0e.patch &&
+	refused 18 PATCH_FAILED file apply-patch u0e.patch &&
 	test "$(json_get .error.details.reason refusal.json)" = placed_by_number &&
 	test "$(json_get .error.details.hunk refusal.json)" = 2 &&
 	test "$(json_get .error.details.moved_hunk refusal.json)" = 1 &&
-	test "$(json_get .error.details.offset refusal.json)" = 2 &&
-	untouched u0b.txt
+	test "$(json_get .error.details.offset refusal.json)" = 1 &&
+	untouched u0e.txt
+'
+
+test_expect_success 'a diff -U0 hunk whose old lines are not at its stated line but elsewhere is PATCH_FAILED (no_context)' '
+	printf "a\nx\nc\nb\n" >u0c.txt &&
+	save u0c.txt &&
+	printf -- "--- a/u0c.txt\n+++ b/u0c.txt\n@@ -2 +2 @@\n-b\n+B\n" >u0c.patch &&
+	refused 18 PATCH_FAILED file apply-patch u0c.patch &&
+	test "$(json_get .error.details.reason refusal.json)" = no_context &&
+	test "$(json_get ".error.details.found_at | join(\",\")" refusal.json)" = 4 &&
+	untouched u0c.txt
+'
+
+test_expect_success 'a patch applied a second time is PATCH_FAILED (already_applied), not applied to a twin function' '
+	printf "f() {\n    n++;\n    return n;\n}\ng() {\n    n++;\n    return n;\n}\n" >twin.c &&
+	printf -- "--- a/twin.c\n+++ b/twin.c\n@@ -1,3 +1,3 @@\n f() {\n-    n++;\n+    n += 2;\n     return n;\n" >twin.patch &&
+	patched twin.patch &&
+	save twin.c &&
+	refused 18 PATCH_FAILED file apply-patch twin.patch &&
+	test "$(json_get .error.details.reason refusal.json)" = already_applied &&
+	test "$(json_get .error.details.new_lines_at refusal.json)" = 1 &&
+	untouched twin.c &&
+	test "$(grep -c "n += 2" twin.c)" = 1
 '
 
 test_expect_success 'a hunk whose lines fit at its stated line and elsewhere is PATCH_FAILED (ambiguous) once another hunk moved' '

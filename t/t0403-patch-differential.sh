@@ -156,9 +156,12 @@ def crlf_case():
                render(new, "\r\n", new_final))
 
 def narrow_case():
+    # diff -U0 cases are a kind of their own ("zero"): keeper refuses some of them.
     name, lines = window(20, 80)
-    return add("narrow", name, render(lines), render(edit(lines)),
-               context=rng.choice([0, 1, 2]))
+    new = render(edit(lines))
+    context = rng.choice([0, 1, 2])
+    return add("zero" if context == 0 else "narrow", name, render(lines), new,
+               context=context)
 
 def bom_case():
     name, lines = window(12, 40)
@@ -231,6 +234,19 @@ fill("bom", 10, bom_case)
 fill("offset", 10, offset_case)
 fill("stray_cr", 5, stray_cr_case)
 fill("stale", 20, stale_case)
+# More diff -U0 cases, made last so that the cases above stay as they were: half of them only
+# change lines in place, which -U0 hunks apply by (the other half mostly add lines too).
+def zero_case():
+    name, lines = window(20, 80)
+    new = list(lines)
+    if rng.random() < 0.5:
+        for i in rng.sample(range(len(new)), rng.randint(1, 3)):
+            new[i] += " // changed"
+    else:
+        new = edit(lines)
+    return add("zero", name, render(lines), render(new), context=0)
+
+fill("zero", 10, zero_case)
 
 lists = {}
 for i, case in enumerate(cases):
@@ -248,7 +264,7 @@ for i, case in enumerate(cases):
         f.write("%d\n" % (1 if i % 2 == 0 else 0))
     with open(os.path.join(d, "context"), "w") as f:
         f.write("%d\n" % case.get("context", 3))
-    if i % 3 == 0 and case["kind"] not in ("stale", "narrow", "offset"):
+    if i % 3 == 0 and case["kind"] not in ("stale", "narrow", "zero", "offset"):
         open(os.path.join(d, "git"), "w").close()
     lists.setdefault(case["kind"], []).append(case["id"])
 for kind, ids in lists.items():
@@ -441,8 +457,51 @@ test_expect_success 'CRLF files, some without a final newline, stay byte-identic
 	run_kind crlf
 '
 
-test_expect_success 'narrow contexts (diff -U0, -U1, -U2) apply like GNU patch' '
+test_expect_success 'narrow contexts (diff -U1, -U2) apply like GNU patch' '
 	run_kind narrow
+'
+
+# middle_insertion ID: whether the case's patch has a hunk that only adds lines (`@@ -N,0`)
+# after a line N that is neither the start nor the end of the old file.
+middle_insertion () {
+	last=$(wc -l <"$CASES/$1/old") &&
+	sed -n "s/^@@ -\([0-9]*\),0 .*/\1/p" "$CASES/$1/patch" | {
+		while read -r n
+		do
+			test "$n" -gt 0 && test "$n" -lt "$last" && exit 0
+		done
+		exit 1
+	}
+}
+
+test_expect_success 'diff -U0 applies like GNU patch where its hunks change lines in place, and is refused (placed_by_number) where a hunk only adds lines between two lines of the file' '
+	failed=0 &&
+	: >"$TRASH/passed.zero" && : >"$TRASH/refused.zero" &&
+	for id in $(cat "$CASES/zero.list")
+	do
+		dir=$CASES/$id
+		make_patch "$id" &&
+		gnu_patch "$id" "$dir/patch" "$(cat "$dir/strip")" "$dir/old" || {
+			failed=$((failed + 1))
+			continue
+		}
+		if middle_insertion "$id"
+		then
+			name=$(cat "$dir/name") &&
+			cp "$dir/old" "$WS/$name" &&
+			test_expect_code 18 keeper --json file apply-patch "$dir/patch" >"$dir/keeper.json" &&
+			test "$(json_get .error.details.reason "$dir/keeper.json")" = placed_by_number &&
+			cmp "$dir/old" "$WS/$name" &&
+			echo "$id" >>"$TRASH/refused.zero" || {
+				echo >&2 "case $id (zero): not refused as placed_by_number, or the file changed"
+				failed=$((failed + 1))
+			}
+		else
+			keeper_applies "$id" "$dir/patch" &&
+			echo "$id" >>"$TRASH/passed.zero" || failed=$((failed + 1))
+		fi
+	done &&
+	test $failed = 0
 '
 
 test_expect_success 'files with a byte-order mark, edited near the start, apply like GNU patch' '
@@ -509,9 +568,13 @@ git_applied=$(lines_in $(for k in $kinds; do echo "passed-git.$k"; done))
 git_total=$(ls "$CASES"/*/git 2>/dev/null | wc -l | tr -d " ")
 stale_total=$(lines_in cases/stale.list)
 refused_both=$(lines_in passed.stale)
+zero_total=$(lines_in cases/zero.list)
+zero_applied=$(lines_in passed.zero)
+zero_refused=$(lines_in refused.zero)
 
-test_expect_success "summary (seed $PATCH_SEED): $applied of $fresh diff -u patches and $git_applied of $git_total git diff patches gave exactly NEW, $refused_both of $stale_total stale patches refused by keeper and GNU patch" '
+test_expect_success "summary (seed $PATCH_SEED): $applied of $fresh diff -u patches and $git_applied of $git_total git diff patches gave exactly NEW, $refused_both of $stale_total stale patches refused by keeper and GNU patch; of $zero_total diff -U0 patches $zero_applied gave exactly NEW and $zero_refused were refused" '
 	test "$generated" -ge 150 &&
+	test $((zero_applied + zero_refused)) = "$zero_total" &&
 	test "$applied" = "$fresh" &&
 	test "$git_applied" = "$git_total" &&
 	test "$refused_both" = "$stale_total"

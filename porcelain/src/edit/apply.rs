@@ -968,8 +968,11 @@ impl Builder {
             "ambiguous" => error.recovery(
                 "give the hunk more context lines, so that its lines occur at one place, or regenerate the patch against the file's current content",
             ),
-            "placed_by_number" => error.recovery(
+            "placed_by_number" | "no_context" => error.recovery(
                 "regenerate the patch with context lines (diff -u, git diff) against the file's current content",
+            ),
+            "already_applied" => error.recovery(
+                "re-read the file: the patch's change is there already; to make it again elsewhere, regenerate the patch against the file's current content",
             ),
             "start_of_file" | "end_of_file" => error.recovery(
                 "re-read the file; give the hunk context lines on both sides of its change where it belongs in the middle of the file, or regenerate the patch against the file's current content",

@@ -52,6 +52,32 @@ impl Hunk {
             .filter_map(|(_, e)| e.filter(|e| !e.is_empty()))
     }
 
+    /// Whether any of its lines is context (`diff -U0` writes none).
+    fn has_context(&self) -> bool {
+        self.lines.iter().any(|l| matches!(l, HunkLine::Context(_)))
+    }
+
+    /// The line (from 1) where `old` already holds this hunk's new lines at their stated
+    /// place, when the hunk changes something: the mark of a patch applied already.
+    fn result_in_place(&self, old: &[Line]) -> Option<usize> {
+        let new: Vec<&str> = self
+            .lines
+            .iter()
+            .filter_map(|l| match l {
+                HunkLine::Context(t) | HunkLine::Add(t) => Some(t.as_str()),
+                HunkLine::Remove(_) => None,
+            })
+            .collect();
+        let changes = self
+            .lines
+            .iter()
+            .any(|l| !matches!(l, HunkLine::Context(_)));
+        let at = self.new_start.checked_sub(1)?;
+        let there = old.get(at..at + new.len())?;
+        (changes && !new.is_empty() && there.iter().zip(&new).all(|(l, n)| l.text == *n))
+            .then_some(at + 1)
+    }
+
     /// The edge of the file the hunk must meet, if its context says so: context before its
     /// change and none after means a diff tool ran out of file after it (it ends the file);
     /// none before, some after, stated at line 1, means it starts the file. A hunk with no
@@ -1615,9 +1641,86 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
                 continue;
             }
         }
+        // Where the hunk's old lines are not, but its new lines are where the patch puts
+        // them, the patch (or this hunk) has been applied already: found again at an offset,
+        // its old lines would be another place's, a twin function's or a repeated stanza's.
+        if !want.is_empty()
+            && !fits(stated)
+            && let Some(line) = hunk.result_in_place(&old)
+        {
+            ok = false;
+            reports.push(refused(
+                report,
+                Refusal {
+                    reason: "already_applied",
+                    clause: format!(
+                        "does not apply: its old lines are not at its stated line {}, and its new lines are already at line {line}, as if the patch had been applied; applied again, it would change another place where its old lines occur",
+                        hunk.old_start
+                    ),
+                    details: vec![("new_lines_at", line.into())],
+                },
+            ));
+            continue;
+        }
+        // A hunk without context lines (`diff -U0`) has nothing but its stated line to say
+        // where it goes once the file has changed: lines that only it adds are placed only
+        // at an edge of the file, and old lines it changes only where it states them. Found
+        // at another place, they may be another place's (the same line elsewhere, a patch
+        // applied twice), so it is refused, as `git apply` refuses a `-U0` patch.
+        if !hunk.has_context() {
+            let middle = want.is_empty() && hunk.old_start > 0 && hunk.old_start < old.len();
+            let elsewhere = || {
+                (cursor..=old.len().saturating_sub(want.len()))
+                    .filter(|&at| at != stated && fits(at))
+                    .map(|at| at + 1)
+                    .take(5)
+                    .collect::<Vec<_>>()
+            };
+            let clause = if middle {
+                Some((
+                    format!(
+                        "has no context or removed lines, so only its stated line {} places it, between lines of the file, which is right only if nothing above it changed since the patch was made (nor the patch was applied already); make the patch with context lines (`diff -u`, `git diff`)",
+                        hunk.old_start
+                    ),
+                    Vec::new(),
+                ))
+            } else if !want.is_empty() && !fits(stated) {
+                let found = elsewhere();
+                (!found.is_empty()).then(|| {
+                    (
+                        format!(
+                            "has no context lines, and its old lines are not at its stated line {} but at line {}: without context nothing tells whether that is the place the patch meant; make the patch with context lines (`diff -u`, `git diff`)",
+                            hunk.old_start,
+                            found.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+                        ),
+                        vec![("found_at", found.into())],
+                    )
+                })
+            } else {
+                None
+            };
+            if let Some((clause, details)) = clause {
+                report.mismatch = (!want.is_empty())
+                    .then(|| Box::new(Mismatch::find(&old, &want, stated, cursor)));
+                ok = false;
+                reports.push(refused(
+                    report,
+                    Refusal {
+                        reason: if middle {
+                            "placed_by_number"
+                        } else {
+                            "no_context"
+                        },
+                        clause,
+                        details,
+                    },
+                ));
+                continue;
+            }
+        }
         let at = if fits(stated) {
             Some(stated)
-        } else if want.is_empty() {
+        } else if want.is_empty() || !hunk.has_context() {
             None
         } else {
             let found: Vec<usize> = (cursor..=old.len().saturating_sub(want.len()))
@@ -2214,7 +2317,7 @@ mod tests {
         // The same two lines in two hunks of one section.
         let (reason, _, _) = refusal(
             "a\nb\nc\n",
-            "--- f\n+++ f\n@@ -1,0 +2 @@\n+x\r\n@@ -2,0 +4 @@\n+y\n",
+            "--- f\n+++ f\n@@ -0,0 +1 @@\n+x\r\n@@ -3,0 +5 @@\n+y\n",
         );
         assert_eq!(reason, "line_ends");
         // Added lines alone that agree take the file's convention, as a converted patch's do.
@@ -2302,7 +2405,7 @@ mod tests {
         assert!(clause.contains("not the file's last line"), "{clause}");
         // Found at an offset, and refused there: no offset is reported (the `patch` fuzz
         // target's finding).
-        let moved = "--- f\n+++ f\n@@ -5 +5 @@\n-b\n\\ No newline at end of file\n+B\n";
+        let moved = "--- f\n+++ f\n@@ -5,3 +5,3 @@\n a\n-b\n+B\n c\n\\ No newline at end of file\n";
         assert_eq!(refusal("a\nb\nc\n", moved).0, "final_newline");
         // Where the marker agrees with the file, the hunk applies.
         assert_eq!(patch_one("a\nb", patch).unwrap(), "A\nb");
@@ -2521,29 +2624,68 @@ mod tests {
 
     #[test]
     fn a_hunk_placed_by_its_number_alone_is_refused_once_another_hunk_moved() {
-        // Made against a..h: b changed, a line added after f. Two lines were added at the top
-        // since, so hunk 1 applies two lines down; line 6 is now d, not f.
-        let patch = "--- f\n+++ f\n@@ -2 +2 @@\n-b\n+B\n@@ -6,0 +7 @@\n+INSERTED\n";
-        let (reason, clause, hunk) = refusal("new1\nnew2\na\nb\nc\nd\ne\nf\ng\nh\n", patch);
+        // Made against a..e: b changed, a line added after e, the end. Since then a line was
+        // added at the top and e deleted, so hunk 1 applies a line down and line 5 is the end
+        // again, but of other lines.
+        let patch = "--- f\n+++ f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n@@ -5,0 +6 @@\n+END\n";
+        let (reason, clause, hunk) = refusal("new\na\nb\nc\nd\n", patch);
         assert_eq!((reason, hunk), ("placed_by_number", 2));
         assert!(
-            clause.contains("hunk 1 applied 2 line(s) below"),
+            clause.contains("hunk 1 applied 1 line(s) below"),
             "{clause}"
-        );
-        // The insertion first and the moved hunk after it: the lines may have come above both.
-        let patch = "--- f\n+++ f\n@@ -1,0 +2 @@\n+INSERTED\n@@ -6 +7 @@\n-f\n+F\n";
-        assert_eq!(
-            refusal("new\na\nb\nc\nd\ne\nf\n", patch).0,
-            "placed_by_number"
         );
         // Where every hunk is at its stated line, the numbers hold.
         assert_eq!(
-            patch_one("a\nb\nc\nd\ne\nf\n", patch).unwrap(),
-            "a\nINSERTED\nb\nc\nd\ne\nF\n"
+            patch_one("a\nb\nc\nd\ne\n", patch).unwrap(),
+            "a\nB\nc\nd\ne\nEND\n"
         );
         // Before line 1 is the start of the file whatever moved.
-        let patch = "--- f\n+++ f\n@@ -0,0 +1 @@\n+top\n@@ -2 +3 @@\n-b\n+B\n";
+        let patch = "--- f\n+++ f\n@@ -0,0 +1 @@\n+top\n@@ -1,2 +2,2 @@\n a\n-b\n+B\n";
         assert_eq!(patch_one("x\na\nb\n", patch).unwrap(), "top\nx\na\nB\n");
+    }
+
+    #[test]
+    fn a_patch_applied_already_is_refused_instead_of_changing_a_twin() {
+        // Two like functions; the patch changed f's. Applied again, its old lines are at g.
+        let old = "f() {\n    n++;\n    return n;\n}\ng() {\n    n++;\n    return n;\n}\n";
+        let patch =
+            "--- x\n+++ x\n@@ -1,3 +1,3 @@\n f() {\n-    n++;\n+    n += 2;\n     return n;\n";
+        let once = patch_one(old, patch).unwrap();
+        assert!(once.starts_with("f() {\n    n += 2;\n"), "{once}");
+        let (reason, clause, hunk) = refusal(&once, patch);
+        assert_eq!((reason, hunk), ("already_applied", 1));
+        assert!(clause.contains("already at line 1"), "{clause}");
+        // A hunk that only adds lines, with context, the same.
+        let patch = "--- x\n+++ x\n@@ -1,2 +1,3 @@\n a\n+b\n c\n";
+        let once = patch_one("a\nc\nd\n", patch).unwrap();
+        assert_eq!(refusal(&once, patch).0, "already_applied");
+    }
+
+    #[test]
+    fn a_hunk_without_context_is_placed_by_its_stated_line_only() {
+        // Lines it only adds, between two lines of the file: nothing but the number.
+        let insert = "--- f\n+++ f\n@@ -2,0 +3 @@\n+NEW\n";
+        let (reason, clause, hunk) = refusal("X\na\nb\nc\nd\n", insert);
+        assert_eq!((reason, hunk), ("placed_by_number", 1));
+        assert!(clause.contains("only its stated line 2"), "{clause}");
+        // At an edge of the file it is placed by the edge.
+        assert_eq!(
+            patch_one("a\nb\n", "--- f\n+++ f\n@@ -2,0 +3 @@\n+END\n").unwrap(),
+            "a\nb\nEND\n"
+        );
+        // Old lines not at the stated line but elsewhere: may be another place's.
+        let change = "--- f\n+++ f\n@@ -2 +2 @@\n-b\n+B\n";
+        assert_eq!(patch_one("a\nb\nc\n", change).unwrap(), "a\nB\nc\n");
+        let (reason, clause, _) = refusal("a\nx\nc\nb\n", change);
+        assert_eq!(reason, "no_context");
+        assert!(clause.contains("but at line 4"), "{clause}");
+        // Applied already: its new lines are where it puts them.
+        assert_eq!(refusal("a\nB\nc\nb\n", change).0, "already_applied");
+        // Nowhere at all: the usual failure.
+        assert_eq!(
+            mismatch("a\nz\nc\n", change)["stated"]["differing_lines"],
+            1
+        );
     }
 
     #[test]
@@ -2563,13 +2705,14 @@ mod tests {
             "h\nt\nq\n\n\n\nM\n\n\nE\n"
         );
         // The hunk placed by its numbers may come before the one that moved.
-        let patch = "--- f\n+++ f\n@@ -2 +2 @@\n-w\n+X\n@@ -4 +4 @@\n-A\n+a\n";
-        assert_eq!(refusal("w\nw\nN\nB\nA\n", patch).0, "ambiguous");
+        let patch = "--- f\n+++ f\n@@ -2 +2 @@\n-w\n+X\n@@ -3,2 +3,2 @@\n N\n-A\n+a\n";
+        assert_eq!(refusal("w\nw\nB\nN\nA\n", patch).0, "ambiguous");
         // Lines that occur once are found by their text wherever the others moved.
-        let patch = "--- f\n+++ f\n@@ -1 +1 @@\n-A\n+a\n@@ -4 +4 @@\n-w\n+X\n";
+        let patch =
+            "--- f\n+++ f\n@@ -1,3 +1,3 @@\n M\n-A\n+a\n B\n@@ -4,3 +4,3 @@\n c\n-w\n+X\n Z\n";
         assert_eq!(
-            patch_one("N\nA\nB\nc\nw\n", patch).unwrap(),
-            "N\na\nB\nc\nX\n"
+            patch_one("N\nM\nA\nB\nc\nw\nZ\n", patch).unwrap(),
+            "N\nM\na\nB\nc\nX\nZ\n"
         );
     }
 
