@@ -229,6 +229,21 @@ impl<'a> Doc<'a> {
         new: Vec<String>,
         keep: &[Option<usize>],
     ) {
+        let ends = self.kept_ends(start, end, keep, new.len());
+        let ended = new.into_iter().zip(ends).collect();
+        self.splice_ended(start, end, ended);
+    }
+
+    /// The line end each of `count` new lines of [`Doc::splice_keeping_ends`] gets: the end
+    /// of the replaced line it keeps (`keep`, relative to `start`), else the one the replaced
+    /// lines share, else the file's convention.
+    pub fn kept_ends(
+        &self,
+        start: usize,
+        end: usize,
+        keep: &[Option<usize>],
+        count: usize,
+    ) -> Vec<&'static str> {
         let replaced = || {
             self.lines[start..end]
                 .iter()
@@ -239,20 +254,16 @@ impl<'a> Doc<'a> {
             .next()
             .filter(|&first| replaced().all(|e| e == first));
         let fallback = shared.unwrap_or_else(|| self.eol());
-        let ended = new
-            .into_iter()
-            .enumerate()
-            .map(|(j, text)| {
-                let own = keep
-                    .get(j)
+        (0..count)
+            .map(|j| {
+                keep.get(j)
                     .copied()
                     .flatten()
                     .map(|i| self.lines[start + i].eol)
-                    .filter(|e| !e.is_empty());
-                (text, own.unwrap_or(fallback))
+                    .filter(|e| !e.is_empty())
+                    .unwrap_or(fallback)
             })
-            .collect();
-        self.splice_ended(start, end, ended);
+            .collect()
     }
 
     fn splice_ended(&mut self, start: usize, end: usize, new: Vec<(String, &'static str)>) {

@@ -71,6 +71,10 @@ fn leading_ws(s: &str) -> &str {
     &s[..s.len() - s.trim_start().len()]
 }
 
+fn trailing_ws(s: &str) -> &str {
+    &s[s.trim_end().len()..]
+}
+
 /// The matches of one stage, for choosing among them and for listing them in an error.
 enum Found<'t> {
     /// Occurrences in the text as read.
@@ -382,8 +386,9 @@ pub(crate) fn replace(
     // refusal in one refuses the whole edit. Each is rewritten with the pairing of old and
     // new lines the diff gives and with the one it gives read from the end: when both
     // pairings are possible and write different lines, which one the caller meant is a
-    // guess, and the edit is refused. (Line ends are not compared: the caller's text cannot
-    // give them, and they follow the forward pairing.)
+    // guess, and the edit is refused. A line's end counts too: a line that stands for a file
+    // line keeps that line's end, so in a file that mixes line ends two pairings can write
+    // the same text with different ends.
     let forward = pair_lines(&wanted, &new_lines, false);
     let backward = pair_lines(&wanted, &new_lines, true);
     let steps = Steps::of_file(
@@ -424,10 +429,23 @@ pub(crate) fn replace(
                 rivals.push(rival);
             }
         }
+        let ends = |r: &Rewrite| doc.kept_ends(at, at + wanted.len(), &r.ends, r.lines.len());
+        let written_ends = ends(&written);
         for rival in &rivals {
-            let Some(j) = (0..written.lines.len()).find(|&j| written.lines[j] != rival.lines[j])
+            let rival_ends = ends(rival);
+            let Some(j) = (0..written.lines.len())
+                .find(|&j| written.lines[j] != rival.lines[j] || written_ends[j] != rival_ends[j])
             else {
                 continue;
+            };
+            let differently = if written.lines[j] != rival.lines[j] {
+                format!("{:?} or {:?}", written.lines[j], rival.lines[j])
+            } else {
+                format!(
+                    "ending it in {} or in {}",
+                    eol_name(written_ends[j]),
+                    eol_name(rival_ends[j])
+                )
             };
             return Err(Refusal {
                 line: j + 1,
@@ -438,10 +456,7 @@ pub(crate) fn replace(
                 ),
                 why: Why {
                     reason: "pairing_ambiguous",
-                    text: format!(
-                        "the two write it differently ({:?} or {:?})",
-                        written.lines[j], rival.lines[j],
-                    ),
+                    text: format!("the two write it differently ({differently})"),
                 },
             }
             .into_error(path));
@@ -863,10 +878,15 @@ struct Refusal {
 
 impl Refusal {
     fn into_error(self, path: &str) -> Error {
+        // Two pairings may differ in a line's end as well as its indentation.
+        let unknown = match self.why.reason {
+            "pairing_ambiguous" => "which of them the caller meant",
+            _ => "its indentation in the file",
+        };
         Error::new(
             Code::NoMatch,
             format!(
-                "{}, but {}, so its indentation in the file cannot be inferred; nothing was written",
+                "{}, but {}, so {unknown} cannot be inferred; nothing was written",
                 self.subject, self.why.text
             ),
         )
@@ -1024,7 +1044,14 @@ fn rewrite(
                 },
             });
         }
-        lines[j] = Some(format!("{indent}{}", n.trim_start()));
+        // A line the caller moved and did not otherwise change is the file's after its
+        // indentation, trailing whitespace included, as where it is not moved: the old
+        // text's trailing whitespace may differ from the file's, and the caller changed none.
+        let body = match sources[j] {
+            Source::Equal(i) if trailing_ws(n) == trailing_ws(&old[i]) => file[i].trim_start(),
+            _ => n.trim_start(),
+        };
+        lines[j] = Some(format!("{indent}{body}"));
         anchors[j] = Some((indent, at + i + 1));
     }
     // The nearest anchor before and after each line, found in one pass each way.
@@ -2446,9 +2473,11 @@ mod tests {
             "if a {\n    run();\n}",
             "if a {\n    if b {\n        run();\n    }\n}",
         );
+        // The moved line is the file's after its indentation: the caller, whose old and new
+        // lines have no trailing spaces, changed none of the file's.
         assert_eq!(
             out,
-            "fn f() {\n    if a {\n        if b {\n            run();\n        }\n    }\n}\n"
+            "fn f() {\n    if a {\n        if b {\n            run();   \n        }\n    }\n}\n"
         );
         // A line the caller dedents by a level in a consistent frame.
         let (out, _) = normalised(
@@ -2456,7 +2485,40 @@ mod tests {
             "x:\n    a: 1\n    b: 2",
             "x:\n    a: 1\nb: 2",
         );
-        assert_eq!(out, "x:\n  a: 1\nb: 2\n");
+        assert_eq!(out, "x:\n  a: 1\nb: 2 \n");
+        // Trailing whitespace the old text has and the file has not is not added either.
+        let (out, _) = normalised(
+            "def f():\n    if a:\n        x()\n        y()\n",
+            "if a:\n    x()\n    y() ",
+            "if a:\n    x()\ny() ",
+        );
+        assert_eq!(out, "def f():\n    if a:\n        x()\n    y()\n");
+        // Trailing whitespace the caller does change is written as given.
+        let (out, _) = normalised(
+            "x:\n  a: 1\n  b: 2 \n",
+            "x:\n    a: 1\n    b: 2",
+            "x:\n    a: 1\nb: 2  ",
+        );
+        assert_eq!(out, "x:\n  a: 1\nb: 2  \n");
+    }
+
+    #[test]
+    fn two_pairings_that_give_a_line_different_line_ends_are_refused() {
+        // The changed line replaces b (LF) or c (CRLF): the same cost either way.
+        let err = refusal(
+            "x:\n  b: 1\n  c: 2\r\nz: 3\r\nw: 4\r\n",
+            "x:\nb: 1\nc: 2",
+            "x:\nc: 9",
+        );
+        assert_eq!(err.details["reason"], "pairing_ambiguous");
+        assert!(
+            err.message.contains("ending it in LF or in CRLF"),
+            "{}",
+            err.message
+        );
+        // Where both ends agree, it applies.
+        let (out, _) = normalised("x:\n  b: 1\n  c: 2\nz: 3\n", "x:\nb: 1\nc: 2", "x:\nc: 9");
+        assert_eq!(out, "x:\n  c: 9\nz: 3\n");
     }
 
     #[test]
