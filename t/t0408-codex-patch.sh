@@ -337,6 +337,16 @@ test_expect_success 'deleting a file and adding it again in one patch is one fil
 	rejected 18 PATCH_FAILED duplicate_file 3 twice.patch
 '
 
+test_expect_success 'updating a file an earlier section adds or moves there is one file changed twice, not a missing file' '
+	printf "*** Begin Patch\n*** Add File: twice.txt\n+x\n*** Update File: twice.txt\n@@\n-x\n+y\n*** End Patch\n" >add-update.patch &&
+	rejected 18 PATCH_FAILED duplicate_file 4 add-update.patch &&
+	printf "*** Begin Patch\n*** Add File: nd/twice.txt\n+x\n*** Delete File: nd/twice.txt\n*** End Patch\n" >add-delete.patch &&
+	rejected 18 PATCH_FAILED duplicate_file 4 add-delete.patch &&
+	printf "*** Begin Patch\n*** Update File: win.txt\n*** Move to: moved.txt\n*** Update File: moved.txt\n@@\n-x\n+z\n*** End Patch\n" >move-update.patch &&
+	rejected 18 PATCH_FAILED duplicate_file 4 move-update.patch &&
+	test ! -e "$WS/twice.txt" && test ! -e "$WS/nd" && test ! -e "$WS/moved.txt"
+'
+
 test_expect_success 'a file added or moved to a path ending with / is NOT_A_FILE, never a file of that name' '
 	printf "*** Begin Patch\n*** Add File: newdir/\n+x\n*** End Patch\n" >slash-add.patch &&
 	rejected 5 NOT_A_FILE - 2 slash-add.patch &&

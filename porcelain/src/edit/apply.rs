@@ -153,7 +153,26 @@ impl Workspace {
         match file.action {
             Action::Modify | Action::Delete => {
                 let path = self.patch_target(file);
-                let target = self.resolve_target(&path, options)?;
+                // A file an earlier section creates or moves here is not there while the
+                // patch is checked: the patch changes it twice, which is what to say.
+                let twice = |b: &mut Builder, rel: &str| -> Result<()> {
+                    if b.claimed.contains(rel) {
+                        b.claim(rel, &path)?;
+                    }
+                    Ok(())
+                };
+                let target = match self.resolve_target(&path, options) {
+                    Err(e) if e.code == Code::PathNotFound => {
+                        if let Ok(rel) = self.inner.root.relative(&path) {
+                            twice(b, &rel)?;
+                        }
+                        return Err(e);
+                    }
+                    found => found?,
+                };
+                if target.kind.is_none() {
+                    twice(b, &target.rel)?;
+                }
                 let deleting = file.action == Action::Delete;
                 // A deletion without hunks (git's, of an empty file, or a Codex patch's of any
                 // file) needs only the size.
