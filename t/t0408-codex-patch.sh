@@ -337,6 +337,16 @@ test_expect_success 'deleting a file and adding it again in one patch is one fil
 	rejected 18 PATCH_FAILED duplicate_file 3 twice.patch
 '
 
+test_expect_success 'an empty line right after *** Update File: separates, as Codex reads it, and a hunk it leaves matching twice is refused' '
+	printf "X\nb\n" >"$WS/sep.txt" &&
+	printf "*** Begin Patch\n*** Update File: sep.txt\n\n X\n+new\n*** End Patch\n" >sep.patch &&
+	codex sep.patch &&
+	printf "X\nnew\nb\n" >sep.want && cmp sep.want "$WS/sep.txt" &&
+	printf "X\nq\n\nX\nb\n" >"$WS/sep2.txt" &&
+	sed "s/sep.txt/sep2.txt/" sep.patch >sep2.patch &&
+	rejected 18 PATCH_FAILED ambiguous 4 sep2.patch
+'
+
 test_expect_success 'updating a file an earlier section adds or moves there is one file changed twice, not a missing file' '
 	printf "*** Begin Patch\n*** Add File: twice.txt\n+x\n*** Update File: twice.txt\n@@\n-x\n+y\n*** End Patch\n" >add-update.patch &&
 	rejected 18 PATCH_FAILED duplicate_file 4 add-update.patch &&
