@@ -145,6 +145,17 @@ test_expect_success 'a deletion without hunks refuses a file that is not empty' 
 	test "$(cat "$W/empty.txt")" = "written since"
 '
 
+test_expect_success 'a deletion whose hunks leave a line added since is refused, and says so' '
+	base "printf \"a\\nb\\n\" >del.txt" &&
+	change "git rm -q del.txt" &&
+	copies &&
+	printf "x\na\nb\n" >"$W/del.txt" &&
+	test_expect_code 18 keeper --root "$W" --json file apply-patch "$PATCH" >refusal.json &&
+	test "$(json_get .error.details.reason refusal.json)" = not_empty_after_delete &&
+	json_get .error.message refusal.json | grep "keeps lines its hunks do not remove" &&
+	test "$(cat "$W/del.txt")" = "$(printf "x\na\nb")"
+'
+
 test_expect_success 'a mode change sets the executable bit' '
 	base "printf \"#!/bin/sh\\necho hi\\n\" >run.sh" &&
 	change "chmod +x run.sh" &&

@@ -921,8 +921,12 @@ impl Builder {
                     .map(|m| format!(": {}", m.describe(h.old_lines)))
                     .unwrap_or_default()
             ),
-            None => format!(
+            None if first.hunks.is_empty() => format!(
                 "{} is not empty, so the patch cannot delete it as an empty file; nothing was written",
+                first.path
+            ),
+            None => format!(
+                "{} keeps lines its hunks do not remove (the file has lines the patch was not made with), so the patch cannot delete it; nothing was written",
                 first.path
             ),
         };
@@ -987,8 +991,11 @@ impl Builder {
             "ambiguous" => error.recovery(
                 "give the hunk more context lines, so that its lines occur at one place, or regenerate the patch against the file's current content",
             ),
-            "placed_by_number" | "no_context" => error.recovery(
+            "placed_by_number" => error.recovery(
                 "regenerate the patch with context lines (diff -u, git diff) against the file's current content",
+            ),
+            "no_context" => error.recovery(
+                "regenerate the patch against the file's current content, with context lines (diff -u, git diff)",
             ),
             "already_applied" => error.recovery(
                 "re-read the file: the patch's change is there already; to make it again elsewhere, regenerate the patch against the file's current content",

@@ -1666,8 +1666,11 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
         // where it goes once the file has changed: lines that only it adds are placed only
         // at an edge of the file, and old lines it changes only where it states them. Found
         // at another place, they may be another place's (the same line elsewhere, a patch
-        // applied twice), so it is refused, as `git apply` refuses a `-U0` patch.
-        if !hunk.has_context() {
+        // applied twice), so it is refused, as `git apply` refuses a `-U0` patch. (A
+        // deletion's hunks remove the whole file: found elsewhere, they leave lines, and
+        // the deletion is refused for that.)
+        let by_line_only = !hunk.has_context() && file.action != Action::Delete;
+        if by_line_only {
             let middle = want.is_empty() && hunk.old_start > 0 && hunk.old_start < old.len();
             let elsewhere = || {
                 (cursor..=old.len().saturating_sub(want.len()))
@@ -1689,7 +1692,7 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
                 (!found.is_empty()).then(|| {
                     (
                         format!(
-                            "has no context lines, and its old lines are not at its stated line {} but at line {}: without context nothing tells whether that is the place the patch meant; make the patch with context lines (`diff -u`, `git diff`)",
+                            "has no context lines (made with `-U0`, or changing every line it shows), and its old lines are not at its stated line {} but at line {}: without context nothing tells whether that is the place the patch meant",
                             hunk.old_start,
                             found.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
                         ),
@@ -1720,7 +1723,7 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
         }
         let at = if fits(stated) {
             Some(stated)
-        } else if want.is_empty() || !hunk.has_context() {
+        } else if want.is_empty() || by_line_only {
             None
         } else {
             let found: Vec<usize> = (cursor..=old.len().saturating_sub(want.len()))
