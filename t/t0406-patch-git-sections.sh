@@ -156,6 +156,31 @@ test_expect_success 'a deletion whose hunks leave a line added since is refused,
 	test "$(cat "$W/del.txt")" = "$(printf "x\na\nb")"
 '
 
+test_expect_success 'a hunk at its stated line in a file that is not the one the index line names, whose lines fit elsewhere too, is ambiguous' '
+	base "printf \"f() {\\n    b();\\n}\\n\" >twin.c" &&
+	change "printf \"f() {\\n    B();\\n}\\n\" >twin.c" &&
+	grep -q "^index " "$PATCH" &&
+	copies &&
+	printf "f() {\n    b();\n}\nf() {\n    b();\n}\n" >"$W/twin.c" &&
+	cp "$W/twin.c" twin.before &&
+	test_expect_code 18 keeper --root "$W" --json file apply-patch "$PATCH" >refusal.json &&
+	test "$(json_get .error.details.reason refusal.json)" = ambiguous &&
+	test "$(json_get .error.details.old_blob refusal.json)" = "$(git -C "$REPO" rev-parse --short=7 HEAD:twin.c)" &&
+	test "$(json_get .error.details.file_blob refusal.json)" = "$(git hash-object "$W/twin.c" | cut -c1-7)" &&
+	cmp twin.before "$W/twin.c"
+'
+
+test_expect_success 'git diff -U0 adds lines between two lines of the very file its index line names' '
+	base "printf \"a\\nb\\nc\\n\" >u0.txt" &&
+	change "printf \"a\\nNEW\\nb\\nc\\n\" >u0.txt" -U0 &&
+	copies &&
+	keeper --root "$W" --json file apply-patch "$PATCH" >out.json &&
+	test "$(cat "$W/u0.txt")" = "$(printf "a\nNEW\nb\nc")" &&
+	printf "x\na\nb\nc\n" >"$W/u0.txt" &&
+	test_expect_code 18 keeper --root "$W" --json file apply-patch "$PATCH" >refusal.json &&
+	test "$(json_get .error.details.reason refusal.json)" = placed_by_number
+'
+
 test_expect_success 'a mode change sets the executable bit' '
 	base "printf \"#!/bin/sh\\necho hi\\n\" >run.sh" &&
 	change "chmod +x run.sh" &&

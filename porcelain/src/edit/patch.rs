@@ -176,6 +176,9 @@ pub(crate) struct FilePatch {
     /// For a section of a Codex patch: the patch line of its `***` directive. Such a section
     /// deletes a file whatever it holds, and errors about its file name that line.
     pub codex: Option<usize>,
+    /// git's `index OLD..NEW` line: the start of the old file's blob id (lowercase hex), when
+    /// it names one, which tells whether the file is the one the patch was made from.
+    old_blob: Option<String>,
 }
 
 impl FilePatch {
@@ -206,6 +209,7 @@ impl FilePatch {
             hunks: Vec::new(),
             chunks,
             codex: Some(line),
+            old_blob: None,
         }
     }
 
@@ -272,6 +276,20 @@ pub(crate) struct Refusal {
     pub clause: String,
     /// More `details` keys.
     pub details: Vec<(&'static str, serde_json::Value)>,
+}
+
+/// The id git gives `bytes` as a blob (SHA-1 of `blob LEN\0` and the bytes), in hex: what a
+/// git diff's `index` line abbreviates.
+fn git_blob_id(bytes: &[u8]) -> String {
+    use sha1::{Digest, Sha1};
+    let mut hasher = Sha1::new();
+    hasher.update(format!("blob {}\0", bytes.len()).as_bytes());
+    hasher.update(bytes);
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// A terminator as a message names it.
@@ -1154,6 +1172,7 @@ fn plain_section(
         hunks: Vec::new(),
         chunks: Vec::new(),
         codex: None,
+        old_blob: None,
     };
     read_hunks(r, &mut file)?;
     // `diff -N` dates a side that does not exist at the epoch. It is taken for absent only
@@ -1201,6 +1220,7 @@ fn git_section(r: &mut Reader, names: &str) -> Result<FilePatch> {
         hunks: Vec::new(),
         chunks: Vec::new(),
         codex: None,
+        old_blob: None,
     };
     r.i += 1;
     let mut headers = false;
@@ -1256,9 +1276,18 @@ fn git_section(r: &mut Reader, names: &str) -> Result<FilePatch> {
         } else if let Some(p) = text.strip_prefix("copy to ") {
             file.action = Action::Copy;
             names.moved.1 = Some(git_name(p).map_err(|why| bad_name(r.number(), why))?);
-        } else if text.starts_with("index ")
-            || text.starts_with("similarity index ")
-            || text.starts_with("dissimilarity index ")
+        } else if let Some(ids) = text.strip_prefix("index ") {
+            file.old_blob = ids
+                .split_whitespace()
+                .next()
+                .and_then(|ids| ids.split_once(".."))
+                .map(|(old, _)| old.to_ascii_lowercase())
+                .filter(|old| {
+                    old.len() >= 4
+                        && old.bytes().all(|b| b.is_ascii_hexdigit())
+                        && old.bytes().any(|b| b != b'0')
+                });
+        } else if text.starts_with("similarity index ") || text.starts_with("dissimilarity index ")
         {
         } else if is_binary_marker(text) {
             if let Ok(paths) = names.paths(line) {
@@ -1559,6 +1588,15 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
         (false, Some(agreed)) => (agreed, false),
         (false, None) => ("\n", true),
     };
+    // git's `index` line names the blob of the file the patch was made from: the file is that
+    // one (every hunk is where it says), or it has changed since, as a moved hunk shows.
+    let made_from = file.old_blob.as_deref().map(|named| {
+        let id = git_blob_id(&doc.to_bytes());
+        let same = id.starts_with(named);
+        (same, named, id[..named.len().min(id.len())].to_owned())
+    });
+    let proven = made_from.as_ref().is_some_and(|m| m.0);
+    let changed_since = made_from.filter(|m| !m.0).map(|(_, named, id)| (named, id));
     let old = std::mem::take(&mut doc.lines);
     let mut out: Vec<Line> = Vec::with_capacity(old.len());
     let mut cursor = 0usize;
@@ -1669,7 +1707,7 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
         // applied twice), so it is refused, as `git apply` refuses a `-U0` patch. (A
         // deletion's hunks remove the whole file: found elsewhere, they leave lines, and
         // the deletion is refused for that.)
-        let by_line_only = !hunk.has_context() && file.action != Action::Delete;
+        let by_line_only = !hunk.has_context() && file.action != Action::Delete && !proven;
         if by_line_only {
             let middle = want.is_empty() && hunk.old_start > 0 && hunk.old_start < old.len();
             let elsewhere = || {
@@ -1971,8 +2009,38 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
     // they are not: lines came or went above it, perhaps above the other hunks too, and by
     // how many there is only a guess. So a hunk that only the numbers place is refused: one
     // without old lines (`diff -U0` adding lines), and one whose lines fit at another place
-    // as well (a run of blank lines, a repeated stanza).
-    if ok && let Some(moved) = reports.iter().find(|r| r.offset != 0) {
+    // as well (a run of blank lines, a repeated stanza). A git section's `index` line that
+    // names another blob than the file's shows the same where no hunk moved: a copy of the
+    // lines may stand at the stated line now (a function duplicated above the one the patch
+    // was made on).
+    let drift = reports
+        .iter()
+        .find(|r| r.offset != 0)
+        .map(|moved| {
+            (
+                format!(
+                    "hunk {} applied {} line(s) {} its stated line: the file has changed since the patch was made",
+                    moved.hunk,
+                    moved.offset.unsigned_abs(),
+                    if moved.offset > 0 { "below" } else { "above" },
+                ),
+                vec![
+                    ("moved_hunk", moved.hunk.into()),
+                    ("offset", moved.offset.into()),
+                ],
+            )
+        })
+        .or_else(|| {
+            changed_since.map(|(named, id)| {
+                (
+                    format!(
+                        "the file is not the one the patch was made from (its `index` line names blob {named}, the file's is {id})"
+                    ),
+                    vec![("old_blob", named.into()), ("file_blob", id.into())],
+                )
+            })
+        });
+    if ok && let Some((shown, mut details)) = drift {
         let guess = file.hunks.iter().enumerate().find_map(|(n, h)| {
             if h.old_count == 0 && h.old_start > 0 {
                 return Some((n, None));
@@ -1985,16 +2053,6 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
         });
         if let Some((n, places)) = guess {
             let hunk = &file.hunks[n];
-            let shown = format!(
-                "hunk {} applied {} line(s) {} its stated line: the file has changed since the patch was made",
-                moved.hunk,
-                moved.offset.unsigned_abs(),
-                if moved.offset > 0 { "below" } else { "above" },
-            );
-            let mut details = vec![
-                ("moved_hunk", moved.hunk.into()),
-                ("offset", moved.offset.into()),
-            ];
             let mut report = reports[n].clone();
             let refusal = match places {
                 None => Refusal {
@@ -2662,6 +2720,50 @@ mod tests {
         let patch = "--- x\n+++ x\n@@ -1,2 +1,3 @@\n a\n+b\n c\n";
         let once = patch_one("a\nc\nd\n", patch).unwrap();
         assert_eq!(refusal(&once, patch).0, "already_applied");
+    }
+
+    #[test]
+    fn a_git_index_line_tells_whether_the_file_is_the_one_the_patch_was_made_from() {
+        // git's blob id of "hello\n", as `git hash-object` gives it.
+        assert_eq!(
+            git_blob_id(b"hello\n"),
+            "ce013625030ba8dba906f756967f9e9ca394464a"
+        );
+        let section = |old: &str, hunks: &str| {
+            format!(
+                "diff --git a/x b/x\nindex {}..1234567 100644\n--- a/x\n+++ b/x\n{hunks}",
+                &git_blob_id(old.as_bytes())[..7]
+            )
+        };
+        // Made on f alone; since then a copy g was put above it, at the hunk's stated line.
+        let made_on = "f() {\n    b();\n}\n";
+        let hunk = "@@ -1,3 +1,3 @@\n f() {\n-    b();\n+    B();\n }\n";
+        let with_copy = "f() {\n    b();\n}\nf() {\n    b();\n}\n";
+        let (reason, clause, _) = refusal(with_copy, &section(made_on, hunk));
+        assert_eq!(reason, "ambiguous");
+        assert!(
+            clause.contains("not the one the patch was made from"),
+            "{clause}"
+        );
+        // Without the index line nothing tells, and the stated line holds.
+        let plain = format!("--- x\n+++ x\n{hunk}");
+        assert!(
+            patch_one(with_copy, &plain)
+                .unwrap()
+                .starts_with("f() {\n    B();")
+        );
+        // A diff -U0 insertion between two lines of the very file it was made from applies.
+        let file = "a\nb\nc\n";
+        let insert = "@@ -1,0 +2 @@\n+NEW\n";
+        assert_eq!(
+            patch_one(file, &section(file, insert)).unwrap(),
+            "a\nNEW\nb\nc\n"
+        );
+        // Of another file, it is refused as without the line.
+        assert_eq!(
+            refusal("x\na\nb\nc\n", &section(file, insert)).0,
+            "placed_by_number"
+        );
     }
 
     #[test]
