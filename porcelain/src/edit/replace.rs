@@ -412,7 +412,12 @@ pub(crate) fn replace(
         // old line it keeps as another new line of its text: the window written with that
         // pairing instead (a pairing the rules cannot write is no reading the caller can
         // have meant).
-        let Some(pairings) = other_pairings(&wanted, &new_lines, &forward, &file) else {
+        let file_ends: Vec<&str> = doc.lines[at..at + wanted.len()]
+            .iter()
+            .map(|l| l.eol)
+            .collect();
+        let Some(pairings) = other_pairings(&wanted, &new_lines, &forward, &file, &file_ends)
+        else {
             return Err(Refusal {
                 line: 1,
                 file_line: at + 1,
@@ -431,6 +436,14 @@ pub(crate) fn replace(
         }
         let ends = |r: &Rewrite| doc.kept_ends(at, at + wanted.len(), &r.ends, r.lines.len());
         let written_ends = ends(&written);
+        // Ends that differ only where the file is written alike (a last line without a line
+        // end, a lone CR that an empty line after it makes CRLF) are no difference: where
+        // only ends differ, the two whole results are compared.
+        let result = |r: &Rewrite| {
+            let mut d = doc.clone();
+            d.splice_keeping_ends(at, at + wanted.len(), r.lines.clone(), &r.ends);
+            d.to_bytes()
+        };
         for rival in &rivals {
             let rival_ends = ends(rival);
             let Some(j) = (0..written.lines.len())
@@ -438,6 +451,9 @@ pub(crate) fn replace(
             else {
                 continue;
             };
+            if written.lines == rival.lines && result(&written) == result(rival) {
+                continue;
+            }
             let differently = if written.lines[j] != rival.lines[j] {
                 format!("{:?} or {:?}", written.lines[j], rival.lines[j])
             } else {
@@ -687,6 +703,7 @@ fn other_pairings(
     new: &[String],
     pairing: &Pairing,
     file: &[&str],
+    ends: &[&str],
 ) -> Option<Vec<Pairing>> {
     let o: Vec<&str> = old.iter().map(|l| l.trim()).collect();
     let n: Vec<&str> = new.iter().map(|l| l.trim()).collect();
@@ -701,23 +718,32 @@ fn other_pairings(
             unkept_by_text.entry(n[j]).or_default().push(j);
         }
     }
-    // Only old lines that share their text with an old line the file writes otherwise can
-    // be kept in two ways that differ.
+    // Only old lines that share their text with an old line the file writes otherwise, or
+    // ends otherwise, can be kept in two ways that differ.
     let rivals = |i: usize| {
         by_text[o[i]]
             .iter()
             .copied()
-            .filter(move |&k| file[k] != file[i])
+            .filter(move |&k| file[k] != file[i] || ends[k] != ends[i])
     };
     // Only a file line that is not the new line as given can be written otherwise by being
-    // kept with another new line.
+    // kept with another new line, or one whose trailing whitespace the other new line does
+    // not have (a line kept where it moved keeps the file's, one inserted has its own), or
+    // one in a window that mixes line ends (a kept line keeps its end, an inserted one
+    // takes the window's).
+    let mixed = ends
+        .iter()
+        .filter(|e| !e.is_empty())
+        .any(|e| Some(e) != ends.first());
     let new_rivals = |j: usize, i: usize| {
         unkept_by_text
             .get(n[j])
             .into_iter()
             .flatten()
             .copied()
-            .filter(move |_| file[i] != new[j])
+            .filter(move |&j2| {
+                mixed || file[i] != new[j] || trailing_ws(file[i]) != trailing_ws(&new[j2])
+            })
     };
     let kept: Vec<(usize, usize)> = pairing
         .sources
@@ -2519,6 +2545,29 @@ mod tests {
         // Where both ends agree, it applies.
         let (out, _) = normalised("x:\n  b: 1\n  c: 2\nz: 3\n", "x:\nb: 1\nc: 2", "x:\nc: 9");
         assert_eq!(out, "x:\n  c: 9\nz: 3\n");
+        // Two old lines of one text that end otherwise: which is kept is a guess.
+        let err = refusal("f:\n  D\n  E\n  E\r\nz\r\n", "D\nE\nE", "E");
+        assert_eq!(err.details["reason"], "pairing_ambiguous");
+        // So is which of two new blank lines keeps the file's blank line, ended otherwise
+        // than the lines an insertion takes.
+        let err = refusal("q\r\n  a\r\n\n  b\r\nr\r\n", "a\n\nb", "a\nX\n\n\nb");
+        assert_eq!(err.details["reason"], "pairing_ambiguous");
+        // Ends that differ where the file is written alike are no difference: the last line,
+        // which has none.
+        let (out, _) = normalised("a\nb\nc\nf:\n  D\r\n  E", "f:\nD\nE", "f:\nX");
+        assert_eq!(out, "a\nb\nc\nf:\n  X");
+    }
+
+    #[test]
+    fn a_kept_moved_line_and_an_inserted_copy_that_write_otherwise_are_a_guess() {
+        // The old `} ` kept as the moved `  } ` keeps the file's `}` (no trailing space);
+        // kept as the last `}` instead, the moved one is inserted with its own space.
+        let err = refusal(
+            "g {\n  a;\n}\n",
+            "g {\n  a;\n} ",
+            "g {\n  a;\nif (w) {\n  } \n}",
+        );
+        assert_eq!(err.details["reason"], "pairing_ambiguous");
     }
 
     #[test]
