@@ -1682,18 +1682,35 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
         // Where the hunk's old lines are not, but its new lines are where the patch puts
         // them, the patch (or this hunk) has been applied already: found again at an offset,
         // its old lines would be another place's, a twin function's or a repeated stanza's.
-        if !want.is_empty()
-            && !fits(stated)
-            && let Some(line) = hunk.result_in_place(&old)
-        {
+        // Lines added before line 1 that already start the file, the same: added again, they
+        // would be there twice.
+        let again = if want.is_empty() {
+            hunk.old_start == 0
+        } else {
+            !fits(stated)
+        };
+        if again && let Some(line) = hunk.result_in_place(&old) {
+            let (clause, effect) = if want.is_empty() {
+                (
+                    "adds lines before line 1".to_owned(),
+                    "they would be there twice",
+                )
+            } else {
+                (
+                    format!(
+                        "does not apply: its old lines are not at its stated line {}",
+                        hunk.old_start
+                    ),
+                    "it would change another place where its old lines occur",
+                )
+            };
             ok = false;
             reports.push(refused(
                 report,
                 Refusal {
                     reason: "already_applied",
                     clause: format!(
-                        "does not apply: its old lines are not at its stated line {}, and its new lines are already at line {line}, as if the patch had been applied; applied again, it would change another place where its old lines occur",
-                        hunk.old_start
+                        "{clause}, and its new lines are already at line {line}, as if the patch had been applied; applied again, {effect}"
                     ),
                     details: vec![("new_lines_at", line.into())],
                 },
@@ -1730,9 +1747,16 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
                 (!found.is_empty()).then(|| {
                     (
                         format!(
-                            "has no context lines (made with `-U0`, or changing every line it shows), and its old lines are not at its stated line {} but at line {}: without context nothing tells whether that is the place the patch meant",
+                            "has no context lines (made with `-U0`, or changing every line it shows), and its old lines are not at its stated line {} but at {}: without context nothing tells whether that is the place the patch meant",
                             hunk.old_start,
-                            found.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+                            match found.as_slice() {
+                                [one] => format!("line {one}"),
+                                [init @ .., last] => format!(
+                                    "lines {} and {last}",
+                                    init.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+                                ),
+                                [] => String::new(),
+                            }
                         ),
                         vec![("found_at", found.into())],
                     )
@@ -2720,6 +2744,12 @@ mod tests {
         let patch = "--- x\n+++ x\n@@ -1,2 +1,3 @@\n a\n+b\n c\n";
         let once = patch_one("a\nc\nd\n", patch).unwrap();
         assert_eq!(refusal(&once, patch).0, "already_applied");
+        // Lines added before line 1 that already start the file.
+        let patch = "--- x\n+++ x\n@@ -0,0 +1 @@\n+#!/bin/sh\n";
+        let once = patch_one("echo hi\n", patch).unwrap();
+        let (reason, clause, _) = refusal(&once, patch);
+        assert_eq!(reason, "already_applied");
+        assert!(clause.contains("there twice"), "{clause}");
     }
 
     #[test]
@@ -2783,7 +2813,9 @@ mod tests {
         assert_eq!(patch_one("a\nb\nc\n", change).unwrap(), "a\nB\nc\n");
         let (reason, clause, _) = refusal("a\nx\nc\nb\n", change);
         assert_eq!(reason, "no_context");
-        assert!(clause.contains("but at line 4"), "{clause}");
+        assert!(clause.contains("but at line 4:"), "{clause}");
+        let (_, clause, _) = refusal("a\nx\nb\nc\nb\nb\n", change);
+        assert!(clause.contains("but at lines 3, 5 and 6:"), "{clause}");
         // Applied already: its new lines are where it puts them.
         assert_eq!(refusal("a\nB\nc\nb\n", change).0, "already_applied");
         // Nowhere at all: the usual failure.
