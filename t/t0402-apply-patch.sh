@@ -464,6 +464,15 @@ test_expect_success 'a diff -U0 hunk that only adds lines between two lines of t
 	untouched u0b.txt
 '
 
+test_expect_success 'a diff -U0 hunk that only adds lines between two lines applies with --base naming the version it was made on' '
+	printf "a\nb\nc\n" >u0base.txt &&
+	printf -- "--- a/u0base.txt\n+++ b/u0base.txt\n@@ -1,0 +2 @@\n+NEW\n" >u0base.patch &&
+	refused 18 PATCH_FAILED file apply-patch u0base.patch &&
+	base=$(keeper --json file read u0base.txt | jq -r .content_hash) &&
+	patched --base "$base" u0base.patch &&
+	test "$(cat u0base.txt)" = "$(printf "a\nNEW\nb\nc")"
+'
+
 test_expect_success 'a diff -U0 hunk that only adds lines at the end, placed by the edge, is PATCH_FAILED (placed_by_number) once another hunk moved' '
 	printf "new\na\nb\nc\nd\n" >u0e.txt &&
 	save u0e.txt &&

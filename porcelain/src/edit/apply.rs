@@ -174,6 +174,15 @@ impl Workspace {
                     twice(b, &target.rel)?;
                 }
                 let deleting = file.action == Action::Delete;
+                // With a base, the hunks are applied to the version the caller named.
+                let based;
+                let file = match base {
+                    Some(_) => {
+                        based = file.on_its_base();
+                        &based
+                    }
+                    None => file,
+                };
                 // A deletion without hunks (git's, of an empty file, or a Codex patch's of any
                 // file) needs only the size.
                 let seen = self.existing_file(&target, &path, !deleting || file.has_hunks())?;

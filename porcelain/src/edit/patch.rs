@@ -179,6 +179,9 @@ pub(crate) struct FilePatch {
     /// git's `index OLD..NEW` line: the start of the old file's blob id (lowercase hex), when
     /// it names one, which tells whether the file is the one the patch was made from.
     old_blob: Option<String>,
+    /// The caller named the version the hunks were made on (`--base`), and it is the one
+    /// they are applied to: every hunk is where it says, as with a matching `index` line.
+    on_base: bool,
 }
 
 impl FilePatch {
@@ -210,6 +213,16 @@ impl FilePatch {
             chunks,
             codex: Some(line),
             old_blob: None,
+            on_base: false,
+        }
+    }
+
+    /// This section as applied to the version its hunks were made on, which the caller
+    /// named (`--base`).
+    pub(crate) fn on_its_base(&self) -> FilePatch {
+        FilePatch {
+            on_base: true,
+            ..self.clone()
         }
     }
 
@@ -1173,6 +1186,7 @@ fn plain_section(
         chunks: Vec::new(),
         codex: None,
         old_blob: None,
+        on_base: false,
     };
     read_hunks(r, &mut file)?;
     // `diff -N` dates a side that does not exist at the epoch. It is taken for absent only
@@ -1221,6 +1235,7 @@ fn git_section(r: &mut Reader, names: &str) -> Result<FilePatch> {
         chunks: Vec::new(),
         codex: None,
         old_blob: None,
+        on_base: false,
     };
     r.i += 1;
     let mut headers = false;
@@ -1595,7 +1610,7 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
         let same = id.starts_with(named);
         (same, named, id[..named.len().min(id.len())].to_owned())
     });
-    let proven = made_from.as_ref().is_some_and(|m| m.0);
+    let proven = file.on_base || made_from.as_ref().is_some_and(|m| m.0);
     let changed_since = made_from.filter(|m| !m.0).map(|(_, named, id)| (named, id));
     let old = std::mem::take(&mut doc.lines);
     let mut out: Vec<Line> = Vec::with_capacity(old.len());
