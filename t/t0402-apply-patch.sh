@@ -446,6 +446,17 @@ test_expect_success 'a diff -u hunk with context after its change and none befor
 	untouched start2.txt
 '
 
+test_expect_success 'a hunk held to the end whose lines are at the end and at its stated line too is PATCH_FAILED (ambiguous)' '
+	printf "a\nb\na\nb\n" >edge2.txt &&
+	save edge2.txt &&
+	printf -- "--- a/edge2.txt\n+++ b/edge2.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n" >edge2.patch &&
+	refused 18 PATCH_FAILED file apply-patch edge2.patch &&
+	test "$(json_get .error.details.reason refusal.json)" = ambiguous &&
+	test "$(json_get .error.details.edge refusal.json)" = end &&
+	test "$(json_get ".error.details.matches_at | join(\",\")" refusal.json)" = 1,3 &&
+	untouched edge2.txt
+'
+
 test_expect_success 'a diff -U0 hunk, with no context at all, is tied to no edge' '
 	printf "a\nb\nc\n" >u0.txt &&
 	printf "a\nB\nc\n" >u0.want &&

@@ -105,6 +105,14 @@ enum Edge {
 }
 
 impl Edge {
+    /// The edge in words, as `details.edge` names it.
+    fn name(self) -> &'static str {
+        match self {
+            Edge::Start => "start",
+            Edge::End => "end",
+        }
+    }
+
     /// The refusal of a hunk tied to this edge whose old lines are in the file, but not there:
     /// at `found` (0-based) when they occur once, or at several places.
     fn refusal(self, found: Option<usize>, file_lines: usize) -> Refusal {
@@ -1834,6 +1842,32 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
                     Edge::End => old.len().checked_sub(want.len()),
                 };
                 match place.filter(|&p| fits(p)) {
+                    // Its lines at the edge and at its stated line too: lines like them were
+                    // added at that edge since, or the edge is where the patch meant; which,
+                    // nothing tells.
+                    Some(place) if place != stated && fits(stated) => {
+                        report.mismatch =
+                            Some(Box::new(Mismatch::find(&old, &want, stated, cursor)));
+                        ok = false;
+                        reports.push(refused(
+                            report,
+                            Refusal {
+                                reason: "ambiguous",
+                                clause: format!(
+                                    "is held to the {} of the file by its context, and its lines are there (line {}) and at its stated line {} too: lines like them may have been added at that {} since the patch was made, so which place the patch meant cannot be told",
+                                    edge.name(),
+                                    place + 1,
+                                    stated + 1,
+                                    edge.name(),
+                                ),
+                                details: vec![
+                                    ("edge", edge.name().into()),
+                                    ("matches_at", vec![stated + 1, place + 1].into()),
+                                ],
+                            },
+                        ));
+                        continue;
+                    }
                     Some(place) => {
                         report.status = if place == stated {
                             "applies"
@@ -2704,8 +2738,14 @@ mod tests {
             clause.contains("they are at file line 1, and the file goes on to line 3"),
             "{clause}"
         );
-        // Where the lines are both at the stated line and at the end, the end is meant.
-        assert_eq!(patch_one("a\nb\na\nb\n", end).unwrap(), "a\nb\na\nB\n");
+        // Where the lines are both at the stated line and at the end, the end may be a copy
+        // appended since, or the lines at the stated line one put above: a guess either way.
+        let (reason, clause, _) = refusal("a\nb\na\nb\n", end);
+        assert_eq!(reason, "ambiguous");
+        assert!(
+            clause.contains("there (line 3) and at its stated line 1"),
+            "{clause}"
+        );
         // `diff -u` of "a b c" to "new a b c": nothing before line 1.
         let start = "--- f\n+++ f\n@@ -1,3 +1,4 @@\n+new\n a\n b\n c\n";
         assert_eq!(
