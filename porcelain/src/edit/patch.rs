@@ -116,9 +116,10 @@ impl Edge {
     /// The refusal of a hunk tied to this edge whose old lines are in the file, but not there:
     /// at `found` (0-based) when they occur once, or at several places.
     fn refusal(self, found: Option<usize>, file_lines: usize) -> Refusal {
-        let (side, other, edge, reason, add) = match self {
-            Edge::Start => ("after", "before", "start", "start_of_file", "precede"),
-            Edge::End => ("before", "after", "end", "end_of_file", "follow"),
+        let edge = self.name();
+        let (side, other, reason, add) = match self {
+            Edge::Start => ("after", "before", "start_of_file", "precede"),
+            Edge::End => ("before", "after", "end_of_file", "follow"),
         };
         let place = match found {
             Some(at) => format!(
@@ -1750,23 +1751,20 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
         let by_line_only = !hunk.has_context() && file.action != Action::Delete && !proven;
         if by_line_only {
             let middle = want.is_empty() && hunk.old_start > 0 && hunk.old_start < old.len();
-            let elsewhere = || {
-                (cursor..=old.len().saturating_sub(want.len()))
-                    .filter(|&at| at != stated && fits(at))
-                    .map(|at| at + 1)
-                    .take(5)
-                    .collect::<Vec<_>>()
-            };
             let clause = if middle {
                 Some((
                     format!(
-                        "has no context or removed lines, so only its stated line {} places it, between lines of the file, which is right only if nothing above it changed since the patch was made (nor the patch was applied already); make the patch with context lines (`diff -u`, `git diff`)",
+                        "has no context or removed lines, so only its stated line {} places it, between lines of the file, which is right only if nothing above it changed since the patch was made (nor the patch was applied already)",
                         hunk.old_start
                     ),
                     Vec::new(),
                 ))
             } else if !want.is_empty() && !fits(stated) {
-                let found = elsewhere();
+                let found: Vec<usize> = (cursor..=old.len().saturating_sub(want.len()))
+                    .filter(|&at| at != stated && fits(at))
+                    .map(|at| at + 1)
+                    .take(5)
+                    .collect();
                 (!found.is_empty()).then(|| {
                     (
                         format!(
