@@ -1735,14 +1735,15 @@ fn one_unit(line: &str) -> Option<(Option<char>, i64)> {
 }
 
 /// Each change of indentation from one non-blank line to the next, leaving out continuation
-/// lines: (the character, the indentation before, after), where both lines indent with that
+/// lines and the lines of a block comment: (the character, the indentation before, after), where both lines indent with that
 /// character alone (or not at all).
 fn changes(lines: &[&str]) -> Vec<(char, i64, i64)> {
     let continued = continuation_lines(lines.iter().copied());
+    let commented = block_comment_lines(lines.iter().copied());
     let mut out = Vec::new();
     let mut previous: Option<(Option<char>, i64)> = None;
-    for (line, continued) in lines.iter().zip(continued) {
-        if line.trim().is_empty() || continued {
+    for ((line, continued), commented) in lines.iter().zip(continued).zip(commented) {
+        if line.trim().is_empty() || continued || commented {
             continue;
         }
         let here = one_unit(line);
@@ -1765,14 +1766,13 @@ fn changes(lines: &[&str]) -> Vec<(char, i64, i64)> {
 /// starts in the middle of. A bracket left open is closed at the next line indented no
 /// deeper than the line that opened it (unless that line starts by closing something), so
 /// that a stray one (in a comment, a string the scan misreads) cannot make the rest of the
-/// text continuation lines. Quoted text is skipped (a `'` after a letter or digit, or one
-/// that nothing closes on its line, is an apostrophe or a lifetime, no quote), and so is a
-/// comment (`#`, `//`) to the line's end.
+/// text continuation lines. Quoted text and comments are skipped ([`Scan`]).
 fn continuation_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<bool> {
     // One entry per open bracket: whether it makes the lines after it continuation lines,
     // and the indentation of the line that opened it.
     let mut open: Vec<(bool, usize)> = Vec::new();
     let mut out = Vec::new();
+    let mut scan = Scan::default();
     for line in lines {
         let code = line.trim_start();
         let width = line.len() - code.len();
@@ -1781,12 +1781,78 @@ fn continuation_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<bool> {
                 open.pop();
             }
         }
-        out.push(open.iter().any(|&(counts, _)| counts));
-        let at = out.len() - 1;
+        let mut continued = open.iter().any(|&(counts, _)| counts);
+        scan.code(line, |i, ch| match ch {
+            '(' | '[' => open.push((true, width)),
+            '{' => {
+                let rest = line[i + 1..].trim();
+                let comment = rest.is_empty()
+                    || rest.starts_with("//")
+                    || rest.starts_with("/*")
+                    || rest.starts_with('#');
+                open.push((!comment, width));
+            }
+            // A `)` or `]` that nothing in the text opened closes what a line before the
+            // text did: its line is the end of a continuation (a text cut from the middle
+            // of a call starts with one).
+            ')' | ']' if open.is_empty() => continued = true,
+            ')' | ']' | '}' => {
+                open.pop();
+            }
+            _ => {}
+        });
+        out.push(continued);
+    }
+    out
+}
+
+/// Whether each line lies in a block comment (`/* */`) that a line before it opened, or
+/// that the text starts in the middle of (its first `*/` comes before any `/*`): a doc
+/// comment's ` * ` lines stand one column under its `/**`, an alignment and no level of
+/// indentation. Before 2026-12-05 they counted as increases of one space, and a JavaScript
+/// file with as many doc comments as indented blocks showed no step of its own, so a ratio
+/// of 1 was assumed for a caller indenting by 4 in a file indented by 2.
+fn block_comment_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<bool> {
+    let mut out = Vec::new();
+    let mut scan = Scan::default();
+    for line in lines {
+        out.push(scan.in_comment);
+        if scan.code(line, |_, _| {}) {
+            out.iter_mut().for_each(|commented| *commented = true);
+        }
+    }
+    out
+}
+
+/// A scan of a text's code, line by line, past quoted text and comments. Quoted text ends on
+/// its line (a `'` after a letter or digit, or one that nothing closes on its line, is an
+/// apostrophe or a lifetime, no quote); a `#` or `//` comments out the rest of its line; a
+/// block comment runs from `/*` to `*/`, across lines.
+#[derive(Default)]
+struct Scan {
+    in_comment: bool,
+    /// Whether a `/*` has been seen: a `*/` before any closes a comment the text starts in.
+    opened: bool,
+}
+
+impl Scan {
+    /// Calls `each` with every character of `line` that is code, and its byte offset.
+    /// Returns whether the line closes a block comment that no line of the text opened.
+    fn code(&mut self, line: &str, mut each: impl FnMut(usize, char)) -> bool {
+        let mut closes_unopened = false;
         let mut quote = None;
         let mut escaped = false;
         let mut previous = ' ';
-        for (i, ch) in line.char_indices() {
+        let mut chars = line.char_indices();
+        while let Some((i, ch)) = chars.next() {
+            let rest = &line[i + ch.len_utf8()..];
+            if self.in_comment {
+                if ch == '*' && rest.starts_with('/') {
+                    self.in_comment = false;
+                    chars.next();
+                }
+                continue;
+            }
             match quote {
                 Some(q) => {
                     if !escaped && ch == q {
@@ -1797,30 +1863,25 @@ fn continuation_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<bool> {
                 None => match ch {
                     '\'' if previous.is_alphanumeric() => {}
                     // A quote that no other closes on its line is none (`&'a str`).
-                    '"' | '\'' | '`' if line[i + 1..].contains(ch) => quote = Some(ch),
+                    '"' | '\'' | '`' if rest.contains(ch) => quote = Some(ch),
                     '#' => break,
-                    '/' if line[i + 1..].starts_with('/') => break,
-                    '(' | '[' => open.push((true, width)),
-                    '{' => {
-                        let rest = line[i + 1..].trim();
-                        let comment =
-                            rest.is_empty() || rest.starts_with("//") || rest.starts_with('#');
-                        open.push((!comment, width));
+                    '/' if rest.starts_with('/') => break,
+                    '/' if rest.starts_with('*') => {
+                        (self.in_comment, self.opened) = (true, true);
+                        chars.next();
                     }
-                    // A `)` or `]` that nothing in the text opened closes what a line
-                    // before the text did: its line is the end of a continuation (a text
-                    // cut from the middle of a call starts with one).
-                    ')' | ']' if open.is_empty() => out[at] = true,
-                    ')' | ']' | '}' => {
-                        open.pop();
+                    '*' if rest.starts_with('/') && !self.opened => {
+                        closes_unopened = true;
+                        self.opened = true;
+                        chars.next();
                     }
-                    _ => {}
+                    _ => each(i, ch),
                 },
             }
             previous = ch;
         }
+        closes_unopened
     }
-    out
 }
 
 /// `n` indentation characters `ch` in words: "4 spaces", "1 tab", "none".
@@ -2631,6 +2692,52 @@ mod tests {
         assert!(
             after.contains("    log(x);\n    if (x) {\n      save(x);\n    }\n"),
             "{after}"
+        );
+    }
+
+    #[test]
+    fn a_doc_comments_alignment_is_no_step_of_the_files_indentation() {
+        // Two doc comments' ` * ` lines (1 space under `/**`) against two 2-space levels
+        // tied the file's increases, so the file showed no step, and a caller indenting by
+        // 4 had its 4 taken: `save(x)` was written at 8 spaces where the file's next level
+        // is 6, with ok.
+        let file = "/**\n * A.\n */\nconst a = 1;\n\n/**\n * B.\n */\nfunction run(xs) {\n  for (const x of xs) {\n    log(x);\n    save(x);\n  }\n}\n";
+        let err = refusal(
+            file,
+            "log(x);\nsave(x);",
+            "log(x);\nif (x) {\n    save(x);\n}",
+        );
+        assert_eq!(err.details["reason"], "indentation_ambiguous");
+        assert!(
+            err.message
+                .contains("steps of 4 spaces where the file indents by 2 spaces"),
+            "{}",
+            err.message
+        );
+        // Indenting by the file's step, the caller is understood.
+        let (after, _) = normalised(
+            file,
+            "log(x);\nsave(x);",
+            "log(x);\nif (x) {\n  save(x);\n}",
+        );
+        assert!(
+            after.contains("    log(x);\n    if (x) {\n      save(x);\n    }\n"),
+            "{after}"
+        );
+        // A block comment's lines are left out wherever it opens, and in a text that
+        // starts inside one; a `/*` in quotes opens none.
+        let lines = ["x = \"/*\";", "/* a (", "   b */", "y(1,", "  2);"];
+        assert_eq!(
+            block_comment_lines(lines.into_iter()),
+            [false, false, true, false, false]
+        );
+        assert_eq!(
+            continuation_lines(lines.into_iter()),
+            [false, false, false, false, true]
+        );
+        assert_eq!(
+            block_comment_lines([" * b.", " */", "f();"].into_iter()),
+            [true, true, false]
         );
     }
 
