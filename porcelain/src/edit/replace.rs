@@ -1485,6 +1485,29 @@ impl<'a> Frame<'a> {
                 ),
             });
         }
+        // A file whose increases of indentation show no one step (as many of 2 as of 4)
+        // corroborates no step of the caller's either.
+        if (num, den) == (1, 1)
+            && self.levels < 3
+            && !aligned
+            && cs > 0
+            && fs == 0
+            && self.file_steps.rises_with(file)
+        {
+            return Err(Why {
+                reason: "indentation_ambiguous",
+                text: format!(
+                    "the matched lines show {} of indentation ({}), too few to show how the old text's indentation maps to the file's, and the file's increases of indentation show no one step to hold the old and new texts' step of {} against",
+                    if self.levels == 1 {
+                        "one level"
+                    } else {
+                        "two levels"
+                    },
+                    self.map_shown(),
+                    amount_of(caller, cs),
+                ),
+            });
+        }
         // Nor does a file that shows no step of its own (its lines at one level) tell
         // an offset from a scale where the old text's indentation is some of the file's: the
         // old text at 1 space where the file has 2 is the file's level less one space, or half
@@ -2739,6 +2762,19 @@ mod tests {
             block_comment_lines([" * b.", " */", "f();"].into_iter()),
             [true, true, false]
         );
+    }
+
+    #[test]
+    fn a_file_whose_increases_of_indentation_show_no_one_step_corroborates_no_ratio_of_1() {
+        // A file whose increases tie (one of 2, one of 4) shows no step to hold a caller's
+        // against: `e` could be one level of the file's under `c` or two.
+        let err = refusal(
+            "a:\n  b: 1\n  c:\n      d: 2\n",
+            "b: 1\nc:",
+            "b: 1\nc:\n  e: 3",
+        );
+        assert_eq!(err.details["reason"], "indentation_ambiguous");
+        assert!(err.message.contains("show no one step"), "{}", err.message);
     }
 
     #[test]
