@@ -60,6 +60,13 @@ impl Hunk {
     /// The line (from 1) where `old` already holds this hunk's new lines at their stated
     /// place, when the hunk changes something: the mark of a patch applied already.
     fn result_in_place(&self, old: &[Line]) -> Option<usize> {
+        self.result_near(old, 0)
+    }
+
+    /// The line (1-based) nearest the new side's stated line, at most `within` lines from it,
+    /// where the file holds the hunk's new side (context and added lines), if the hunk
+    /// changes anything.
+    fn result_near(&self, old: &[Line], within: usize) -> Option<usize> {
         let new: Vec<&str> = self
             .lines
             .iter()
@@ -72,10 +79,19 @@ impl Hunk {
             .lines
             .iter()
             .any(|l| !matches!(l, HunkLine::Context(_)));
-        let at = self.new_start.checked_sub(1)?;
-        let there = old.get(at..at + new.len())?;
-        (changes && !new.is_empty() && there.iter().zip(&new).all(|(l, n)| l.text == *n))
-            .then_some(at + 1)
+        if !changes || new.is_empty() {
+            return None;
+        }
+        let stated = self.new_start.checked_sub(1)?;
+        let holds = |at: usize| {
+            old.get(at..at + new.len())
+                .is_some_and(|there| there.iter().zip(&new).all(|(l, n)| l.text == *n))
+        };
+        (0..=within)
+            .flat_map(|d| [stated.checked_sub(d), Some(stated + d).filter(|_| d > 0)])
+            .flatten()
+            .find(|&at| holds(at))
+            .map(|at| at + 1)
     }
 
     /// The edge of the file the hunk must meet, if its context says so: context before its
@@ -1886,6 +1902,28 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
                 }
             }
         };
+        // Found away from its stated line while its new lines stand nearer theirs: the patch
+        // was most likely applied already, to a file that has changed since (lines added
+        // above the place), and the old lines found are another place's, a twin function's.
+        // Before 2026-12-05 that place was changed with `ok: true`.
+        if let Some(found) = at.filter(|&found| found != stated)
+            && let Some(line) = hunk.result_near(&old, found.abs_diff(stated))
+        {
+            ok = false;
+            reports.push(refused(
+                report,
+                Refusal {
+                    reason: "already_applied",
+                    clause: format!(
+                        "does not apply at its stated line {}: its old lines are at line {}, and its new lines are already at line {line}, nearer where the patch puts them, as if the patch had been applied before the file changed; applied again, it would change another place where its old lines occur",
+                        hunk.old_start,
+                        found + 1
+                    ),
+                    details: vec![("new_lines_at", line.into()), ("found_at", (found + 1).into())],
+                },
+            ));
+            continue;
+        }
         let Some(at) = at else {
             if report.status == "applies" {
                 report.status = "failed";
@@ -2803,6 +2841,39 @@ mod tests {
         let (reason, clause, _) = refusal(&once, patch);
         assert_eq!(reason, "already_applied");
         assert!(clause.contains("there twice"), "{clause}");
+    }
+
+    #[test]
+    fn a_patch_applied_already_to_a_file_changed_since_is_refused_too() {
+        // f and g alike; the patch changed f, then lines were added above it. Applied
+        // again, its old lines are found once, at g, 7 lines off, while its new lines stand
+        // 2 lines off theirs: before 2026-12-05 g was changed with ok.
+        let twins =
+            "f() {\n    a();\n    n++;\n    b();\n}\ng() {\n    a();\n    n++;\n    b();\n}\n";
+        let patch =
+            "--- x\n+++ x\n@@ -2,3 +2,3 @@\n     a();\n-    n++;\n+    n += 2;\n     b();\n";
+        let drifted = format!("// a\n// b\n{}", patch_one(twins, patch).unwrap());
+        let (reason, clause, hunk) = refusal(&drifted, patch);
+        assert_eq!((reason, hunk), ("already_applied", 1));
+        assert!(
+            clause.contains("old lines are at line 9, and its new lines are already at line 4"),
+            "{clause}"
+        );
+        // Not applied yet, with g already like the new f just above it: f's old lines are
+        // nearer their stated line than g's copy of the new ones, and the patch applies at f.
+        let patch =
+            "--- x\n+++ x\n@@ -7,3 +7,3 @@\n     a();\n-    n++;\n+    n += 2;\n     b();\n";
+        let g_then_f =
+            "g() {\n    a();\n    n += 2;\n    b();\n}\nf() {\n    a();\n    n++;\n    b();\n}\n";
+        let drifted = format!("// a\n// b\n{g_then_f}");
+        assert_eq!(
+            patch_one(&drifted, patch).unwrap(),
+            format!("// a\n// b\n{}", g_then_f.replace("n++", "n += 2"))
+        );
+        // Drifted as far from f's stated line as g's copy stands, which of the two the
+        // patch meant cannot be told: refused.
+        let far = format!("{}{g_then_f}", "//\n".repeat(3));
+        assert_eq!(refusal(&far, patch).0, "already_applied");
     }
 
     #[test]
