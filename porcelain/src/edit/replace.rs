@@ -404,9 +404,9 @@ pub(crate) fn replace(
             .map(|l| l.text.as_ref())
             .collect();
         let written = rewrite(&file, at, steps, &wanted, &new_lines, &forward)
-            .map_err(|r| r.into_error(path))?;
+            .map_err(|r| r.into_error(path, new_lead))?;
         let other = rewrite(&file, at, steps, &wanted, &new_lines, &backward)
-            .map_err(|r| r.into_error(path))?;
+            .map_err(|r| r.into_error(path, new_lead))?;
         let mut rivals = vec![other];
         // A kept line that as small a change keeps as another old line of its text, or an
         // old line it keeps as another new line of its text: the window written with that
@@ -421,13 +421,13 @@ pub(crate) fn replace(
             return Err(Refusal {
                 line: 1,
                 file_line: at + 1,
-                subject: "the new text's lines can be paired with the old text's in more ways than are checked".to_owned(),
+                subject: Subject::Text("the new text's lines can be paired with the old text's in more ways than are checked".to_owned()),
                 why: Why {
                     reason: "pairing_ambiguous",
                     text: format!("over {MAX_OTHER_PARTNERS} of them keep a line the file writes otherwise"),
                 },
             }
-            .into_error(path));
+            .into_error(path, new_lead));
         };
         for pairing in pairings {
             if let Ok(rival) = rewrite(&file, at, steps, &wanted, &new_lines, &pairing) {
@@ -466,16 +466,15 @@ pub(crate) fn replace(
             return Err(Refusal {
                 line: j + 1,
                 file_line: at + 1,
-                subject: format!(
-                    "line {} of the new text can be paired with the old text's lines in two ways",
-                    j + 1
+                subject: Subject::Line(
+                    " can be paired with the old text's lines in two ways".to_owned(),
                 ),
                 why: Why {
                     reason: "pairing_ambiguous",
                     text: format!("the two write it differently ({differently})"),
                 },
             }
-            .into_error(path));
+            .into_error(path, new_lead));
         }
         rewrites.push(written);
     }
@@ -896,28 +895,46 @@ struct Why {
 
 /// A refused window: which new line, near which file line, and why.
 struct Refusal {
+    /// The line of the new text (1-based) as the window has it, without the blank lines the
+    /// new text starts with that stand for the old text's (`lead`, in [`Refusal::into_error`]).
     line: usize,
     file_line: usize,
-    subject: String,
+    subject: Subject,
     why: Why,
 }
 
+/// What a refusal is about.
+enum Subject {
+    /// What follows "line N of the new text" in the message (" is inserted after file line
+    /// 5"), its own space or comma first.
+    Line(String),
+    /// The whole of the new text.
+    Text(String),
+}
+
 impl Refusal {
-    fn into_error(self, path: &str) -> Error {
+    /// The error, with the refusal's line counted in the whole new text, where `lead` blank
+    /// lines come before the window's first.
+    fn into_error(self, path: &str, lead: usize) -> Error {
         // Two pairings may differ in a line's end as well as its indentation.
         let unknown = match self.why.reason {
             "pairing_ambiguous" => "which of them the caller meant",
             _ => "its indentation in the file",
         };
+        let line = self.line + lead;
+        let subject = match self.subject {
+            Subject::Line(does) => format!("line {line} of the new text{does}"),
+            Subject::Text(text) => text,
+        };
         Error::new(
             Code::NoMatch,
             format!(
-                "{}, but {}, so {unknown} cannot be inferred; nothing was written",
-                self.subject, self.why.text
+                "{subject}, but {}, so {unknown} cannot be inferred; nothing was written",
+                self.why.text
             ),
         )
         .path(path)
-        .with("line", self.line)
+        .with("line", line)
         .with("file_line", self.file_line)
         .with("reason", self.why.reason)
         .recovery(
@@ -967,14 +984,13 @@ fn rewrite(
             return Err(Refusal {
                 line: j + 1,
                 file_line: at + i + 1,
-                subject: format!(
-                    "line {} of the new text begins a changed block of {} that takes the place of {} at file lines {}-{}, which the file indents differently",
-                    j + 1,
+                subject: Subject::Line(format!(
+                    " begins a changed block of {} that takes the place of {} at file lines {}-{}, which the file indents differently",
                     count(news.len()),
                     count(olds.len()),
                     at + i + 1,
                     at + last + 1
-                ),
+                )),
                 why: Why {
                     reason: "indentation_ambiguous",
                     text: format!(
@@ -1033,13 +1049,9 @@ fn rewrite(
         let indent = frame.convert(c, c0, f0, aligned[j], aligned_old[i]).map_err(|why| Refusal {
             line: j + 1,
             file_line: at + i + 1,
-            subject: format!(
-                "line {} of the new text, which takes the place of file line {}, is {} where the old text's line is {}",
-                j + 1,
-                at + i + 1,
+            subject: Subject::Line(format!(", which takes the place of file line {}, is {} where the old text's line is {}", at + i + 1,
                 indented(c),
-                indented(c0)
-            ),
+                indented(c0))),
             why,
         })?;
         // In the file's frame the line is written as given; in the old text's it moves. Two
@@ -1053,14 +1065,13 @@ fn rewrite(
             return Err(Refusal {
                 line: j + 1,
                 file_line: at + i + 1,
-                subject: format!(
-                    "line {} of the new text is {} where the old text's line is {}, and the new text is at the file's indentation where the old text is not ({} as file line {} is)",
-                    j + 1,
+                subject: Subject::Line(format!(
+                    " is {} where the old text's line is {}, and the new text is at the file's indentation where the old text is not ({} as file line {} is)",
                     indented(c),
                     indented(c0),
                     amount(shown),
                     at + shown_at + 1
-                ),
+                )),
                 why: Why {
                     reason: "indentation_ambiguous",
                     text: format!(
@@ -1103,17 +1114,14 @@ fn rewrite(
         let refusal = |file_line: usize, place: &str, why: Why| Refusal {
             line: j + 1,
             file_line,
-            subject: format!(
-                "line {} of the new text is inserted {place} file line {file_line}",
-                j + 1
-            ),
+            subject: Subject::Line(format!(" is inserted {place} file line {file_line}")),
             why,
         };
         let Some(anchor) = before.or(after) else {
             return Err(Refusal {
                 line: j + 1,
                 file_line: at + 1,
-                subject: format!("line {} of the new text is inserted", j + 1),
+                subject: Subject::Line(" is inserted".to_owned()),
                 why: Why {
                     reason: "no_anchor",
                     text: "no line of the new text corresponds to a line of the old text"
@@ -2734,6 +2742,24 @@ mod tests {
         assert!(
             err.message
                 .contains("steps of 4 spaces where the file indents by 2 spaces"),
+            "{}",
+            err.message
+        );
+        assert_eq!(err.details["line"], 3);
+        assert!(
+            err.message.starts_with("line 3 of the new text,"),
+            "{}",
+            err.message
+        );
+        // A blank line the texts start with counts in the line the refusal names.
+        let err = refusal(
+            file,
+            "\nlog(x);\nsave(x);",
+            "\nlog(x);\nif (x) {\n    save(x);\n}",
+        );
+        assert_eq!(err.details["line"], 4);
+        assert!(
+            err.message.starts_with("line 4 of the new text,"),
             "{}",
             err.message
         );
