@@ -1476,43 +1476,39 @@ impl<'a> Frame<'a> {
             (0, false) => delta.abs(),
             (cs, false) => gcd(cs, delta),
         };
-        let fs = self.file_steps.of_unit(file);
-        if (num, den) == (1, 1) && self.levels < 3 && !aligned && cs > 0 && fs > 0 && cs != fs {
-            return Err(Why {
-                reason: "indentation_ambiguous",
-                text: format!(
-                    "the matched lines show {} of indentation ({}), too few to show how the old text's indentation maps to the file's, and the old and new texts indent by steps of {} where the file indents by {}: one of theirs may be one of the file's",
-                    if self.levels == 1 {
-                        "one level"
-                    } else {
-                        "two levels"
-                    },
-                    self.map_shown(),
-                    amount_of(caller, cs),
-                    amount_of(file, fs)
-                ),
-            });
-        }
         // A file whose increases of indentation show no one step (as many of 2 as of 4)
         // corroborates no step of the caller's either.
+        let fs = self.file_steps.of_unit(file);
+        let against = if fs > 0 && cs != fs {
+            Some(format!(
+                "the old and new texts indent by steps of {} where the file indents by {}: one of theirs may be one of the file's",
+                amount_of(caller, cs),
+                amount_of(file, fs)
+            ))
+        } else if fs == 0 && self.file_steps.rises_with(file) {
+            Some(format!(
+                "the file's increases of indentation show no one step to hold the old and new texts' step of {} against",
+                amount_of(caller, cs)
+            ))
+        } else {
+            None
+        };
         if (num, den) == (1, 1)
             && self.levels < 3
             && !aligned
             && cs > 0
-            && fs == 0
-            && self.file_steps.rises_with(file)
+            && let Some(against) = against
         {
             return Err(Why {
                 reason: "indentation_ambiguous",
                 text: format!(
-                    "the matched lines show {} of indentation ({}), too few to show how the old text's indentation maps to the file's, and the file's increases of indentation show no one step to hold the old and new texts' step of {} against",
+                    "the matched lines show {} of indentation ({}), too few to show how the old text's indentation maps to the file's, and {against}",
                     if self.levels == 1 {
                         "one level"
                     } else {
                         "two levels"
                     },
                     self.map_shown(),
-                    amount_of(caller, cs),
                 ),
             });
         }
