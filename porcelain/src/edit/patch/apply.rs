@@ -336,24 +336,45 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
                 }
             }
         };
-        // Found away from its stated line while its new lines stand nearer theirs: the patch
-        // was most likely applied already, to a file that has changed since (lines added
-        // above the place), and the old lines found are another place's, a twin function's.
-        // Before 2026-12-05 that place was changed with `ok: true`.
-        if let Some(found) = at.filter(|&found| found != stated)
-            && let Some(line) = hunk.result_near(&old, found.abs_diff(stated))
-        {
+        // The hunk's new lines stand in the file as well as its old lines. Where the old lines
+        // were found away from their stated line, the file has changed since, and the patch
+        // may have been applied already: its old lines found are then another place's (a
+        // twin function's), and its new lines the place it changed. Where both stand at the
+        // stated line (a change that repeats the lines next to it, as one more empty line in
+        // a run of them), the file reads the same applied or not. Either way, whether the
+        // patch has been applied cannot be told. Before 2026-12-05 the twin was changed, or
+        // the change made twice, with `ok: true`.
+        let found_too = at.and_then(|found| {
+            let new_at = if found == stated {
+                (!hunk.new_side_within_old(0) && hunk.result_at(&old, stated)).then_some(stated + 1)
+            } else {
+                hunk.result_nearest(&old, hunk.new_start.saturating_sub(1), found)
+            };
+            new_at.map(|new_at| (found, new_at))
+        });
+        if let Some((found, line)) = found_too {
+            let clause = if found == stated {
+                format!(
+                    "applies at its stated line {}, but its new lines stand there too (its change repeats the lines next to it), so whether the patch has been applied already cannot be told; applied again, its change would be made twice",
+                    hunk.old_start
+                )
+            } else {
+                format!(
+                    "does not apply at its stated line {}: its old lines are at line {}, and its new lines at line {line}, so the file has changed since the patch was made, and the patch may have been applied already; applied again, it would change another place where its old lines occur",
+                    hunk.old_start,
+                    found + 1,
+                )
+            };
             ok = false;
             reports.push(refused(
                 report,
                 Refusal {
                     reason: "already_applied",
-                    clause: format!(
-                        "does not apply at its stated line {}: its old lines are at line {}, and its new lines are already at line {line}, nearer where the patch puts them, as if the patch had been applied before the file changed; applied again, it would change another place where its old lines occur",
-                        hunk.old_start,
-                        found + 1
-                    ),
-                    details: vec![("new_lines_at", line.into()), ("found_at", (found + 1).into())],
+                    clause,
+                    details: vec![
+                        ("new_lines_at", line.into()),
+                        ("found_at", (found + 1).into()),
+                    ],
                 },
             ));
             continue;
@@ -586,19 +607,30 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
     if ok && let Some((shown, mut details)) = drift {
         let guess = file.hunks.iter().enumerate().find_map(|(n, h)| {
             if h.old_count == 0 && h.old_start > 0 {
-                return Some((n, None));
+                return Some((n, Guess::ByNumber));
             }
             let (_, from, at, want) = by_number.iter().find(|(i, ..)| *i == n)?;
             let (from, at) = (*from, *at);
             let fits = |p: usize| want.iter().enumerate().all(|(k, w)| old[p + k].text == *w);
-            let other = (from..=old.len() - want.len()).find(|&p| p != at && fits(p))?;
-            Some((n, Some((at, other, want.as_slice(), from))))
+            if let Some(other) = (from..=old.len() - want.len()).find(|&p| p != at && fits(p)) {
+                return Some((
+                    n,
+                    Guess::Twice {
+                        at,
+                        other,
+                        want,
+                        from,
+                    },
+                ));
+            }
+            let line = h.result_nearest(&old, at, at)?;
+            Some((n, Guess::Applied { at, line }))
         });
-        if let Some((n, places)) = guess {
+        if let Some((n, guess)) = guess {
             let hunk = &file.hunks[n];
             let mut report = reports[n].clone();
-            let refusal = match places {
-                None => Refusal {
+            let refusal = match guess {
+                Guess::ByNumber => Refusal {
                     reason: "placed_by_number",
                     clause: format!(
                         "has no context or removed lines, so only its stated line {} places it, and {shown}, and line {} may no longer be where the patch meant",
@@ -606,7 +638,12 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
                     ),
                     details,
                 },
-                Some((at, other, want, from)) => {
+                Guess::Twice {
+                    at,
+                    other,
+                    want,
+                    from,
+                } => {
                     report.mismatch = Some(Box::new(Mismatch::find(&old, want, at, from)));
                     details.push(("matches_at", vec![at + 1, other + 1].into()));
                     Refusal {
@@ -615,6 +652,18 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
                             "matches at its stated line {} and again at line {}, and {shown}, so its stated line no longer tells which place the patch meant",
                             at + 1,
                             other + 1,
+                        ),
+                        details,
+                    }
+                }
+                Guess::Applied { at, line } => {
+                    details.push(("new_lines_at", line.into()));
+                    details.push(("found_at", (at + 1).into()));
+                    Refusal {
+                        reason: "already_applied",
+                        clause: format!(
+                            "matches at its stated line {}, but its new lines stand at line {line}, and {shown}: the lines at its stated line may be a copy of the ones the patch changed there already",
+                            at + 1,
                         ),
                         details,
                     }
@@ -638,4 +687,21 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
     }
     doc.lines = out;
     (true, reports)
+}
+
+/// Why a hunk that only its stated line places is a guess, once the file is shown to have
+/// changed since the patch was made.
+enum Guess<'w> {
+    /// It has no old lines: a `diff -U0` insertion.
+    ByNumber,
+    /// Its lines fit at another place too, after the previous hunk (`from`).
+    Twice {
+        at: usize,
+        other: usize,
+        want: &'w [&'w str],
+        from: usize,
+    },
+    /// Its new lines stand at another place (`line`, from 1): the patch may have been applied
+    /// there, and the lines at its stated line are a copy.
+    Applied { at: usize, line: usize },
 }

@@ -67,38 +67,53 @@ impl Hunk {
     /// The line (from 1) where `old` already holds this hunk's new lines at their stated
     /// place, when the hunk changes something: the mark of a patch applied already.
     fn result_in_place(&self, old: &[Line]) -> Option<usize> {
-        self.result_near(old, 0)
+        let at = self.new_start.checked_sub(1)?;
+        self.result_at(old, at).then_some(at + 1)
     }
 
-    /// The line (1-based) nearest the new side's stated line, at most `within` lines from it,
-    /// where the file holds the hunk's new side (context and added lines), if the hunk
-    /// changes anything.
-    fn result_near(&self, old: &[Line], within: usize) -> Option<usize> {
-        let new: Vec<&str> = self
-            .lines
-            .iter()
-            .filter_map(|l| match l {
-                HunkLine::Context(t) | HunkLine::Add(t) => Some(t.as_str()),
-                HunkLine::Remove(_) => None,
+    /// Whether `old` holds the hunk's new side (its context and added lines) at line `at`
+    /// (from 0), when the hunk changes some line's text (not only line ends).
+    fn result_at(&self, old: &[Line], at: usize) -> bool {
+        let side = |removed: bool| {
+            self.lines.iter().filter_map(move |l| match l {
+                HunkLine::Context(t) => Some(t.as_str()),
+                HunkLine::Add(t) => (!removed).then_some(t.as_str()),
+                HunkLine::Remove(t) => removed.then_some(t.as_str()),
             })
-            .collect();
-        let changes = self
-            .lines
-            .iter()
-            .any(|l| !matches!(l, HunkLine::Context(_)));
-        if !changes || new.is_empty() {
-            return None;
-        }
-        let stated = self.new_start.checked_sub(1)?;
-        let holds = |at: usize| {
-            old.get(at..at + new.len())
-                .is_some_and(|there| there.iter().zip(&new).all(|(l, n)| l.text == *n))
         };
-        (0..=within)
-            .flat_map(|d| [stated.checked_sub(d), Some(stated + d).filter(|_| d > 0)])
+        let mut there = old.iter().skip(at);
+        at < old.len()
+            && self.new_count > 0
+            && !side(true).eq(side(false))
+            && side(false).all(|n| there.next().is_some_and(|l| l.text == n))
+    }
+
+    /// The line (from 1) nearest line `from` (from 0) where `old` holds the hunk's new
+    /// side, when the hunk changes something, leaving out the places where the old side at
+    /// line `old_at` holds it: a hunk that removes lines at an end of its old side has the
+    /// rest as its new side, which stands wherever the old side does and tells nothing.
+    fn result_nearest(&self, old: &[Line], from: usize, old_at: usize) -> Option<usize> {
+        (0..old.len())
+            .flat_map(|d| [from.checked_sub(d), Some(from + d).filter(|_| d > 0)])
             .flatten()
-            .find(|&at| holds(at))
+            .filter(|&at| at < old.len())
+            .filter(|&at| at < old_at || !self.new_side_within_old(at - old_at))
+            .find(|&at| self.result_at(old, at))
             .map(|at| at + 1)
+    }
+
+    /// Whether the hunk's new side is the part of its old side that starts `offset` lines
+    /// in (a hunk that only removes lines, at an end of its old side).
+    fn new_side_within_old(&self, offset: usize) -> bool {
+        let side = |removed: bool| {
+            self.lines.iter().filter_map(move |l| match l {
+                HunkLine::Context(t) => Some(t.as_str()),
+                HunkLine::Add(t) => (!removed).then_some(t.as_str()),
+                HunkLine::Remove(t) => removed.then_some(t.as_str()),
+            })
+        };
+        let mut within = side(true).skip(offset);
+        offset + self.new_count <= self.old_count && side(false).all(|n| within.next() == Some(n))
     }
 
     /// The edge of the file the hunk must meet, if its context says so: context before its
@@ -1129,24 +1144,40 @@ mod tests {
         let (reason, clause, hunk) = refusal(&drifted, patch);
         assert_eq!((reason, hunk), ("already_applied", 1));
         assert!(
-            clause.contains("old lines are at line 9, and its new lines are already at line 4"),
+            clause.contains("old lines are at line 9, and its new lines at line 4"),
             "{clause}"
         );
-        // Not applied yet, with g already like the new f just above it: f's old lines are
-        // nearer their stated line than g's copy of the new ones, and the patch applies at f.
+        // Not applied yet, with g already like the new f above it, the file reads the same
+        // two ways (applied at f and found again at g's twin, or not applied): refused too,
+        // however near f's old lines are.
         let patch =
             "--- x\n+++ x\n@@ -7,3 +7,3 @@\n     a();\n-    n++;\n+    n += 2;\n     b();\n";
         let g_then_f =
             "g() {\n    a();\n    n += 2;\n    b();\n}\nf() {\n    a();\n    n++;\n    b();\n}\n";
-        let drifted = format!("// a\n// b\n{g_then_f}");
+        let drifted = format!("// a\n{g_then_f}");
+        assert_eq!(refusal(&drifted, patch).0, "already_applied");
+        // Without such a copy, a hunk found at an offset applies there.
+        let alone =
+            "g() {\n    a();\n    n--;\n    b();\n}\nf() {\n    a();\n    n++;\n    b();\n}\n";
+        let drifted = format!("// a\n{alone}");
         assert_eq!(
             patch_one(&drifted, patch).unwrap(),
-            format!("// a\n// b\n{}", g_then_f.replace("n++", "n += 2"))
+            format!("// a\n{}", alone.replace("n++", "n += 2"))
         );
-        // Drifted as far from f's stated line as g's copy stands, which of the two the
-        // patch meant cannot be told: refused.
-        let far = format!("{}{g_then_f}", "//\n".repeat(3));
-        assert_eq!(refusal(&far, patch).0, "already_applied");
+    }
+
+    #[test]
+    fn a_change_that_repeats_the_lines_next_to_it_cannot_tell_whether_it_was_applied() {
+        // One more empty line in a run of them: the file with the run grown by one holds the
+        // hunk's old lines and its new lines at its stated line. Before 2026-12-05 the line
+        // was added again with ok.
+        let patch = "--- x\n+++ x\n@@ -1,3 +1,3 @@\n a\n-1\n+X\n 2\n@@ -6,2 +6,3 @@\n \n+\n \n";
+        let once = patch_one("a\n1\n2\n3\nb\n\n\nc\n", patch).unwrap();
+        assert_eq!(once, "a\nX\n2\n3\nb\n\n\n\nc\n");
+        let partly = "a\n1\n2\n3\nb\n\n\n\nc\n";
+        let (reason, clause, hunk) = refusal(partly, patch);
+        assert_eq!((reason, hunk), ("already_applied", 2));
+        assert!(clause.contains("its new lines stand there too"), "{clause}");
     }
 
     #[test]
@@ -1172,6 +1203,16 @@ mod tests {
             clause.contains("not the one the patch was made from"),
             "{clause}"
         );
+        // Applied to [b], then lines were added above, so that [a]'s copy of [b]'s old lines
+        // stands at the stated line: its new lines at [b] show the patch may be applied
+        // already (before 2026-12-05, [a] was changed with ok).
+        let made_on = "[a]\nk = 1\nv = 1\nw = 1\n[b]\nk = 1\nv = 1\nw = 1\n";
+        let b_hunk = "@@ -6,3 +6,3 @@\n k = 1\n-v = 1\n+v = 2\n w = 1\n";
+        let applied_then_grown =
+            "# 1\n# 2\n# 3\n# 4\n[a]\nk = 1\nv = 1\nw = 1\n[b]\nk = 1\nv = 2\nw = 1\n";
+        let (reason, clause, _) = refusal(applied_then_grown, &section(made_on, b_hunk));
+        assert_eq!(reason, "already_applied");
+        assert!(clause.contains("new lines stand at line 10"), "{clause}");
         // Without the index line nothing tells, and the stated line holds.
         let plain = format!("--- x\n+++ x\n{hunk}");
         assert!(
