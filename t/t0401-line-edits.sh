@@ -655,6 +655,21 @@ test_expect_success 'new text that would give a file with a BOM a second one is 
 	cmp expect bom2.txt
 '
 
+test_expect_success 'new text of U+FEFF in front of the old text is refused too: the file'"'"'s own mark is no U+FEFF of its text' '
+	printf "\357\273\277a\n" >bom4.txt &&
+	save bom4.txt &&
+	refused 2 INVALID_ARGUMENT file replace-lines bom4.txt --start 1 --end 1 --replacement "$(printf "\357\273\277a")" &&
+	test "$(json_get .error.details.reason refusal.json)" = bom_would_double &&
+	untouched bom4.txt &&
+	refused 2 INVALID_ARGUMENT file replace-text bom4.txt --old a --new "$(printf "\357\273\277a")" --first &&
+	untouched bom4.txt &&
+	printf "\357\273\277\357\273\277b" >bom5.txt &&
+	save bom5.txt &&
+	refused 2 INVALID_ARGUMENT file replace-lines bom5.txt --start 1 --end 1 --replacement "$(printf "\357\273\277\357\273\277b")" &&
+	test "$(json_get .error.details.reason refusal.json)" = bom_would_double &&
+	untouched bom5.txt
+'
+
 test_expect_success 'in a file that starts with two marks, new text that starts line 1 with U+FEFF is refused; other lines are edited' '
 	printf "\357\273\277\357\273\277a\nb\n" >bom3.txt &&
 	save bom3.txt &&

@@ -68,15 +68,18 @@ pub(crate) fn no_new_bom(path: &str, before: &[u8], after: &[u8]) -> Result<()> 
         Some(rest) => 1 + usize::from(rest.starts_with(bom)),
         None => 0,
     };
+    let before_text_ends_with = |tail: &[u8]| before[bom.len()..].ends_with(tail);
     let (message, reason, recovery) = match (marks(before), marks(after)) {
         (0, 1..) => (
             "after this edit the file would start with the character U+FEFF, which reads as a byte order mark the file does not have: the character would vanish from its text; nothing was written",
             "bom_would_appear",
             "leave U+FEFF out of the start of the file, or write the whole file if a byte order mark is what it should have",
         ),
-        // Unless the edit only took away text in front of a U+FEFF the file held (deleting
-        // its first lines): that character is the file's own.
-        (1, 2) if !before.ends_with(&after[bom.len()..]) => (
+        // Unless the edit only took away text in front of a U+FEFF the file's text held
+        // (deleting its first lines): that character is the file's own. The text, not the
+        // bytes: the file's own mark in front of it is no such character (before
+        // 2026-12-05 new text of U+FEFF and the old text was written with a second mark).
+        (1, 2) if !before_text_ends_with(&after[bom.len()..]) => (
             "after this edit the file's text would start with U+FEFF behind the file's own byte order mark, so the file would start with two marks: whether the text's U+FEFF is the mark copied with it or a character of the text cannot be told; nothing was written",
             "bom_would_double",
             "leave U+FEFF out of the start of the new text (the file keeps its mark), or write the whole file if two marks are what it should have",
@@ -86,7 +89,7 @@ pub(crate) fn no_new_bom(path: &str, before: &[u8], after: &[u8]) -> Result<()> 
         // with the caller's text, as above (an edit of other lines is not concerned).
         (2, 2)
             if first_line(before) != first_line(after)
-                && !before.ends_with(&after[bom.len()..]) =>
+                && !before_text_ends_with(&after[bom.len()..]) =>
         {
             (
                 "the file starts with two byte order marks, and after this edit its first line would start with U+FEFF again: whether that U+FEFF is the text's own or the mark copied with the new text cannot be told; nothing was written",
