@@ -623,6 +623,17 @@ test_expect_success 'a dry run still rejects an out-of-range line' '
 	untouched dry.txt
 '
 
+test_expect_success 'deleting lines that would bring a NUL the file holds into its first 8 KiB is refused, and says so' '
+	awk "BEGIN { for (i = 0; i < 9000; i++) printf \"L\"; printf \"\\n\" }" >far-nul.txt &&
+	printf "b\000c\nd\n" >>far-nul.txt &&
+	save far-nul.txt &&
+	refused 2 INVALID_ARGUMENT file delete-lines far-nul.txt --start 1 --end 1 &&
+	json_get ".error.details.reason == \"would_become_binary\" and .error.details.byte == 1" refusal.json &&
+	json_get ".error.message | contains(\"the file holds further on\")" refusal.json &&
+	json_get ".error.details.recovery | contains(\"remove fewer lines\")" refusal.json &&
+	untouched far-nul.txt
+'
+
 test_expect_success 'an edit that would start a file without a BOM with U+FEFF is refused, writing nothing' '
 	printf "a\n\357\273\277b\n" >feff.txt &&
 	save feff.txt &&

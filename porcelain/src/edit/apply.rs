@@ -537,7 +537,7 @@ pub(crate) fn patched(
             .filter(|_| file.action != patch::Action::Create)
         {
             super::doc::no_new_bom(path, bytes, new)?;
-            super::doc::stays_text(path, new)?;
+            super::doc::stays_text(path, bytes, new)?;
         }
         return Ok(((applied.reports, new), applied.warnings, applied.problem));
     }
@@ -550,7 +550,7 @@ pub(crate) fn patched(
         .as_ref()
         .filter(|_| file.action != patch::Action::Create)
     {
-        super::doc::stays_text(path, new)?;
+        super::doc::stays_text(path, bytes, new)?;
     }
     Ok(((hunks, new), Vec::new(), None))
 }

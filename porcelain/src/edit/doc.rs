@@ -111,20 +111,42 @@ fn first_line(bytes: &[u8]) -> &[u8] {
     &bytes[..end]
 }
 
-/// Refuses an edit that would make the text file binary: new text with a NUL byte that lands
-/// in the file's first 8 KiB, where every read and edit looks for one ([`text_of`]). The
-/// edit would answer `ok` and be the last one the file could take: no read would show it,
-/// no text edit would touch it again (nor undo it as text).
-pub(crate) fn stays_text(path: &str, after: &[u8]) -> Result<()> {
-    if !after[..after.len().min(crate::text::BINARY_SNIFF_BYTES)].contains(&0) {
+/// Refuses an edit that would make the text file binary: a NUL byte in the file's first
+/// 8 KiB, where every read and edit looks for one ([`text_of`]), from the new text or from
+/// further on in the file (`before`), which removed lines bring forward. The edit would
+/// answer `ok` and be the last one the file could take: no read would show it, no text edit
+/// would touch it again (nor undo it as text).
+pub(crate) fn stays_text(path: &str, before: &[u8], after: &[u8]) -> Result<()> {
+    let Some(at) = memchr::memchr(0, &after[..after.len().min(crate::text::BINARY_SNIFF_BYTES)])
+    else {
         return Ok(());
-    }
-    Err(Error::invalid(
-        "after this edit the file would hold a NUL byte in its first 8 KiB, which makes it binary: no read or text edit would take it again; nothing was written",
-    )
+    };
+    // Where it comes from: the file's own, brought forward, when the bytes from it on are
+    // the file's own end; the new text's, when the edit adds NULs.
+    let count = |bytes: &[u8]| memchr::memchr_iter(0, bytes).count();
+    let (whence, recovery) = if before.ends_with(&after[at..]) {
+        (
+            "a NUL byte the file holds further on, which the edit brings forward,",
+            "keep at least 8 KiB of text in front of the file's NUL byte (remove fewer lines before it), or write the whole file if binary content is what it should hold",
+        )
+    } else if count(after) > count(before) {
+        (
+            "a NUL byte of the new text",
+            "leave the NUL out of the new text, or write the whole file if binary content is what it should hold",
+        )
+    } else {
+        (
+            "a NUL byte",
+            "leave NUL bytes out of the new text and keep at least 8 KiB of text in front of the file's own, or write the whole file if binary content is what it should hold",
+        )
+    };
+    Err(Error::invalid(format!(
+        "after this edit the file would hold {whence} in its first 8 KiB (at byte {at}), which makes it binary: no read or text edit would take it again; nothing was written"
+    ))
     .path(path)
     .with("reason", "would_become_binary")
-    .recovery("leave the NUL out of the new text, or write the whole file if binary content is what it should hold"))
+    .with("byte", at)
+    .recovery(recovery))
 }
 
 /// `text` without its UTF-8 BOM, and whether it had one.

@@ -79,7 +79,7 @@ impl Workspace {
             }
         };
         doc::no_new_bom(path, &bytes, &new)?;
-        doc::stays_text(path, &new)?;
+        doc::stays_text(path, &bytes, &new)?;
         drop(bytes); // `seen` keeps the old bytes when they go to history; nothing else needs them
         self.check_size(path, new.len())?;
         let verb = format!("Edited ({kind})");
