@@ -117,8 +117,10 @@ fn first_line(bytes: &[u8]) -> &[u8] {
 /// answer `ok` and be the last one the file could take: no read would show it, no text edit
 /// would touch it again (nor undo it as text).
 pub(crate) fn stays_text(path: &str, before: &[u8], after: &[u8]) -> Result<()> {
-    let Some(at) = memchr::memchr(0, &after[..after.len().min(crate::text::BINARY_SNIFF_BYTES)])
-    else {
+    let Some(at) = memchr::memchr(
+        0,
+        &after[..after.len().min(crate::text::BINARY_SNIFF_BYTES)],
+    ) else {
         return Ok(());
     };
     // Where it comes from: the file's own, brought forward, when the bytes from it on are

@@ -133,6 +133,27 @@ fn applies(a: &str, b: &str, text: &str, context: usize) {
     let between = |old_start: usize, old_lines: usize| {
         context == 0 && old_lines == 0 && old_start > 0 && old_start < line_count(a.as_bytes())
     };
+    // A hunk whose old lines and new lines both stand at its place in A (one more like line
+    // in a run that goes on past the hunk's context) reads alike made or not, and is refused
+    // (`already_applied`): A holds B's lines of the hunk at the hunk's line.
+    let a_lines: Vec<&str> = a.lines().collect();
+    let b_lines: Vec<&str> = b.lines().collect();
+    let reads_alike = |h: &filekeeper::HunkReport| {
+        let (from, to) = (h.old_start.saturating_sub(1), h.new_start.saturating_sub(1));
+        h.refusal_reason() == Some("already_applied")
+            && h.status == "failed"
+            && a_lines.get(from..from + h.new_lines) == b_lines.get(to..to + h.new_lines)
+    };
+    if !applied.ok && applied.hunks.iter().any(reads_alike) {
+        for h in applied.hunks.iter().filter(|h| h.status != "applies") {
+            assert!(
+                reads_alike(h) || (h.status == "failed" && between(h.old_start, h.old_lines)),
+                "a hunk was refused whose new lines A does not hold at its place: {:?}\n{text}",
+                applied.hunks
+            );
+        }
+        return;
+    }
     if !applied.ok
         && applied
             .hunks

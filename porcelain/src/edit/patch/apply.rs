@@ -352,6 +352,27 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
             };
             new_at.map(|new_at| (found, new_at))
         });
+        // A change that repeats its neighbours (one more empty line in a run of them) reads
+        // alike made once or twice; found away from its stated line, in a file that has
+        // changed since, nothing tells whether it was made.
+        if let Some(found) = at.filter(|&found| found != stated)
+            && hunk.repeats_neighbours()
+        {
+            ok = false;
+            reports.push(refused(
+                report,
+                Refusal {
+                    reason: "already_applied",
+                    clause: format!(
+                        "does not apply at its stated line {} but at line {}, so the file has changed since the patch was made, and its change repeats the lines next to it (a line more or fewer in a run of like lines), which read alike with the change made once or twice: whether the patch has been applied already cannot be told",
+                        hunk.old_start,
+                        found + 1,
+                    ),
+                    details: vec![("found_at", (found + 1).into())],
+                },
+            ));
+            continue;
+        }
         if let Some((found, line)) = found_too {
             let clause = if found == stated {
                 format!(
@@ -623,6 +644,12 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
                     },
                 ));
             }
+            if !h.has_context() && file.action != Action::Delete {
+                return Some((n, Guess::Unanchored { at }));
+            }
+            if h.repeats_neighbours() {
+                return Some((n, Guess::Repeats { at }));
+            }
             let line = h.result_nearest(&old, at, at)?;
             Some((n, Guess::Applied { at, line }))
         });
@@ -652,6 +679,25 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
                             "matches at its stated line {} and again at line {}, and {shown}, so its stated line no longer tells which place the patch meant",
                             at + 1,
                             other + 1,
+                        ),
+                        details,
+                    }
+                }
+                Guess::Unanchored { at } => Refusal {
+                    reason: "no_context",
+                    clause: format!(
+                        "has no context lines, so only its stated line {} places it, and {shown}: its old lines at that line may be another place's",
+                        at + 1,
+                    ),
+                    details,
+                },
+                Guess::Repeats { at } => {
+                    details.push(("found_at", (at + 1).into()));
+                    Refusal {
+                        reason: "already_applied",
+                        clause: format!(
+                            "applies at its stated line {}, but its change repeats the lines next to it (a line more or fewer in a run of like lines), which read alike with the change made once or twice, and {shown}: whether the patch has been applied already cannot be told",
+                            at + 1,
                         ),
                         details,
                     }
@@ -704,4 +750,9 @@ enum Guess<'w> {
     /// Its new lines stand at another place (`line`, from 1): the patch may have been applied
     /// there, and the lines at its stated line are a copy.
     Applied { at: usize, line: usize },
+    /// It has old lines but no context (`diff -U0`): its old lines at its stated line may be
+    /// another place's.
+    Unanchored { at: usize },
+    /// Its change repeats the lines next to it: made once or twice, the file reads alike.
+    Repeats { at: usize },
 }

@@ -71,21 +71,26 @@ impl Hunk {
         self.result_at(old, at).then_some(at + 1)
     }
 
-    /// Whether `old` holds the hunk's new side (its context and added lines) at line `at`
-    /// (from 0), when the hunk changes some line's text (not only line ends).
+    /// The hunk's old side (its context and removed lines), or its new side (its context and
+    /// added lines).
+    fn side(&self, old: bool) -> impl Iterator<Item = &str> {
+        self.lines.iter().filter_map(move |l| match l {
+            HunkLine::Context(t) => Some(t.as_str()),
+            HunkLine::Add(t) => (!old).then_some(t.as_str()),
+            HunkLine::Remove(t) => old.then_some(t.as_str()),
+        })
+    }
+
+    /// Whether `old` holds the hunk's new side at line `at` (from 0), when the hunk changes
+    /// some line's text (not only line ends).
     fn result_at(&self, old: &[Line], at: usize) -> bool {
-        let side = |removed: bool| {
-            self.lines.iter().filter_map(move |l| match l {
-                HunkLine::Context(t) => Some(t.as_str()),
-                HunkLine::Add(t) => (!removed).then_some(t.as_str()),
-                HunkLine::Remove(t) => removed.then_some(t.as_str()),
-            })
-        };
         let mut there = old.iter().skip(at);
         at < old.len()
             && self.new_count > 0
-            && !side(true).eq(side(false))
-            && side(false).all(|n| there.next().is_some_and(|l| l.text == n))
+            && !self.side(true).eq(self.side(false))
+            && self
+                .side(false)
+                .all(|n| there.next().is_some_and(|l| l.text == n))
     }
 
     /// The line (from 1) nearest line `from` (from 0) where `old` holds the hunk's new
@@ -105,15 +110,28 @@ impl Hunk {
     /// Whether the hunk's new side is the part of its old side that starts `offset` lines
     /// in (a hunk that only removes lines, at an end of its old side).
     fn new_side_within_old(&self, offset: usize) -> bool {
-        let side = |removed: bool| {
-            self.lines.iter().filter_map(move |l| match l {
-                HunkLine::Context(t) => Some(t.as_str()),
-                HunkLine::Add(t) => (!removed).then_some(t.as_str()),
-                HunkLine::Remove(t) => removed.then_some(t.as_str()),
-            })
+        let mut within = self.side(true).skip(offset);
+        offset + self.new_count <= self.old_count
+            && self.side(false).all(|n| within.next() == Some(n))
+    }
+
+    /// Whether the hunk's change repeats the lines next to it: with context on both sides,
+    /// its shorter side stands within its longer one (one line more or fewer in a run of
+    /// like lines), so that a file reads alike with the change made once or twice, and a
+    /// file that has changed since cannot tell which.
+    fn repeats_neighbours(&self) -> bool {
+        let context = |l: Option<&HunkLine>| matches!(l, Some(HunkLine::Context(_)));
+        let (long, short) = match self.old_count.cmp(&self.new_count) {
+            std::cmp::Ordering::Greater => (true, false),
+            std::cmp::Ordering::Less => (false, true),
+            std::cmp::Ordering::Equal => return false,
         };
-        let mut within = side(true).skip(offset);
-        offset + self.new_count <= self.old_count && side(false).all(|n| within.next() == Some(n))
+        context(self.lines.first())
+            && context(self.lines.last())
+            && (0..=self.old_count.abs_diff(self.new_count)).any(|k| {
+                let mut within = self.side(long).skip(k);
+                self.side(short).all(|l| within.next() == Some(l))
+            })
     }
 
     /// The edge of the file the hunk must meet, if its context says so: context before its
@@ -325,12 +343,21 @@ pub struct HunkReport {
     pub(crate) refusal: Option<Box<Refusal>>,
 }
 
+impl HunkReport {
+    /// Why the hunk is refused, where it is refused although its lines are in the file (its
+    /// `details.reason`).
+    pub fn refusal_reason(&self) -> Option<&'static str> {
+        self.refusal.as_ref().map(|r| r.reason)
+    }
+}
+
 /// Why a hunk is refused although its lines are in the file, or would be but for their final
 /// newline: PATCH_FAILED with `reason`, the message `hunk N of PATH {clause}`, and `details`.
 #[derive(Clone, Debug)]
 pub(crate) struct Refusal {
     /// `misordered`, `line_ends`, `final_newline`, `start_of_file`, `end_of_file`,
-    /// `placed_by_number` or `ambiguous`.
+    /// `placed_by_number`, `no_context`, `already_applied`, `not_empty_after_delete` or
+    /// `ambiguous`.
     pub reason: &'static str,
     /// What is wrong, after "hunk N of PATH".
     pub clause: String,
@@ -1178,6 +1205,42 @@ mod tests {
         let (reason, clause, hunk) = refusal(partly, patch);
         assert_eq!((reason, hunk), ("already_applied", 2));
         assert!(clause.contains("its new lines stand there too"), "{clause}");
+    }
+
+    #[test]
+    fn a_change_in_a_run_of_like_lines_in_a_file_changed_since_cannot_tell_whether_it_was_made() {
+        // One `p` fewer in a run of three, with one `p` of context before: the run that is
+        // one shorter holds the old lines too. Found at an offset, the file has changed
+        // since, and a second application took another `p` with ok before 2026-12-05.
+        let patch = "--- x\n+++ x\n@@ -3,3 +3,2 @@\n p\n-p\n \n";
+        let made_on = "[s]\np\np\np\n\nend\n";
+        assert_eq!(patch_one(made_on, patch).unwrap(), "[s]\np\np\n\nend\n");
+        let grown_then_applied = "# a\n# b\n[s]\np\np\n\nend\n";
+        let grown = "# a\n# b\n[s]\np\np\np\n\nend\n";
+        for file in [grown_then_applied, grown] {
+            let (reason, clause, _) = refusal(file, patch);
+            assert_eq!(reason, "already_applied", "{file:?}");
+            assert!(clause.contains("repeats the lines next to it"), "{clause}");
+        }
+        // At its stated line in a file a git `index` line shows changed, the same.
+        let section = format!(
+            "diff --git a/x b/x\nindex {}..1234567 100644\n--- a/x\n+++ b/x\n{}",
+            &git_blob_id(made_on.as_bytes())[..7],
+            &patch[12..]
+        );
+        let (reason, _, _) = refusal("[s]\np\np\np\n\nend\nmore\n", &section);
+        assert_eq!(reason, "already_applied");
+        // A hunk without context at its stated line there: only the number places it.
+        let bare = format!(
+            "diff --git a/x b/x\nindex {}..1234567 100644\n--- a/x\n+++ b/x\n@@ -6 +5,0 @@\n-end\n",
+            &git_blob_id(made_on.as_bytes())[..7]
+        );
+        let (reason, clause, _) = refusal("[s]\np\np\np\n\nend\nmore\n", &bare);
+        assert_eq!(reason, "no_context");
+        assert!(
+            clause.contains("only its stated line 6 places it"),
+            "{clause}"
+        );
     }
 
     #[test]
