@@ -54,8 +54,13 @@ impl<'a> Frame<'a> {
         let mut by_caller: HashMap<&str, (&str, usize)> = HashMap::new();
         let mut by_file: HashMap<&str, (&str, usize)> = HashMap::new();
         let mut conflict = None;
+        // A continuation line and a block comment's line stand where they align, not at a
+        // level: in the map, a doc comment's ` */` (1 space against 1) broke the ratio that
+        // the code's levels showed (2 against 4), and the edit was refused.
+        let aligned = continuation_lines(old.iter().map(String::as_str));
+        let commented = block_comment_lines(old.iter().map(String::as_str));
         for (i, (f, o)) in file.iter().zip(old).enumerate() {
-            if o.trim().is_empty() {
+            if o.trim().is_empty() || aligned[i] || commented[i] {
                 continue;
             }
             let (c, f, line) = (leading_ws(o), leading_ws(f), at + i + 1);

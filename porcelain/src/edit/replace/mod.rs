@@ -1164,6 +1164,21 @@ mod tests {
     }
 
     #[test]
+    fn a_block_comments_lines_in_the_old_text_are_no_level_of_its_frame() {
+        // The old text at 2 spaces a level against the file's 4, with a doc comment's ` */`
+        // (1 space against 1) among its lines: before 2026-12-05 the comment line broke the
+        // ratio the code showed, and the edit was refused.
+        let file = "/**\n * Doc.\n */\nint f(void)\n{\n    if (a) {\n        return 0;\n    }\n}\n";
+        let wrapped = "/**\n * Doc.\n */\nint f(void)\n{\n    if (a) {\n        if (b) {\n            return 0;\n        }\n    }\n}\n";
+        let body = "int f(void)\n{\n  if (a) {\n    return 0;\n  }\n";
+        let new_body = "int f(void)\n{\n  if (a) {\n    if (b) {\n      return 0;\n    }\n  }\n";
+        for head in [" */\n", "/**\n * Doc.\n */\n"] {
+            let (out, _) = normalised(file, &format!("{head}{body}"), &format!("{head}{new_body}"));
+            assert_eq!(out, wrapped, "{head:?}");
+        }
+    }
+
+    #[test]
     fn a_file_whose_increases_of_indentation_show_no_one_step_corroborates_no_ratio_of_1() {
         // A file whose increases tie (one of 2, one of 4) shows no step to hold a caller's
         // against: `e` could be one level of the file's under `c` or two.
