@@ -310,6 +310,13 @@ test_expect_success 'a usage error document names what is missing' '
 	grep -i "path" msg
 '
 
+test_expect_success 'a usage error document names the argument it is about, as the MCP server names a tool argument' '
+	json_get ".error.details.argument == \"PATH\"" usage-missing.out &&
+	json_get ".error.details.argument == \"--no-such-flag\"" usage-flag.out &&
+	fails_as_json usage-value INVALID_ARGUMENT 2 file delete-lines x.txt --start 1 --end=-1 &&
+	json_get ".error.details.argument == \"--end\"" usage-value.out
+'
+
 test_expect_success 'a usage error without --json exits 2 and prints nothing on stdout' '
 	test_expect_code 2 keeper resolve-path >usage.out 2>usage.err &&
 	test ! -s usage.out &&

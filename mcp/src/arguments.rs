@@ -76,8 +76,7 @@ pub fn parse<T: DeserializeOwned>(schema: &JsonObject, given: Option<JsonObject>
         .unwrap_or(&empty);
     let mut given = given.unwrap_or_default();
     if let Some(unknown) = given.keys().find(|k| !properties.contains_key(*k)) {
-        return Err(Error::invalid(format!("unknown argument {unknown:?}"))
-            .with("argument", unknown.as_str()));
+        return Err(refused(format!("unknown argument {unknown:?}"), unknown));
     }
     given.retain(|_, value| !value.is_null());
     let required = |name: &str| {
@@ -88,23 +87,33 @@ pub fn parse<T: DeserializeOwned>(schema: &JsonObject, given: Option<JsonObject>
     for (name, property) in properties {
         match given.get_mut(name) {
             None if required(name) => {
-                return Err(Error::invalid(format!("argument {name} is required"))
-                    .with("argument", name.as_str()));
+                return Err(refused(format!("argument {name} is required"), name));
             }
             None => {}
             Some(value) => check(name, property, value)?,
         }
     }
-    serde_json::from_value(Value::Object(given)).map_err(|e| Error::invalid(e.to_string()))
+    serde_json::from_value(Value::Object(given))
+        .map_err(|e| Error::invalid(e.to_string()).recovery(ARGUMENTS_RECOVERY))
+}
+
+/// Where a caller finds what a tool takes: the recovery of every refused argument, as the
+/// command line's usage errors point to `keeper help`.
+const ARGUMENTS_RECOVERY: &str =
+    "the tool's inputSchema, in tools/list, names its arguments and the type of each";
+
+/// INVALID_ARGUMENT about the argument `name`.
+fn refused(message: String, name: &str) -> Error {
+    Error::invalid(message)
+        .with("argument", name)
+        .recovery(ARGUMENTS_RECOVERY)
 }
 
 /// Whether `value` is of the type `property` declares. A whole number written with a
 /// fraction (`2.0`) is the integer it equals, as JSON Schema's `integer` says (a client's
 /// JSON encoder may write any number that way); it is rewritten as that integer.
 fn check(name: &str, property: &Value, value: &mut Value) -> Result<()> {
-    let wrong = |what: &str| {
-        Err(Error::invalid(format!("argument {name} must be {what}")).with("argument", name))
-    };
+    let wrong = |what: &str| Err(refused(format!("argument {name} must be {what}"), name));
     match property["type"].as_str() {
         Some("string") => {
             let Some(word) = value.as_str() else {
@@ -113,11 +122,10 @@ fn check(name: &str, property: &Value, value: &mut Value) -> Result<()> {
             if let Some(choices) = property.get("enum").and_then(Value::as_array)
                 && !choices.iter().any(|choice| choice == word)
             {
-                return Err(Error::invalid(format!(
-                    "{name} must be {}, not {word:?}",
-                    alternatives(choices)
-                ))
-                .with("argument", name));
+                return Err(refused(
+                    format!("{name} must be {}, not {word:?}", alternatives(choices)),
+                    name,
+                ));
             }
             Ok(())
         }
@@ -198,6 +206,9 @@ mod tests {
     fn refusal(arguments: Value) -> (String, Value) {
         let err = parse_example(arguments).unwrap_err();
         assert_eq!(err.code, filekeeper::Code::InvalidArgument);
+        // Every refusal says where the arguments are described, as the command line's usage
+        // errors do (before 2026-12-05 none did).
+        assert_eq!(err.details["recovery"], ARGUMENTS_RECOVERY);
         (err.message, err.details["argument"].clone())
     }
 

@@ -52,7 +52,7 @@ const JSON_ONLY: Style = Style {
 /// clap's own errors: help and version print normally; real mistakes become INVALID_ARGUMENT
 /// (exit 2), as JSON when --json was asked for. Returns the exit code.
 pub fn usage_error(err: clap::Error, json: bool) -> i32 {
-    use clap::error::ErrorKind;
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
     if json && err.kind() == ErrorKind::DisplayVersion {
         let doc = filekeeper::envelope::Document {
             ok: filekeeper::envelope::Always,
@@ -97,7 +97,17 @@ pub fn usage_error(err: clap::Error, json: bool) -> i32 {
             .collect::<Vec<_>>()
             .join(" ");
         let message = message.trim_start_matches("error: ").to_owned();
-        let e = Error::invalid(message).recovery("run `keeper help` for usage");
+        let mut e = Error::invalid(message).recovery("run `keeper help` for usage");
+        // The argument clap names ("--end <M>", "<PATH>"), as a flag or a value's name, as
+        // the MCP server names a tool argument it refuses.
+        let named = match err.get(ContextKind::InvalidArg) {
+            Some(ContextValue::String(arg)) => Some(arg.as_str()),
+            Some(ContextValue::Strings(args)) => args.first().map(String::as_str),
+            _ => None,
+        };
+        if let Some(name) = named.and_then(|arg| arg.split(' ').next()) {
+            e = e.with("argument", name.trim_matches(['<', '>']));
+        }
         output::failure(JSON_ONLY, &e)
     } else {
         let _ = err.print();
