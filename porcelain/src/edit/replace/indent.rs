@@ -4,7 +4,7 @@
 
 use super::leading_ws;
 use super::pairing::Source;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Why a new line's indentation cannot be inferred.
 pub(super) struct Why {
@@ -55,15 +55,21 @@ impl<'a> Frame<'a> {
         let mut by_file: HashMap<&str, (&str, usize)> = HashMap::new();
         let mut conflict = None;
         // A continuation line and a block comment's line stand where they align, not at a
-        // level: in the map, a doc comment's ` */` (1 space against 1) broke the ratio that
-        // the code's levels showed (2 against 4), and the edit was refused.
+        // level: they are in the map (a new line at an argument's indentation goes where the
+        // file has that argument), but show no step of the ratio. Counted as levels, a doc
+        // comment's ` */` (1 space against 1) broke the ratio that the code's levels showed
+        // (2 against 4), and the edit was refused.
         let aligned = continuation_lines(old.iter().map(String::as_str));
         let commented = block_comment_lines(old.iter().map(String::as_str));
+        let mut rungs: HashSet<&str> = HashSet::new();
         for (i, (f, o)) in file.iter().zip(old).enumerate() {
-            if o.trim().is_empty() || aligned[i] || commented[i] {
+            if o.trim().is_empty() {
                 continue;
             }
             let (c, f, line) = (leading_ws(o), leading_ws(f), at + i + 1);
+            if !aligned[i] && !commented[i] {
+                rungs.insert(c);
+            }
             if let Some(&(f2, l2)) = by_caller.get(c) {
                 if f2 != f && conflict.is_none() {
                     conflict = Some(format!(
@@ -107,6 +113,10 @@ impl<'a> Frame<'a> {
         }
         let caller_unit = unit(levels.iter().map(|l| l.0));
         let file_unit = unit(levels.iter().map(|l| l.1));
+        let identity = levels.iter().all(|(c, f, _)| c == f);
+        let map = by_caller.into_iter().map(|(c, (f, _))| (c, f)).collect();
+        // The ratio is read off the levels alone.
+        levels.retain(|(c, ..)| rungs.contains(c));
         let ratio = match (caller_unit, file_unit) {
             (Unit::One(cu), Unit::One(fu)) if levels.len() >= 2 && conflict.is_none() => {
                 let count = |s: &str| s.chars().count() as i64;
@@ -157,8 +167,8 @@ impl<'a> Frame<'a> {
         });
         Frame {
             level_step,
-            identity: levels.iter().all(|(c, f, _)| c == f),
-            map: by_caller.into_iter().map(|(c, (f, _))| (c, f)).collect(),
+            identity,
+            map,
             caller_unit,
             file_unit,
             ratio,

@@ -1179,6 +1179,24 @@ mod tests {
     }
 
     #[test]
+    fn an_aligned_line_still_maps_the_callers_indentation_to_the_files() {
+        // The only indented lines of the old text are inside `import (`: no level, but they
+        // show that the caller's 2 spaces are the file's tab. Left out of the map as well as
+        // of the ratio, they left it holding column 0 alone, which read as the file's own
+        // indentation, and the caller's spaces were written into the tab file with ok.
+        let file = "import (\n\t\"errors\"\n)\n\n// Store.\ntype Store struct {\n";
+        let (out, _) = normalised(
+            file,
+            "import (\n  \"errors\"\n)\n\n// Store.\ntype Store struct {\n",
+            "import (\n  \"errors\"\n)\n\nif enabled {\n  // Store.\n}\ntype Store struct {\n",
+        );
+        assert_eq!(
+            out,
+            "import (\n\t\"errors\"\n)\n\nif enabled {\n\t// Store.\n}\ntype Store struct {\n"
+        );
+    }
+
+    #[test]
     fn a_file_whose_increases_of_indentation_show_no_one_step_corroborates_no_ratio_of_1() {
         // A file whose increases tie (one of 2, one of 4) shows no step to hold a caller's
         // against: `e` could be one level of the file's under `c` or two.
