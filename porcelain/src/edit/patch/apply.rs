@@ -364,7 +364,7 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
                 Refusal {
                     reason: "already_applied",
                     clause: format!(
-                        "does not apply at its stated line {} but at line {}, so the file has changed since the patch was made, and its change repeats the lines next to it (a line more or fewer in a run of like lines), which read alike with the change made once or twice: whether the patch has been applied already cannot be told",
+                        "does not apply at its stated line {} but at line {}, so the file has changed since the patch was made, and its change repeats the lines next to it (one line fewer in a run of like lines), which read alike with the change made once or twice: whether the patch has been applied already cannot be told",
                         hunk.old_start,
                         found + 1,
                     ),
@@ -696,7 +696,7 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
                     Refusal {
                         reason: "already_applied",
                         clause: format!(
-                            "applies at its stated line {}, but its change repeats the lines next to it (a line more or fewer in a run of like lines), which read alike with the change made once or twice, and {shown}: whether the patch has been applied already cannot be told",
+                            "applies at its stated line {}, but its change repeats the lines next to it (one line fewer in a run of like lines), which read alike with the change made once or twice, and {shown}: whether the patch has been applied already cannot be told",
                             at + 1,
                         ),
                         details,

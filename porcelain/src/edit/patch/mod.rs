@@ -115,23 +115,18 @@ impl Hunk {
             && self.side(false).all(|n| within.next() == Some(n))
     }
 
-    /// Whether the hunk's change repeats the lines next to it: with context on both sides,
-    /// its shorter side stands within its longer one (one line more or fewer in a run of
-    /// like lines), so that a file reads alike with the change made once or twice, and a
-    /// file that has changed since cannot tell which.
+    /// Whether the hunk's change repeats the lines next to it: with context on both sides, it
+    /// removes lines so that its new side stands within its old side (one line fewer in a
+    /// run of like lines). The file then reads alike with the change made once or twice: a
+    /// run one line shorter holds the old side and the new side too, at the same places, so
+    /// a file that has changed since cannot tell which it is. (A change that adds a like line
+    /// leaves its new side where the file did not have it, which the file shows.)
     fn repeats_neighbours(&self) -> bool {
         let context = |l: Option<&HunkLine>| matches!(l, Some(HunkLine::Context(_)));
-        let (long, short) = match self.old_count.cmp(&self.new_count) {
-            std::cmp::Ordering::Greater => (true, false),
-            std::cmp::Ordering::Less => (false, true),
-            std::cmp::Ordering::Equal => return false,
-        };
-        context(self.lines.first())
+        self.old_count > self.new_count
+            && context(self.lines.first())
             && context(self.lines.last())
-            && (0..=self.old_count.abs_diff(self.new_count)).any(|k| {
-                let mut within = self.side(long).skip(k);
-                self.side(short).all(|l| within.next() == Some(l))
-            })
+            && (0..=self.old_count - self.new_count).any(|k| self.new_side_within_old(k))
     }
 
     /// The edge of the file the hunk must meet, if its context says so: context before its
