@@ -82,16 +82,9 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
     // exclusive), and where its old lines are in the file.
     let mut previous: Option<(usize, usize, usize)> = None;
     // The hunks that applied at their stated line, not tied to an edge: their index, where the
-    // previous hunk ended (the search for their lines starts there), and their line (0-based).
-    // Hunks placed at their stated line: (hunk, cursor, place, old lines).
+    // previous hunk ended (the search for their lines starts there), their line (0-based), and
+    // their old lines.
     let mut by_number: Vec<(usize, usize, usize, Vec<&str>)> = Vec::new();
-    // A refused hunk applies nowhere: no offset, as for any failed hunk.
-    let refused = |mut report: HunkReport, refusal: Refusal| {
-        report.status = "failed";
-        report.offset = 0;
-        report.refusal = Some(Box::new(refusal));
-        report
-    };
     for (n, hunk) in file.hunks.iter().enumerate() {
         let (want, want_eols): (Vec<&str>, Vec<Option<&str>>) = hunk
             .lines
@@ -598,126 +591,14 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
     // names another blob than the file's shows the same where no hunk moved: a copy of the
     // lines may stand at the stated line now (a function duplicated above the one the patch
     // was made on).
-    let drift = reports
-        .iter()
-        .find(|r| r.offset != 0)
-        .map(|moved| {
-            (
-                format!(
-                    "hunk {} applied {} line(s) {} its stated line: the file has changed since the patch was made",
-                    moved.hunk,
-                    moved.offset.unsigned_abs(),
-                    if moved.offset > 0 { "below" } else { "above" },
-                ),
-                vec![
-                    ("moved_hunk", moved.hunk.into()),
-                    ("offset", moved.offset.into()),
-                ],
-            )
-        })
-        .or_else(|| {
-            changed_since.map(|(named, id)| {
-                (
-                    format!(
-                        "the file is not the one the patch was made from (its `index` line names blob {named}, the file's is {id})"
-                    ),
-                    vec![("old_blob", named.into()), ("file_blob", id.into())],
-                )
-            })
-        });
-    if ok && let Some((shown, mut details)) = drift {
-        let guess = file.hunks.iter().enumerate().find_map(|(n, h)| {
-            if h.old_count == 0 && h.old_start > 0 {
-                return Some((n, Guess::ByNumber));
-            }
-            let (_, from, at, want) = by_number.iter().find(|(i, ..)| *i == n)?;
-            let (from, at) = (*from, *at);
-            let fits = |p: usize| want.iter().enumerate().all(|(k, w)| old[p + k].text == *w);
-            if let Some(other) = (from..=old.len() - want.len()).find(|&p| p != at && fits(p)) {
-                return Some((
-                    n,
-                    Guess::Twice {
-                        at,
-                        other,
-                        want,
-                        from,
-                    },
-                ));
-            }
-            if !h.has_context() && file.action != Action::Delete {
-                return Some((n, Guess::Unanchored { at }));
-            }
-            if h.repeats_neighbours() {
-                return Some((n, Guess::Repeats { at }));
-            }
-            let line = h.result_nearest(&old, at, at)?;
-            Some((n, Guess::Applied { at, line }))
-        });
-        if let Some((n, guess)) = guess {
-            let hunk = &file.hunks[n];
-            let mut report = reports[n].clone();
-            let refusal = match guess {
-                Guess::ByNumber => Refusal {
-                    reason: "placed_by_number",
-                    clause: format!(
-                        "has no context or removed lines, so only its stated line {} places it, and {shown}, and line {} may no longer be where the patch meant",
-                        hunk.old_start, hunk.old_start,
-                    ),
-                    details,
-                },
-                Guess::Twice {
-                    at,
-                    other,
-                    want,
-                    from,
-                } => {
-                    report.mismatch = Some(Box::new(Mismatch::find(&old, want, at, from)));
-                    details.push(("matches_at", vec![at + 1, other + 1].into()));
-                    Refusal {
-                        reason: "ambiguous",
-                        clause: format!(
-                            "matches at its stated line {} and again at line {}, and {shown}, so its stated line no longer tells which place the patch meant",
-                            at + 1,
-                            other + 1,
-                        ),
-                        details,
-                    }
-                }
-                Guess::Unanchored { at } => Refusal {
-                    reason: "no_context",
-                    clause: format!(
-                        "has no context lines, so only its stated line {} places it, and {shown}: its old lines at that line may be another place's",
-                        at + 1,
-                    ),
-                    details,
-                },
-                Guess::Repeats { at } => {
-                    details.push(("found_at", (at + 1).into()));
-                    Refusal {
-                        reason: "already_applied",
-                        clause: format!(
-                            "applies at its stated line {}, but its change repeats the lines next to it (one line fewer in a run of like lines), which read alike with the change made once or twice, and {shown}: whether the patch has been applied already cannot be told",
-                            at + 1,
-                        ),
-                        details,
-                    }
-                }
-                Guess::Applied { at, line } => {
-                    details.push(("new_lines_at", line.into()));
-                    details.push(("found_at", (at + 1).into()));
-                    Refusal {
-                        reason: "already_applied",
-                        clause: format!(
-                            "matches at its stated line {}, but its new lines stand at line {line}, and {shown}: the lines at its stated line may be a copy of the ones the patch changed there already",
-                            at + 1,
-                        ),
-                        details,
-                    }
-                }
-            };
-            reports[n] = refused(report, refusal);
-            ok = false;
-        }
+    if ok
+        && let Some((shown, details)) = drift_shown(&reports, changed_since)
+        && let Some((n, guess)) = Guess::first(file, &old, &by_number)
+    {
+        let mut report = reports[n].clone();
+        let refusal = guess.refusal(&file.hunks[n], &old, shown, details, &mut report);
+        reports[n] = refused(report, refusal);
+        ok = false;
     }
     if !ok {
         doc.lines = old;
@@ -755,4 +636,158 @@ enum Guess<'w> {
     Unanchored { at: usize },
     /// Its change repeats the lines next to it: made once or twice, the file reads alike.
     Repeats { at: usize },
+}
+
+impl<'w> Guess<'w> {
+    /// The first hunk that only its stated line places, and why that is a guess:
+    /// `by_number` holds the hunks placed at their stated line (hunk, where the search for
+    /// its lines started, its place, its old lines).
+    fn first(
+        file: &FilePatch,
+        old: &[Line],
+        by_number: &'w [(usize, usize, usize, Vec<&'w str>)],
+    ) -> Option<(usize, Guess<'w>)> {
+        file.hunks.iter().enumerate().find_map(|(n, h)| {
+            if h.old_count == 0 && h.old_start > 0 {
+                return Some((n, Guess::ByNumber));
+            }
+            let (_, from, at, want) = by_number.iter().find(|(i, ..)| *i == n)?;
+            let (from, at) = (*from, *at);
+            let fits = |p: usize| want.iter().enumerate().all(|(k, w)| old[p + k].text == *w);
+            if let Some(other) = (from..=old.len() - want.len()).find(|&p| p != at && fits(p)) {
+                return Some((
+                    n,
+                    Guess::Twice {
+                        at,
+                        other,
+                        want,
+                        from,
+                    },
+                ));
+            }
+            if !h.has_context() && file.action != Action::Delete {
+                return Some((n, Guess::Unanchored { at }));
+            }
+            if h.repeats_neighbours() {
+                return Some((n, Guess::Repeats { at }));
+            }
+            let line = h.result_nearest(old, at, at)?;
+            Some((n, Guess::Applied { at, line }))
+        })
+    }
+
+    /// The refusal of `hunk` for this guess, where `shown` says how the file is shown to
+    /// have changed (with its `details`).
+    fn refusal(
+        self,
+        hunk: &Hunk,
+        old: &[Line],
+        shown: String,
+        mut details: Vec<(&'static str, serde_json::Value)>,
+        report: &mut HunkReport,
+    ) -> Refusal {
+        match self {
+            Guess::ByNumber => Refusal {
+                reason: "placed_by_number",
+                clause: format!(
+                    "has no context or removed lines, so only its stated line {} places it, and {shown}, and line {} may no longer be where the patch meant",
+                    hunk.old_start, hunk.old_start,
+                ),
+                details,
+            },
+            Guess::Twice {
+                at,
+                other,
+                want,
+                from,
+            } => {
+                report.mismatch = Some(Box::new(Mismatch::find(old, want, at, from)));
+                details.push(("matches_at", vec![at + 1, other + 1].into()));
+                Refusal {
+                    reason: "ambiguous",
+                    clause: format!(
+                        "matches at its stated line {} and again at line {}, and {shown}, so its stated line no longer tells which place the patch meant",
+                        at + 1,
+                        other + 1,
+                    ),
+                    details,
+                }
+            }
+            Guess::Unanchored { at } => Refusal {
+                reason: "no_context",
+                clause: format!(
+                    "has no context lines, so only its stated line {} places it, and {shown}: its old lines at that line may be another place's",
+                    at + 1,
+                ),
+                details,
+            },
+            Guess::Repeats { at } => {
+                details.push(("found_at", (at + 1).into()));
+                Refusal {
+                    reason: "already_applied",
+                    clause: format!(
+                        "applies at its stated line {}, but its change repeats the lines next to it (one line fewer in a run of like lines), which read alike with the change made once or twice, and {shown}: whether the patch has been applied already cannot be told",
+                        at + 1,
+                    ),
+                    details,
+                }
+            }
+            Guess::Applied { at, line } => {
+                details.push(("new_lines_at", line.into()));
+                details.push(("found_at", (at + 1).into()));
+                Refusal {
+                    reason: "already_applied",
+                    clause: format!(
+                        "matches at its stated line {}, but its new lines stand at line {line}, and {shown}: the lines at its stated line may be a copy of the ones the patch changed there already",
+                        at + 1,
+                    ),
+                    details,
+                }
+            }
+        }
+    }
+}
+
+/// A refused hunk's report: it applies nowhere, so no offset, as for any failed hunk.
+fn refused(mut report: HunkReport, refusal: Refusal) -> HunkReport {
+    report.status = "failed";
+    report.offset = 0;
+    report.refusal = Some(Box::new(refusal));
+    report
+}
+
+/// What shows that the file has changed since the patch was made, in words and as details:
+/// a hunk that applied away from its stated line, or git's `index` line naming another blob
+/// than the file's (`changed_since`: the one it names, the file's).
+fn drift_shown(
+    reports: &[HunkReport],
+    changed_since: Option<(&str, String)>,
+) -> Option<(String, Vec<(&'static str, serde_json::Value)>)> {
+    reports
+        .iter()
+        .find(|r| r.offset != 0)
+        .map(|moved| {
+            (
+                format!(
+                    "hunk {} applied {} line(s) {} its stated line: the file has changed since the patch was made",
+                    moved.hunk,
+                    moved.offset.unsigned_abs(),
+                    if moved.offset > 0 { "below" } else { "above" },
+                ),
+                vec![
+                    ("moved_hunk", moved.hunk.into()),
+                    ("offset", moved.offset.into()),
+                ],
+            )
+        })
+        .or_else(|| {
+            changed_since.map(|(named, id)| {
+                (
+                    format!(
+                        "the file is not the one the patch was made from (its `index` line names blob {named}, the file's is {id})"
+                    ),
+                    vec![("old_blob", named.into()), ("file_blob", id.into())],
+                )
+            })
+        })
 }
