@@ -329,68 +329,11 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
                 }
             }
         };
-        // The hunk's new lines stand in the file as well as its old lines. Where the old lines
-        // were found away from their stated line, the file has changed since, and the patch
-        // may have been applied already: its old lines found are then another place's (a
-        // twin function's), and its new lines the place it changed. Where both stand at the
-        // stated line (a change that repeats the lines next to it, as one more empty line in
-        // a run of them), the file reads the same applied or not. Either way, whether the
-        // patch has been applied cannot be told. Before 2026-12-05 the twin was changed, or
-        // the change made twice, with `ok: true`.
-        let found_too = at.and_then(|found| {
-            let new_at = if found == stated {
-                (!hunk.new_side_within_old(0) && hunk.result_at(&old, stated)).then_some(stated + 1)
-            } else {
-                hunk.result_nearest(&old, hunk.new_start.saturating_sub(1), found)
-            };
-            new_at.map(|new_at| (found, new_at))
-        });
-        // A change that repeats its neighbours (one more empty line in a run of them) reads
-        // alike made once or twice; found away from its stated line, in a file that has
-        // changed since, nothing tells whether it was made.
-        if let Some(found) = at.filter(|&found| found != stated)
-            && hunk.repeats_neighbours()
+        if let Some(found) = at
+            && let Some(refusal) = made_already(hunk, &old, stated, found)
         {
             ok = false;
-            reports.push(refused(
-                report,
-                Refusal {
-                    reason: "already_applied",
-                    clause: format!(
-                        "does not apply at its stated line {} but at line {}, so the file has changed since the patch was made, and its change repeats the lines next to it (one line fewer in a run of like lines), which read alike with the change made once or twice: whether the patch has been applied already cannot be told",
-                        hunk.old_start,
-                        found + 1,
-                    ),
-                    details: vec![("found_at", (found + 1).into())],
-                },
-            ));
-            continue;
-        }
-        if let Some((found, line)) = found_too {
-            let clause = if found == stated {
-                format!(
-                    "applies at its stated line {}, but its new lines stand there too (its change repeats the lines next to it), so whether the patch has been applied already cannot be told; applied again, its change would be made twice",
-                    hunk.old_start
-                )
-            } else {
-                format!(
-                    "does not apply at its stated line {}: its old lines are at line {}, and its new lines at line {line}, so the file has changed since the patch was made, and the patch may have been applied already; applied again, it would change another place where its old lines occur",
-                    hunk.old_start,
-                    found + 1,
-                )
-            };
-            ok = false;
-            reports.push(refused(
-                report,
-                Refusal {
-                    reason: "already_applied",
-                    clause,
-                    details: vec![
-                        ("new_lines_at", line.into()),
-                        ("found_at", (found + 1).into()),
-                    ],
-                },
-            ));
+            reports.push(refused(report, refusal));
             continue;
         }
         let Some(at) = at else {
@@ -746,6 +689,56 @@ impl<'w> Guess<'w> {
             }
         }
     }
+}
+
+/// Whether `hunk`, whose old lines stand at line `found` (from 0; `stated` is its stated
+/// line), may have been applied already, and must not be applied again: its new lines stand
+/// in the file as well as its old lines. Where the old lines were found away from their
+/// stated line, the file has changed since, and the patch may have been applied already:
+/// the old lines found are then another place's (a twin function's), and the new lines the
+/// place it changed. Where both stand at the stated line (a change repeating the lines next
+/// to it), the file reads the same applied or not. And a change that removes a line of a run
+/// of like lines reads alike made once or twice, which a file changed since cannot tell
+/// apart. Either way, whether the patch was applied cannot be told. Before 2026-12-05 the
+/// twin was changed, or the change made twice, with `ok: true`.
+fn made_already(hunk: &Hunk, old: &[Line], stated: usize, found: usize) -> Option<Refusal> {
+    let (clause, mut details) = if found == stated {
+        if hunk.new_side_within_old(0) || !hunk.result_at(old, stated) {
+            return None;
+        }
+        (
+            format!(
+                "applies at its stated line {}, but its new lines stand there too (its change repeats the lines next to it), so whether the patch has been applied already cannot be told; applied again, its change would be made twice",
+                hunk.old_start
+            ),
+            vec![("new_lines_at", (stated + 1).into())],
+        )
+    } else if hunk.repeats_neighbours() {
+        (
+            format!(
+                "does not apply at its stated line {} but at line {}, so the file has changed since the patch was made, and its change repeats the lines next to it (one line fewer in a run of like lines), which read alike with the change made once or twice: whether the patch has been applied already cannot be told",
+                hunk.old_start,
+                found + 1,
+            ),
+            Vec::new(),
+        )
+    } else {
+        let line = hunk.result_nearest(old, hunk.new_start.saturating_sub(1), found)?;
+        (
+            format!(
+                "does not apply at its stated line {}: its old lines are at line {}, and its new lines at line {line}, so the file has changed since the patch was made, and the patch may have been applied already; applied again, it would change another place where its old lines occur",
+                hunk.old_start,
+                found + 1,
+            ),
+            vec![("new_lines_at", line.into())],
+        )
+    };
+    details.push(("found_at", (found + 1).into()));
+    Some(Refusal {
+        reason: "already_applied",
+        clause,
+        details,
+    })
 }
 
 /// A refused hunk's report: it applies nowhere, so no offset, as for any failed hunk.
