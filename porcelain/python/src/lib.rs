@@ -68,10 +68,10 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Content {
                 Ok(text) => Ok(Content::Text(text.into_owned())),
                 Err(_) => Err(to_python(
                     obj.py(),
-                    Error::invalid(
-                        "content is a str that has no UTF-8 form (it holds a lone surrogate); pass bytes to write bytes as they are",
-                    )
-                    .with("argument", "content"),
+                    bad_keyword(
+                        "content is a str that has no UTF-8 form (it holds a lone surrogate); pass bytes to write bytes as they are".to_owned(),
+                        "content",
+                    ),
                 )),
             };
         }
@@ -155,7 +155,15 @@ fn natural(keyword: &str, value: Int) -> Result<u64> {
     } else {
         "is too large"
     };
-    Err(Error::invalid(format!("{keyword} {why} ({shown})")).with("argument", keyword))
+    Err(bad_keyword(format!("{keyword} {why} ({shown})"), keyword))
+}
+
+/// INVALID_ARGUMENT about the keyword `keyword`, pointing where the keywords are described,
+/// as the command line points to `keeper help` and the MCP server to a tool's inputSchema.
+fn bad_keyword(message: String, keyword: &str) -> Error {
+    Error::invalid(message)
+        .with("argument", keyword)
+        .recovery("help() of the method names its keywords and what each takes")
 }
 
 /// [`natural`] for an optional keyword.
@@ -172,10 +180,10 @@ fn policy(word: &str) -> Result<Policy> {
     match word {
         "first" => Ok(Policy::First),
         "all" => Ok(Policy::All),
-        other => Err(Error::invalid(format!(
-            "policy must be \"first\" or \"all\", not {other:?}"
-        ))
-        .with("argument", "policy")),
+        other => Err(bad_keyword(
+            format!("policy must be \"first\" or \"all\", not {other:?}"),
+            "policy",
+        )),
     }
 }
 
@@ -184,10 +192,10 @@ fn position(word: &str) -> Result<Position> {
         "before" => Ok(Position::Before),
         "after" => Ok(Position::After),
         "end" => Ok(Position::End),
-        other => Err(Error::invalid(format!(
-            "position must be \"before\", \"after\" or \"end\", not {other:?}"
-        ))
-        .with("argument", "position")),
+        other => Err(bad_keyword(
+            format!("position must be \"before\", \"after\" or \"end\", not {other:?}"),
+            "position",
+        )),
     }
 }
 

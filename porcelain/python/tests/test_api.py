@@ -373,9 +373,12 @@ def test_a_bad_policy_is_an_invalid_argument(ws: Workspace, root: Path) -> None:
         ws.replace_text("a.txt", "x", "y", policy="most")  # type: ignore[arg-type]
     assert raised.value.code == "INVALID_ARGUMENT"
     assert raised.value.details["argument"] == "policy"
+    # Where the keywords are described, as every surface's refused argument says.
+    assert "help()" in raised.value.details["recovery"]
     with pytest.raises(FilekeeperError) as raised:
         ws.insert_lines("a.txt", "z\n", position="END")  # type: ignore[arg-type]
     assert raised.value.details["argument"] == "position"
+    assert "help()" in raised.value.details["recovery"]
 
 
 def test_line_edits(ws: Workspace, root: Path) -> None:
