@@ -84,10 +84,18 @@ impl Hunk {
     /// Whether `old` holds the hunk's new side at line `at` (from 0), when the hunk changes
     /// some line's text (not only line ends).
     fn result_at(&self, old: &[Line], at: usize) -> bool {
+        self.changes_text() && self.new_side_at(old, at)
+    }
+
+    /// Whether the hunk changes some line's text: its new side is not its old side.
+    fn changes_text(&self) -> bool {
+        self.new_count > 0 && !self.side(true).eq(self.side(false))
+    }
+
+    /// Whether `old` holds the hunk's new side at line `at` (from 0).
+    fn new_side_at(&self, old: &[Line], at: usize) -> bool {
         let mut there = old.iter().skip(at);
         at < old.len()
-            && self.new_count > 0
-            && !self.side(true).eq(self.side(false))
             && self
                 .side(false)
                 .all(|n| there.next().is_some_and(|l| l.text == n))
@@ -97,13 +105,23 @@ impl Hunk {
     /// side, when the hunk changes something, leaving out the places where the old side at
     /// line `old_at` holds it: a hunk that removes lines at an end of its old side has the
     /// rest as its new side, which stands wherever the old side does and tells nothing.
+    /// Every line of the file is looked at, nearest first (a `from` past the file's end
+    /// counts from its last line).
     fn result_nearest(&self, old: &[Line], from: usize, old_at: usize) -> Option<usize> {
+        if !self.changes_text() {
+            return None;
+        }
+        let new: Vec<&str> = self.side(false).collect();
+        let holds = |at: usize| {
+            old.get(at..at + new.len())
+                .is_some_and(|there| there.iter().zip(&new).all(|(l, n)| l.text == *n))
+        };
+        let from = from.min(old.len().saturating_sub(1));
         (0..old.len())
             .flat_map(|d| [from.checked_sub(d), Some(from + d).filter(|_| d > 0)])
             .flatten()
-            .filter(|&at| at < old.len())
-            .filter(|&at| at < old_at || !self.new_side_within_old(at - old_at))
-            .find(|&at| self.result_at(old, at))
+            .filter(|&at| holds(at))
+            .find(|&at| at < old_at || !self.new_side_within_old(at - old_at))
             .map(|at| at + 1)
     }
 
