@@ -60,7 +60,7 @@ impl<'a> Frame<'a> {
         // comment's ` */` (1 space against 1) broke the ratio that the code's levels showed
         // (2 against 4), and the edit was refused.
         let aligned = continuation_lines(old.iter().map(String::as_str));
-        let commented = block_comment_lines(old.iter().map(String::as_str));
+        let commented = block_comment_lines(old.iter().map(String::as_str), true);
         let mut rungs: HashSet<&str> = HashSet::new();
         for (i, (f, o)) in file.iter().zip(old).enumerate() {
             if o.trim().is_empty() {
@@ -484,7 +484,7 @@ impl Steps {
     /// continuation line, which is left out, or a stray line does not decide it).
     pub(super) fn of_file(lines: &[&str]) -> Steps {
         let mut counts: HashMap<(char, i64), usize> = HashMap::new();
-        for (ch, from, to) in changes(lines) {
+        for (ch, from, to) in changes(lines, false) {
             if to > from {
                 *counts.entry((ch, to - from)).or_default() += 1;
             }
@@ -533,7 +533,7 @@ impl Steps {
         };
         for text in [old, new] {
             let lines: Vec<&str> = text.iter().map(String::as_str).collect();
-            for (ch, from, to) in changes(&lines) {
+            for (ch, from, to) in changes(&lines, true) {
                 if to != from {
                     add(ch, (to - from).abs());
                 }
@@ -579,11 +579,12 @@ pub(super) fn one_unit(line: &str) -> Option<(Option<char>, i64)> {
 }
 
 /// Each change of indentation from one non-blank line to the next, leaving out continuation
-/// lines and the lines of a block comment: (the character, the indentation before, after), where both lines indent with that
-/// character alone (or not at all).
-pub(super) fn changes(lines: &[&str]) -> Vec<(char, i64, i64)> {
+/// lines and the lines of a block comment: (the character, the indentation before, after),
+/// where both lines indent with that character alone (or not at all). `cut`: the lines are
+/// a caller's text, which may start inside a comment ([`block_comment_lines`]).
+pub(super) fn changes(lines: &[&str], cut: bool) -> Vec<(char, i64, i64)> {
     let continued = continuation_lines(lines.iter().copied());
-    let commented = block_comment_lines(lines.iter().copied());
+    let commented = block_comment_lines(lines.iter().copied(), cut);
     let mut out = Vec::new();
     let mut previous: Option<(Option<char>, i64)> = None;
     for ((line, continued), commented) in lines.iter().zip(continued).zip(commented) {
@@ -650,30 +651,61 @@ pub(super) fn continuation_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Ve
     out
 }
 
-/// Whether each line lies in a block comment (`/* */`) that a line before it opened, or
-/// that the text starts in the middle of (its first `*/` comes before any `/*`): a doc
+/// Whether each line lies in a block comment (`/* */`) that a line before it opened: a doc
 /// comment's ` * ` lines stand one column under its `/**`, an alignment and no level of
 /// indentation. Before 2026-12-05 they counted as increases of one space, and a JavaScript
 /// file with as many doc comments as indented blocks showed no step of its own, so a ratio
 /// of 1 was assumed for a caller indenting by 4 in a file indented by 2.
-pub(super) fn block_comment_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<bool> {
+///
+/// A `/*` that nothing closes opens no comment (a shell glob, `src/*.c`, would otherwise
+/// make the rest of a file one). A text `cut` from a file (the caller's) may start inside a
+/// comment: its lines up to a first `*/` that comes before any `/*` are the comment's, when
+/// each of them starts with `*` (` * Returns x.`, ` */`), as a doc comment's do; a `*/`
+/// elsewhere (a regular expression's `/^\s*/`) is code.
+pub(super) fn block_comment_lines<'a>(
+    lines: impl Iterator<Item = &'a str>,
+    cut: bool,
+) -> Vec<bool> {
     let mut out = Vec::new();
-    let mut scan = Scan::default();
+    let mut scan = Scan {
+        blocks: true,
+        ..Scan::default()
+    };
+    // Whether every line so far starts with `*` (or is blank), and where the comment open
+    // at the end (if any) was opened.
+    let mut starred = cut;
+    let mut opened_at = None;
     for line in lines {
-        out.push(scan.in_comment);
-        if scan.code(line, |_, _| {}) {
+        let was_in = scan.in_comment;
+        out.push(was_in);
+        let trimmed = line.trim_start();
+        starred &= trimmed.is_empty() || trimmed.starts_with('*');
+        if scan.code(line, |_, _| {}) && starred {
             out.iter_mut().for_each(|commented| *commented = true);
         }
+        if scan.in_comment && !was_in {
+            opened_at = Some(out.len());
+        }
+    }
+    if scan.in_comment
+        && let Some(at) = opened_at
+    {
+        out[at..]
+            .iter_mut()
+            .for_each(|commented| *commented = false);
     }
     out
 }
 
 /// A scan of a text's code, line by line, past quoted text and comments. Quoted text ends on
 /// its line (a `'` after a letter or digit, or one that nothing closes on its line, is an
-/// apostrophe or a lifetime, no quote); a `#` or `//` comments out the rest of its line; a
-/// block comment runs from `/*` to `*/`, across lines.
+/// apostrophe or a lifetime, no quote); a `#` or `//` comments out the rest of its line; and,
+/// where the scan reads them (`blocks`), a block comment runs from `/*` to `*/`, across
+/// lines. The bracket scan of continuation lines does not: a `/*` that nothing closes would
+/// hide every bracket after it.
 #[derive(Default)]
 pub(super) struct Scan {
+    blocks: bool,
     in_comment: bool,
     /// Whether a `/*` has been seen: a `*/` before any closes a comment the text starts in.
     opened: bool,
@@ -710,11 +742,11 @@ impl Scan {
                     '"' | '\'' | '`' if rest.contains(ch) => quote = Some(ch),
                     '#' => break,
                     '/' if rest.starts_with('/') => break,
-                    '/' if rest.starts_with('*') => {
+                    '/' if self.blocks && rest.starts_with('*') => {
                         (self.in_comment, self.opened) = (true, true);
                         chars.next();
                     }
-                    '*' if rest.starts_with('/') && !self.opened => {
+                    '*' if self.blocks && rest.starts_with('/') && !self.opened => {
                         closes_unopened = true;
                         self.opened = true;
                         chars.next();
@@ -769,20 +801,29 @@ mod tests {
 
     #[test]
     fn a_block_comments_lines_are_left_out_wherever_it_opens() {
-        // Also in a text that starts inside one; a `/*` in quotes opens none, and brackets in
-        // a block comment open nothing.
+        // A `/*` in quotes opens none.
         let lines = ["x = \"/*\";", "/* a (", "   b */", "y(1,", "  2);"];
         assert_eq!(
-            block_comment_lines(lines.into_iter()),
+            block_comment_lines(lines.into_iter(), true),
             [false, false, true, false, false]
         );
+        // The bracket scan reads no block comments: an unclosed `/*` would hide the rest.
         assert_eq!(
             continuation_lines(lines.into_iter()),
-            [false, false, false, false, true]
+            [false, false, true, false, true]
         );
+        // A text cut from inside a doc comment, up to its first `*/`.
         assert_eq!(
-            block_comment_lines([" * b.", " */", "f();"].into_iter()),
+            block_comment_lines([" * b.", " */", "f();"].into_iter(), true),
             [true, true, false]
         );
+        // A `/*` that nothing closes (a shell glob) opens none, and a `*/` in code (a
+        // regular expression) closes none; in a whole file, nor does a first `*/`.
+        let glob = ["for f in src/*.c; do", "  gcc -c \"$f\"", "done"];
+        assert_eq!(block_comment_lines(glob.into_iter(), false), [false; 3]);
+        let regex = ["function a(x) {", "  go(x);", "}", "const re = /^\\s*/;"];
+        assert_eq!(block_comment_lines(regex.into_iter(), true), [false; 4]);
+        let starred = [" * b.", " */", "f();"];
+        assert_eq!(block_comment_lines(starred.into_iter(), false), [false; 3]);
     }
 }

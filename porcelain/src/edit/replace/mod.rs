@@ -1151,6 +1151,24 @@ mod tests {
             "{}",
             err.message
         );
+        // A `/*` that nothing closes, or a `*/` in code, hides no line of the file's steps:
+        // a reviewer found a shell glob and a regular expression making the file show none,
+        // and the caller's 4 taken again.
+        for file in [
+            "#!/bin/sh\nfor f in src/*.c; do\n  gcc -c \"$f\"\ndone\nmain() {\n  echo a\n  echo b\n}\n",
+            "function a(x) {\n  go(x);\n  stop(x);\n}\nconst re = /^\\s*/;\n",
+        ] {
+            let (old, new) = if file.contains("echo") {
+                (
+                    "echo a\necho b",
+                    "echo a\nif [ -n \"$Y\" ]; then\n    echo b\nfi",
+                )
+            } else {
+                ("go(x);\nstop(x);", "go(x);\nif (x) {\n    stop(x);\n}")
+            };
+            let err = refusal(file, old, new);
+            assert_eq!(err.details["reason"], "indentation_ambiguous", "{file:?}");
+        }
         // Indenting by the file's step, the caller is understood.
         let (after, _) = normalised(
             file,
