@@ -81,10 +81,8 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
     // The previous hunk that applied: its number, the end of its stated old lines (0-based,
     // exclusive), and where its old lines are in the file.
     let mut previous: Option<(usize, usize, usize)> = None;
-    // The hunks that applied at their stated line, not tied to an edge: their index, where the
-    // previous hunk ended (the search for their lines starts there), their line (0-based), and
-    // their old lines.
-    let mut by_number: Vec<(usize, usize, usize, Vec<&str>)> = Vec::new();
+    // The hunks that applied at their stated line.
+    let mut by_number: Vec<Stated> = Vec::new();
     for (n, hunk) in file.hunks.iter().enumerate() {
         let (want, want_eols): (Vec<&str>, Vec<Option<&str>>) = hunk
             .lines
@@ -274,7 +272,6 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
         // as `git apply` and GNU `patch` require. Where they are elsewhere, the file has
         // changed at that edge since the patch was made, or the hunk was written without the
         // context that would place it: either way, applying it there is a guess.
-        let by_stated_line = hunk.edge().is_none() && at == Some(stated);
         let at = match (hunk.edge(), at) {
             (None, at) => at,
             (Some(edge), found) => {
@@ -329,7 +326,7 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
                 }
             }
         };
-        if let Some(found) = at
+        if let Some(found) = at.filter(|_| !proven)
             && let Some(refusal) = made_already(hunk, &old, stated, found)
         {
             ok = false;
@@ -515,8 +512,14 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
             }
         }
         previous = Some((n + 1, stated + want.len(), at));
-        if by_stated_line && !want.is_empty() {
-            by_number.push((n, cursor, at, want));
+        if at == stated && !want.is_empty() {
+            by_number.push(Stated {
+                hunk: n,
+                from: cursor,
+                at,
+                want,
+                edge: hunk.edge().is_some(),
+            });
         }
         cursor = k;
         if cursor == old.len() {
@@ -559,6 +562,17 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
     (true, reports)
 }
 
+/// A hunk placed at its stated line: its index, where the previous hunk ended (the search for
+/// its lines starts there), its line (from 0), its old lines, and whether it is held to an
+/// edge of the file.
+struct Stated<'w> {
+    hunk: usize,
+    from: usize,
+    at: usize,
+    want: Vec<&'w str>,
+    edge: bool,
+}
+
 /// Why a hunk that only its stated line places is a guess, once the file is shown to have
 /// changed since the patch was made.
 enum Guess<'w> {
@@ -582,22 +596,25 @@ enum Guess<'w> {
 }
 
 impl<'w> Guess<'w> {
-    /// The first hunk that only its stated line places, and why that is a guess:
-    /// `by_number` holds the hunks placed at their stated line (hunk, where the search for
-    /// its lines started, its place, its old lines).
+    /// The first hunk that only its stated line places, and why that is a guess, of the
+    /// hunks placed at their stated line (`by_number`). One held to an edge of the file is
+    /// placed by the edge as well, so only its new lines standing elsewhere, or a change
+    /// that reads alike made twice, make it a guess.
     fn first(
         file: &FilePatch,
         old: &[Line],
-        by_number: &'w [(usize, usize, usize, Vec<&'w str>)],
+        by_number: &'w [Stated<'w>],
     ) -> Option<(usize, Guess<'w>)> {
         file.hunks.iter().enumerate().find_map(|(n, h)| {
             if h.old_count == 0 && h.old_start > 0 {
                 return Some((n, Guess::ByNumber));
             }
-            let (_, from, at, want) = by_number.iter().find(|(i, ..)| *i == n)?;
-            let (from, at) = (*from, *at);
+            let stated = by_number.iter().find(|s| s.hunk == n)?;
+            let (from, at, want) = (stated.from, stated.at, stated.want.as_slice());
             let fits = |p: usize| want.iter().enumerate().all(|(k, w)| old[p + k].text == *w);
-            if let Some(other) = (from..=old.len() - want.len()).find(|&p| p != at && fits(p)) {
+            if !stated.edge
+                && let Some(other) = (from..=old.len() - want.len()).find(|&p| p != at && fits(p))
+            {
                 return Some((
                     n,
                     Guess::Twice {
@@ -693,7 +710,8 @@ impl<'w> Guess<'w> {
 
 /// Whether `hunk`, whose old lines stand at line `found` (from 0; `stated` is its stated
 /// line), may have been applied already, and must not be applied again: its new lines stand
-/// in the file as well as its old lines. Where the old lines were found away from their
+/// in the file as well as its old lines. (Not asked of a file proven to be the one the patch
+/// was made from, by git's `index` line or `--base`: that file does not hold the change.) Where the old lines were found away from their
 /// stated line, the file has changed since, and the patch may have been applied already:
 /// the old lines found are then another place's (a twin function's), and the new lines the
 /// place it changed. Where both stand at the stated line (a change repeating the lines next

@@ -133,18 +133,28 @@ impl Hunk {
             && self.side(false).all(|n| within.next() == Some(n))
     }
 
-    /// Whether the hunk's change repeats the lines next to it: with context on both sides, it
-    /// removes lines so that its new side stands within its old side (one line fewer in a
-    /// run of like lines). The file then reads alike with the change made once or twice: a
-    /// run one line shorter holds the old side and the new side too, at the same places, so
-    /// a file that has changed since cannot tell which it is. (A change that adds a like line
-    /// leaves its new side where the file did not have it, which the file shows.)
+    /// Whether the hunk's change repeats the lines next to it: it removes lines so that its
+    /// new side stands within its old side at an offset that its removals alone do not
+    /// explain (one line fewer in a run of like lines). The file then reads alike with the
+    /// change made once or twice: a run one line shorter holds the old side and the new side
+    /// too, at the same places, so a file that has changed since cannot tell which it is. (A
+    /// hunk whose removals all come after its context has its new side at the start of its
+    /// old side whatever the lines are, and one whose removals all come first, at the end.
+    /// A change that adds a like line leaves its new side where the file did not have it,
+    /// which the file shows.)
     fn repeats_neighbours(&self) -> bool {
-        let context = |l: Option<&HunkLine>| matches!(l, Some(HunkLine::Context(_)));
-        self.old_count > self.new_count
-            && context(self.lines.first())
-            && context(self.lines.last())
-            && (0..=self.old_count - self.new_count).any(|k| self.new_side_within_old(k))
+        if self.old_count <= self.new_count || !self.has_context() {
+            return false;
+        }
+        let removed = |l: &HunkLine| matches!(l, HunkLine::Remove(_));
+        let context = |l: &HunkLine| matches!(l, HunkLine::Context(_));
+        let removals_last = self.lines.iter().skip_while(|l| context(l)).all(removed);
+        let removals_first = self.lines.iter().skip_while(|l| removed(l)).all(context);
+        let shorter = self.old_count - self.new_count;
+        (0..=shorter).any(|k| {
+            let explained = (k == 0 && removals_last) || (k == shorter && removals_first);
+            !explained && self.new_side_within_old(k)
+        })
     }
 
     /// The edge of the file the hunk must meet, if its context says so: context before its
@@ -1254,6 +1264,49 @@ mod tests {
             clause.contains("only its stated line 6 places it"),
             "{clause}"
         );
+    }
+
+    #[test]
+    fn the_reviewers_cases_of_a_patch_applied_already() {
+        // A stated line past the file's end: the search for its new lines still covers
+        // every line (before, from twice the file's length on, it looked at none, and the
+        // twin `x` became `y` with ok).
+        let hunk =
+            |at: usize| format!("--- f\n+++ f\n@@ -{at},3 +{at},3 @@\n {{\n-  x\n+  y\n }}\n");
+        assert_eq!(
+            refusal("{\n  x\n}\n{\n  y\n}\n", &hunk(85)).0,
+            "already_applied"
+        );
+        assert_eq!(
+            refusal("{\n  y\n}\na\nb\nc\nd\n{\n  x\n}\n", &hunk(13)).0,
+            "already_applied"
+        );
+        // A hunk held to the file's end that removes a line of a run, found at an offset:
+        // its removal at the end explains its new side at the start of its old side, but not
+        // at the next line too (applied again with ok, before).
+        let run_end = "--- f\n+++ f\n@@ -4,4 +4,3 @@\n a\n a\n a\n-a\n";
+        let (reason, clause, _) = refusal("Y\na\na\na\na\n", run_end);
+        assert_eq!(reason, "already_applied");
+        assert!(clause.contains("repeats the lines next to it"), "{clause}");
+        // The same removal of a line that is not its context's applies at an offset.
+        let end = "--- f\n+++ f\n@@ -4,4 +4,3 @@\n a\n a\n a\n-b\n";
+        assert_eq!(patch_one("Y\na\na\na\nb\n", end).unwrap(), "Y\na\na\na\n");
+        // A file that git's `index` line proves to be the patch's own holds no change of it,
+        // however its lines repeat (refused before).
+        let file = "x\n\n\n\n\n\n\n\ny\n";
+        let proven = format!(
+            "diff --git a/f b/f\nindex {}..1234567 100644\n--- a/f\n+++ b/f\n@@ -1,3 +1,4 @@\n x\n \n+\n \n",
+            &git_blob_id(file.as_bytes())[..7]
+        );
+        assert_eq!(patch_one(file, &proven).unwrap(), "x\n\n\n\n\n\n\n\n\ny\n");
+        // A hunk held to an edge, at its stated line in a file shown changed (another hunk
+        // moved), whose new lines stand elsewhere (applied before, with ok).
+        let edge =
+            "--- f\n+++ f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n@@ -8,3 +8,3 @@\n k1\n k2\n-x\n+y\n";
+        let file = "k1\nk2\ny\na\nb\nc\ng\nk1\nk2\nx\n";
+        let (reason, clause, hunk) = refusal(file, edge);
+        assert_eq!((reason, hunk), ("already_applied", 2));
+        assert!(clause.contains("new lines stand at line 1"), "{clause}");
     }
 
     #[test]
