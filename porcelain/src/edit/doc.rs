@@ -568,6 +568,35 @@ mod tests {
     }
 
     #[test]
+    fn a_second_mark_is_refused_unless_the_text_held_the_character() {
+        let reason = |before: &str, after: &str| {
+            no_new_bom("f", before.as_bytes(), after.as_bytes())
+                .err()
+                .map(|e| e.details["reason"].clone())
+        };
+        // U+FEFF in front of the old text: the file's own mark is no U+FEFF of its text
+        // (before 2026-12-05 this wrote a second mark).
+        assert_eq!(
+            reason("\u{feff}a\n", "\u{feff}\u{feff}a\n"),
+            Some("bom_would_double".into())
+        );
+        assert_eq!(
+            reason("\u{feff}\u{feff}b", "\u{feff}\u{feff}\u{feff}b"),
+            Some("bom_would_double".into())
+        );
+        // Deleting the first line uncovers a U+FEFF the text held: allowed.
+        assert_eq!(
+            reason("\u{feff}x\n\u{feff}y\n", "\u{feff}\u{feff}y\n"),
+            None
+        );
+        // A file without a mark never gains one.
+        assert_eq!(
+            reason("a\n", "\u{feff}a\n"),
+            Some("bom_would_appear".into())
+        );
+    }
+
+    #[test]
     fn editable_keeps_the_bom_and_unchanged_bytes() {
         let bytes = "\u{feff}one\r\ntwo".as_bytes();
         assert_eq!(Editable::new("f", bytes).unwrap().into_bytes(), bytes);
