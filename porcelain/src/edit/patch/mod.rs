@@ -111,16 +111,11 @@ impl Hunk {
         if !self.changes_text() {
             return None;
         }
-        let new: Vec<&str> = self.side(false).collect();
-        let holds = |at: usize| {
-            old.get(at..at + new.len())
-                .is_some_and(|there| there.iter().zip(&new).all(|(l, n)| l.text == *n))
-        };
         let from = from.min(old.len().saturating_sub(1));
         (0..old.len())
             .flat_map(|d| [from.checked_sub(d), Some(from + d).filter(|_| d > 0)])
             .flatten()
-            .filter(|&at| holds(at))
+            .filter(|&at| self.new_side_at(old, at))
             .find(|&at| at < old_at || !self.new_side_within_old(at - old_at))
             .map(|at| at + 1)
     }
