@@ -17,6 +17,9 @@ pub(super) struct Why {
 pub(super) struct Frame<'a> {
     /// The file's indentation for each indentation of the old text.
     map: HashMap<&'a str, &'a str>,
+    /// The old text's indentations that a line at a level shows (not a continuation line's or
+    /// a block comment's alone): the entries of the map that place a new line at a level.
+    rungs: HashSet<&'a str>,
     /// Whether every indentation of the old text is the file's own.
     identity: bool,
     /// The one character each side indents with, over the map.
@@ -169,6 +172,7 @@ impl<'a> Frame<'a> {
             level_step,
             identity,
             map,
+            rungs,
             caller_unit,
             file_unit,
             ratio,
@@ -235,9 +239,55 @@ impl<'a> Frame<'a> {
                 ),
             });
         }
-        if let Some(f) = self.map.get(c) {
-            return Ok((*f).to_owned());
+        let entry = self.map.get(c).copied();
+        if let Some(f) = entry
+            && (aligned || self.rungs.contains(c))
+        {
+            return Ok(f.to_owned());
         }
+        // Only aligned lines put `c` in the map, and the line is at a level: an alignment is
+        // no level (`x = call(` at 2 spaces with its argument at 4, where the file has 4 and
+        // 12: a `return x` at the caller's 4 is 8 in the file, not 12), so the levels decide.
+        // Where they cannot, the aligned line's place is taken only as a level of the file's:
+        // a `go` import block's argument is the only indented line that maps the caller's
+        // spaces to the file's tab. Before 2026-12-05 the alignment was taken as given.
+        let by_levels = self.by_levels(c, c0, f0, aligned, from_aligned);
+        match entry {
+            Some(f) if by_levels.is_err() && self.is_a_level(c, f) => Ok(f.to_owned()),
+            _ => by_levels,
+        }
+    }
+
+    /// Whether the file's `f`, where the old text has `c` on an aligned line, is as many of
+    /// the file's steps as `c` is of the caller's (with no step of the file's to hold it
+    /// against, `c` must be one step of the caller's).
+    fn is_a_level(&self, c: &str, f: &str) -> bool {
+        let (Unit::One(cu), Unit::One(fu)) = (unit([c].into_iter()), unit([f].into_iter())) else {
+            return false;
+        };
+        let (cs, fs) = (self.caller_steps.of_unit(cu), self.file_steps.of_unit(fu));
+        let count = |s: &str| s.chars().count() as i64;
+        if cs == 0 || count(c) % cs != 0 {
+            return false;
+        }
+        let levels = count(c) / cs;
+        if fs > 0 {
+            count(f) == levels * fs
+        } else {
+            levels == 1
+        }
+    }
+
+    /// The file's indentation for a line at a level, read off the map's levels: `convert`
+    /// past the lines the map places as they are.
+    fn by_levels(
+        &self,
+        c: &str,
+        c0: &str,
+        f0: &str,
+        aligned: bool,
+        from_aligned: bool,
+    ) -> Result<String, Why> {
         if self.identity && c0 == f0 {
             // The old text's indentation is the file's own.
             return Ok(c.to_owned());

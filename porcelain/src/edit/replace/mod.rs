@@ -1215,6 +1215,33 @@ mod tests {
     }
 
     #[test]
+    fn a_new_line_at_a_level_is_not_placed_where_an_aligned_line_of_the_old_text_stands() {
+        // The old text's argument at 4 spaces is the file's 12 (aligned under the call); a
+        // `return x` the caller puts at 4 is at a level, 8 in the file by the levels' ratio of
+        // 2, which two levels alone cannot confirm. It was written at 12 with ok.
+        let file = "def f():\n    x = call(\n            a, b)\n    return x\n";
+        let err = refusal(
+            file,
+            "def f():\n  x = call(\n    a, b)\n  return x\n",
+            "def f():\n  x = call(\n    a, b)\n  if x:\n    return x\n",
+        );
+        assert_eq!(err.details["reason"], "indentation_ambiguous");
+        // With three levels the ratio stands, and the level is the file's 12, not the
+        // argument's 20.
+        let file =
+            "def f():\n    if a:\n        x = call(\n                    b)\n        return x\n";
+        let (out, _) = normalised(
+            file,
+            "def f():\n  if a:\n    x = call(\n      b)\n    return x\n",
+            "def f():\n  if a:\n    x = call(\n      b)\n    return x\n  else:\n    if y:\n      return y\n",
+        );
+        assert_eq!(
+            out,
+            "def f():\n    if a:\n        x = call(\n                    b)\n        return x\n    else:\n        if y:\n            return y\n"
+        );
+    }
+
+    #[test]
     fn a_file_whose_increases_of_indentation_show_no_one_step_corroborates_no_ratio_of_1() {
         // A file whose increases tie (one of 2, one of 4) shows no step to hold a caller's
         // against: `e` could be one level of the file's under `c` or two.
