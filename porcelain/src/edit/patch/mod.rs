@@ -278,6 +278,27 @@ impl FilePatch {
             .unwrap_or_default()
     }
 
+    /// A section that does `action` to the named files, with no hunks, modes or blob ids yet:
+    /// what each reader starts from.
+    pub(super) fn new(
+        old_path: Option<String>,
+        new_path: Option<String>,
+        action: Action,
+    ) -> FilePatch {
+        FilePatch {
+            old_path,
+            new_path,
+            action,
+            old_mode: None,
+            new_mode: None,
+            hunks: Vec::new(),
+            chunks: Vec::new(),
+            codex: None,
+            old_blob: None,
+            on_base: false,
+        }
+    }
+
     /// A section of a Codex patch, starting at patch line `line`.
     pub(super) fn from_codex(
         line: usize,
@@ -287,16 +308,9 @@ impl FilePatch {
         chunks: Vec<super::codex::Chunk>,
     ) -> FilePatch {
         FilePatch {
-            old_path,
-            new_path,
-            action,
-            old_mode: None,
-            new_mode: None,
-            hunks: Vec::new(),
             chunks,
             codex: Some(line),
-            old_blob: None,
-            on_base: false,
+            ..FilePatch::new(old_path, new_path, action)
         }
     }
 

@@ -663,18 +663,7 @@ fn plain_section(
     }
     let epochs = r.epochs();
     r.i += 2;
-    let mut file = FilePatch {
-        old_path,
-        new_path,
-        action: Action::Modify,
-        old_mode: None,
-        new_mode: None,
-        hunks: Vec::new(),
-        chunks: Vec::new(),
-        codex: None,
-        old_blob: None,
-        on_base: false,
-    };
+    let mut file = FilePatch::new(old_path, new_path, Action::Modify);
     read_hunks(r, &mut file)?;
     // `diff -N` dates a side that does not exist at the epoch. It is taken for absent only
     // where the hunks agree that it is empty: a real file may be dated so too (a build with
@@ -712,18 +701,7 @@ fn git_section(r: &mut Reader, names: &str) -> Result<FilePatch> {
         line: git_names(names).map_err(|why| bad_name(line, why))?,
         ..GitNames::default()
     };
-    let mut file = FilePatch {
-        old_path: None,
-        new_path: None,
-        action: Action::Modify,
-        old_mode: None,
-        new_mode: None,
-        hunks: Vec::new(),
-        chunks: Vec::new(),
-        codex: None,
-        old_blob: None,
-        on_base: false,
-    };
+    let mut file = FilePatch::new(None, None, Action::Modify);
     r.i += 1;
     let mut headers = false;
     while let Some(text) = r.peek() {
