@@ -208,7 +208,7 @@ impl<'a> Frame<'a> {
     /// The file's indentation for a line the caller indents by `c`, where a line the caller
     /// indents by `c0` has `f0` in the file.
     /// `aligned`: the line is a continuation line; `from_aligned`: so is the line it is
-    /// measured from.
+    /// measured from; `commented`: the line is a block comment's.
     pub(super) fn convert(
         &self,
         c: &str,
@@ -216,6 +216,7 @@ impl<'a> Frame<'a> {
         f0: &str,
         aligned: bool,
         from_aligned: bool,
+        commented: bool,
     ) -> Result<String, Why> {
         if c == c0 {
             return Ok(f0.to_owned());
@@ -241,11 +242,12 @@ impl<'a> Frame<'a> {
         }
         let entry = self.map.get(c).copied();
         if let Some(f) = entry
-            && (aligned || self.rungs.contains(c))
+            && (aligned || commented || self.rungs.contains(c))
         {
             return Ok(f.to_owned());
         }
-        // Only aligned lines put `c` in the map, and the line is at a level: an alignment is
+        // Only aligned lines (continuation lines, a block comment's) put `c` in the map, and
+        // the line is at a level: an alignment is
         // no level (`x = call(` at 2 spaces with its argument at 4, where the file has 4 and
         // 12: a `return x` at the caller's 4 is 8 in the file, not 12), so the levels decide.
         // Where they cannot, the aligned line's place is taken only as a level of the file's:
@@ -260,8 +262,12 @@ impl<'a> Frame<'a> {
 
     /// Whether the file's `f`, where the old text has `c` on an aligned line, is as many of
     /// the file's steps as `c` is of the caller's (with no step of the file's to hold it
-    /// against, `c` must be one step of the caller's).
+    /// against, `c` must be one step of the caller's; column 0 is level 0 on both sides).
     fn is_a_level(&self, c: &str, f: &str) -> bool {
+        if c.is_empty() || f.is_empty() {
+            // Column 0 is level 0 in any frame, and in no other place.
+            return c == f;
+        }
         let (Unit::One(cu), Unit::One(fu)) = (unit([c].into_iter()), unit([f].into_iter())) else {
             return false;
         };

@@ -1242,6 +1242,31 @@ mod tests {
     }
 
     #[test]
+    fn a_line_moved_to_column_0_stays_there_where_only_an_aligned_line_is_at_0() {
+        // The old text's only line at column 0 is the `)` that closes a block it does not
+        // open, an aligned line; column 0 is the file's 0 in any frame.
+        let file = "import (\n\t\"errors\"\n\t\"sync\"\n)\n";
+        let (out, _) = normalised(file, "  \"sync\"\n)\n", "\"sync\"\n)\n");
+        assert_eq!(out, "import (\n\t\"errors\"\n\"sync\"\n)\n");
+    }
+
+    #[test]
+    fn a_new_comment_line_takes_the_place_an_old_comment_line_shows() {
+        // The old text's ` */` (5 spaces, the file's 3) is the only line at 5: a new comment
+        // line there is the comment's, not a level, and takes the file's 3.
+        let file = "class A {\n  /**\n   * Returns.\n   */\n  get(key) {\n    if (x) {\n";
+        let (out, _) = normalised(
+            file,
+            "     */\n    get(key) {\n      if (x) {\n",
+            "     */ x\n    log(1);\n    get(key2) {\n      if (x) {\n",
+        );
+        assert_eq!(
+            out,
+            "class A {\n  /**\n   * Returns.\n   */ x\n  log(1);\n  get(key2) {\n    if (x) {\n"
+        );
+    }
+
+    #[test]
     fn a_file_whose_increases_of_indentation_show_no_one_step_corroborates_no_ratio_of_1() {
         // A file whose increases tie (one of 2, one of 4) shows no step to hold a caller's
         // against: `e` could be one level of the file's under `c` or two.

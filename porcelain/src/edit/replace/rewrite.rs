@@ -2,7 +2,7 @@
 //! file has them, and a refusal that names the line and the reason when a line's
 //! indentation cannot be inferred.
 
-use super::indent::{Frame, Steps, Why, amount, continuation_lines, indented};
+use super::indent::{Frame, Steps, Why, amount, block_comment_lines, continuation_lines, indented};
 use super::pairing::{Pairing, Source, kept_as_is};
 use super::{leading_ws, trailing_ws};
 use crate::{Code, Error};
@@ -134,6 +134,7 @@ pub(super) fn rewrite(
     let is_kept = |j: usize| kept_as_is(new, old, sources, j);
     let aligned = continuation_lines(new.iter().map(String::as_str));
     let aligned_old = continuation_lines(old.iter().map(String::as_str));
+    let commented = block_comment_lines(new.iter().map(String::as_str), true);
     let paired = || {
         new.iter()
             .enumerate()
@@ -173,7 +174,7 @@ pub(super) fn rewrite(
             anchors[j] = Some((f0.to_owned(), at + i + 1));
             continue;
         }
-        let indent = frame.convert(c, c0, f0, aligned[j], aligned_old[i]).map_err(|why| Refusal {
+        let indent = frame.convert(c, c0, f0, aligned[j], aligned_old[i], commented[j]).map_err(|why| Refusal {
             line: j + 1,
             file_line: at + i + 1,
             subject: Subject::Line(format!(", which takes the place of file line {}, is {} where the old text's line is {}", at + i + 1,
@@ -282,6 +283,7 @@ pub(super) fn rewrite(
                     &f0,
                     aligned[j],
                     aligned[anchor],
+                    commented[j],
                 )
                 .map_err(|why| refusal(file_line, place, why))?
         };
