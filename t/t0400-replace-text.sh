@@ -278,6 +278,27 @@ test_expect_success '--expected-content is the whole region: its line ends count
 	cmp expect guard-ends.txt
 '
 
+test_expect_success 'a byte-order mark that starts --old-file or --new-file is the editor'"'"'s, not text' '
+	printf "a\nb\n" >plain.txt &&
+	printf "\357\273\277b" >marked.new &&
+	replaced plain.txt --old b --new-file marked.new --first &&
+	printf "a\nb\n" >expect &&
+	test_cmp expect plain.txt &&
+	printf "\357\273\277one\ntwo\n" >bom.txt &&
+	keeper file read bom.txt | head -n 1 >bom.old &&
+	printf "\357\273\277uno\n" >bom.new &&
+	replaced bom.txt --old-file bom.old --new-file bom.new --first &&
+	printf "\357\273\277uno\ntwo\n" >expect &&
+	test_cmp expect bom.txt
+'
+
+test_expect_success 'inline text keeps a U+FEFF it starts with' '
+	printf "a\nb\n" >inline.txt &&
+	replaced inline.txt --old b --new "$(printf "\357\273\277b")" --first &&
+	printf "a\n\357\273\277b\n" >expect &&
+	test_cmp expect inline.txt
+'
+
 test_expect_success '--expected-content differing from the target region is CONTENT_CONFLICT (exit 15)' '
 	save guard.txt &&
 	refused 15 CONTENT_CONFLICT file replace-text guard.txt --old three --new 3 --first \

@@ -278,8 +278,24 @@ pub(crate) fn replace(
             copied = o.end;
         }
         text.push(&body[copied..]);
+        // A literal replacement may take in the file's last line end or add one, and that is
+        // what it asks for; it is said, since every other edit keeps whether a file ends
+        // with a newline and a caller may not have meant to change it.
+        let ends_in_line_end = |t: &str| t.ends_with(['\n', '\r']);
+        let newline_at_end = (ends_in_line_end(body) != ends_in_line_end(&text.text))
+            .then(|| ends_in_line_end(&text.text));
         ed.set_text(text.text, replaced);
         let mut warnings = Vec::new();
+        if let Some(now) = newline_at_end {
+            warnings.push(
+                if now {
+                    "the new text ends with a line end where the file had none, so the file now ends with a newline; check the result"
+                } else {
+                    "the replaced text held the file's last line end and the new text ends with none, so the file no longer ends with a newline; check the result"
+                }
+                .to_owned(),
+            );
+        }
         if !mixed.is_empty() {
             let lines = split_lines(body);
             let offsets = locate::line_starts(&lines);
@@ -1248,6 +1264,29 @@ mod tests {
         let file = "import (\n\t\"errors\"\n\t\"sync\"\n)\n";
         let (out, _) = normalised(file, "  \"sync\"\n)\n", "\"sync\"\n)\n");
         assert_eq!(out, "import (\n\t\"errors\"\n\"sync\"\n)\n");
+    }
+
+    #[test]
+    fn a_literal_replacement_that_changes_whether_the_file_ends_with_a_newline_says_so() {
+        let replaced = |text: &str, old: &str, new: &str| {
+            let mut ed = Editable::new("f", text.as_bytes()).unwrap();
+            let r = replace(&mut ed, "f", old, new, Policy::First, None, None).unwrap();
+            (String::from_utf8(ed.into_bytes()).unwrap(), r.warnings)
+        };
+        let (out, warnings) = replaced("x\na\n", "a\n", "b");
+        assert_eq!(out, "x\nb");
+        assert!(
+            warnings[0].contains("no longer ends with a newline"),
+            "{warnings:?}"
+        );
+        let (out, warnings) = replaced("x\r\na", "a", "b\n");
+        assert_eq!(out, "x\r\nb\r\n");
+        assert!(
+            warnings[0].contains("now ends with a newline"),
+            "{warnings:?}"
+        );
+        let (out, warnings) = replaced("x\na\n", "a\n", "b\n");
+        assert_eq!((out.as_str(), warnings.len()), ("x\nb\n", 0));
     }
 
     #[test]

@@ -25,13 +25,15 @@ pub struct ReplaceTextArgs {
     /// The exact text to find (literal).
     #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub old: Option<String>,
-    /// Read the text to find from a file (for text a shell would mangle).
+    /// Read the text to find from a file (for text a shell would mangle); a UTF-8
+    /// byte-order mark at its start is the saving editor's and not part of the text.
     #[arg(long, value_name = "FILE")]
     pub old_file: Option<PathBuf>,
     /// The replacement (literal: no `$1`, no escapes).
     #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub new: Option<String>,
-    /// Read the replacement from a file.
+    /// Read the replacement from a file; a UTF-8 byte-order mark at its start is the saving
+    /// editor's and not part of the text.
     #[arg(long, value_name = "FILE")]
     pub new_file: Option<PathBuf>,
     /// Replace the one occurrence (refused when there are several, unless the count is confirmed).

@@ -46,7 +46,11 @@ pub fn patch(file: Option<&Path>, max_patch_bytes: u64) -> Result<Vec<u8>> {
     source.read(max_patch_bytes, "patch", "max_patch_bytes")
 }
 
-/// Text given inline or in a file (read whole, as UTF-8, at most `limit` bytes).
+/// Text given inline or in a file (read whole, as UTF-8, at most `limit` bytes). A UTF-8
+/// byte-order mark at the start of the file is the saving editor's, not the text's, as
+/// before a patch: kept, it was written into the middle of the edited file as an invisible
+/// U+FEFF with `ok: true` (`--new-file`), and a text read from a file with a mark and saved
+/// for `--old-file` was never found. Inline text is taken as given.
 pub fn text(
     inline: &Option<String>,
     file: &Option<PathBuf>,
@@ -59,12 +63,17 @@ pub fn text(
     let path = file
         .as_ref()
         .ok_or_else(|| Error::invalid(format!("{flag} or its inline form is required")))?;
-    let bytes = read_bounded(open_named(path, flag)?, limit, flag, "max_write_bytes")?;
+    let mut bytes = read_bounded(open_named(path, flag)?, limit, flag, "max_write_bytes")?;
+    if bytes.starts_with(UTF8_BOM) {
+        bytes.drain(..UTF8_BOM.len());
+    }
     String::from_utf8(bytes).map_err(|_| {
         Error::invalid(format!("{flag} is not UTF-8 text"))
             .with("input", path.display().to_string())
     })
 }
+
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// A file the caller named, else standard input.
 struct Source<'a> {
