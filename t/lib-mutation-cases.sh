@@ -48,6 +48,10 @@ before_file_move () {
 after_file_move () { mv from/moving.txt to/moved.txt; }
 run_file_move () { in_case file move from/moving.txt to/moved.txt; }
 
+before_file_move_overwrite () { before_file_move && printf "replaced\n" >to/moved.txt; }
+after_file_move_overwrite () { after_file_move; }
+run_file_move_overwrite () { in_case file move from/moving.txt to/moved.txt --overwrite; }
+
 before_file_delete () { printf "bystander\n" >bystander.txt && cp "$TRASH/old.txt" doomed.txt; }
 after_file_delete () { rm doomed.txt; }
 run_file_delete () { in_case file delete doomed.txt; }

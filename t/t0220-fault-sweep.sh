@@ -26,8 +26,8 @@ test_require_prereq EXPENSIVE
 . "$TEST_DIRECTORY"/lib-mutation-cases.sh
 
 SWEEP=$TRASH/sweep
-COMMANDS="file_create file_write file_copy file_move file_delete dir_create dir_move
-dir_delete replace_text apply_patch history_undo"
+COMMANDS="file_create file_write file_copy file_move file_move_overwrite file_delete dir_create
+dir_move dir_delete replace_text apply_patch history_undo"
 
 test_expect_success 'setup: an old and a new version, long enough that a torn file shows' '
 	make_versions
@@ -263,7 +263,7 @@ test_expect_success "the retention sweep ran every case ($retention_expected)" '
 test_expect_success "the sweep ran every case ($expected_cases)" '
 	test_line_count = $expected_cases "$SWEEP/ran" &&
 	cut -d" " -f1 "$SWEEP/ran" | sort -u >commands &&
-	test_line_count = 11 commands
+	test_line_count = $(echo $COMMANDS | wc -w) commands
 '
 
 test_done

@@ -575,16 +575,17 @@ impl Workspace {
         // may not be stored (above the history cap), and putting the paths back one by one
         // would remove the destination, the only copy, before finding the source's blob
         // missing.
-        let renamed_back = restore::rename_back(self, &plan.steps, done);
-        let outcome = restore::restore_before(self, &items, &touched, store).map(|mut r| {
-            r.restored.extend(renamed_back);
-            r
-        });
+        let (renamed_back, vacated) = restore::rename_back(self, &plan.steps, done);
+        let outcome =
+            restore::restore_before(self, &items, &touched, &vacated, store).map(|mut r| {
+                r.restored.extend(renamed_back);
+                r
+            });
         // Rolled back when every path a step changed is back; a path no step changed may hold
         // another process's change, which is not this operation's to undo.
         let changed: Vec<Item> = items
             .iter()
-            .filter(|i| touched.applied(&i.path))
+            .filter(|i| touched.applied(&i.path) || vacated.contains(&i.path))
             .cloned()
             .collect();
         let restored_all = outcome.as_ref().is_ok_and(|r| r.failed.is_empty())

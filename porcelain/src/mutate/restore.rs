@@ -85,10 +85,17 @@ impl<'a> Touched<'a> {
 /// the one the operation read), and it keeps that change. One that an applied step changed
 /// and that holds something else now could be put back only over another process's change,
 /// so it is left too, and named as not restored.
+///
+/// `vacated` names the destinations [`rename_back`] took a rename back from: each held the
+/// operation's after state until then, so its being absent is this operation's doing, and a
+/// file the rename replaced is put back from its blob. Before 2026-12-05 the absence was
+/// taken for another process's change and left, and a `file move --overwrite` whose
+/// directory sync failed was rolled back without the file it had replaced.
 pub(crate) fn restore_before(
     ws: &Workspace,
     items: &[Item],
     touched: &Touched<'_>,
+    vacated: &[String],
     store: &ObjectStore,
 ) -> Result<RestoreOutcome> {
     let mut outcome = RestoreOutcome {
@@ -101,11 +108,20 @@ pub(crate) fn restore_before(
     puts.sort_by_key(|i| depth(&i.path));
     for item in removals.into_iter().chain(puts) {
         let current = observe(&ws.inner, &item.path)?;
-        if matches_side(item, current, Side::Before) || !touched.maybe(&item.path) {
+        let vacated = vacated.contains(&item.path);
+        if matches_side(item, current, Side::Before) {
+            if vacated {
+                outcome.restored.push(item.path.clone());
+            }
             continue;
         }
-        if !matches_side(item, current, Side::After) {
-            if touched.applied(&item.path) {
+        if !touched.maybe(&item.path) {
+            continue;
+        }
+        let at_after = matches_side(item, current, Side::After)
+            || (vacated && matches!(current, Observed::Absent));
+        if !at_after {
+            if touched.applied(&item.path) || vacated {
                 outcome.failed.push(item.path.clone());
             }
             continue;
@@ -122,12 +138,17 @@ pub(crate) fn restore_before(
 /// applying (`steps[..=done]`), while its destination still holds what was moved there (for a
 /// file, the content the plan read) and its source is free: the destination is renamed back.
 /// A rename that cannot be taken back this way is left to [`restore_before`]. Returns the
-/// paths put back.
-pub(crate) fn rename_back(ws: &Workspace, steps: &[Step], done: usize) -> Vec<String> {
+/// sources put back, and the destinations vacated, which [`restore_before`] judges: a file
+/// the rename replaced is still to be put back there.
+pub(crate) fn rename_back(
+    ws: &Workspace,
+    steps: &[Step],
+    done: usize,
+) -> (Vec<String>, Vec<String>) {
     let write = Intent::Write {
         allow_sensitive: true,
     };
-    let mut back = Vec::new();
+    let (mut back, mut vacated) = (Vec::new(), Vec::new());
     for step in steps.iter().take(done.saturating_add(1)).rev() {
         let Step::Rename {
             from,
@@ -154,10 +175,10 @@ pub(crate) fn rename_back(ws: &Workspace, steps: &[Step], done: usize) -> Vec<St
         };
         if holds_it && source.kind.is_none() && fs_ops::rename(&moved, &source, false).is_ok() {
             back.push(from.clone());
-            back.push(to.clone());
+            vacated.push(to.clone());
         }
     }
-    back
+    (back, vacated)
 }
 
 fn restore_one(ws: &Workspace, item: &Item, current: Observed, store: &ObjectStore) -> Result<()> {

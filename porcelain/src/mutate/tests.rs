@@ -75,7 +75,7 @@ fn restoring_the_before_state_rebuilds_a_deleted_tree() {
         .get(result.operation_id.as_deref().unwrap())
         .unwrap();
     let store = ws.inner.state(false).unwrap().unwrap().store();
-    let outcome = restore_before(&ws, &op.items, &Touched::all(&op.items), &store).unwrap();
+    let outcome = restore_before(&ws, &op.items, &Touched::all(&op.items), &[], &store).unwrap();
     assert!(outcome.failed.is_empty(), "{:?}", outcome.failed);
     assert_eq!(
         fs::read(dir.path().join("ws/d/e/f.txt")).unwrap(),
