@@ -1355,6 +1355,23 @@ test_expect_success 'a partial undo that was undone in turn leaves its paths to 
 	test "$(cat "$TRASH/undone-again/y")" = b
 '
 
+test_expect_success 'a path the partial undo put back, set since to what it found by a later write, blocks undoing the partial undo' '
+	xy_undone_in_part rewritten &&
+	partial=$(journal "SELECT id FROM operations WHERE kind = '"'"'undo'"'"' AND status = '"'"'partial'"'"'" "$TRASH/rewritten") &&
+	keeper --json --root "$TRASH/rewritten" file write x --content "A
+" >out &&
+	later=$(op_of out) &&
+	test_expect_code 12 keeper --json --root "$TRASH/rewritten" history undo "$partial" --dry-run >out &&
+	test "$(json_get "[.error.details.blocking_paths[]] | join(\",\")" out)" = x &&
+	test_expect_code 12 keeper --json --root "$TRASH/rewritten" history undo "$partial" >out &&
+	test_error_code UNDO_CONFLICT out &&
+	keeper --json --root "$TRASH/rewritten" history undo "$(cat op.rewritten)" >out &&
+	test "$(json_get "[.items[].path] | join(\",\")" out)" = y &&
+	test "$(cat "$TRASH/rewritten/x")" = A &&
+	keeper --json --root "$TRASH/rewritten" history undo "$later" >out &&
+	test "$(cat "$TRASH/rewritten/x")" = a
+'
+
 test_expect_success 'a path another process changed before the partial undo was recorded blocks the finishing undo' '
 	xy_undone_in_part meddled "echo zzz >\"\$TRASH/meddled/y\"" &&
 	test "$(cat "$TRASH/meddled/y")" = zzz &&

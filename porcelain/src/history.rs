@@ -418,6 +418,13 @@ impl Workspace {
                 unchanged.extend(undo.done_paths().unwrap_or_default());
             }
         }
+        // A partial operation's paths that it had brought to their after state (`done_paths`)
+        // were changed by it, so one at its before state now was changed since, as a
+        // committed operation's would be. Before 2026-12-05 it was taken for a path the
+        // operation never changed: a partial undo whose done path a later write had set to
+        // what the undo found was undone with no items and `ok: true`, and an undo of the
+        // original operation then took back that later write.
+        let done = op.done_paths().unwrap_or_default();
         // Check every path before planning any change.
         let mut to_restore = Vec::new();
         let mut blocking = Vec::new();
@@ -430,7 +437,7 @@ impl Workspace {
             if matches_side(item, now, Side::After) && !matches_side(item, now, Side::Before) {
                 to_restore.push((item, now));
             } else if matches_side(item, now, Side::Before)
-                && (op.status == Status::Partial
+                && ((op.status == Status::Partial && !done.contains(&item.path.as_str()))
                     || partly_undone
                     || !crate::mutate::item_changes(item))
             {
