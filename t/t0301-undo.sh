@@ -1231,6 +1231,15 @@ test_expect_success 'undo-last with only an interrupted operation in the journal
 	printf "two\n" >"$TRASH/only/tree/two.txt" &&
 	test_expect_code 134 env FILEKEEPER_TEST_CRASH_AT=mutation-after-step-1 \
 		keeper --json --root "$TRASH/only" dir delete tree --recursive --confirm-recursive >out &&
+	pending=$(journal "SELECT id FROM operations" "$TRASH/only") &&
+	test_expect_code 28 keeper --json --root "$TRASH/only" history undo-last --dry-run >dry.json &&
+	test_error_code OPERATION_NOT_FOUND dry.json &&
+	json_get ".error.details.pending" dry.json >pending.flag &&
+	test "$(cat pending.flag)" = true &&
+	json_get ".error.message" dry.json | grep "the real undo takes it" &&
+	test_expect_code 2 keeper --json --root "$TRASH/only" history undo "$pending" --dry-run >dry.json &&
+	json_get ".error.message" dry.json | grep "recovers $pending first" &&
+	json_get ".error.details.recovery" dry.json | grep "without a dry run" &&
 	keeper --json --root "$TRASH/only" history undo-last >out &&
 	test "$(cat "$TRASH/only/tree/one.txt")" = one &&
 	test "$(journal "SELECT count(*) FROM operations WHERE status = '"'"'pending'"'"'" "$TRASH/only")" = 0

@@ -338,6 +338,20 @@ impl Workspace {
             Err(err) if !passed.is_empty() && !err.details.contains_key("skipped_operations") => {
                 Err(err.with("skipped_operations", json!(passed)))
             }
+            // Nothing to undo among the resolved operations, but the real undo recovers the
+            // pending one first and may take it: said, as the warning above says it.
+            Err(mut err)
+                if err.code == Code::OperationNotFound
+                    && options.dry_run
+                    && self.pending_under_lock()? =>
+            {
+                err.message.push_str(
+                    "; but an operation an interrupted process left pending is recovered before the real undo chooses, and if it can be undone then, the real undo takes it",
+                );
+                Err(err.with("pending", true).recovery(
+                    "run the undo without a dry run to recover the pending operation and undo it, if it changed anything",
+                ))
+            }
             Err(err) => Err(err),
         }
     }
@@ -354,6 +368,18 @@ impl Workspace {
                     "{id} is a refused undo; it changed nothing and cannot be undone"
                 ))
                 .with("operation_id", id));
+            }
+            // Every mutation recovers what an interrupted process left pending before it plans,
+            // so only a dry run, which recovers nothing, finds the operation pending here.
+            Status::Pending => {
+                return Err(Error::invalid(format!(
+                    "{id} is pending: the process making it was interrupted, and a dry run recovers nothing, so it cannot show the undo; the undo itself recovers {id} first, and then undoes what it changed, if anything"
+                ))
+                .with("operation_id", id)
+                .with("status", Status::Pending.as_str())
+                .recovery(
+                    "run the undo without a dry run to recover the operation and undo it, or list the history after any other change to see what the recovery found",
+                ));
             }
             status => {
                 return Err(Error::invalid(format!(
