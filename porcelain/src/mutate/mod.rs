@@ -441,7 +441,7 @@ impl Workspace {
             // committed. Reporting a failure would be false: the change is made, and a caller
             // retrying it would meet its own result as a conflict.
             warnings.push(format!(
-                "the change is made, but its commit record could not be written ({}); the next Filekeeper operation in this workspace records {id} as committed",
+                "the change is made, but its commit record could not be written ({}); the next Filekeeper operation in this workspace records {id} from what its paths hold then: committed while they hold what it wrote, partial or rolled back if another program changes them first",
                 err.message
             ));
         }
