@@ -437,6 +437,24 @@ test_expect_success 'the journal holds the undo_refused row with its target path
 	test_cmp expect actual
 '
 
+test_expect_success 'a refused undo is recorded in one transaction: killed as it records, it leaves no pending row' '
+	mkdir -p "$TRASH/refused-dies" &&
+	printf "one\n" >"$TRASH/refused-dies/f.txt" &&
+	keeper --json --root "$TRASH/refused-dies" file write f.txt --content "two
+" >out &&
+	op=$(op_of out) &&
+	printf "by hand\n" >"$TRASH/refused-dies/f.txt" &&
+	test_expect_code 12 env FILEKEEPER_TEST_FAULT_LOG="$TRASH/refusal-calls" \
+		keeper --json --root "$TRASH/refused-dies" history undo "$op" >out &&
+	n=$(sed -n "s/ journal: record operation\$//p" "$TRASH/refusal-calls" | tail -n 1) &&
+	test -n "$n" &&
+	test_expect_code 134 env FILEKEEPER_TEST_FAULT=$n:die \
+		keeper --json --root "$TRASH/refused-dies" history undo "$op" >out &&
+	keeper --json --root "$TRASH/refused-dies" recover >out &&
+	test "$(journal "SELECT count(*) FROM operations WHERE status = '"'"'pending'"'"'" "$TRASH/refused-dies")" = 0 &&
+	test "$(journal "SELECT count(*) FROM operations WHERE status = '"'"'undo_refused'"'"'" "$TRASH/refused-dies")" = 2
+'
+
 test_expect_success 'the undo_refused row has no items and is not undoable' '
 	keeper --json history show "$(cat refusal.id)" >out &&
 	json_get ".operation.items == [] and .undoable == false and .undone_by == null" out

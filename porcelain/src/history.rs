@@ -769,7 +769,7 @@ impl Workspace {
                     .cloned()
                     .unwrap_or(json!([])),
             );
-            let refusal = journal.begin(&NewOperation {
+            let refusal = journal.record_undo_refused(&NewOperation {
                 kind: "undo".into(),
                 summary: format!("Refused to undo {id}: paths changed since."),
                 target_path: target,
@@ -779,7 +779,6 @@ impl Workspace {
                 task_id: options.task_id.clone(),
                 ..Default::default()
             })?;
-            journal.set_status(&refusal, &[Status::Pending], Status::UndoRefused)?;
             Ok(refusal)
         })();
         if let Ok(refusal) = recorded {

@@ -62,6 +62,18 @@ pub struct Journal {
 impl Journal {
     /// Records a new pending operation with its items in one transaction; returns its id.
     pub fn begin(&mut self, op: &NewOperation) -> Result<String> {
+        self.insert(op, Status::Pending)
+    }
+
+    /// Records a refused undo, which changed nothing, in one transaction: written pending
+    /// and then marked, a death between the two left a row pending that no recovery
+    /// resolves (it names no path, and recovery leaves rows not recorded under the lock to
+    /// the script that began them), counted pending and kept from every prune. Returns its id.
+    pub fn record_undo_refused(&mut self, op: &NewOperation) -> Result<String> {
+        self.insert(op, Status::UndoRefused)
+    }
+
+    fn insert(&mut self, op: &NewOperation, status: Status) -> Result<String> {
         if op.kind.trim().is_empty() {
             return Err(Error::invalid("an operation needs a kind"));
         }
@@ -75,7 +87,7 @@ impl Journal {
         let tx = self.conn_mut().transaction()?;
         tx.prepare_cached(
             "INSERT INTO operations (id, kind, status, actor, task_id, summary, target_path, source_path, undoes, metadata, under_lock)
-             VALUES (?1, ?2, 'pending', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+             VALUES (?1, ?2, ?11, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         )?
         .execute(params![
                 id,
@@ -88,6 +100,7 @@ impl Journal {
                 op.undoes,
                 Value::Object(op.metadata.clone()).to_string(),
             op.under_lock,
+            status.as_str(),
         ])
         .map_err(|e| match &e {
             // SQLITE_CONSTRAINT_FOREIGNKEY: the only foreign key of this row is `undoes`.
