@@ -47,6 +47,75 @@ fn patch_convention(file: &FilePatch) -> Option<&'static str> {
 /// order of their lines (`misordered`), and a hunk that shows the file's own line ends must
 /// not ask for other ones on its added lines (`line_ends`).
 pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) {
+    // git's `index` line names the blob of the file the patch was made from: the file is that
+    // one (every hunk is where it says), or it has changed since, as a moved hunk shows.
+    let made_from = file.old_blob.as_deref().map(|named| {
+        let id = git_blob_id(&doc.to_bytes());
+        let same = id.starts_with(named);
+        (same, named, id[..named.len().min(id.len())].to_owned())
+    });
+    // And where the file is that one, the line names the result too, which tells how the
+    // added lines end: as the file's convention has them (a patch whose line ends were
+    // converted in transport), or each as the patch writes it. Before 2026-12-05 a `-U0` hunk
+    // adding a CRLF line to an LF file was written with LF, `ok: true`, a file other than
+    // the one the line names.
+    let Some((named, (_, old_named, _))) = file
+        .new_blob
+        .as_deref()
+        .zip(made_from.clone().filter(|m| m.0))
+    else {
+        return place(file, doc, made_from, false);
+    };
+    let original = doc.clone();
+    let (ok, reports) = place(file, doc, made_from.clone(), false);
+    let result_id = |doc: &Doc| git_blob_id(&doc.to_bytes());
+    if ok && result_id(doc).starts_with(named) {
+        return (ok, reports);
+    }
+    let mut as_written = original.clone();
+    let (ok_written, reports_written) = place(file, &mut as_written, made_from, true);
+    if ok_written && result_id(&as_written).starts_with(named) {
+        *doc = as_written;
+        return (ok_written, reports_written);
+    }
+    if !ok {
+        return (ok, reports);
+    }
+    // The hunks apply, and give another file than the one the patch was made to give.
+    let result = result_id(doc);
+    *doc = original;
+    let mut reports = reports;
+    let report = reports[0].clone();
+    reports[0] = refused(
+        report,
+        Refusal {
+            reason: "not_the_named_result",
+            clause: format!(
+                "applies, as do the section's other hunks, to the file the patch was made from (its `index` line names blob {old_named}, the file's), but together they give blob {} where the line names {named}: the patch's lines are not the ones it was made with (line ends converted in transport, or lines edited by hand; a patch edited on purpose applies without its `index` line)",
+                &result[..named.len().min(result.len())]
+            ),
+            details: vec![
+                ("new_blob", named.into()),
+                (
+                    "result_blob",
+                    result[..named.len().min(result.len())].into(),
+                ),
+            ],
+        },
+    );
+    (false, reports)
+}
+
+/// [`apply`] with the file's `index` facts read (`made_from`: whether the file is the blob
+/// the line names, that name, and the file's id as long); `as_written`: every added line
+/// ends as the patch writes it, and no hunk is refused for asking line ends other than the
+/// file's (the `index` line's result judges them instead).
+fn place(
+    file: &FilePatch,
+    doc: &mut Doc,
+    made_from: Option<(bool, &str, String)>,
+    as_written: bool,
+) -> (bool, Vec<HunkReport>) {
     // New lines take the file's convention. A file with no terminator yet (new or empty) has
     // none, so it takes the patch's: the one its added lines agree on, else each added line
     // keeps its own, as the patch writes it (`own_ends`).
@@ -58,17 +127,11 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
     // added to the section's lines in transport.
     let plain_marker = file.hunks.iter().any(|h| h.plain_marker);
     let (eol, own_ends) = match (has_eol, convention) {
+        _ if as_written => (doc.eol(), true),
         (true, _) => (doc.eol(), false),
         (false, Some(agreed)) => (agreed, false),
         (false, None) => ("\n", true),
     };
-    // git's `index` line names the blob of the file the patch was made from: the file is that
-    // one (every hunk is where it says), or it has changed since, as a moved hunk shows.
-    let made_from = file.old_blob.as_deref().map(|named| {
-        let id = git_blob_id(&doc.to_bytes());
-        let same = id.starts_with(named);
-        (same, named, id[..named.len().min(id.len())].to_owned())
-    });
     let proven = file.on_base || made_from.as_ref().is_some_and(|m| m.0);
     let changed_since = made_from.filter(|m| !m.0).map(|(_, named, id)| (named, id));
     let old = std::mem::take(&mut doc.lines);
@@ -441,6 +504,7 @@ pub(crate) fn apply(file: &FilePatch, doc: &mut Doc) -> (bool, Vec<HunkReport>) 
             judged.iter().all(|(p, f)| p == f)
         };
         if (shows_ends || authors_cr)
+            && !as_written
             && let Some(asked) = asked
         {
             let from = judged.first().map_or(asked, |j| j.0);

@@ -262,6 +262,9 @@ pub(crate) struct FilePatch {
     /// git's `index OLD..NEW` line: the start of the old file's blob id (lowercase hex), when
     /// it names one, which tells whether the file is the one the patch was made from.
     old_blob: Option<String>,
+    /// The same line's id of the file the patch makes: where the file is the one `old_blob`
+    /// names, the result must be the one this names.
+    new_blob: Option<String>,
     /// The caller named the version the hunks were made on (`--base`), and it is the one
     /// they are applied to: every hunk is where it says, as with a matching `index` line.
     on_base: bool,
@@ -295,6 +298,7 @@ impl FilePatch {
             chunks: Vec::new(),
             codex: None,
             old_blob: None,
+            new_blob: None,
             on_base: false,
         }
     }
@@ -388,8 +392,8 @@ impl HunkReport {
 #[derive(Clone, Debug)]
 pub(crate) struct Refusal {
     /// `misordered`, `line_ends`, `final_newline`, `start_of_file`, `end_of_file`,
-    /// `placed_by_number`, `no_context`, `already_applied`, `not_empty_after_delete` or
-    /// `ambiguous`.
+    /// `placed_by_number`, `no_context`, `already_applied`, `not_empty_after_delete`,
+    /// `not_the_named_result` or `ambiguous`.
     pub reason: &'static str,
     /// What is wrong, after "hunk N of PATH".
     pub clause: String,
@@ -1304,8 +1308,9 @@ mod tests {
         // however its lines repeat (refused before).
         let file = "x\n\n\n\n\n\n\n\ny\n";
         let proven = format!(
-            "diff --git a/f b/f\nindex {}..1234567 100644\n--- a/f\n+++ b/f\n@@ -1,3 +1,4 @@\n x\n \n+\n \n",
-            &git_blob_id(file.as_bytes())[..7]
+            "diff --git a/f b/f\nindex {}..{} 100644\n--- a/f\n+++ b/f\n@@ -1,3 +1,4 @@\n x\n \n+\n \n",
+            &git_blob_id(file.as_bytes())[..7],
+            &git_blob_id(b"x\n\n\n\n\n\n\n\n\ny\n")[..7]
         );
         assert_eq!(patch_one(file, &proven).unwrap(), "x\n\n\n\n\n\n\n\n\ny\n");
         // A hunk held to an edge, at its stated line in a file shown changed (another hunk
@@ -1325,12 +1330,15 @@ mod tests {
             git_blob_id(b"hello\n"),
             "ce013625030ba8dba906f756967f9e9ca394464a"
         );
-        let section = |old: &str, hunks: &str| {
+        // The line names the file the patch was made from and the one it makes.
+        let section_to = |old: &str, new: &str, hunks: &str| {
             format!(
-                "diff --git a/x b/x\nindex {}..1234567 100644\n--- a/x\n+++ b/x\n{hunks}",
-                &git_blob_id(old.as_bytes())[..7]
+                "diff --git a/x b/x\nindex {}..{} 100644\n--- a/x\n+++ b/x\n{hunks}",
+                &git_blob_id(old.as_bytes())[..7],
+                &git_blob_id(new.as_bytes())[..7]
             )
         };
+        let section = |old: &str, hunks: &str| section_to(old, "another file", hunks);
         // Made on f alone; since then a copy g was put above it, at the hunk's stated line.
         let made_on = "f() {\n    b();\n}\n";
         let hunk = "@@ -1,3 +1,3 @@\n f() {\n-    b();\n+    B();\n }\n";
@@ -1362,7 +1370,7 @@ mod tests {
         let file = "a\nb\nc\n";
         let insert = "@@ -1,0 +2 @@\n+NEW\n";
         assert_eq!(
-            patch_one(file, &section(file, insert)).unwrap(),
+            patch_one(file, &section_to(file, "a\nNEW\nb\nc\n", insert)).unwrap(),
             "a\nNEW\nb\nc\n"
         );
         // Of another file, it is refused as without the line.
@@ -1370,6 +1378,55 @@ mod tests {
             refusal("x\na\nb\nc\n", &section(file, insert)).0,
             "placed_by_number"
         );
+    }
+
+    #[test]
+    fn a_git_index_line_names_the_result_too_which_tells_how_added_lines_end() {
+        let section = |old: &str, new: &str, hunks: &str| {
+            format!(
+                "diff --git a/x b/x\nindex {}..{} 100644\n--- a/x\n+++ b/x\n{hunks}",
+                &git_blob_id(old.as_bytes())[..7],
+                &git_blob_id(new.as_bytes())[..7]
+            )
+        };
+        // A `-U0` hunk adds a CRLF line to an LF file: the result the line names has it
+        // (written with LF, ok, before 2026-12-05) ...
+        let file = "a\nb\n";
+        let crlf_line = "@@ -2,0 +3 @@\n+r\r\n";
+        let made = "a\nb\nr\r\n";
+        assert_eq!(
+            patch_one(file, &section(file, made, crlf_line)).unwrap(),
+            made
+        );
+        // ... and where the patch's lines were converted in transport, the result the line
+        // names has the file's LF, as without the line.
+        let converted = section(file, "a\nb\nr\n", crlf_line);
+        assert_eq!(patch_one(file, &converted).unwrap(), "a\nb\nr\n");
+        // The reverse: an LF line into a CRLF file.
+        let file = "a\r\nb\r\n";
+        let made = "a\r\nb\r\nr\n";
+        let lf_line = "@@ -2,0 +3 @@\n+r\n";
+        assert_eq!(
+            patch_one(file, &section(file, made, lf_line)).unwrap(),
+            made
+        );
+        // A hunk that changes a line's end, which the file's convention would undo, applies
+        // where the line names that result (refused as line_ends without it).
+        let file = "a\nb\nc\n";
+        let made = "a\nb\r\nc\n";
+        let hunk = "@@ -1,3 +1,3 @@\n a\n-b\n+b\r\n c\n";
+        assert_eq!(patch_one(file, &section(file, made, hunk)).unwrap(), made);
+        assert_eq!(
+            refusal(file, &format!("--- x\n+++ x\n{hunk}")).0,
+            "line_ends"
+        );
+        // Lines edited by hand after the patch was made: the file is the one it was made
+        // from, and the result is not the one it names.
+        let file = "a\nb\nc\n";
+        let edited = section(file, "a\nB\nc\n", "@@ -1,3 +1,3 @@\n a\n-b\n+BEE\n c\n");
+        let (reason, clause, hunk) = refusal(file, &edited);
+        assert_eq!((reason, hunk), ("not_the_named_result", 1));
+        assert!(clause.contains("without its `index` line"), "{clause}");
     }
 
     #[test]

@@ -757,16 +757,21 @@ fn git_section(r: &mut Reader, names: &str) -> Result<FilePatch> {
             file.action = Action::Copy;
             names.moved.1 = Some(git_name(p).map_err(|why| bad_name(r.number(), why))?);
         } else if let Some(ids) = text.strip_prefix("index ") {
-            file.old_blob = ids
+            // A blob id that names one: hex, long enough to tell, and not git's all-zero id
+            // of a side that does not exist.
+            let named = |id: &str| {
+                let id = id.to_ascii_lowercase();
+                (id.len() >= 4
+                    && id.bytes().all(|b| b.is_ascii_hexdigit())
+                    && id.bytes().any(|b| b != b'0'))
+                .then_some(id)
+            };
+            let ids = ids
                 .split_whitespace()
                 .next()
-                .and_then(|ids| ids.split_once(".."))
-                .map(|(old, _)| old.to_ascii_lowercase())
-                .filter(|old| {
-                    old.len() >= 4
-                        && old.bytes().all(|b| b.is_ascii_hexdigit())
-                        && old.bytes().any(|b| b != b'0')
-                });
+                .and_then(|ids| ids.split_once(".."));
+            file.old_blob = ids.and_then(|(old, _)| named(old));
+            file.new_blob = ids.and_then(|(_, new)| named(new));
         } else if text.starts_with("similarity index ") || text.starts_with("dissimilarity index ")
         {
         } else if is_binary_marker(text) {
