@@ -17,9 +17,10 @@ pub(super) struct Why {
 pub(super) struct Frame<'a> {
     /// The file's indentation for each indentation of the old text.
     map: HashMap<&'a str, &'a str>,
-    /// The old text's indentations that a line at a level shows (not a continuation line's or
-    /// a block comment's alone): the entries of the map that place a new line at a level.
-    rungs: HashSet<&'a str>,
+    /// The old text's indentations that a line at a level shows (not a continuation line's, a
+    /// block comment's or a list item's content alone, which stand under what they
+    /// continue): the entries of the map that place a new line at a level.
+    placing: HashSet<&'a str>,
     /// Whether every indentation of the old text is the file's own.
     identity: bool,
     /// The one character each side indents with, over the map.
@@ -64,7 +65,9 @@ impl<'a> Frame<'a> {
         // (2 against 4), and the edit was refused.
         let aligned = continuation_lines(old.iter().map(String::as_str));
         let commented = block_comment_lines(old.iter().map(String::as_str), true);
+        let items = list_item_lines(old.iter().map(String::as_str));
         let mut rungs: HashSet<&str> = HashSet::new();
+        let mut placing: HashSet<&str> = HashSet::new();
         for (i, (f, o)) in file.iter().zip(old).enumerate() {
             if o.trim().is_empty() {
                 continue;
@@ -72,6 +75,9 @@ impl<'a> Frame<'a> {
             let (c, f, line) = (leading_ws(o), leading_ws(f), at + i + 1);
             if !aligned[i] && !commented[i] {
                 rungs.insert(c);
+                if !items[i] {
+                    placing.insert(c);
+                }
             }
             if let Some(&(f2, l2)) = by_caller.get(c) {
                 if f2 != f && conflict.is_none() {
@@ -172,7 +178,7 @@ impl<'a> Frame<'a> {
             level_step,
             identity,
             map,
-            rungs,
+            placing,
             caller_unit,
             file_unit,
             ratio,
@@ -242,7 +248,7 @@ impl<'a> Frame<'a> {
         }
         let entry = self.map.get(c).copied();
         if let Some(f) = entry
-            && (aligned || commented || self.rungs.contains(c))
+            && (aligned || commented || self.placing.contains(c))
         {
             return Ok(f.to_owned());
         }
@@ -258,6 +264,77 @@ impl<'a> Frame<'a> {
             Some(f) if by_levels.is_err() && self.is_a_level(c, f) => Ok(f.to_owned()),
             _ => by_levels,
         }
+    }
+
+    /// The file's indentation for a continuation or comment line the caller indents by `c`,
+    /// where the line it continues (its opener) is `co` in the new text and `fo` in the file,
+    /// when neither its old line nor its columns under the opener place it (`rewrite`):
+    /// measured from the opener, never from a line of another statement (an argument was
+    /// measured from the previous call's last argument, and landed under nothing). A
+    /// `hanging` line (its bracket ends a line, so it stands a step in, not under text) is
+    /// moved by columns only where the old text's indentation is the file's moved by one
+    /// amount: elsewhere its step may be columns or a level.
+    pub(super) fn measured_from_opener(
+        &self,
+        c: &str,
+        co: &str,
+        fo: &str,
+        hanging: bool,
+    ) -> Result<String, Why> {
+        if c == co {
+            return Ok(fo.to_owned());
+        }
+        if let Some(conflict) = &self.conflict {
+            return Err(Frame::inconsistent(conflict));
+        }
+        if let Some(Ok(ratio)) = self.ratio
+            && ratio != (1, 1)
+        {
+            return Err(Why {
+                reason: "indentation_ambiguous",
+                text: format!(
+                    "the old text's levels are scaled to the file's ({}), and a continuation line's indentation may be columns under the line it continues, which are not scaled, as well as levels, which are",
+                    self.map_shown()
+                ),
+            });
+        }
+        if hanging && !self.moves_by_one_amount(co, fo) {
+            return Err(Why {
+                reason: "indentation_ambiguous",
+                text: format!(
+                    "the line stands a step in from the line it continues, which may be columns or a level, and the old text's indentation is not the file's moved by one amount ({})",
+                    self.map_shown()
+                ),
+            });
+        }
+        self.by_levels(c, co, fo, true, false)
+    }
+
+    /// Whether `width` spaces past an opener may be a whole number of the caller's levels (the
+    /// old text's step between its levels, else the texts' step): unknown steps may.
+    pub(super) fn levels_could_make(&self, width: i64) -> bool {
+        let step = if self.level_step > 0 {
+            self.level_step
+        } else {
+            self.caller_steps.of_unit(' ')
+        };
+        step == 0 || width % step == 0
+    }
+
+    /// Whether every indentation of the map, and `c` against `f`, is the file's moved by one
+    /// amount of one character: the frames differ by an offset, and columns are columns.
+    fn moves_by_one_amount(&self, c: &str, f: &str) -> bool {
+        let count = |s: &str| s.chars().count() as i64;
+        let mut shift = None;
+        self.map
+            .iter()
+            .map(|(c, f)| (*c, *f))
+            .chain([(c, f)])
+            .all(|(c, f)| {
+                let one = !matches!(unit([c, f].into_iter()), Unit::Mixed);
+                let by = count(f) - count(c);
+                one && *shift.get_or_insert(by) == by
+            })
     }
 
     /// Whether the file's `f`, where the old text has `c` on an aligned line, is as many of
@@ -674,6 +751,8 @@ pub(super) fn continuation_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Ve
     let mut open: Vec<(bool, usize)> = Vec::new();
     let mut out = Vec::new();
     let mut scan = Scan::default();
+    // Whether the line before ended its code with a `\`, which continues it.
+    let mut backslash = false;
     for line in lines {
         let code = line.trim_start();
         let width = line.len() - code.len();
@@ -682,29 +761,78 @@ pub(super) fn continuation_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Ve
                 open.pop();
             }
         }
-        let mut continued = open.iter().any(|&(counts, _)| counts);
-        scan.code(line, |i, ch| match ch {
-            '(' | '[' => open.push((true, width)),
-            '{' => {
-                let rest = line[i + 1..].trim();
-                let comment = rest.is_empty()
-                    || rest.starts_with("//")
-                    || rest.starts_with("/*")
-                    || rest.starts_with('#');
-                open.push((!comment, width));
+        let mut continued =
+            open.iter().any(|&(counts, _)| counts) || (backslash && !code.is_empty());
+        let mut last_code = None;
+        scan.code(line, |i, ch| {
+            if !ch.is_whitespace() {
+                last_code = Some((i, ch));
             }
-            // A `)` or `]` that nothing in the text opened closes what a line before the
-            // text did: its line is the end of a continuation (a text cut from the middle
-            // of a call starts with one).
-            ')' | ']' if open.is_empty() => continued = true,
-            ')' | ']' | '}' => {
-                open.pop();
+            match ch {
+                '(' | '[' => open.push((true, width)),
+                '{' => {
+                    let rest = line[i + 1..].trim();
+                    let comment = rest.is_empty()
+                        || rest.starts_with("//")
+                        || rest.starts_with("/*")
+                        || rest.starts_with('#');
+                    open.push((!comment, width));
+                }
+                // A `)` or `]` that nothing in the text opened closes what a line before the
+                // text did: its line is the end of a continuation (a text cut from the middle
+                // of a call starts with one).
+                ')' | ']' if open.is_empty() => continued = true,
+                ')' | ']' | '}' => {
+                    open.pop();
+                }
+                _ => {}
             }
-            _ => {}
         });
+        if !code.is_empty() {
+            backslash =
+                last_code.is_some_and(|(i, ch)| ch == '\\' && i + 1 == line.trim_end().len());
+        }
         out.push(continued);
     }
     out
+}
+
+/// The lines of a list item's content: a line that starts with `- ` opens an item, and a
+/// line indented exactly two columns deeper that opens no item of its own (`run: x` under
+/// `- name: a` in YAML, a paragraph under a Markdown item) stands under its text, an
+/// alignment as much as an argument under the first; a line indented no deeper than the `-`
+/// ends the item. A nested item is a level.
+#[derive(Default)]
+pub(super) struct ListItems {
+    /// The indentation (in bytes) of each open item's `-`, outermost first.
+    open: Vec<usize>,
+}
+
+impl ListItems {
+    /// Whether `line` is content of the innermost open item; then the item `line` opens.
+    pub(super) fn content(&mut self, line: &str) -> bool {
+        let code = line.trim_start();
+        if code.is_empty() {
+            return false;
+        }
+        let width = line.len() - code.len();
+        while self.open.last().is_some_and(|&w| width <= w) {
+            self.open.pop();
+        }
+        let item = code.starts_with("- ");
+        // An item two columns in is a nested list's, a level (Markdown nests by any width).
+        let content = !item && self.open.last().is_some_and(|&w| width == w + 2);
+        if item {
+            self.open.push(width);
+        }
+        content
+    }
+}
+
+/// Whether each line is a list item's content ([`ListItems`]).
+pub(super) fn list_item_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<bool> {
+    let mut items = ListItems::default();
+    lines.map(|line| items.content(line)).collect()
 }
 
 /// Whether each line lies in a block comment (`/* */`) that a line before it opened: a doc

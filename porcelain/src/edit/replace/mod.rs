@@ -1290,6 +1290,68 @@ mod tests {
     }
 
     #[test]
+    fn a_continuation_line_is_placed_from_the_line_it_continues() {
+        // A body line after `b):`, which closes `if (a and`, is a level in from the `if`,
+        // not at `b):`'s place (8 in the file, where one level is 6).
+        let (out, _) = normalised(
+            "class C:\n  def f(self):\n    if (a and\n        b):\n      x = 1\n    return 2\n",
+            "class C:\n    def f(self):\n        if (a and\n            b):\n",
+            "class C:\n    def f(self):\n        if (a and\n            b):\n            y = 0\n",
+        );
+        assert_eq!(
+            out,
+            "class C:\n  def f(self):\n    if (a and\n        b):\n      y = 0\n      x = 1\n    return 2\n"
+        );
+        // A call moved into a block keeps its argument under the first: the file's columns
+        // past the call, not the caller's 4 more.
+        let (out, _) = normalised(
+            "def g():\n  if z:\n    return 0\nv = build(\n  p)\nresult = compute(a,\n                 b)\n",
+            "v = build(\n    p)\nresult = compute(a,\n                 b)\n",
+            "v = build(\n    p)\nif ok:\n    result = compute(a,\n                     b)\n",
+        );
+        assert!(
+            out.ends_with("if ok:\n  result = compute(a,\n                   b)\n"),
+            "{out}"
+        );
+        // A new call's argument is measured from the call, not from the last argument of
+        // the call before it (which the file indents 8 past its call, the caller 4).
+        let (out, _) = normalised(
+            "def f():\n    value = build(\n            a,\n            b)\n    msg = 1\n",
+            "  value = build(\n      a,\n      b)\n  msg = 1\n",
+            "  value = build(\n      a,\n      b)\n  res = compute(x,\n                y)\n  msg = 1\n",
+        );
+        assert!(
+            out.contains("\n    res = compute(x,\n                  y)\n"),
+            "{out}"
+        );
+        // A doc comment's ` * ` stands one column under its `/**`, whatever column the
+        // arguments of another statement put in the map.
+        let (out, _) = normalised(
+            "const v = build(\n  a,\n  b);\nfunction g() {\n  return 1;\n}\n",
+            "const v = build(\n a,\n b);\nfunction g() {\n",
+            "const v = build(\n a,\n b);\n/**\n * Doc for g.\n */\nfunction g() {\n",
+        );
+        assert!(out.contains("\n/**\n * Doc for g.\n */\n"), "{out}");
+        // A list item's content stands two columns past its `-`, as text, not a level.
+        let (out, _) = normalised(
+            "jobs:\n    build:\n        steps:\n            - name: a\n    test:\n        steps: []\n",
+            "jobs:\n  build:\n    steps:\n      - name: a\n",
+            "jobs:\n  build:\n    steps:\n      - name: a\n      - name: b\n        run: y\n",
+        );
+        assert!(
+            out.contains("            - name: b\n              run: y\n"),
+            "{out}"
+        );
+        // A line after a `\\` continues it: scaled, its columns may be levels too.
+        let err = refusal(
+            "class C:\n    def f(self):\n        if x:\n            pass\n        return 1\n",
+            "class C:\n  def f(self):\n    if x:\n      pass\n",
+            "class C:\n  def f(self):\n    if x:\n      pass\n    total = first + \\\n            second\n",
+        );
+        assert_eq!(err.details["reason"], "indentation_ambiguous", "{err:?}");
+    }
+
+    #[test]
     fn a_new_comment_line_takes_the_place_an_old_comment_line_shows() {
         // The old text's ` */` (5 spaces, the file's 3) is the only line at 5: a new comment
         // line there is the comment's, not a level, and takes the file's 3.

@@ -2,7 +2,9 @@
 //! file has them, and a refusal that names the line and the reason when a line's
 //! indentation cannot be inferred.
 
-use super::indent::{Frame, Steps, Why, amount, block_comment_lines, continuation_lines, indented};
+use super::indent::{
+    Frame, Steps, Why, amount, block_comment_lines, continuation_lines, indented, list_item_lines,
+};
 use super::pairing::{Pairing, Source, kept_as_is};
 use super::{leading_ws, trailing_ws};
 use crate::{Code, Error};
@@ -135,6 +137,21 @@ pub(super) fn rewrite(
     let aligned = continuation_lines(new.iter().map(String::as_str));
     let aligned_old = continuation_lines(old.iter().map(String::as_str));
     let commented = block_comment_lines(new.iter().map(String::as_str), true);
+    let commented_old = block_comment_lines(old.iter().map(String::as_str), true);
+    // A list item's content is placed from its item like a continuation line, but shows
+    // levels to the frame as any line does (what is nested in it is a level deeper).
+    let items = list_item_lines(new.iter().map(String::as_str));
+    let items_old = list_item_lines(old.iter().map(String::as_str));
+    let either =
+        |a: &[bool], b: &[bool]| -> Vec<bool> { a.iter().zip(b).map(|(a, b)| *a || *b).collect() };
+    let (placed_new, placed_old) = (either(&aligned, &items), either(&aligned_old, &items_old));
+    // A continuation or comment line is placed from the line it continues (its opener),
+    // after every line at a level is placed, and a line at a level is never measured from
+    // one (`b):` closing `if (a and` is at the caller's 12 and the file's 8, and a body
+    // line after it at 12 is one level in from the `if`, not 8). A list item's content
+    // stands under its text, and what is nested in it is measured from it.
+    let old_openers = openers(old, &placed_old, &commented_old);
+    let openers = openers(new, &placed_new, &commented);
     let paired = || {
         new.iter()
             .enumerate()
@@ -154,6 +171,73 @@ pub(super) fn rewrite(
     let in_file_frame = at_files
         .filter(|_| !at_olds)
         .map(|(n, i)| (leading_ws(n), i));
+    // A continuation or comment line `j`, whose opener `o` the file has at `fo`: where both
+    // stand for old lines that the old text has the same way (the same columns past their
+    // opener), it keeps the file's columns past the opener; else, where it stands under the
+    // opener's text (not a hanging indent), the caller's columns past the opener are the
+    // file's; else it is converted from the opener.
+    // Whether the old text's continuation lines stand as many columns past their openers as
+    // the file's do: where they do not (the caller's arguments 4 in, the file's 8), the
+    // caller's columns past an opener are not the file's.
+    let columns_agree = (0..old.len()).all(|i| match old_openers[i] {
+        Some(io) if !old[i].trim().is_empty() => {
+            columns_past(leading_ws(&old[i]), leading_ws(&old[io]))
+                == columns_past(leading_ws(file[i]), leading_ws(file[io]))
+        }
+        _ => true,
+    });
+    let continued = |j: usize, o: usize, fo: &str, sibling: Option<&str>| -> Result<String, Why> {
+        let (c, co) = (leading_ws(&new[j]), leading_ws(&new[o]));
+        if let (Source::Equal(i) | Source::Changed(i), Source::Equal(io) | Source::Changed(io)) =
+            (sources[j], sources[o])
+            && old_openers[i] == Some(io)
+            && let Some(past) = columns_past(c, co)
+            && columns_past(leading_ws(&old[i]), leading_ws(&old[io])) == Some(past)
+            && let Some(file_past) = columns_past(leading_ws(file[i]), leading_ws(file[io]))
+            && let Some(indent) = moved(fo, file_past)
+        {
+            return Ok(indent);
+        }
+        let ends_with = |k: usize, chars: &[char]| {
+            let code = new[k].trim_end();
+            chars.iter().any(|&ch| code.ends_with(ch))
+        };
+        // An inserted line at the caller's indentation of a line of the same opener that the
+        // file shows (the next argument of a list) goes where that line is.
+        if let Some(sibling) = sibling {
+            return Ok(sibling.to_owned());
+        }
+        let hanging = aligned[j]
+            && !items[j]
+            && !(o..j).any(|k| ends_with(k, &['\\']))
+            && (o..j).any(|k| ends_with(k, &['(', '[', '{']));
+        // Columns under the opener's text are the file's columns: a comment's ` * ` under
+        // its `/*`, a list item's content under its text, and an argument under the first
+        // where the old text's arguments show the caller's columns to be the file's and no
+        // whole number of the caller's levels makes them (else they are converted below,
+        // which refuses a scaled frame).
+        if let Some(past) = c.strip_prefix(co)
+            && past.chars().all(|ch| ch == ' ')
+            && (commented[j]
+                || (columns_agree
+                    && (items[j] || (!hanging && !frame.levels_could_make(past.len() as i64)))))
+        {
+            return Ok(format!("{fo}{past}"));
+        }
+        // A line that stands for an old one otherwise is converted from it, as a line at a
+        // level is (its own old line is the nearest thing to it the file shows).
+        match sources[j] {
+            Source::Equal(i) | Source::Changed(i) => frame.convert(
+                c,
+                leading_ws(&old[i]),
+                leading_ws(file[i]),
+                aligned[j],
+                aligned_old[i],
+                commented[j],
+            ),
+            Source::Inserted => frame.measured_from_opener(c, co, fo, hanging),
+        }
+    };
     for (j, n) in new.iter().enumerate() {
         if n.trim().is_empty() {
             lines[j] = Some(match sources[j] {
@@ -171,7 +255,14 @@ pub(super) fn rewrite(
         let (c, c0, f0) = (leading_ws(n), leading_ws(&old[i]), leading_ws(file[i]));
         if is_kept(j) {
             lines[j] = Some(file[i].to_owned());
-            anchors[j] = Some((f0.to_owned(), at + i + 1));
+            // A continuation or comment line kept as it is is no anchor of a line at a
+            // level (a list item's content is: what is nested in it is measured from it).
+            if openers[j].is_none() || items[j] {
+                anchors[j] = Some((f0.to_owned(), at + i + 1));
+            }
+            continue;
+        }
+        if openers[j].is_some() {
             continue;
         }
         let indent = frame.convert(c, c0, f0, aligned[j], aligned_old[i], commented[j]).map_err(|why| Refusal {
@@ -238,6 +329,50 @@ pub(super) fn rewrite(
             continue;
         }
         let c = leading_ws(n);
+        let paired = match sources[j] {
+            Source::Equal(i) | Source::Changed(i) => Some(i),
+            Source::Inserted => None,
+        };
+        if let Some(o) = openers[j] {
+            let fo = leading_ws(lines[o].as_deref().expect("an opener is placed before"));
+            let sibling = (paired.is_none())
+                .then(|| {
+                    (o + 1..j).rev().find_map(|k| {
+                        let placed = lines[k].as_deref()?;
+                        (openers[k] == Some(o)
+                            && leading_ws(&new[k]) == c
+                            && !matches!(sources[k], Source::Inserted))
+                        .then(|| leading_ws(placed))
+                    })
+                })
+                .flatten();
+            let indent = continued(j, o, fo, sibling).map_err(|why| Refusal {
+                line: j + 1,
+                file_line: paired.map_or(at + 1, |i| at + i + 1),
+                subject: Subject::Line(format!(
+                    "{} continues line {} of the new text",
+                    paired.map_or(String::new(), |i| format!(
+                        ", which takes the place of file line {},",
+                        at + i + 1
+                    )),
+                    o + 1
+                )),
+                why,
+            })?;
+            let body = match sources[j] {
+                Source::Equal(i) if trailing_ws(n) == trailing_ws(&old[i]) => file[i].trim_start(),
+                _ => n.trim_start(),
+            };
+            lines[j] = Some(format!("{indent}{body}"));
+            if items[j] {
+                let file_line = paired
+                    .map(|i| at + i + 1)
+                    .or_else(|| before.and_then(|b| anchors[b].as_ref().map(|(_, line)| *line)));
+                anchors[j] = Some((indent, file_line.unwrap_or(at + 1)));
+                previous = Some(j);
+            }
+            continue;
+        }
         let after = after_of[j];
         let refusal = |file_line: usize, place: &str, why: Why| Refusal {
             line: j + 1,
@@ -318,4 +453,62 @@ pub(super) fn rewrite(
         given,
         reindented,
     })
+}
+
+/// For each line of `text` that continues another or lies in a block comment (`aligned`,
+/// `commented`), the nearest non-blank line before it that does neither: the line it
+/// continues, whose place in the file it is measured from.
+fn openers(text: &[String], aligned: &[bool], commented: &[bool]) -> Vec<Option<usize>> {
+    let mut opener = None;
+    text.iter()
+        .enumerate()
+        .map(|(j, line)| {
+            if line.trim().is_empty() {
+                return None;
+            }
+            if aligned[j] || commented[j] {
+                opener
+            } else {
+                opener = Some(j);
+                None
+            }
+        })
+        .collect()
+}
+
+/// How far `ws` stands past `from`, both indentations: the characters it adds to `from`, or
+/// as a count of one character on both, which may be negative. `None` where neither reads.
+fn columns_past(ws: &str, from: &str) -> Option<Past> {
+    if let Some(past) = ws.strip_prefix(from) {
+        return Some(Past::Adds(past.to_owned()));
+    }
+    let one = |s: &str| {
+        let ch = s.chars().next()?;
+        s.chars().all(|c| c == ch).then_some(ch)
+    };
+    match (one(ws), one(from)) {
+        (Some(a), Some(b)) if a == b => Some(Past::By(
+            a,
+            ws.chars().count() as i64 - from.chars().count() as i64,
+        )),
+        _ => None,
+    }
+}
+
+#[derive(PartialEq, Debug)]
+enum Past {
+    Adds(String),
+    By(char, i64),
+}
+
+/// `fo` moved as `past` says; `None` where it cannot be (fewer characters than taken away,
+/// or another character).
+fn moved(fo: &str, past: Past) -> Option<String> {
+    match past {
+        Past::Adds(more) => Some(format!("{fo}{more}")),
+        Past::By(ch, by) => {
+            let n = fo.chars().count() as i64 + by;
+            (fo.chars().all(|c| c == ch) && n >= 0).then(|| ch.to_string().repeat(n as usize))
+        }
+    }
 }
