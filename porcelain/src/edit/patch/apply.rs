@@ -341,6 +341,7 @@ fn place(
                 let place = match edge {
                     Edge::Start => Some(0),
                     Edge::End => old.len().checked_sub(want.len()),
+                    Edge::Both => (want.len() == old.len()).then_some(0),
                 };
                 match place.filter(|&p| fits(p)) {
                     // Its lines at the edge and at its stated line too: lines like them were

@@ -154,8 +154,10 @@ impl Hunk {
 
     /// The edge of the file the hunk must meet, if its context says so: context before its
     /// change and none after means a diff tool ran out of file after it (it ends the file);
-    /// none before, some after, stated at line 1, means it starts the file. A hunk with no
-    /// context on either side (`diff -U0`), or on both, can be anywhere.
+    /// none before, some after, stated at line 1, means it starts the file; none on either
+    /// side but some between its changes, stated at line 1, means it is the whole file (a
+    /// diff with context writes context around each change unless the file ends there). A
+    /// hunk with no context at all (`diff -U0`), or context on both sides, can be anywhere.
     fn edge(&self) -> Option<Edge> {
         let context = |l: &&HunkLine| matches!(l, HunkLine::Context(_));
         let leading = self.lines.iter().take_while(context).count();
@@ -166,6 +168,9 @@ impl Hunk {
         match (leading, trailing) {
             (1.., 0) => Some(Edge::End),
             (0, 1..) if self.old_start <= 1 => Some(Edge::Start),
+            (0, 0) if self.old_start <= 1 && self.lines.iter().any(|l| context(&l)) => {
+                Some(Edge::Both)
+            }
             _ => None,
         }
     }
@@ -176,6 +181,8 @@ impl Hunk {
 enum Edge {
     Start,
     End,
+    /// Both: the hunk's old lines are the whole file.
+    Both,
 }
 
 impl Edge {
@@ -184,16 +191,37 @@ impl Edge {
         match self {
             Edge::Start => "start",
             Edge::End => "end",
+            Edge::Both => "both",
         }
     }
 
     /// The refusal of a hunk tied to this edge whose old lines are in the file, but not there:
     /// at `found` (0-based) when they occur once, or at several places.
     fn refusal(self, found: Option<usize>, file_lines: usize) -> Refusal {
+        if self == Edge::Both {
+            let place = match found {
+                Some(at) => format!(
+                    "they start at file line {}, and the file has {file_lines} lines",
+                    at + 1
+                ),
+                None => "they occur at several places".to_owned(),
+            };
+            return Refusal {
+                reason: if found == Some(0) {
+                    "end_of_file"
+                } else {
+                    "start_of_file"
+                },
+                clause: format!(
+                    "has context between its changes and none before or after them, which in a diff means its old lines are the whole file; {place}. If the change belongs there, add the lines around it as context; if the hunk is the whole file, the file has changed since the patch was made"
+                ),
+                details: vec![("edge", self.name().into())],
+            };
+        }
         let edge = self.name();
         let (side, other, reason, add) = match self {
             Edge::Start => ("after", "before", "start_of_file", "precede"),
-            Edge::End => ("before", "after", "end_of_file", "follow"),
+            Edge::End | Edge::Both => ("before", "after", "end_of_file", "follow"),
         };
         let place = match found {
             Some(at) => format!(
@@ -201,7 +229,9 @@ impl Edge {
                 at + 1,
                 match self {
                     Edge::Start => String::new(),
-                    Edge::End => format!(", and the file goes on to line {file_lines}"),
+                    Edge::End | Edge::Both => {
+                        format!(", and the file goes on to line {file_lines}")
+                    }
                 }
             ),
             None => "they occur at several places, none of them there".to_owned(),
@@ -1427,6 +1457,24 @@ mod tests {
         let (reason, clause, hunk) = refusal(file, &edited);
         assert_eq!((reason, hunk), ("not_the_named_result", 1));
         assert!(clause.contains("without its `index` line"), "{clause}");
+    }
+
+    #[test]
+    fn a_hunk_with_context_only_between_its_changes_is_the_whole_file() {
+        // `a b c` made `N a b C`: the hunk starts and ends with a change, so a diff with
+        // context wrote none outside them because the file ends there on both sides.
+        let whole = "--- f\n+++ f\n@@ -1,3 +1,4 @@\n+N\n a\n b\n-c\n+C\n";
+        assert_eq!(patch_one("a\nb\nc\n", whole).unwrap(), "N\na\nb\nC\n");
+        // Lines added since, around a copy of the old lines: placed mid-file, the insertion
+        // at the top and the change of the last line were written elsewhere, ok, before.
+        let (reason, clause, _) = refusal("a\nb\na\nb\nc\nc\n", whole);
+        assert_eq!(reason, "start_of_file");
+        assert!(clause.contains("the whole file"), "{clause}");
+        // Lines added after the old last line: which comes last, C or them, is a guess.
+        assert_eq!(refusal("a\nb\nc\nX\n", whole).0, "end_of_file");
+        // Without context between the changes it is a `diff -U0` hunk, tied to no edge.
+        let u0 = "--- f\n+++ f\n@@ -1 +1 @@\n-a\n+A\n";
+        assert_eq!(patch_one("a\nb\n", u0).unwrap(), "A\nb\n");
     }
 
     #[test]
