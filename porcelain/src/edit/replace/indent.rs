@@ -761,8 +761,9 @@ pub(super) fn continuation_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Ve
                 open.pop();
             }
         }
-        let mut continued =
-            open.iter().any(|&(counts, _)| counts) || (backslash && !code.is_empty());
+        let mut continued = open.iter().any(|&(counts, _)| counts)
+            || (backslash && !code.is_empty())
+            || continues_an_expression(code);
         let mut last_code = None;
         scan.code(line, |i, ch| {
             if !ch.is_whitespace() {
@@ -795,6 +796,19 @@ pub(super) fn continuation_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Ve
         out.push(continued);
     }
     out
+}
+
+/// Whether a line's code can only continue the expression of a line before it: a method
+/// call of a chain (`.then(f)`, `?.x`) or a branch of a conditional expression (`? a`,
+/// `: b`). It stands under what it continues, or a step in, as an argument does.
+fn continues_an_expression(code: &str) -> bool {
+    let mut chars = code.chars();
+    match (chars.next(), chars.next()) {
+        (Some('.'), Some(next)) => next.is_alphabetic() || next == '_' || next == '$',
+        (Some('?'), Some('.')) => true,
+        (Some('?' | ':'), Some(' ')) => true,
+        _ => false,
+    }
 }
 
 /// The lines of a list item's content: a line that starts with `- ` opens an item, and a
