@@ -397,6 +397,39 @@ fn place(
             reports.push(refused(report, refusal));
             continue;
         }
+        // Found away from its stated line, where its lines also stand near that line with one
+        // more line among them: a line was added inside the hunk's own place since the patch
+        // was made, and the lines found are a copy, or the place moved and a look-alike
+        // stands there; nothing tells. Before 2026-12-05 the copy was changed, `ok: true`
+        // (three like functions, a line added to the first, the patch of the first changed
+        // the second).
+        if let Some(found) = at.filter(|&found| found != stated && hunk.edge().is_none())
+            && let Some((near, extra)) = near_with_one_more(&old, &want, stated, found)
+        {
+            report.mismatch = Some(Box::new(Mismatch::find(&old, &want, stated, cursor)));
+            ok = false;
+            reports.push(refused(
+                report,
+                Refusal {
+                    reason: "ambiguous",
+                    clause: format!(
+                        "is found at line {}, {} line(s) {} its stated line, but its lines also stand at line {} with one more line among them (line {}): a line may have been added inside the hunk's place since the patch was made, and the lines at line {} be a copy, so which place the patch meant cannot be told",
+                        found + 1,
+                        found.abs_diff(stated),
+                        if found > stated { "below" } else { "above" },
+                        near + 1,
+                        extra + 1,
+                        found + 1
+                    ),
+                    details: vec![
+                        ("matches_at", vec![found + 1].into()),
+                        ("near_match_at", (near + 1).into()),
+                        ("extra_line", (extra + 1).into()),
+                    ],
+                },
+            ));
+            continue;
+        }
         let Some(at) = at else {
             if report.status == "applies" {
                 report.status = "failed";
@@ -822,6 +855,33 @@ fn made_already(hunk: &Hunk, old: &[Line], stated: usize, found: usize) -> Optio
         clause,
         details,
     })
+}
+
+/// Where, within a hunk's length of its stated line and at least half a hunk from the place
+/// it was found (a place that shares most of its lines with that one is that one, moved),
+/// the file holds the hunk's old lines `want` with one more line among them (not first or
+/// last): that place, and the extra line (0-based). Hunks of one or two lines say too little.
+fn near_with_one_more(
+    old: &[Line],
+    want: &[&str],
+    stated: usize,
+    found: usize,
+) -> Option<(usize, usize)> {
+    let n = want.len();
+    if n < 3 {
+        return None;
+    }
+    let from = stated.saturating_sub(n);
+    let to = (stated + n).min(old.len().saturating_sub(n + 1));
+    (from..=to)
+        .filter(|&p| p.abs_diff(found) >= n.div_ceil(2).max(2))
+        .find_map(|p| {
+            (1..n).find_map(|k| {
+                let head = (0..k).all(|i| old[p + i].text == want[i]);
+                let tail = (k..n).all(|i| old[p + i + 1].text == want[i]);
+                (head && tail).then_some((p, p + k))
+            })
+        })
 }
 
 /// A refused hunk's report: it applies nowhere, so no offset, as for any failed hunk.

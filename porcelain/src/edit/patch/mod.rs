@@ -1460,6 +1460,30 @@ mod tests {
     }
 
     #[test]
+    fn a_hunk_found_away_from_its_place_where_its_lines_stand_with_one_more_is_ambiguous() {
+        // Three like functions; the patch changes the first. Since, a line was added to the
+        // first, so its lines are found at the second only (changed, ok, before).
+        let f = "def f(x):\n    y = x + 1\n    if y > 2:\n        return y\n    return x\n\n";
+        let patch = "--- f\n+++ f\n@@ -1,7 +1,7 @@\n def f(x):\n     y = x + 1\n     if y > 2:\n-        return y\n+        return 0\n     return x\n \n def f(x):\n";
+        let grown = f.replace("    y = x + 1\n", "    y = x + 1\n    log(y)\n");
+        let file = format!("{grown}{f}{f}");
+        let (reason, clause, _) = refusal(&file, patch);
+        assert_eq!(reason, "ambiguous");
+        assert!(
+            clause.contains("with one more line among them (line 3)"),
+            "{clause}"
+        );
+        // Lines added above, and no look-alike where the hunk was: found at an offset.
+        let moved =
+            format!("# one\n# two\n# three\n# four\n# five\n# six\n# seven\n# eight\n{f}{f}");
+        assert!(
+            patch_one(&moved, patch)
+                .unwrap()
+                .contains("return 0\n    return x\n\ndef f(x):\n")
+        );
+    }
+
+    #[test]
     fn a_hunk_with_context_only_between_its_changes_is_the_whole_file() {
         // `a b c` made `N a b C`: the hunk starts and ends with a change, so a diff with
         // context wrote none outside them because the file ends there on both sides.
