@@ -211,9 +211,10 @@ fn place(
         // them, the patch (or this hunk) has been applied already: found again at an offset,
         // its old lines would be another place's, a twin function's or a repeated stanza's.
         // Lines added before line 1 that already start the file, the same: added again, they
-        // would be there twice.
+        // would be there twice; unless the file is the patch's own (`index` line, `--base`),
+        // which cannot hold its change (refused before 2026-12-05).
         let again = if want.is_empty() {
-            hunk.old_start == 0
+            hunk.old_start == 0 && !proven
         } else {
             !fits(stated)
         };

@@ -1484,6 +1484,24 @@ mod tests {
     }
 
     #[test]
+    fn lines_added_before_line_1_of_the_patchs_own_file_are_added_whatever_starts_it() {
+        // `x` added above a file that starts with `x`: refused as applied already without
+        // proof, added where git's `index` line names the file as the patch's own.
+        let file = "x\ny\n";
+        let hunk = "@@ -0,0 +1 @@\n+x\n";
+        assert_eq!(
+            refusal(file, &format!("--- f\n+++ f\n{hunk}")).0,
+            "already_applied"
+        );
+        let proven = format!(
+            "diff --git a/f b/f\nindex {}..{} 100644\n--- a/f\n+++ b/f\n{hunk}",
+            &git_blob_id(file.as_bytes())[..7],
+            &git_blob_id(b"x\nx\ny\n")[..7]
+        );
+        assert_eq!(patch_one(file, &proven).unwrap(), "x\nx\ny\n");
+    }
+
+    #[test]
     fn a_hunk_with_context_only_between_its_changes_is_the_whole_file() {
         // `a b c` made `N a b C`: the hunk starts and ends with a change, so a diff with
         // context wrote none outside them because the file ends there on both sides.
