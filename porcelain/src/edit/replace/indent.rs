@@ -238,13 +238,7 @@ impl<'a> Frame<'a> {
             && ratio != (1, 1)
             && (aligned || from_aligned)
         {
-            return Err(Why {
-                reason: "indentation_ambiguous",
-                text: format!(
-                    "the old text's levels are scaled to the file's ({}), and a continuation line's indentation may be columns under the line it continues, which are not scaled, as well as levels, which are",
-                    self.map_shown()
-                ),
-            });
+            return Err(self.scaled_continuation());
         }
         let entry = self.map.get(c).copied();
         if let Some(f) = entry
@@ -290,13 +284,7 @@ impl<'a> Frame<'a> {
         if let Some(Ok(ratio)) = self.ratio
             && ratio != (1, 1)
         {
-            return Err(Why {
-                reason: "indentation_ambiguous",
-                text: format!(
-                    "the old text's levels are scaled to the file's ({}), and a continuation line's indentation may be columns under the line it continues, which are not scaled, as well as levels, which are",
-                    self.map_shown()
-                ),
-            });
+            return Err(self.scaled_continuation());
         }
         if hanging && !self.moves_by_one_amount(co, fo) {
             return Err(Why {
@@ -308,6 +296,17 @@ impl<'a> Frame<'a> {
             });
         }
         self.by_levels(c, co, fo, true, false)
+    }
+
+    /// Why a continuation line's change is not converted where the levels are scaled.
+    fn scaled_continuation(&self) -> Why {
+        Why {
+            reason: "indentation_ambiguous",
+            text: format!(
+                "the old text's levels are scaled to the file's ({}), and a continuation line's indentation may be columns under the line it continues, which are not scaled, as well as levels, which are",
+                self.map_shown()
+            ),
+        }
     }
 
     /// Whether `width` spaces past an opener may be a whole number of the caller's levels (the
