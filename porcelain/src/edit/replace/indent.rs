@@ -267,19 +267,31 @@ impl<'a> Frame<'a> {
     /// measured from the previous call's last argument, and landed under nothing). A
     /// `hanging` line (its bracket ends a line, so it stands a step in, not under text) is
     /// moved by columns only where the old text's indentation is the file's moved by one
-    /// amount: elsewhere its step may be columns or a level.
+    /// amount: elsewhere its step may be columns or a level. Where the old text's
+    /// continuation lines stand other columns past their openers than the file's
+    /// (`columns_agree` false), no column is the file's, and it is refused.
     pub(super) fn measured_from_opener(
         &self,
         c: &str,
         co: &str,
         fo: &str,
         hanging: bool,
+        columns_agree: bool,
     ) -> Result<String, Why> {
         if c == co {
             return Ok(fo.to_owned());
         }
         if let Some(conflict) = &self.conflict {
             return Err(Frame::inconsistent(conflict));
+        }
+        if !columns_agree {
+            return Err(Why {
+                reason: "indentation_ambiguous",
+                text: format!(
+                    "the old text's continuation lines stand other columns past the lines they continue than the file's do ({}), so the caller's columns past this line's are not the file's",
+                    self.map_shown()
+                ),
+            });
         }
         if let Some(Ok(ratio)) = self.ratio
             && ratio != (1, 1)
@@ -752,6 +764,8 @@ pub(super) fn continuation_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Ve
     let mut scan = Scan::default();
     // Whether the line before ended its code with a `\`, which continues it.
     let mut backslash = false;
+    // Whether each line is a comment and nothing else.
+    let mut comment_only = Vec::new();
     for line in lines {
         let code = line.trim_start();
         let width = line.len() - code.len();
@@ -793,6 +807,17 @@ pub(super) fn continuation_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Ve
                 last_code.is_some_and(|(i, ch)| ch == '\\' && i + 1 == line.trim_end().len());
         }
         out.push(continued);
+        comment_only.push(last_code.is_none() && !code.is_empty());
+    }
+    // A comment line before a continuation line is inside the expression too (`// as
+    // strings` between two calls of a chain), and stands where its lines do.
+    let mut next_continues = false;
+    for (continued, comment) in out.iter_mut().zip(&comment_only).rev() {
+        if *comment {
+            *continued |= next_continues;
+        } else {
+            next_continues = *continued;
+        }
     }
     out
 }

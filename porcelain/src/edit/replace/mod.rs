@@ -1352,6 +1352,58 @@ mod tests {
     }
 
     #[test]
+    fn a_comment_or_an_argument_is_placed_by_what_the_file_shows_of_its_kind() {
+        // A doc comment opened by a line that is itself inside `defineConfig({`: its ` * `
+        // lines stand one column under its `/**`, not measured from the call.
+        let (out, _) = normalised(
+            "import react from 'react';\n\nexport default defineConfig({\n  plugins: [react()],\n  server: {\n    port: 3000,\n  },\n});\n",
+            "export default defineConfig({\n    plugins: [react()],\n    server: {\n        port: 3000,\n    },\n});\n",
+            "export default defineConfig({\n    plugins: [react()],\n    /**\n     * Dev server options.\n     */\n    server: {\n        port: 3000,\n    },\n});\n",
+        );
+        assert!(
+            out.contains("\n  /**\n   * Dev server options.\n   */\n  server: {\n"),
+            "{out}"
+        );
+        // A comment's text nested deeper in a scaled frame: columns or levels? Refused.
+        let err = refusal(
+            "int main() {\n    if (x) {\n        /*\n            first\n        */\n        y();\n    }\n}\n",
+            "int main() {\n  if (x) {\n    /*\n      first\n    */\n    y();\n",
+            "int main() {\n  if (x) {\n    /*\n      first\n        detail\n    */\n    y();\n",
+        );
+        assert_eq!(err.details["reason"], "indentation_ambiguous", "{err:?}");
+        // A comment between two calls of a chain stands where they do.
+        let (out, _) = normalised(
+            "class A {\n    void f() {\n        String s = list.stream()\n                .filter(x -> x > 0)\n                .map(String::valueOf);\n    }\n}\n",
+            "String s = list.stream()\n    .filter(x -> x > 0)\n    .map(String::valueOf);\n",
+            "String s = list.stream()\n    .filter(x -> x > 0)\n    // as strings\n    .map(String::valueOf);\n",
+        );
+        assert!(
+            out.contains("\n                // as strings\n                .map("),
+            "{out}"
+        );
+        // An argument inserted above the one it stands beside goes where the file has that
+        // one, in a call and after a `\\`.
+        let (out, _) = normalised(
+            "class A {\n    void f() {\n        call(first,\n                second);\n    }\n}\n",
+            "class A {\n    void f() {\n        call(first,\n            second);\n    }\n}\n",
+            "class A {\n    void f() {\n        call(first,\n            middle,\n            second);\n    }\n}\n",
+        );
+        assert!(
+            out.contains("call(first,\n                middle,\n                second);"),
+            "{out}"
+        );
+        let (out, _) = normalised(
+            "#!/bin/sh\nif [ -n \"$X\" ]; then\n    docker run \\\n        --rm \\\n        image:latest\nfi\n",
+            "docker run \\\n  --rm \\\n  image:latest\n",
+            "docker run \\\n  -it \\\n  --rm \\\n  image:latest\n",
+        );
+        assert!(
+            out.contains("docker run \\\n        -it \\\n        --rm \\\n"),
+            "{out}"
+        );
+    }
+
+    #[test]
     fn a_new_comment_line_takes_the_place_an_old_comment_line_shows() {
         // The old text's ` */` (5 spaces, the file's 3) is the only line at 5: a new comment
         // line there is the comment's, not a level, and takes the file's 3.

@@ -179,14 +179,15 @@ pub(super) fn rewrite(
     // Whether the old text's continuation lines stand as many columns past their openers as
     // the file's do: where they do not (the caller's arguments 4 in, the file's 8), the
     // caller's columns past an opener are not the file's.
+    // (A hanging line's step is the file's style, not a column under text, and is left out.)
     let columns_agree = (0..old.len()).all(|i| match old_openers[i] {
-        Some(io) if !old[i].trim().is_empty() => {
+        Some(io) if !old[i].trim().is_empty() && !hanging(old, &aligned_old, &items_old, io, i) => {
             columns_past(leading_ws(&old[i]), leading_ws(&old[io]))
                 == columns_past(leading_ws(file[i]), leading_ws(file[io]))
         }
         _ => true,
     });
-    let continued = |j: usize, o: usize, fo: &str, sibling: Option<&str>| -> Result<String, Why> {
+    let continued = |j: usize, o: usize, fo: &str| -> Result<String, Why> {
         let (c, co) = (leading_ws(&new[j]), leading_ws(&new[o]));
         if let (Source::Equal(i) | Source::Changed(i), Source::Equal(io) | Source::Changed(io)) =
             (sources[j], sources[o])
@@ -198,28 +199,41 @@ pub(super) fn rewrite(
         {
             return Ok(indent);
         }
-        let ends_with = |k: usize, chars: &[char]| {
-            let code = new[k].trim_end();
-            chars.iter().any(|&ch| code.ends_with(ch))
-        };
-        // An inserted line at the caller's indentation of a line of the same opener that the
-        // file shows (the next argument of a list) goes where that line is.
-        if let Some(sibling) = sibling {
-            return Ok(sibling.to_owned());
+        // A line at the caller's columns past the opener of another line of the same opener
+        // that stands for an old line as far past the old opener (the next argument of a
+        // list, above it or below) goes as far past the opener as the file has that line.
+        if let Source::Equal(io) | Source::Changed(io) = sources[o]
+            && let Some(past) = columns_past(c, co)
+            && let Some(indent) = (0..new.len())
+                .filter(|&k| k != j && openers[k] == Some(o))
+                .filter_map(|k| match sources[k] {
+                    Source::Equal(i) | Source::Changed(i) => Some((k, i)),
+                    Source::Inserted => None,
+                })
+                .filter(|&(_, i)| {
+                    old_openers[i] == Some(io)
+                        && columns_past(leading_ws(&old[i]), leading_ws(&old[io])).as_ref()
+                            == Some(&past)
+                })
+                .min_by_key(|&(k, _)| k.abs_diff(j))
+                .and_then(|(_, i)| {
+                    moved(fo, columns_past(leading_ws(file[i]), leading_ws(file[io]))?)
+                })
+        {
+            return Ok(indent);
         }
-        let hanging = aligned[j]
-            && !items[j]
-            && !(o..j).any(|k| ends_with(k, &['\\']))
-            && (o..j).any(|k| ends_with(k, &['(', '[', '{']));
+        let hanging = hanging(new, &aligned, &items, o, j);
         // Columns under the opener's text are the file's columns: a comment's ` * ` under
         // its `/*`, a list item's content under its text, and an argument under the first
         // where the old text's arguments show the caller's columns to be the file's and no
         // whole number of the caller's levels makes them (else they are converted below,
         // which refuses a scaled frame).
+        let starred = commented[j] && new[j].trim_start().starts_with('*');
         if let Some(past) = c.strip_prefix(co)
             && past.chars().all(|ch| ch == ' ')
-            && (commented[j]
+            && (starred
                 || (columns_agree
+                    && !commented[j]
                     && (items[j] || (!hanging && !frame.levels_could_make(past.len() as i64)))))
         {
             return Ok(format!("{fo}{past}"));
@@ -235,7 +249,7 @@ pub(super) fn rewrite(
                 aligned_old[i],
                 commented[j],
             ),
-            Source::Inserted => frame.measured_from_opener(c, co, fo, hanging),
+            Source::Inserted => frame.measured_from_opener(c, co, fo, hanging, columns_agree),
         }
     };
     for (j, n) in new.iter().enumerate() {
@@ -335,18 +349,7 @@ pub(super) fn rewrite(
         };
         if let Some(o) = openers[j] {
             let fo = leading_ws(lines[o].as_deref().expect("an opener is placed before"));
-            let sibling = (paired.is_none())
-                .then(|| {
-                    (o + 1..j).rev().find_map(|k| {
-                        let placed = lines[k].as_deref()?;
-                        (openers[k] == Some(o)
-                            && leading_ws(&new[k]) == c
-                            && !matches!(sources[k], Source::Inserted))
-                        .then(|| leading_ws(placed))
-                    })
-                })
-                .flatten();
-            let indent = continued(j, o, fo, sibling).map_err(|why| Refusal {
+            let indent = continued(j, o, fo).map_err(|why| Refusal {
                 line: j + 1,
                 file_line: paired.map_or(at + 1, |i| at + i + 1),
                 subject: Subject::Line(format!(
@@ -459,17 +462,23 @@ pub(super) fn rewrite(
 /// `commented`), the nearest non-blank line before it that does neither: the line it
 /// continues, whose place in the file it is measured from.
 fn openers(text: &[String], aligned: &[bool], commented: &[bool]) -> Vec<Option<usize>> {
-    let mut opener = None;
+    // The last line at a level, and the last line outside a block comment (a comment's
+    // lines are measured from the line that opens it, a continuation line or not).
+    let (mut level, mut code) = (None, None);
     text.iter()
         .enumerate()
         .map(|(j, line)| {
             if line.trim().is_empty() {
                 return None;
             }
-            if aligned[j] || commented[j] {
-                opener
+            if commented[j] {
+                return code;
+            }
+            code = Some(j);
+            if aligned[j] {
+                level
             } else {
-                opener = Some(j);
+                level = Some(j);
                 None
             }
         })
@@ -511,4 +520,18 @@ fn moved(fo: &str, past: Past) -> Option<String> {
             (fo.chars().all(|c| c == ch) && n >= 0).then(|| ch.to_string().repeat(n as usize))
         }
     }
+}
+
+/// Whether continuation line `j` of `text` stands a step in from its opener `o` (a hanging
+/// indent: a bracket ends a line from the opener on, and no `\\` does), rather than under
+/// its text.
+fn hanging(text: &[String], aligned: &[bool], items: &[bool], o: usize, j: usize) -> bool {
+    let ends_with = |k: usize, chars: &[char]| {
+        let code = text[k].trim_end();
+        chars.iter().any(|&ch| code.ends_with(ch))
+    };
+    aligned[j]
+        && !items[j]
+        && !(o..j).any(|k| ends_with(k, &['\\']))
+        && (o..j).any(|k| ends_with(k, &['(', '[', '{']))
 }
