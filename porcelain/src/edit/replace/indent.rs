@@ -757,6 +757,8 @@ pub(super) fn changes(lines: &[&str], cut: bool) -> Vec<(char, i64, i64)> {
 /// that a stray one (in a comment, a string the scan misreads) cannot make the rest of the
 /// text continuation lines. Quoted text and comments are skipped ([`Scan`]).
 pub(super) fn continuation_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<bool> {
+    let lines: Vec<&str> = lines.collect();
+    let in_block = block_comment_lines(lines.iter().copied(), true);
     // One entry per open bracket: whether it makes the lines after it continuation lines,
     // and the indentation of the line that opened it.
     let mut open: Vec<(bool, usize)> = Vec::new();
@@ -766,7 +768,7 @@ pub(super) fn continuation_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Ve
     let mut backslash = false;
     // Whether each line is a comment and nothing else.
     let mut comment_only = Vec::new();
-    for line in lines {
+    for (k, &line) in lines.iter().enumerate() {
         let code = line.trim_start();
         let width = line.len() - code.len();
         if !code.is_empty() && !code.starts_with([')', ']', '}']) {
@@ -807,10 +809,14 @@ pub(super) fn continuation_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Ve
                 last_code.is_some_and(|(i, ch)| ch == '\\' && i + 1 == line.trim_end().len());
         }
         out.push(continued);
-        comment_only.push(last_code.is_none() && !code.is_empty());
+        // A line comment, or a block comment's line (the `/*` that opens it included).
+        comment_only.push(
+            !code.is_empty() && (last_code.is_none() || in_block[k] || code.starts_with("/*")),
+        );
     }
     // A comment line before a continuation line is inside the expression too (`// as
-    // strings` between two calls of a chain), and stands where its lines do.
+    // strings` between two calls of a chain, or a `/* */` block), and stands where its
+    // lines do.
     let mut next_continues = false;
     for (continued, comment) in out.iter_mut().zip(&comment_only).rev() {
         if *comment {

@@ -1381,6 +1381,16 @@ mod tests {
             out.contains("\n                // as strings\n                .map("),
             "{out}"
         );
+        // So does a `/* */` block between two calls of a chain.
+        let (out, _) = normalised(
+            "class A {\n    void f() {\n        String s = list.stream()\n                .filter(x -> x > 0)\n                .map(String::valueOf);\n    }\n}\n",
+            "String s = list.stream()\n    .filter(x -> x > 0)\n    .map(String::valueOf);\n",
+            "String s = list.stream()\n    .filter(x -> x > 0)\n    /*\n     * note\n     */\n    .map(String::valueOf);\n",
+        );
+        assert!(
+            out.contains("\n                /*\n                 * note\n                 */\n                .map("),
+            "{out}"
+        );
         // An argument inserted above the one it stands beside goes where the file has that
         // one, in a call and after a `\\`.
         let (out, _) = normalised(

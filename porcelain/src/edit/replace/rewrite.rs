@@ -199,28 +199,31 @@ pub(super) fn rewrite(
         {
             return Ok(indent);
         }
-        // A line at the caller's columns past the opener of another line of the same opener
-        // that stands for an old line as far past the old opener (the next argument of a
-        // list, above it or below) goes as far past the opener as the file has that line.
+        // A line at the caller's columns past the opener of other lines of the same opener
+        // that stand for old lines as far past the old opener (the next argument of a list,
+        // above it or below) goes as far past the opener as the file has them, where the
+        // file has them all alike.
         if let Source::Equal(io) | Source::Changed(io) = sources[o]
             && let Some(past) = columns_past(c, co)
-            && let Some(indent) = (0..new.len())
+        {
+            let mut places = (0..new.len())
                 .filter(|&k| k != j && openers[k] == Some(o))
                 .filter_map(|k| match sources[k] {
-                    Source::Equal(i) | Source::Changed(i) => Some((k, i)),
+                    Source::Equal(i) | Source::Changed(i) => Some(i),
                     Source::Inserted => None,
                 })
-                .filter(|&(_, i)| {
+                .filter(|&i| {
                     old_openers[i] == Some(io)
                         && columns_past(leading_ws(&old[i]), leading_ws(&old[io])).as_ref()
                             == Some(&past)
                 })
-                .min_by_key(|&(k, _)| k.abs_diff(j))
-                .and_then(|(_, i)| {
-                    moved(fo, columns_past(leading_ws(file[i]), leading_ws(file[io]))?)
-                })
-        {
-            return Ok(indent);
+                .map(|i| columns_past(leading_ws(file[i]), leading_ws(file[io])));
+            if let Some(first) = places.next()
+                && places.all(|place| place == first)
+                && let Some(indent) = first.and_then(|first| moved(fo, first))
+            {
+                return Ok(indent);
+            }
         }
         let hanging = hanging(new, &aligned, &items, o, j);
         // Columns under the opener's text are the file's columns: a comment's ` * ` under
