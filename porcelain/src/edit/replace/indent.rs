@@ -278,11 +278,11 @@ impl<'a> Frame<'a> {
         hanging: bool,
         columns_agree: bool,
     ) -> Result<String, Why> {
-        if c == co {
-            return Ok(fo.to_owned());
-        }
         if let Some(conflict) = &self.conflict {
             return Err(Frame::inconsistent(conflict));
+        }
+        if c == co {
+            return Ok(fo.to_owned());
         }
         if !columns_agree {
             return Err(Why {

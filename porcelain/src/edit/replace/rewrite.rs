@@ -150,8 +150,8 @@ pub(super) fn rewrite(
     // one (`b):` closing `if (a and` is at the caller's 12 and the file's 8, and a body
     // line after it at 12 is one level in from the `if`, not 8). A list item's content
     // stands under its text, and what is nested in it is measured from it.
-    let old_openers = openers(old, &placed_old, &commented_old);
-    let openers = openers(new, &placed_new, &commented);
+    let old_openers = openers(old, &placed_old, &commented_old, &items_old);
+    let openers = openers(new, &placed_new, &commented, &items);
     let paired = || {
         new.iter()
             .enumerate()
@@ -464,28 +464,42 @@ pub(super) fn rewrite(
 /// For each line of `text` that continues another or lies in a block comment (`aligned`,
 /// `commented`), the nearest non-blank line before it that does neither: the line it
 /// continues, whose place in the file it is measured from.
-fn openers(text: &[String], aligned: &[bool], commented: &[bool]) -> Vec<Option<usize>> {
+fn openers(
+    text: &[String],
+    aligned: &[bool],
+    commented: &[bool],
+    items: &[bool],
+) -> Vec<Option<usize>> {
     // The last line at a level, and the last line outside a block comment (a comment's
     // lines are measured from the line that opens it, a continuation line or not).
     let (mut level, mut code) = (None, None);
-    text.iter()
-        .enumerate()
-        .map(|(j, line)| {
-            if line.trim().is_empty() {
-                return None;
-            }
-            if commented[j] {
-                return code;
-            }
-            code = Some(j);
-            if aligned[j] {
-                level
-            } else {
-                level = Some(j);
-                None
-            }
-        })
-        .collect()
+    let mut out = Vec::with_capacity(text.len());
+    for (j, line) in text.iter().enumerate() {
+        if line.trim().is_empty() {
+            out.push(None);
+            continue;
+        }
+        if commented[j] {
+            out.push(code);
+            continue;
+        }
+        code = Some(j);
+        if items[j] {
+            // A list item's content is measured from its item: the `- ` line two columns
+            // left of it, which a nested item's lines may stand between.
+            let width = leading_ws(line).len();
+            out.push((0..j).rev().find(|&k| {
+                let ws = leading_ws(&text[k]);
+                ws.len() + 2 == width && text[k][ws.len()..].starts_with("- ")
+            }));
+        } else if aligned[j] {
+            out.push(level);
+        } else {
+            level = Some(j);
+            out.push(None);
+        }
+    }
+    out
 }
 
 /// How far `ws` stands past `from`, both indentations: the characters it adds to `from`, or
