@@ -805,8 +805,9 @@ pub(super) fn continuation_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Ve
             }
         });
         if !code.is_empty() {
-            backslash =
-                last_code.is_some_and(|(i, ch)| ch == '\\' && i + 1 == line.trim_end().len());
+            backslash = last_code
+                .is_some_and(|(i, ch)| ch == '\\' && i + 1 == line.trim_end().len())
+                || ends_with_an_operator(line, last_code.map(|(i, _)| i));
         }
         out.push(continued);
         // A line comment, or a block comment's line (the `/*` that opens it included).
@@ -826,6 +827,21 @@ pub(super) fn continuation_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Ve
         }
     }
     out
+}
+
+/// Whether a line's code ends with a binary operator after a space (`first +`, `a &&`,
+/// `x =`), so the next line continues its expression; `last` is where its last code
+/// character is (a comment after the operator is no code).
+fn ends_with_an_operator(line: &str, last: Option<usize>) -> bool {
+    let Some(last) = last else {
+        return false;
+    };
+    let code = line[..=last].trim_end();
+    [" +", " -", " *", " /", " %", " &&", " ||", " ^", " ="]
+        .iter()
+        .any(|op| code.ends_with(op))
+        && !code.ends_with(" ==")
+        && !code.trim_start().starts_with('-')
 }
 
 /// Whether a line's code can only continue the expression of a line before it: a method

@@ -1342,6 +1342,14 @@ mod tests {
             out.contains("            - name: b\n              run: y\n"),
             "{out}"
         );
+        // A line after one that ends with an operator continues it: scaled, its columns may
+        // be levels too (it was scaled as levels, 56 spaces where 26 were meant).
+        let err = refusal(
+            "void f() {\n    if (a) {\n        x = 1;\n    }\n}\n",
+            "void f() {\n  if (a) {\n    x = 1;\n",
+            "void f() {\n  if (a) {\n    x = 1;\n    total = first +\n            second;\n",
+        );
+        assert_eq!(err.details["reason"], "indentation_ambiguous", "{err:?}");
         // A line after a `\\` continues it: scaled, its columns may be levels too.
         let err = refusal(
             "class C:\n    def f(self):\n        if x:\n            pass\n        return 1\n",
