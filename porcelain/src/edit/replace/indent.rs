@@ -807,7 +807,7 @@ pub(super) fn continuation_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Ve
         if !code.is_empty() {
             backslash = last_code
                 .is_some_and(|(i, ch)| ch == '\\' && i + 1 == line.trim_end().len())
-                || ends_with_an_operator(line, last_code.map(|(i, _)| i));
+                || ends_with_an_operator(line, last_code);
         }
         out.push(continued);
         // A line comment, or a block comment's line (the `/*` that opens it included).
@@ -830,13 +830,15 @@ pub(super) fn continuation_lines<'a>(lines: impl Iterator<Item = &'a str>) -> Ve
 }
 
 /// Whether a line's code ends with a binary operator after a space (`first +`, `a &&`,
-/// `x =`), so the next line continues its expression; `last` is where its last code
-/// character is (a comment after the operator is no code).
-fn ends_with_an_operator(line: &str, last: Option<usize>) -> bool {
-    let Some(last) = last else {
+/// `x =`), so the next line continues its expression; `last` is its last code character
+/// and where it is, which must end the line.
+fn ends_with_an_operator(line: &str, last: Option<(usize, char)>) -> bool {
+    // The operator must end the line: after it, a string's closing quote is not code.
+    let Some((at, ch)) = last.filter(|&(at, ch)| at + ch.len_utf8() == line.trim_end().len())
+    else {
         return false;
     };
-    let code = line[..=last].trim_end();
+    let code = line[..at + ch.len_utf8()].trim_end();
     [" +", " -", " *", " /", " %", " &&", " ||", " ^", " ="]
         .iter()
         .any(|op| code.ends_with(op))
@@ -1042,6 +1044,19 @@ pub(super) fn indented(ws: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_that_ends_with_an_operator_is_continued_whatever_its_last_character() {
+        assert_eq!(
+            continuation_lines(["x = a +", "    b", "y = \"é\"", "z"].into_iter()),
+            [false, true, false, false]
+        );
+        // A last character of more than one byte is read whole (it panicked, cut in two).
+        assert_eq!(
+            continuation_lines(["s = é", "t"].into_iter()),
+            [false, false]
+        );
+    }
 
     #[test]
     fn a_block_comments_lines_are_left_out_wherever_it_opens() {
